@@ -1,0 +1,115 @@
+/**
+ * The NAO runtime's state: LoLA's arrays, order and units (seed 000, "The runtime's state"), plus
+ * what LoLA never sends (foot weight and centre of pressure, head readings).
+ *
+ * One instance lives for the runtime's life and is overwritten in place every cycle (no
+ * allocation). Servers read it on the perform side; anything handed to a client is a copy
+ * (see `snapshotNaoState`). Float arrays are Float32Array because LoLA's values are float32: the
+ * LoLA writer copies them bit for bit.
+ */
+
+export type LinkStatus = "starting" | "ok" | "degraded" | "lost" | "stopped";
+
+export interface HeadReadings {
+  /** INA230 bus voltage, V (1.25 mV per count). */
+  voltageV: number;
+  /** INA230 power, W. */
+  powerW: number;
+  /** INA230 current, A. */
+  currentA: number;
+  /** TMP100 face temperature, °C; 0 until the first reading (read about every 300 ms). */
+  faceTemperatureC: number;
+}
+
+export class NaoState {
+  /** Cycle sequence number; 0 before the first decoded answer. */
+  seq = 0;
+  /** Monotonic time of the cycle that produced this state, ms (the runtime's clock). */
+  timestampMs = 0;
+  /** Wall-clock time of the same cycle, ms since the Unix epoch. */
+  epochMs = 0;
+  /** True once a complete answer frame has been decoded. */
+  valid = false;
+
+  /** m/s², x y z, inertial unit axes as LoLA reports them (±9.81 m/s² per 16,384 counts). */
+  readonly accelerometer = new Float32Array(3);
+  /** rad/s, x y z (500 °/s per 32,768 counts). */
+  readonly gyroscope = new Float32Array(3);
+  /** rad, x y: the inertial unit's own estimate with the preference offsets applied. */
+  readonly angles = new Float32Array(2);
+  /** [charge 0..1, status bit field, current A (negative discharging), temperature on LoLA's scale]. */
+  readonly battery = new Float32Array(4);
+  /** kg: LFoot FL FR RL RR, RFoot FL FR RL RR. */
+  readonly fsr = new Float32Array(8);
+  /** m, left right: first echo. */
+  readonly sonar = new Float32Array(2);
+  /** 0 or 1, in the seed's touch order (chest button, head front/middle/rear, bumpers, hands). */
+  readonly touch = new Float32Array(14);
+  /** rad (hands 0..1), LoLA order. */
+  readonly position = new Float32Array(25);
+  /** A, LoLA order. */
+  readonly current = new Float32Array(25);
+  /** °C in steps of 2, LoLA order. */
+  readonly temperature = new Float32Array(25);
+  /** 0 normal, 1 above the minimum, 2 near the maximum, 3 at the maximum; LoLA order. */
+  readonly status = new Uint8Array(25);
+  /** The stiffness that was commanded and sent this cycle (0..1), LoLA order. Not measured. */
+  readonly stiffness = new Float32Array(25);
+
+  /** Battery temperature in °C (the true value; `battery[3]` is LoLA's scale). */
+  batteryTemperatureC = 0;
+  /** Total weight on each foot, kg: [left, right]. */
+  readonly footWeightKg = new Float32Array(2);
+  /** Centre of pressure in each ankle frame, m: [left x, left y, right x, right y]. 0 when unloaded. */
+  readonly centerOfPressureM = new Float32Array(4);
+  readonly head: HeadReadings = { voltageV: 0, powerW: 0, currentA: 0, faceTemperatureC: 0 };
+
+  /** 1 where the joint's board was accepted and started, 0 where it was left uninitialized. */
+  readonly jointInitialized = new Uint8Array(25);
+
+  link: LinkStatus = "starting";
+  /** Why the commanded stiffness is being ramped to 0, or null when commands flow normally. */
+  safetyReason: string | null = null;
+  /** Frames the chest board did not acknowledge with the right CRC (cumulative). */
+  unacknowledgedFrames = 0;
+  /** Bulk reads that timed out (cumulative). */
+  readTimeouts = 0;
+  /** Answer frames that decoded to no messages (cumulative). */
+  badFrames = 0;
+  /** Last chest-board status word from vendor request 0x15, or -1 if never asked. */
+  boardStatus = -1;
+}
+
+/** A plain, JSON-ready copy of the state (prepare side: allocates). */
+export function snapshotNaoState(s: NaoState) {
+  return {
+    seq: s.seq,
+    timestampMs: s.timestampMs,
+    epochMs: s.epochMs,
+    valid: s.valid,
+    accelerometer: Array.from(s.accelerometer),
+    gyroscope: Array.from(s.gyroscope),
+    angles: Array.from(s.angles),
+    battery: Array.from(s.battery),
+    fsr: Array.from(s.fsr),
+    sonar: Array.from(s.sonar),
+    touch: Array.from(s.touch),
+    position: Array.from(s.position),
+    current: Array.from(s.current),
+    temperature: Array.from(s.temperature),
+    status: Array.from(s.status),
+    stiffness: Array.from(s.stiffness),
+    batteryTemperatureC: s.batteryTemperatureC,
+    footWeightKg: Array.from(s.footWeightKg),
+    centerOfPressureM: Array.from(s.centerOfPressureM),
+    head: { ...s.head },
+    jointInitialized: Array.from(s.jointInitialized, (v) => v === 1),
+    link: s.link,
+    safetyReason: s.safetyReason,
+    unacknowledgedFrames: s.unacknowledgedFrames,
+    readTimeouts: s.readTimeouts,
+    badFrames: s.badFrames,
+    boardStatus: s.boardStatus,
+  };
+}
+export type NaoStateSnapshot = ReturnType<typeof snapshotNaoState>;

@@ -1,0 +1,35 @@
+/**
+ * Every error bodylink reports to a user, in one table (fastify's lib/errors.js habit).
+ * Codes are `BL_ERR_<AREA>_<WHAT>`; each has an HTTP status for the robot API and a message that
+ * says what to try next. docs/errors.md lists exactly these codes (a test checks it).
+ */
+
+export const ERRORS = {
+  BL_ERR_LINK_NO_DEVICE: { status: 503, message: "no chest board found (USB vendor id 0xffff); is the robot powered and is this the robot's head? Run without --usb for the simulator" },
+  BL_ERR_LINK_BUSY: { status: 409, message: "the chest board is held by a running runtime (%s); stop it first (Ctrl-C in its terminal, or `systemctl stop hal lola` on a stock robot)" },
+  BL_ERR_LINK_LOST: { status: 503, message: "the body link is down: %s" },
+  BL_ERR_PREFS_CRC: { status: 500, message: "preference block CRC mismatch: stored %s, computed %s; the block was not used" },
+  BL_ERR_PREFS_READ: { status: 500, message: "preference piece at offset %s failed: %s" },
+  BL_ERR_AUTH_HELD: { status: 409, message: "control is held by %s until %s; wait for its lease to expire or ask it to release" },
+  BL_ERR_AUTH_REQUIRED: { status: 403, message: "this command needs control authority: acquire a lease (POST /v1/control) and send its id in the x-bodylink-lease header" },
+  BL_ERR_AUTH_UNKNOWN_LEASE: { status: 403, message: "lease %s is not held (expired or released); acquire a new one" },
+  BL_ERR_CMD_INVALID: { status: 400, message: "invalid command: %s" },
+  BL_ERR_CMD_UNSUPPORTED: { status: 404, message: "this body (%s) has no %s" },
+  BL_ERR_STATE_NONE: { status: 503, message: "no current state yet: the body has not completed a cycle" },
+  BL_ERR_CLI_NO_RUNTIME: { status: 503, message: "no runtime answers at %s; start one with `bodylink serve` (or pass --url)" },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** An error with a stable code, an HTTP status and a message formatted from the table. */
+export class BodylinkError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  constructor(code: ErrorCode, ...args: Array<string | number>) {
+    let i = 0;
+    super(ERRORS[code].message.replace(/%s/g, () => String(args[i++] ?? "?")));
+    this.name = "BodylinkError";
+    this.code = code;
+    this.status = ERRORS[code].status;
+  }
+}

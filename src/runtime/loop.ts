@@ -1,0 +1,105 @@
+/**
+ * The one runtime loop: paces a body's cycle on a {@link Clock} with absolute deadlines, records
+ * timing, and tells the body when a cycle starts late so it can go to a safe state (HAL's
+ * DcmLostPlugin lowers stiffness when its cycle runs late; ours does the same through `onLate`).
+ *
+ * Pacing policy: deadline += period each cycle (no drift). If the loop falls more than one period
+ * behind, it does not burst to catch up: it skips to now and counts the cycle as late.
+ */
+import type { Clock } from "./clock.js";
+import { CycleTiming } from "./timing.js";
+
+/** What the loop drives. Bodies implement this; the loop owns pacing, timing and late detection. */
+export interface CycleBody {
+  readonly periodMs: number;
+  /** Perform side: read → decode → publish → arbitrate → check → encode → write. Must not throw for link errors. */
+  cycle(nowMs: number): void;
+  /** A cycle started `lateByMs` after its deadline (beyond the loop's bound). */
+  onLate?(lateByMs: number): void;
+}
+
+export interface LoopOptions {
+  /** A cycle that starts later than this after its deadline counts as late. Defaults to half a period. */
+  lateBoundMs?: number;
+}
+
+export type CycleListener = (seq: number, nowMs: number) => void;
+
+export class CycleLoop {
+  readonly timing: CycleTiming;
+  readonly #body: CycleBody;
+  readonly #clock: Clock;
+  readonly #lateBoundMs: number;
+  readonly #listeners: CycleListener[] = [];
+  #running = false;
+  #done: Promise<void> | null = null;
+  #seq = 0;
+  #lastStartMs = Number.NaN;
+
+  constructor(body: CycleBody, clock: Clock, opts: LoopOptions = {}) {
+    this.#body = body;
+    this.#clock = clock;
+    this.#lateBoundMs = opts.lateBoundMs ?? body.periodMs / 2;
+    this.timing = new CycleTiming(body.periodMs);
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /** Called after every cycle on the perform side: keep listeners cheap and allocation-free. */
+  onCycle(listener: CycleListener): () => void {
+    this.#listeners.push(listener);
+    return () => {
+      const i = this.#listeners.indexOf(listener);
+      if (i >= 0) this.#listeners.splice(i, 1);
+    };
+  }
+
+  /** Run exactly one cycle now (tests, benchmarks, single-shot CLI reads). */
+  step(): void {
+    this.#runOne(this.#clock.nowMs(), 0);
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#done = this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    await this.#done;
+    this.#done = null;
+  }
+
+  async #run(): Promise<void> {
+    const period = this.#body.periodMs;
+    let deadline = this.#clock.nowMs();
+    while (this.#running) {
+      await this.#clock.sleepUntil(deadline);
+      if (!this.#running) break;
+      const now = this.#clock.nowMs();
+      const lateBy = now - deadline;
+      this.#runOne(now, lateBy);
+      deadline += period;
+      if (now - deadline > period) deadline = now + period; // fell behind: skip, don't burst
+    }
+  }
+
+  #runOne(now: number, lateBy: number): void {
+    const late = lateBy > this.#lateBoundMs;
+    if (late) this.#body.onLate?.(lateBy);
+    this.#body.cycle(now);
+    const end = this.#clock.nowMs();
+    const period = Number.isNaN(this.#lastStartMs) ? this.#body.periodMs : now - this.#lastStartMs;
+    this.#lastStartMs = now;
+    this.timing.record(period, end - now, late);
+    const seq = ++this.#seq;
+    const ls = this.#listeners;
+    for (let i = 0; i < ls.length; i++) ls[i]!(seq, now);
+  }
+}

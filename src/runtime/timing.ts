@@ -1,0 +1,62 @@
+/**
+ * Cycle timing statistics in preallocated ring buffers (perform side: `record` never allocates).
+ * Reports period and execution-time percentiles the way ros2_control records them per component.
+ */
+
+export interface TimingSummary {
+  readonly cycles: number;
+  readonly lateCycles: number;
+  readonly periodMs: { readonly p50: number; readonly p99: number; readonly max: number };
+  readonly execMs: { readonly p50: number; readonly p99: number; readonly max: number };
+  /** |period − nominal| at the 99th percentile: the jitter figure the benchmarks compare. */
+  readonly jitterP99Ms: number;
+}
+
+export class CycleTiming {
+  readonly #periods: Float64Array;
+  readonly #execs: Float64Array;
+  readonly #scratch: Float64Array;
+  #n = 0;
+  cycles = 0;
+  lateCycles = 0;
+
+  constructor(
+    readonly nominalPeriodMs: number,
+    capacity = 2048,
+  ) {
+    this.#periods = new Float64Array(capacity);
+    this.#execs = new Float64Array(capacity);
+    this.#scratch = new Float64Array(capacity);
+  }
+
+  record(periodMs: number, execMs: number, late: boolean): void {
+    const i = this.#n % this.#periods.length;
+    this.#periods[i] = periodMs;
+    this.#execs[i] = execMs;
+    this.#n++;
+    this.cycles++;
+    if (late) this.lateCycles++;
+  }
+
+  reset(): void {
+    this.#n = 0;
+    this.cycles = 0;
+    this.lateCycles = 0;
+  }
+
+  /** Prepare side: sorts a copy, allocates the summary object. */
+  summary(): TimingSummary {
+    const count = Math.min(this.#n, this.#periods.length);
+    const pct = (src: Float64Array, f: (v: number) => number) => {
+      const s = this.#scratch.subarray(0, count);
+      for (let i = 0; i < count; i++) s[i] = f(src[i]!);
+      s.sort();
+      const at = (q: number) => (count ? s[Math.min(count - 1, Math.floor(q * count))]! : 0);
+      return { p50: at(0.5), p99: at(0.99), max: count ? s[count - 1]! : 0 };
+    };
+    const periodMs = pct(this.#periods, (v) => v);
+    const execMs = pct(this.#execs, (v) => v);
+    const jitter = pct(this.#periods, (v) => Math.abs(v - this.nominalPeriodMs));
+    return { cycles: this.cycles, lateCycles: this.lateCycles, periodMs, execMs, jitterP99Ms: jitter.p99 };
+  }
+}
