@@ -1,0 +1,32 @@
+/**
+ * What every body's runtime object has in common. Servers (robot API, LoLA, TNY-360) and the CLI
+ * work against this plus the body-specific surface (NaoRobot, P7Robot, Tny360Robot).
+ */
+import type { Authority } from "./authority.js";
+import type { Clock } from "./clock.js";
+import type { CycleLoop } from "./loop.js";
+import type { TimingSummary } from "./timing.js";
+
+export type BodyKind = "nao" | "p7" | "tny360";
+
+export interface RobotHealth {
+  readonly body: BodyKind;
+  /** "ok" while the link answers; "degraded" on sporadic errors; "lost" when it stopped answering. */
+  readonly link: "starting" | "ok" | "degraded" | "lost" | "stopped";
+  readonly safetyReason: string | null;
+  readonly cycle: TimingSummary & { readonly nominalPeriodMs: number };
+  readonly errors: Readonly<Record<string, number>>;
+  readonly control: { readonly owner: string; readonly source: string; readonly expiresAtEpochMs: number } | null;
+}
+
+export interface RobotBase {
+  readonly kind: BodyKind;
+  readonly clock: Clock;
+  readonly authority: Authority;
+  readonly loop: CycleLoop;
+  /** Configure the link and start the cycle. */
+  start(): Promise<void>;
+  /** Go to a safe state, stop the cycle, release the link. Idempotent. */
+  stop(): Promise<void>;
+  health(): RobotHealth;
+}
