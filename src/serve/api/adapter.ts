@@ -1,0 +1,110 @@
+/**
+ * The robot API's body adapter: the one small interface between the body-independent server
+ * (`build.ts`: leases, WebSocket stream, REST plumbing, OpenAPI, errors) and one body's runtime
+ * object (NaoRobot, P7Robot, Tny360Robot). Each body has one adapter in `bodies/<body>.ts`.
+ *
+ * What an adapter does:
+ * - turns the runtime's live state into a JSON-ready message (`read`), in the body's API units,
+ *   in two views: "stream" (the 20 Hz WebSocket message) and "rest" (GET /v1/state; may differ
+ *   in units, e.g. the NAO's battery temperature is LoLA's scale on the stream and whole °C on
+ *   REST, as seed 000 says);
+ * - describes that message with a TypeBox schema (OpenAPI and the SDK's docs come from it);
+ * - lists its body-specific read routes (NAO preferences, boards) and command routes (joint
+ *   targets, LEDs, moves …), each with a request schema and a handler that receives a lease id
+ *   the server has already checked;
+ * - performs the emergency stop (no lease).
+ *
+ * What the server does for every body, so adapters never repeat it: lease checks (403 / 409),
+ * request validation (400 naming the field), the envelope of every state message (`type`, `body`,
+ * `seq`, `timestamp_ms`, `epoch_ms`, `link`), pacing the stream at 20 Hz on the runtime's clock,
+ * skipping slow clients, health, OpenAPI.
+ *
+ * Prepare side only: everything here allocates and runs outside the body's cycle (the stream
+ * builds one message per 50 ms, after a cycle, never inside it).
+ */
+import type { TObject, TSchema } from "typebox";
+import type { BodylinkError } from "../../errors.js";
+import type { BodyKind, RobotBase } from "../../runtime/robot.js";
+
+/** Which view of the state to build: the 20 Hz stream's units or REST's. */
+export type StateView = "stream" | "rest";
+
+/** Link status every state message carries (same words as RobotHealth.link). */
+export type ApiLinkStatus = "starting" | "ok" | "degraded" | "lost" | "stopped";
+
+/**
+ * The envelope the server puts around every adapter's fields, on the stream and on REST.
+ * `seq` and the timestamps are the **source cycle's**, not the time the message was sent.
+ */
+export interface StateEnvelope {
+  readonly type: "state";
+  readonly body: BodyKind;
+  /** The runtime cycle that produced these values (increases by one per body cycle). */
+  readonly seq: number;
+  /** The source cycle's time on the runtime's monotonic clock, ms. */
+  readonly timestamp_ms: number;
+  /** The source cycle's wall-clock time, ms since the Unix epoch. */
+  readonly epoch_ms: number;
+  readonly link: ApiLinkStatus;
+}
+
+/** The source cycle an adapter's fields come from (the server writes it into the envelope). */
+export interface SourceStamp {
+  readonly seq: number;
+  readonly timestampMs: number;
+  readonly epochMs: number;
+  readonly link: ApiLinkStatus;
+}
+
+/** One body's state fields, JSON-ready (plain objects, arrays of numbers/booleans). */
+export type BodyFields = Record<string, unknown>;
+
+/** Result of a command handler: a JSON-ready answer, or a BodylinkError the server maps to HTTP. */
+export type CommandOutcome = { readonly ok: true; readonly result: Record<string, unknown> } | { readonly ok: false; readonly error: BodylinkError };
+
+/** A GET route specific to one body (e.g. NAO `/v1/preferences`). */
+export interface ReadRoute {
+  /** Absolute path under /v1, e.g. "/v1/preferences". */
+  readonly path: string;
+  readonly summary: string;
+  readonly description?: string;
+  /** Schema of the 200 answer. */
+  readonly response: TSchema;
+  /** The answer, or a BodylinkError (e.g. BL_ERR_STATE_NONE before the robot started). */
+  get(): unknown | BodylinkError;
+}
+
+/** A POST command route specific to one body. The server has validated `body` and the lease. */
+export interface CommandRoute<B = unknown> {
+  /** Absolute path under /v1/commands, e.g. "/v1/commands/joints". */
+  readonly path: string;
+  readonly summary: string;
+  readonly description?: string;
+  /** TypeBox schema of the request body (validated before `handle` runs; 400 names the field). */
+  readonly request: TSchema;
+  /** Schema of the 200 answer's `result`. */
+  readonly response: TObject;
+  handle(leaseId: string, body: B): CommandOutcome;
+}
+
+export interface BodyAdapter {
+  readonly kind: BodyKind;
+  readonly robot: RobotBase;
+  /** Joint names in the API's order: the order of every joint array in `read()`. */
+  readonly jointNames: readonly string[];
+  /** Schema of the body's fields (without the envelope) in each view. */
+  readonly schemas: { readonly stream: TObject; readonly rest: TObject };
+  /**
+   * The latest state's source stamp, or null when there is no valid state yet (before the first
+   * decoded cycle). Cheap; the stream calls it to decide whether there is anything to send.
+   */
+  source(): SourceStamp | null;
+  /** Build the body's fields from the latest state, in `view`'s units; null when `source()` is. */
+  read(view: StateView): BodyFields | null;
+  readonly reads: readonly ReadRoute[];
+  readonly commands: readonly CommandRoute[];
+  /** No lease needed: the body goes to its safe stop now and control is revoked. */
+  emergencyStop(reason: string): void;
+  /** Cycle listener hook (runtime clock). Returns an unsubscribe function. */
+  onCycle(listener: (seq: number, nowMs: number) => void): () => void;
+}
