@@ -1,0 +1,381 @@
+/**
+ * The LoLA command reader (shared/reference/lola.md §5, §7, §8): turns the byte stream a LoLA
+ * client writes into partial commands, one per MessagePack map.
+ *
+ * - **Streaming.** Clients split and merge writes, so bytes are framed here: a small resumable
+ *   scanner finds where each MessagePack value ends without decoding it (three outcomes, as in
+ *   mcap's parseRecord: a complete value, "need more bytes", or malformed). Each complete map is
+ *   then decoded by msgpackr's `Unpackr`. The scanner is what makes "need more" exact and bounded:
+ *   a declared length can never make us wait for, or hold, more than `maxMessageBytes`.
+ * - **Lenient per key.** Keys are looked up by name in any order (HULKs sends them alphabetically),
+ *   any subset is valid (B-Human sends 10 keys without Sonar), integers are accepted where floats
+ *   are expected (newer msgpack-c packs 0.0 as 0, which crashed LoLA), `Sonar` is two booleans (0
+ *   and 1 are accepted too). A key with the wrong length or type is reported in `problems` and left
+ *   out; the rest of the message still applies. Unknown keys are reported and ignored.
+ * - **Strict per stream.** Bytes that are not MessagePack (0xc1), a top-level value that is not a
+ *   map, MessagePack extension types (LoLA's old-spec dialect has none) or a message larger than
+ *   `maxMessageBytes` make the stream undecodable: `push()` returns a {@link LolaStreamError} and
+ *   the reader ignores everything after it. The server drops that client with the error's message.
+ *   There is no way to find the next message boundary in a MessagePack stream after such bytes.
+ *
+ * Value checks (finite numbers, joint limits, 0..1 clamping) are not done here: the runtime does
+ * them in one place (`applyCommandUpdate` in src/bodies/nao/commands.ts, via `NaoRobot.command`).
+ *
+ * Pure: no I/O, browser-safe. Allocates per message (msgpackr builds the arrays), never per byte;
+ * `push()` never throws.
+ */
+import { Unpackr } from "msgpackr";
+import { LOLA_COMMAND_KEY_BY_NAME, LOLA_MAX_COMMAND_BYTES, type LolaCommandKeyName } from "./constants.js";
+
+/**
+ * A partial command in LoLA's keys, order and units. Structurally the same as `NaoCommandUpdate`
+ * (src/bodies/nao/commands.ts); wire/ does not import bodies/, a test checks the two stay assignable.
+ */
+export type LolaCommandUpdate = {
+  [K in Exclude<LolaCommandKeyName, "Sonar">]?: number[];
+} & { Sonar?: boolean[] };
+
+/** One key the reader left out of the update, and why. Same shape as `CommandProblem`. */
+export interface LolaCommandProblem {
+  readonly key: string;
+  readonly reason: string;
+}
+
+export type LolaStreamErrorKind = "malformed" | "not-a-map" | "extension" | "too-large" | "undecodable";
+
+/** The client's byte stream cannot be decoded any further: drop the client with `message`. */
+export class LolaStreamError extends Error {
+  constructor(
+    readonly kind: LolaStreamErrorKind,
+    /** Offset of the offending byte in the whole stream (bytes since the client connected). */
+    readonly streamOffset: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "LolaStreamError";
+  }
+}
+
+export interface LolaCommandReaderOptions {
+  /** A message (one map) larger than this makes the stream undecodable. Defaults to 64 KiB. */
+  readonly maxMessageBytes?: number;
+}
+
+/** Called once per complete map, in stream order. `problems` is empty when every key applied. */
+export type LolaCommandListener = (update: LolaCommandUpdate, problems: LolaCommandProblem[]) => void;
+
+const NEED_MORE = -1;
+const FAILED = -2;
+
+/**
+ * One reader per client connection. Feed it whatever the socket delivers, in order.
+ */
+export class LolaCommandReader {
+  readonly #max: number;
+  readonly #unpackr = new Unpackr({ mapsAsObjects: false, useRecords: false });
+  /** Bytes of an incomplete message, always starting at a message boundary. */
+  #buf = new Uint8Array(2048);
+  #len = 0;
+  /** Stream offset of #buf[0]. */
+  #base = 0;
+  /** Resumable scanner state for the message at #buf[0]: next item's offset and items still due. */
+  #scanAt = 0;
+  #scanLeft = 1;
+  #failed: LolaStreamError | null = null;
+  #messages = 0;
+
+  constructor(opts: LolaCommandReaderOptions = {}) {
+    const max = opts.maxMessageBytes ?? LOLA_MAX_COMMAND_BYTES;
+    if (!Number.isInteger(max) || max < 16) throw new RangeError(`maxMessageBytes must be an integer >= 16, got ${max}`);
+    this.#max = max;
+  }
+
+  /** Maps decoded so far. */
+  get messages(): number {
+    return this.#messages;
+  }
+  /** Bytes held for an incomplete message. */
+  get pendingBytes(): number {
+    return this.#len;
+  }
+  /** The error that stopped this stream, or null. */
+  get error(): LolaStreamError | null {
+    return this.#failed;
+  }
+
+  /**
+   * Feed the next bytes of the stream. Calls `onMessage` for every map completed by them and
+   * returns null, or returns the {@link LolaStreamError} that makes the stream undecodable (also on
+   * every later call). Never throws, except what `onMessage` itself throws.
+   */
+  push(chunk: Uint8Array, onMessage: LolaCommandListener): LolaStreamError | null {
+    if (this.#failed) return this.#failed;
+    if (chunk.length === 0) return null;
+    let src: Uint8Array;
+    let srcLen: number;
+    let srcBase: number;
+    if (this.#len === 0) {
+      // Nothing pending: read straight from the chunk, copy only an incomplete tail.
+      src = chunk;
+      srcLen = chunk.length;
+      srcBase = this.#base;
+    } else {
+      this.#reserve(this.#len + chunk.length);
+      this.#buf.set(chunk, this.#len);
+      this.#len += chunk.length;
+      src = this.#buf;
+      srcLen = this.#len;
+      srcBase = this.#base;
+    }
+    let pos = 0;
+    while (pos < srcLen) {
+      const end = this.#scan(src, pos, srcLen, srcBase);
+      if (end === FAILED) return this.#failed;
+      if (end === NEED_MORE) break;
+      let value: unknown;
+      try {
+        value = this.#unpackr.unpack(src, { start: pos, end });
+      } catch (e) {
+        return this.#fail("undecodable", srcBase + pos, `undecodable LoLA command at stream byte ${srcBase + pos}: ${(e as Error)?.message ?? String(e)} (${hexAt(src, pos, end)})`);
+      }
+      this.#messages++;
+      pos = end;
+      this.#scanAt = 0;
+      this.#scanLeft = 1;
+      const problems: LolaCommandProblem[] = [];
+      onMessage(toCommandUpdate(value as Map<unknown, unknown>, problems), problems);
+    }
+    // Keep the incomplete tail at the start of #buf; the scanner's state is relative to it.
+    const tail = srcLen - pos;
+    if (src === this.#buf) {
+      if (pos > 0) this.#buf.copyWithin(0, pos, srcLen);
+    } else if (tail > 0) {
+      this.#reserve(tail);
+      this.#buf.set(src.subarray(pos, srcLen), 0);
+    }
+    this.#len = tail;
+    this.#base = srcBase + pos;
+    return null;
+  }
+
+  #reserve(n: number): void {
+    if (n <= this.#buf.length) return;
+    let cap = this.#buf.length;
+    while (cap < n) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.#buf.subarray(0, this.#len));
+    this.#buf = next;
+  }
+
+  #fail(kind: LolaStreamErrorKind, streamOffset: number, message: string): LolaStreamError {
+    this.#failed = new LolaStreamError(kind, streamOffset, message);
+    this.#len = 0;
+    return this.#failed;
+  }
+
+  /**
+   * Find the end of the MessagePack map starting at `start`: its end offset, NEED_MORE (state
+   * saved for the next push) or FAILED (#failed set). Only headers are read; string and binary
+   * payloads are skipped by length.
+   */
+  #scan(s: Uint8Array, start: number, end: number, base: number): number {
+    let p = start + this.#scanAt;
+    let left = this.#scanLeft;
+    const limit = start + this.#max;
+    if (this.#scanAt === 0) {
+      const t = s[start]!;
+      if (!(t >= 0x80 && t <= 0x8f) && t !== 0xde && t !== 0xdf) {
+        this.#fail("not-a-map", base + start, `LoLA commands must be MessagePack maps; stream byte ${base + start} is 0x${hex2(t)} (${typeName(t)}): ${hexAt(s, start, end)}`);
+        return FAILED;
+      }
+    }
+    while (left > 0) {
+      if (p >= end || p > limit) break;
+      const t = s[p]!;
+      let size = 1; // header bytes
+      let skip = 0; // payload bytes after the header
+      let items = 0; // child items added
+      if (t <= 0x7f || t >= 0xe0) {
+        // positive / negative fixint
+      } else if (t <= 0x8f) {
+        items = 2 * (t & 0x0f); // fixmap
+      } else if (t <= 0x9f) {
+        items = t & 0x0f; // fixarray
+      } else if (t <= 0xbf) {
+        skip = t & 0x1f; // fixstr
+      } else {
+        switch (t) {
+          case 0xc0: // nil
+          case 0xc2: // false
+          case 0xc3: // true
+            break;
+          case 0xc1:
+            this.#fail("malformed", base + p, `undecodable LoLA command: stream byte ${base + p} is 0xc1, which MessagePack never uses: ${hexAt(s, p, end)}`);
+            return FAILED;
+          case 0xc4: // bin 8
+          case 0xd9: // str 8
+            size = 2;
+            break;
+          case 0xc5: // bin 16
+          case 0xda: // str 16
+            size = 3;
+            break;
+          case 0xc6: // bin 32
+          case 0xdb: // str 32
+            size = 5;
+            break;
+          case 0xca: // float 32
+            skip = 4;
+            break;
+          case 0xcb: // float 64
+            skip = 8;
+            break;
+          case 0xcc: // uint 8
+          case 0xd0: // int 8
+            skip = 1;
+            break;
+          case 0xcd: // uint 16
+          case 0xd1: // int 16
+            skip = 2;
+            break;
+          case 0xce: // uint 32
+          case 0xd2: // int 32
+            skip = 4;
+            break;
+          case 0xcf: // uint 64
+          case 0xd3: // int 64
+            skip = 8;
+            break;
+          case 0xdc: // array 16
+          case 0xde: // map 16
+            size = 3;
+            break;
+          case 0xdd: // array 32
+          case 0xdf: // map 32
+            size = 5;
+            break;
+          default:
+            // 0xc7-0xc9 ext 8/16/32, 0xd4-0xd8 fixext
+            this.#fail("extension", base + p, `undecodable LoLA command: stream byte ${base + p} is 0x${hex2(t)}, a MessagePack extension type, which LoLA's dialect does not use: ${hexAt(s, p, end)}`);
+            return FAILED;
+        }
+      }
+      if (size > 1) {
+        if (p + size > end) break; // the length field itself is not here yet
+        const n = size === 2 ? s[p + 1]! : size === 3 ? (s[p + 1]! << 8) | s[p + 2]! : ((s[p + 1]! << 24) | (s[p + 2]! << 16) | (s[p + 3]! << 8) | s[p + 4]!) >>> 0;
+        if (t === 0xdc || t === 0xdd) items = n;
+        else if (t === 0xde || t === 0xdf) items = 2 * n;
+        else skip = n;
+      }
+      left = left - 1 + items;
+      p += size + skip;
+      // Every item due takes at least one byte: fail now rather than wait for bytes that cannot fit.
+      if (p - start + left > this.#max) {
+        this.#fail("too-large", base + start, `LoLA command at stream byte ${base + start} is larger than ${this.#max} bytes (a full command is 786); the client is not speaking LoLA: ${hexAt(s, start, end)}`);
+        return FAILED;
+      }
+    }
+    if (left === 0 && p <= end) return p;
+    this.#scanAt = p - start;
+    this.#scanLeft = left;
+    return NEED_MORE;
+  }
+}
+
+/**
+ * Turn one decoded map into an update, reporting each key left out. The map's values are reused
+ * (no copy) after their types are checked.
+ */
+function toCommandUpdate(map: Map<unknown, unknown>, problems: LolaCommandProblem[]): LolaCommandUpdate {
+  const update: LolaCommandUpdate = {};
+  for (const [rawKey, value] of map) {
+    if (typeof rawKey !== "string") {
+      problems.push({ key: String(rawKey), reason: `keys must be strings, got ${describe(rawKey)}; entry ignored` });
+      continue;
+    }
+    const spec = LOLA_COMMAND_KEY_BY_NAME[rawKey];
+    if (!spec) {
+      problems.push({ key: rawKey, reason: "unknown key, ignored (LoLA keys: Position Stiffness Chest LEar REar LEye REye LFoot RFoot Skull Sonar)" });
+      continue;
+    }
+    if (!Array.isArray(value)) {
+      problems.push({ key: rawKey, reason: `expected an array of ${spec.count} ${spec.type === "bool" ? "booleans" : "numbers"}, got ${describe(value)}` });
+      continue;
+    }
+    if (value.length !== spec.count) {
+      problems.push({ key: rawKey, reason: `expected ${spec.count} values, got ${value.length}` });
+      continue;
+    }
+    if (spec.type === "bool") {
+      let bad = -1;
+      for (let i = 0; i < value.length; i++) {
+        const x = value[i];
+        if (typeof x === "boolean") continue;
+        if (x === 0 || x === 1) value[i] = x === 1;
+        else {
+          bad = i;
+          break;
+        }
+      }
+      if (bad >= 0) {
+        problems.push({ key: rawKey, reason: `element ${bad} is ${describe(value[bad])}; expected a boolean (or 0/1)` });
+        continue;
+      }
+      update.Sonar = value as boolean[];
+    } else {
+      let bad = -1;
+      for (let i = 0; i < value.length; i++) {
+        const x = value[i];
+        if (typeof x === "number") continue;
+        if (typeof x === "bigint") value[i] = Number(x); // uint 64 / int 64: accept as a number
+        else {
+          bad = i;
+          break;
+        }
+      }
+      if (bad >= 0) {
+        problems.push({ key: rawKey, reason: `element ${bad} is ${describe(value[bad])}; expected a number` });
+        continue;
+      }
+      update[rawKey as Exclude<LolaCommandKeyName, "Sonar">] = value as number[];
+    }
+  }
+  return update;
+}
+
+function describe(v: unknown): string {
+  if (v === null || v === undefined) return "nil";
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  if (v instanceof Map) return `a map of ${v.size}`;
+  if (v instanceof Uint8Array) return `${v.length} bytes of binary`;
+  if (typeof v === "string") return `the string ${JSON.stringify(v.length > 24 ? `${v.slice(0, 24)}…` : v)}`;
+  return `${typeof v} ${String(v)}`;
+}
+
+function hex2(b: number): string {
+  return b.toString(16).padStart(2, "0");
+}
+
+/** Up to 16 bytes from `at`, in hex, for error messages. */
+function hexAt(s: Uint8Array, at: number, end: number): string {
+  const stop = Math.min(end, at + 16);
+  let out = "";
+  for (let i = at; i < stop; i++) out += (i > at ? " " : "") + hex2(s[i]!);
+  return `bytes ${out}${end > stop ? " …" : ""}`;
+}
+
+function typeName(t: number): string {
+  if (t <= 0x7f) return "positive fixint";
+  if (t >= 0xe0) return "negative fixint";
+  if (t <= 0x9f) return "fixarray";
+  if (t <= 0xbf) return "fixstr";
+  if (t === 0xdc || t === 0xdd) return "array";
+  if (t === 0xca || t === 0xcb) return "float";
+  if (t >= 0xcc && t <= 0xd3) return "integer";
+  if (t === 0xd9 || t === 0xda || t === 0xdb) return "string";
+  if (t === 0xc4 || t === 0xc5 || t === 0xc6) return "binary";
+  if (t === 0xc0) return "nil";
+  if (t === 0xc2 || t === 0xc3) return "boolean";
+  if (t === 0xc1) return "never used in MessagePack";
+  return "extension";
+}
