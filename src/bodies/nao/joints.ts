@@ -81,11 +81,6 @@ export function isHand(lolaIndex: number): boolean {
   return lolaIndex === LOLA_INDEX.LHand || lolaIndex === LOLA_INDEX.RHand;
 }
 
-/** Standing posture (LoLA order, rad), the target of smooth enable. */
-export const STAND_POSTURE_RAD: Float64Array = Float64Array.from(LOLA_ORDER, (n) => STAND[n] ?? 0);
-/** Crouched rest posture (LoLA order, rad), the target of smooth disable before stiffness goes off. */
-export const REST_POSTURE_RAD: Float64Array = Float64Array.from(LOLA_ORDER, (n) => REST[n] ?? 0);
-
 const STAND: Partial<Record<LolaJoint, number>> = {
   LShoulderPitch: 1.5, LShoulderRoll: 0.15, LElbowYaw: -1.2, LElbowRoll: -0.5, LHand: 0.3,
   RShoulderPitch: 1.5, RShoulderRoll: -0.15, RElbowYaw: 1.2, RElbowRoll: 0.5, RHand: 0.3,
@@ -99,3 +94,8 @@ const REST: Partial<Record<LolaJoint, number>> = {
   LHipPitch: -0.9, LKneePitch: 2.1, LAnklePitch: -1.18,
   RHipPitch: -0.9, RKneePitch: 2.1, RAnklePitch: -1.18,
 };
+
+/** Standing posture (LoLA order, rad), the target of smooth enable. */
+export const STAND_POSTURE_RAD: Float64Array = Float64Array.from(LOLA_ORDER, (n) => STAND[n] ?? 0);
+/** Crouched rest posture (LoLA order, rad), the target of smooth disable before stiffness goes off. */
+export const REST_POSTURE_RAD: Float64Array = Float64Array.from(LOLA_ORDER, (n) => REST[n] ?? 0);

@@ -1,0 +1,221 @@
+/**
+ * NAO command and answer frames over the chest-board codec: LoLA arrays ↔ chest-board messages.
+ *
+ * - {@link CommandFrame}: the per-cycle OUT frame, built once after the handshake from the
+ *   accepted boards (Actuate per joint/hand board, one Leds message per group, Sonar) and then
+ *   overwritten in place every cycle. NOTE: hot path, no allocation.
+ * - {@link AnswerDecoder}: decodes an IN frame into a NaoState in place. Each message kind's
+ *   payload size is checked; wrong sizes and unknown boards are counted and skipped, never thrown.
+ */
+import { BOARDS, type BoardSpec, BoardType, HEAD_BUS, HEAD_FLAG_TMP100_VALID, Kind, LED_GROUP_IDS, PAYLOAD } from "../../wire/chestboard/constants.js";
+import { type ChestMessage, FrameFault, FrameIndex, FrameTemplate, indexFrame } from "../../wire/chestboard/frame.js";
+import { type NaoCommands, LED_GROUPS, type LedGroup } from "./commands.js";
+import { computeFeet } from "./feet.js";
+import { LOLA_INDEX, type LolaJoint, isHand } from "./joints.js";
+import type { NaoPreferences } from "./prefs.js";
+import type { NaoState } from "./state.js";
+import * as U from "./units.js";
+
+/** LoLA indices of a board's joints. */
+export function boardJointIndices(b: BoardSpec): Int8Array {
+  return Int8Array.from(b.joints, (n) => LOLA_INDEX[n as LolaJoint]);
+}
+
+/** Touch indices (seed order) fed by each source. */
+export const TOUCH = {
+  chestButton: 0,
+  head: [1, 2, 3],
+  leftBumper: [4, 5],
+  leftHand: [6, 7, 8],
+  rightBumper: [9, 10],
+  rightHand: [11, 12, 13],
+} as const;
+
+export class CommandFrame {
+  readonly template: FrameTemplate;
+  readonly #actuate: Array<{ offset: number; joints: Int8Array }> = [];
+  readonly #leds: Array<{ offset: number; group: LedGroup }> = [];
+  readonly #sonarOffset: number;
+  readonly #zero: Int32Array;
+
+  /** `accepted`: the boards whose handshake succeeded (only they get Actuate messages). */
+  constructor(accepted: readonly BoardSpec[], prefs: NaoPreferences) {
+    this.#zero = prefs.jointZeroCounts;
+    const msgs: ChestMessage[] = [];
+    const actuated = accepted.filter((b) => b.type === BoardType.Joint || b.type === BoardType.Hand);
+    for (const b of actuated) msgs.push({ kind: Kind.Actuate, bus: b.bus, address: b.address, payload: new Uint8Array(b.joints.length * PAYLOAD.ACTUATE_PER_JOINT) });
+    const groups = Object.keys(LED_GROUPS) as LedGroup[];
+    for (const g of groups) msgs.push({ kind: Kind.Leds, bus: 0, address: LED_GROUP_IDS[g], payload: new Uint8Array(LED_GROUPS[g]) });
+    msgs.push({ kind: Kind.Sonar, bus: 0, address: 0x03, payload: new Uint8Array(1) });
+    this.template = new FrameTemplate(msgs);
+    let i = 0;
+    for (const b of actuated) this.#actuate.push({ offset: this.template.payloadOffset(i++), joints: boardJointIndices(b) });
+    for (const g of groups) this.#leds.push({ offset: this.template.payloadOffset(i++), group: g });
+    this.#sonarOffset = this.template.payloadOffset(i);
+  }
+
+  /**
+   * Write `cmd` into the frame, with stiffness multiplied by `stiffnessScale` (the safety ramp),
+   * record the stiffness actually sent into `sentStiffness`, and seal. Returns the frame's CRC.
+   */
+  encode(cmd: NaoCommands, stiffnessScale: number, sentStiffness: Float32Array): number {
+    const b = this.template.bytes;
+    for (let k = 0; k < this.#actuate.length; k++) {
+      const a = this.#actuate[k]!;
+      let at = a.offset;
+      for (let j = 0; j < a.joints.length; j++) {
+        const li = a.joints[j]!;
+        const target = cmd.position[li]!;
+        const raw = isHand(li) ? U.handToCounts(target, this.#zero[li]!) : U.jointAngleToCounts(target, this.#zero[li]!);
+        const s = U.stiffnessToCounts(cmd.stiffness[li]! * stiffnessScale);
+        sentStiffness[li] = U.stiffnessFromCounts(s);
+        b[at] = raw & 0xff; // position, u16
+        b[at + 1] = raw >> 8;
+        b[at + 2] = s; // stiffness, u8 0..255
+        at += PAYLOAD.ACTUATE_PER_JOINT;
+      }
+    }
+    for (let k = 0; k < this.#leds.length; k++) {
+      const l = this.#leds[k]!;
+      const src = cmd.leds[l.group];
+      for (let i = 0; i < src.length; i++) b[l.offset + i] = Math.round(Math.min(1, Math.max(0, src[i]!)) * 255);
+    }
+    b[this.#sonarOffset] = (cmd.sonar[0] ? 1 : 0) | (cmd.sonar[1] ? 2 : 0);
+    return this.template.seal();
+  }
+}
+
+export interface AnswerStats {
+  /** Messages with a known kind and board, used. */
+  used: number;
+  /** Messages skipped: unknown kind or board, or a payload of the wrong size. */
+  skipped: number;
+  fault: FrameFault;
+}
+
+/** Decodes answer frames into a NaoState in place. One instance per link; no allocation per frame. */
+export class AnswerDecoder {
+  readonly index = new FrameIndex();
+  readonly stats: AnswerStats = { used: 0, skipped: 0, fault: FrameFault.None };
+  readonly #boards = new Map<number, { spec: BoardSpec; joints: Int8Array }>();
+  #prefs: NaoPreferences;
+  #view: DataView | null = null;
+
+  constructor(prefs: NaoPreferences) {
+    this.#prefs = prefs;
+    for (const b of BOARDS) this.#boards.set((b.bus << 8) | b.address, { spec: b, joints: boardJointIndices(b) });
+  }
+
+  /** Decode `bytes[0, length)`; returns false (state untouched) when the frame is bad. */
+  decode(bytes: Uint8Array, length: number, s: NaoState): boolean {
+    const st = this.stats;
+    st.used = 0;
+    st.skipped = 0;
+    const count = indexFrame(bytes, length, this.index);
+    st.fault = this.index.fault;
+    if (this.index.fault !== FrameFault.None) return false;
+    const v = this.#viewOf(bytes);
+    for (let i = 0; i < count; i++) {
+      const at = this.index.starts[i]!;
+      const len = this.index.lengths[i]! - 3;
+      if (this.#message(bytes, v, at, len, s)) st.used++;
+      else st.skipped++;
+    }
+    computeFeet(s.fsr, s.footWeightKg, s.centerOfPressureM);
+    return true;
+  }
+
+  #viewOf(bytes: Uint8Array): DataView {
+    const v = this.#view;
+    if (v && v.buffer === bytes.buffer && v.byteOffset === bytes.byteOffset && v.byteLength === bytes.byteLength) return v;
+    this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return this.#view;
+  }
+
+  #message(b: Uint8Array, v: DataView, at: number, len: number, s: NaoState): boolean {
+    const kind = b[at]!;
+    const p = at + 3;
+    const p0 = this.#prefs;
+    switch (kind) {
+      case Kind.JointState:
+      case Kind.HandState: {
+        const board = this.#boards.get((b[at + 1]! << 8) | b[at + 2]!);
+        if (!board) return false;
+        const n = board.joints.length;
+        const want = n * PAYLOAD.JOINT_RECORD + (kind === Kind.HandState ? 1 : 0);
+        if (len !== want || n === 0) return false;
+        let q = p;
+        for (let j = 0; j < n; j++) {
+          const li = board.joints[j]!;
+          const raw = v.getUint16(q, true);
+          s.position[li] = isHand(li) ? U.handFromCounts(raw, p0.jointZeroCounts[li]!) : U.jointAngleFromCounts(raw, p0.jointZeroCounts[li]!);
+          s.current[li] = U.currentFromCounts(v.getUint16(q + 2, true));
+          s.temperature[li] = U.temperatureFromCounts(b[q + 4]!);
+          s.status[li] = Math.min(3, b[q + 5]!);
+          q += PAYLOAD.JOINT_RECORD;
+        }
+        if (kind === Kind.HandState) {
+          const bits = b[q]!;
+          const t = board.spec.name.startsWith("Left") ? TOUCH.leftHand : TOUCH.rightHand;
+          for (let k = 0; k < 3; k++) s.touch[t[k]!] = (bits >> k) & 1;
+        }
+        return true;
+      }
+      case Kind.FootState: {
+        const board = this.#boards.get((b[at + 1]! << 8) | b[at + 2]!);
+        if (!board || board.spec.type !== BoardType.Foot || len !== PAYLOAD.FOOT) return false;
+        const left = board.spec.name.startsWith("Left");
+        const base = left ? 0 : 4;
+        for (let k = 0; k < 4; k++) {
+          s.fsr[base + k] = U.fsrFromCounts(v.getUint16(p + 2 * k, true), p0.fsrGainKgPerCount[base + k]!, p0.fsrOffsetKg[base + k]!);
+        }
+        const bits = b[p + 8]!;
+        const t = left ? TOUCH.leftBumper : TOUCH.rightBumper;
+        s.touch[t[0]] = bits & 1;
+        s.touch[t[1]] = (bits >> 1) & 1;
+        return true;
+      }
+      case Kind.InertialState: {
+        if (len !== PAYLOAD.INERTIAL) return false;
+        for (let k = 0; k < 3; k++) s.accelerometer[k] = U.accelFromCounts(v.getInt16(p + 2 * k, true));
+        for (let k = 0; k < 3; k++) s.gyroscope[k] = U.gyroFromCounts(v.getInt16(p + 6 + 2 * k, true));
+        for (let k = 0; k < 2; k++) s.angles[k] = U.angleFromCounts(v.getInt16(p + 12 + 2 * k, true), p0.angleOffsetRad[k]!);
+        return true;
+      }
+      case Kind.BatteryState: {
+        if (len !== PAYLOAD.BATTERY) return false;
+        const charge = U.batteryChargeFromCounts(v.getUint16(p, true));
+        if (!Number.isNaN(charge)) s.battery[0] = charge; // out-of-range charge is dropped: the last value stays
+        s.battery[1] = v.getUint16(p + 2, true);
+        s.battery[2] = U.batteryCurrentFromCounts(v.getInt16(p + 4, true));
+        const t = v.getUint16(p + 6, true);
+        s.battery[3] = U.batteryTemperatureLolaFromCounts(t);
+        s.batteryTemperatureC = U.batteryTemperatureCFromCounts(t);
+        return true;
+      }
+      case Kind.SonarState: {
+        if (len !== PAYLOAD.SONAR) return false;
+        s.sonar[0] = U.sonarFromCounts(v.getUint16(p, true));
+        s.sonar[1] = U.sonarFromCounts(v.getUint16(p + 2, true));
+        return true;
+      }
+      case Kind.ChestState: {
+        if (len !== PAYLOAD.CHEST) return false;
+        s.touch[TOUCH.chestButton] = b[p]! & 1;
+        return true;
+      }
+      case Kind.HeadState: {
+        if (len !== PAYLOAD.HEAD || b[at + 1] !== HEAD_BUS.bus) return false;
+        const bits = b[p]!;
+        for (let k = 0; k < 3; k++) s.touch[TOUCH.head[k]!] = (bits >> k) & 1;
+        s.head.voltageV = U.headVoltageFromCounts(v.getUint16(p + 1, true));
+        s.head.currentA = U.headCurrentFromCounts(v.getInt16(p + 3, true));
+        s.head.powerW = U.headPowerFromCounts(v.getUint16(p + 5, true));
+        if (b[p + 9]! & HEAD_FLAG_TMP100_VALID) s.head.faceTemperatureC = U.tmp100FromCounts(v.getInt16(p + 7, true));
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+}

@@ -1,0 +1,374 @@
+/**
+ * The NAO v6 runtime: one chest-board link, one 12 ms cycle, one state, one command, one authority.
+ *
+ * Lifecycle (ros2_control's, minus what we don't need):
+ *   created   → `create()`: transport chosen, nothing read
+ *   configured→ `start()` read the preference block (CRC-checked), ran the board handshake,
+ *               built the command frame for the accepted boards
+ *   active    → the loop runs; commands flow while a lease is held
+ *   stopped   → `stop()`: stiffness 0 sent, loop stopped, transport closed
+ *
+ * The cycle (perform side, no allocation): arbitrate (lease, smooth motion, safety ramp) →
+ * encode the command frame in place → exchange → decode the answer into `state` → publish.
+ *
+ * Safety, like HAL's DcmLostPlugin: stiffness ramps to 0 over `stiffnessRampMs` when nobody holds
+ * control, when the link fails `linkLostAfter` exchanges in a row, or when a cycle starts more
+ * than `safetyLateBoundMs` late. `state.safetyReason` says why. Once the cause has been gone for
+ * `recoveryMs`, stiffness ramps back up at the same rate (never a jump).
+ */
+import { type CommandProblem, NaoCommands, type NaoCommandUpdate, applyCommandUpdate } from "../bodies/nao/commands.js";
+import { AnswerDecoder, CommandFrame } from "../bodies/nao/frames.js";
+import { LOLA_INDEX, type LolaJoint, REST_POSTURE_RAD, STAND_POSTURE_RAD } from "../bodies/nao/joints.js";
+import { type NaoPreferences, interpretPreferences } from "../bodies/nao/prefs.js";
+import { NaoState } from "../bodies/nao/state.js";
+import { BodylinkError } from "../errors.js";
+import { SimChestboard } from "../sim/nao/chestboard.js";
+import type { ChestboardTransport } from "../transport/chestboard.js";
+import { type BoardReport, ChestboardLink, EXCHANGE_OUTCOME_TEXT, ExchangeOutcome } from "../transport/chestboard-link.js";
+import { BOARD_BY_NAME, HANDSHAKE } from "../wire/chestboard/constants.js";
+import { FRAME_FAULT_TEXT } from "../wire/chestboard/frame.js";
+import { decodePreferenceBlock } from "../wire/chestboard/prefs.js";
+import { Authority } from "./authority.js";
+import { type Clock, MonotonicClock } from "./clock.js";
+import { type CycleBody, CycleLoop } from "./loop.js";
+import type { RobotBase, RobotHealth } from "./robot.js";
+
+export interface NaoRobotOptions {
+  /** Defaults to a simulated chest board (seeded with `seed`, driven by `clock`). */
+  transport?: ChestboardTransport;
+  clock?: Clock;
+  /** Accepted board configuration versions. Defaults to [10, 11]. */
+  acceptBoardVersions?: readonly number[];
+  /** Simulator seed. Defaults to 1. */
+  seed?: number;
+  /** Ramp time from full stiffness to 0 (and back), ms. Defaults to 500. */
+  stiffnessRampMs?: number;
+  /** Consecutive failed exchanges before the link counts as lost. Defaults to 5 (60 ms). */
+  linkLostAfter?: number;
+  /** A cycle starting later than this after its deadline triggers the safety ramp, ms. Defaults to 24 (two periods). */
+  safetyLateBoundMs?: number;
+  /** Fault-free time before stiffness ramps back up, ms. Defaults to 250. */
+  recoveryMs?: number;
+}
+
+export const NAO_PERIOD_MS = 12;
+/** Joint speed used to estimate smooth enable/disable durations, rad/s. */
+export const SMOOTH_SPEED_RADS = 0.6;
+/** Shortest smooth motion, s (the stiffness ramp needs this long). */
+export const SMOOTH_MIN_S = 1.0;
+/** Stiffness held during smooth motions. */
+export const SMOOTH_STIFFNESS = 0.8;
+/** Final stiffness fade of smooth disable, s. */
+export const SMOOTH_FADE_S = 0.5;
+
+type LeaseCheck = { ok: true } | { ok: false; error: BodylinkError };
+
+interface Motion {
+  kind: "enable" | "disable";
+  leaseId: string;
+  t0Ms: number;
+  moveMs: number;
+  fadeMs: number;
+  readonly from: Float64Array;
+  readonly to: Float64Array;
+  readonly fromStiffness: Float64Array;
+}
+
+export class NaoRobot implements RobotBase, CycleBody {
+  readonly kind = "nao" as const;
+  readonly periodMs = NAO_PERIOD_MS;
+  readonly clock: Clock;
+  readonly authority: Authority;
+  readonly loop: CycleLoop;
+  readonly state = new NaoState();
+  readonly link: ChestboardLink;
+  /** The simulated chest board when running on the simulator (fault hooks for tests), else null. */
+  readonly sim: SimChestboard | null;
+  readonly acceptBoardVersions: readonly number[];
+  prefs: NaoPreferences | null = null;
+  boards: BoardReport[] = [];
+
+  /** What the controlling client asked for. */
+  readonly #requested = new NaoCommands();
+  readonly #decoder: { current: AnswerDecoder | null } = { current: null };
+  #frame: CommandFrame | null = null;
+  #scale = 0;
+  readonly #rampPerMs: number;
+  readonly #linkLostAfter: number;
+  readonly #safetyLateBoundMs: number;
+  readonly #recoveryMs: number;
+  #failures = 0;
+  #lastFaultMs = Number.NEGATIVE_INFINITY;
+  #faultReason: string | null = null;
+  #hadHolder = false;
+  #motion: Motion | null = null;
+  #estop: string | null = null;
+  #started = false;
+  #stopped = false;
+  readonly #errors = { unacknowledged: 0, noAnswer: 0, writeFailed: 0, readFailed: 0, badFrames: 0, overruns: 0, lateCycles: 0 };
+  readonly #afterExchange = (outcome: ExchangeOutcome, n: number) => this.#onExchange(outcome, n);
+
+  private constructor(opts: NaoRobotOptions) {
+    this.clock = opts.clock ?? new MonotonicClock();
+    this.authority = new Authority(this.clock);
+    this.sim = opts.transport ? null : new SimChestboard({ seed: opts.seed ?? 1, clock: this.clock });
+    this.link = new ChestboardLink(opts.transport ?? this.sim!);
+    this.acceptBoardVersions = opts.acceptBoardVersions ?? HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS;
+    this.#rampPerMs = 1 / Math.max(1, opts.stiffnessRampMs ?? 500);
+    this.#linkLostAfter = opts.linkLostAfter ?? 5;
+    this.#safetyLateBoundMs = opts.safetyLateBoundMs ?? 2 * NAO_PERIOD_MS;
+    this.#recoveryMs = opts.recoveryMs ?? 250;
+    this.loop = new CycleLoop(this, this.clock, { lateBoundMs: NAO_PERIOD_MS / 2 });
+    this.#requested.setIdle();
+    this.authority.on("released", () => this.#cancelMotion());
+  }
+
+  /** Create a runtime (not started). */
+  static async create(opts: NaoRobotOptions = {}): Promise<NaoRobot> {
+    return new NaoRobot(opts);
+  }
+
+  /** Read preferences and run the handshake; does not start the loop. Throws a clear error on failure. */
+  async configure(): Promise<void> {
+    if (this.#frame) return;
+    const read = await this.link.readPreferences();
+    if (!read.ok) {
+      const d = read.block ? decodePreferenceBlock(read.block) : null;
+      if (d && !d.ok && d.storedCrc !== d.computedCrc) throw new BodylinkError("BL_ERR_PREFS_CRC", hex(d.storedCrc), hex(d.computedCrc));
+      throw new BodylinkError("BL_ERR_PREFS_READ", "-", read.reason);
+    }
+    const decoded = decodePreferenceBlock(read.block);
+    if (!decoded.ok) throw new BodylinkError("BL_ERR_PREFS_READ", "-", decoded.reason);
+    const interp = interpretPreferences(decoded.entries);
+    if (!interp.ok) throw new BodylinkError("BL_ERR_PREFS_READ", "-", interp.reason);
+    this.prefs = interp.prefs;
+    this.boards = await this.link.handshake(this.acceptBoardVersions, interp.prefs.serials);
+    const accepted = this.boards.filter((b) => b.accepted).map((b) => BOARD_BY_NAME.get(b.name)!);
+    this.state.jointInitialized.fill(0);
+    for (const b of accepted) for (const j of b.joints) this.state.jointInitialized[LOLA_INDEX[j as LolaJoint]] = 1;
+    this.#frame = new CommandFrame(accepted, interp.prefs);
+    this.#decoder.current = new AnswerDecoder(interp.prefs);
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#stopped = false;
+    await this.configure();
+    this.#started = true;
+    this.state.link = "ok";
+    this.loop.start();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.authority.revoke();
+    await this.loop.stop();
+    // Last word to the body: stiffness 0.
+    if (this.#frame && !this.link.busy) {
+      this.#scale = 0;
+      const crc = this.#frame.encode(this.#requested, 0, this.state.stiffness);
+      await new Promise<void>((resolve) => this.link.exchange(this.#frame!.template.bytes, this.#frame!.template.length, crc, () => resolve()));
+    }
+    this.state.link = "stopped";
+    this.#started = false;
+    await this.link.transport.close();
+  }
+
+  onCycle(listener: (seq: number, nowMs: number) => void): () => void {
+    return this.loop.onCycle(listener);
+  }
+
+  // ---- commands (prepare side; validate, then write into #requested) ---------------------------
+
+  #checkLease(leaseId: string | null | undefined): LeaseCheck {
+    if (!leaseId) return { ok: false, error: new BodylinkError("BL_ERR_AUTH_REQUIRED") };
+    if (!this.authority.isHeld(leaseId)) {
+      const h = this.authority.holder();
+      if (h) return { ok: false, error: new BodylinkError("BL_ERR_AUTH_HELD", `${h.owner} (${h.source})`, new Date(h.expiresAtEpochMs).toISOString()) };
+      return { ok: false, error: new BodylinkError("BL_ERR_AUTH_UNKNOWN_LEASE", leaseId) };
+    }
+    return { ok: true };
+  }
+
+  /** Validate and apply a partial command (LoLA keys, order and units). Cancels a smooth motion. */
+  command(leaseId: string, update: NaoCommandUpdate): { ok: true; problems: CommandProblem[] } | { ok: false; error: BodylinkError } {
+    const c = this.#checkLease(leaseId);
+    if (!c.ok) return c;
+    this.#motion = null;
+    this.#estop = null;
+    return { ok: true, problems: applyCommandUpdate(this.#requested, update) };
+  }
+
+  /** Stiffness up and into the stand posture. Resolves the estimated duration in seconds. */
+  smoothEnable(leaseId: string): { ok: true; estimatedS: number } | { ok: false; error: BodylinkError } {
+    return this.#startMotion(leaseId, "enable", STAND_POSTURE_RAD, 0);
+  }
+
+  /** Into the rest posture, then stiffness off. Resolves the estimated duration in seconds. */
+  smoothDisable(leaseId: string): { ok: true; estimatedS: number } | { ok: false; error: BodylinkError } {
+    return this.#startMotion(leaseId, "disable", REST_POSTURE_RAD, SMOOTH_FADE_S * 1000);
+  }
+
+  #startMotion(leaseId: string, kind: "enable" | "disable", to: Float64Array, fadeMs: number): { ok: true; estimatedS: number } | { ok: false; error: BodylinkError } {
+    const c = this.#checkLease(leaseId);
+    if (!c.ok) return c;
+    const from = Float64Array.from(this.state.position);
+    let maxDelta = 0;
+    for (let i = 0; i < 25; i++) if (this.state.jointInitialized[i]) maxDelta = Math.max(maxDelta, Math.abs(to[i]! - from[i]!));
+    const moveS = Math.max(SMOOTH_MIN_S, maxDelta / SMOOTH_SPEED_RADS);
+    this.#estop = null;
+    this.#motion = { kind, leaseId, t0Ms: this.clock.nowMs(), moveMs: moveS * 1000, fadeMs, from, to: Float64Array.from(to), fromStiffness: Float64Array.from(this.#requested.stiffness) };
+    return { ok: true, estimatedS: moveS + fadeMs / 1000 };
+  }
+
+  #cancelMotion(): void {
+    this.#motion = null;
+  }
+
+  /** True while a smooth enable/disable is running. */
+  get motionActive(): boolean {
+    return this.#motion !== null;
+  }
+
+  /** No lease needed: stiffness 0 on the next frame, control revoked, motions cancelled. */
+  emergencyStop(reason: string): void {
+    this.#estop = `emergency stop: ${reason}`;
+    this.#motion = null;
+    this.#requested.stiffness.fill(0);
+    this.#scale = 0;
+    this.authority.revoke();
+  }
+
+  // ---- the cycle (perform side) ----------------------------------------------------------------
+
+  cycle(nowMs: number): void {
+    const frame = this.#frame;
+    if (!frame) return;
+    if (this.link.busy) {
+      // The previous exchange has not completed (USB): count it, keep the safety logic running.
+      this.#errors.overruns++;
+      this.#fault(nowMs, "chest board exchange overran the cycle");
+      return;
+    }
+    this.#arbitrate(nowMs);
+    const crc = frame.encode(this.#requested, this.#scale, this.state.stiffness);
+    this.link.exchange(frame.template.bytes, frame.template.length, crc, this.#afterExchange);
+  }
+
+  onLate(lateByMs: number): void {
+    this.#errors.lateCycles++;
+    if (lateByMs > this.#safetyLateBoundMs) this.#fault(this.clock.nowMs(), "cycle ran late");
+  }
+
+  #fault(nowMs: number, reason: string): void {
+    this.#lastFaultMs = nowMs;
+    this.#faultReason = reason;
+  }
+
+  #arbitrate(nowMs: number): void {
+    const holder = this.authority.holder();
+    const m = this.#motion;
+    if (m) this.#stepMotion(m, nowMs);
+    let reason: string | null = null;
+    if (this.#estop) reason = this.#estop;
+    else if (nowMs - this.#lastFaultMs < this.#recoveryMs) reason = this.#faultReason;
+    else if (!holder) reason = this.#hadHolder ? "control released or expired" : "no client holds control";
+    this.#hadHolder = holder !== null;
+    const step = this.periodMs * this.#rampPerMs;
+    if (reason) {
+      this.#scale = Math.max(0, this.#scale - step);
+      // Once limp, hold the measured positions so that regaining stiffness does not jump.
+      if (this.#scale === 0 && this.state.valid) this.#requested.position.set(this.state.position);
+    } else {
+      this.#scale = Math.min(1, this.#scale + (this.#scale === 0 && holder ? 1 : step));
+    }
+    this.state.safetyReason = reason;
+  }
+
+  #stepMotion(m: Motion, nowMs: number): void {
+    const t = nowMs - m.t0Ms;
+    const u = Math.min(1, t / m.moveMs);
+    const e = u * u * (3 - 2 * u); // smoothstep: zero speed at both ends
+    const r = this.#requested;
+    for (let i = 0; i < 25; i++) {
+      r.position[i] = m.from[i]! + (m.to[i]! - m.from[i]!) * e;
+      if (m.kind === "enable") r.stiffness[i] = m.fromStiffness[i]! + (SMOOTH_STIFFNESS - m.fromStiffness[i]!) * Math.min(1, u * 2);
+      else r.stiffness[i] = Math.max(m.fromStiffness[i]!, SMOOTH_STIFFNESS);
+    }
+    if (t >= m.moveMs && m.kind === "disable") {
+      const f = Math.min(1, (t - m.moveMs) / m.fadeMs);
+      for (let i = 0; i < 25; i++) r.stiffness[i] = SMOOTH_STIFFNESS * (1 - f);
+      if (f >= 1) this.#motion = null;
+    } else if (t >= m.moveMs) {
+      this.#motion = null;
+    }
+  }
+
+  #onExchange(outcome: ExchangeOutcome, n: number): void {
+    const s = this.state;
+    const now = this.clock.nowMs();
+    if (outcome === ExchangeOutcome.Answered) {
+      if (this.#decoder.current!.decode(this.link.answer, n, s)) {
+        this.#failures = 0;
+        s.seq++;
+        s.timestampMs = now;
+        s.epochMs = this.clock.epochMs();
+        if (!s.valid) {
+          s.valid = true;
+          // First state: hold where the body is.
+          this.#requested.position.set(s.position);
+        }
+        s.link = "ok";
+        s.boardStatus = this.link.lastStatus;
+        this.#syncCounters();
+        return;
+      }
+      this.#errors.badFrames++;
+      s.badFrames++;
+      this.#linkFailure(now, `answer frame unusable: ${FRAME_FAULT_TEXT[this.#decoder.current!.stats.fault]}`);
+    } else {
+      if (outcome === ExchangeOutcome.Unacknowledged) this.#errors.unacknowledged++;
+      else if (outcome === ExchangeOutcome.NoAnswer) this.#errors.noAnswer++;
+      else if (outcome === ExchangeOutcome.WriteFailed) this.#errors.writeFailed++;
+      else this.#errors.readFailed++;
+      this.#linkFailure(now, EXCHANGE_OUTCOME_TEXT[outcome]);
+    }
+    this.#syncCounters();
+  }
+
+  #linkFailure(now: number, reason: string): void {
+    this.#failures++;
+    const s = this.state;
+    s.boardStatus = this.link.lastStatus;
+    if (this.#failures >= this.#linkLostAfter) {
+      s.link = "lost";
+      s.valid = false;
+      this.#fault(now, `body link lost: ${reason}`);
+    } else {
+      s.link = "degraded";
+    }
+  }
+
+  #syncCounters(): void {
+    const c = this.link.counters;
+    this.state.unacknowledgedFrames = c.unacknowledged;
+    this.state.readTimeouts = c.noAnswer;
+  }
+
+  health(): RobotHealth {
+    const h = this.authority.holder();
+    return {
+      body: "nao",
+      link: this.state.link,
+      safetyReason: this.state.safetyReason,
+      cycle: { ...this.loop.timing.summary(), nominalPeriodMs: this.periodMs },
+      errors: { ...this.#errors },
+      control: h ? { owner: h.owner, source: h.source, expiresAtEpochMs: h.expiresAtEpochMs } : null,
+    };
+  }
+}
+
+function hex(v: number): string {
+  return `0x${v.toString(16).padStart(8, "0")}`;
+}
