@@ -146,6 +146,34 @@ export interface LolaFieldLayout {
 }
 
 /**
+ * Offset of each key's first value byte(s), from the key table alone: RobotConfig, the only entry
+ * whose bytes depend on the robot, comes last, so every value offset is a constant.
+ */
+const FIRST: Readonly<Record<string, number>> = (() => {
+  const out: Record<string, number> = Object.create(null);
+  let p = 1; // fixmap byte
+  for (const k of LOLA_SENSOR_KEYS) {
+    p += 1 + k.key.length + (k.count > 15 ? 3 : 1);
+    out[k.key] = k.encoding === "f32" ? p + 1 : p;
+    p += k.encoding === "f32" ? 5 * k.count : k.encoding === "fixint" ? k.count : 0;
+  }
+  return out;
+})();
+// NOTE: hot path. Module constants rather than fields: TurboFan folds them into the stores.
+const AT_STIFFNESS = FIRST["Stiffness"]!;
+const AT_POSITION = FIRST["Position"]!;
+const AT_TEMPERATURE = FIRST["Temperature"]!;
+const AT_CURRENT = FIRST["Current"]!;
+const AT_BATTERY = FIRST["Battery"]!;
+const AT_ACCELEROMETER = FIRST["Accelerometer"]!;
+const AT_GYROSCOPE = FIRST["Gyroscope"]!;
+const AT_ANGLES = FIRST["Angles"]!;
+const AT_SONAR = FIRST["Sonar"]!;
+const AT_FSR = FIRST["FSR"]!;
+const AT_STATUS = FIRST["Status"]!;
+const AT_TOUCH = FIRST["Touch"]!;
+
+/**
  * Writes LoLA sensor messages in place. One instance per server; `write()` returns the same
  * buffer every time (borrowed: valid until the next `write()`; copy it to keep it).
  */
@@ -155,20 +183,6 @@ export class LolaSensorWriter {
   readonly layout: readonly LolaFieldLayout[];
   readonly robotConfig: LolaRobotConfig;
   readonly #view: DataView;
-  // NOTE: hot path. One number per key (the offset of its first float's data) rather than a
-  // lookup per cycle; floats are 5 bytes apart.
-  readonly #stiffness: number;
-  readonly #position: number;
-  readonly #temperature: number;
-  readonly #current: number;
-  readonly #battery: number;
-  readonly #accelerometer: number;
-  readonly #gyroscope: number;
-  readonly #angles: number;
-  readonly #sonar: number;
-  readonly #fsr: number;
-  readonly #status: number;
-  readonly #touch: number;
 
   /** Builds the template. Throws {@link LolaConfigError} unless the strings have exactly their lengths. */
   constructor(robotConfig: LolaRobotConfig = DEFAULT_LOLA_ROBOT_CONFIG) {
@@ -217,19 +231,12 @@ export class LolaSensorWriter {
     this.bytes = b;
     this.layout = Object.freeze(layout);
     this.#view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    const first = (key: string): number => layout.find((l) => l.key === key)!.elementOffsets[0]!;
-    this.#stiffness = first("Stiffness");
-    this.#position = first("Position");
-    this.#temperature = first("Temperature");
-    this.#current = first("Current");
-    this.#battery = first("Battery");
-    this.#accelerometer = first("Accelerometer");
-    this.#gyroscope = first("Gyroscope");
-    this.#angles = first("Angles");
-    this.#sonar = first("Sonar");
-    this.#fsr = first("FSR");
-    this.#status = first("Status");
-    this.#touch = first("Touch");
+    // The value offsets used by write() are module constants; the template must agree with them.
+    for (const l of layout) {
+      if (l.encoding !== "fixstr" && l.elementOffsets[0] !== FIRST[l.key]) {
+        throw new Error(`LoLA sensor template: ${l.key} values at ${l.elementOffsets[0]}, expected ${FIRST[l.key]}`);
+      }
+    }
   }
 
   /** The layout entry of a key, or undefined. */
@@ -243,24 +250,25 @@ export class LolaSensorWriter {
    */
   write(s: LolaSensorValues): Uint8Array {
     const v = this.#view;
-    f32s(v, this.#stiffness, s.stiffness, 25);
-    f32s(v, this.#position, s.position, 25);
-    f32s(v, this.#temperature, s.temperature, 25);
-    f32s(v, this.#current, s.current, 25);
-    f32s(v, this.#battery, s.battery, 4);
-    f32s(v, this.#accelerometer, s.accelerometer, 3);
-    f32s(v, this.#gyroscope, s.gyroscope, 3);
-    f32s(v, this.#angles, s.angles, 2);
-    f32s(v, this.#sonar, s.sonar, 2);
-    f32s(v, this.#fsr, s.fsr, 8);
-    f32s(v, this.#touch, s.touch, 14);
+    f32s(v, AT_STIFFNESS, s.stiffness, 25);
+    f32s(v, AT_POSITION, s.position, 25);
+    f32s(v, AT_TEMPERATURE, s.temperature, 25);
+    f32s(v, AT_CURRENT, s.current, 25);
+    f32s(v, AT_BATTERY, s.battery, 4);
+    f32s(v, AT_ACCELEROMETER, s.accelerometer, 3);
+    f32s(v, AT_GYROSCOPE, s.gyroscope, 3);
+    f32s(v, AT_ANGLES, s.angles, 2);
+    f32s(v, AT_SONAR, s.sonar, 2);
+    f32s(v, AT_FSR, s.fsr, 8);
+    f32s(v, AT_TOUCH, s.touch, 14);
     const b = this.bytes;
     const st = s.status;
-    const o = this.#status;
+    const o = AT_STATUS;
     for (let i = 0; i < 25; i++) {
       const x = st[i]!;
-      // positive fixint is 0..127; anything else would change the size, so clamp (0..3 in practice).
-      b[o + i] = x >= 0 && x <= MP.POSITIVE_FIXINT_MAX ? x | 0 : x > MP.POSITIVE_FIXINT_MAX ? MP.POSITIVE_FIXINT_MAX : 0;
+      // A positive fixint is 0..127: clamp (0..3 in practice) so the encoding never changes. NaN
+      // fails both tests and becomes 0; the byte store truncates fractions.
+      b[o + i] = x > 127 ? 127 : x >= 0 ? x : 0;
     }
     return b;
   }

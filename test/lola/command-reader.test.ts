@@ -1,0 +1,291 @@
+import { encode } from "@msgpack/msgpack";
+import fc from "fast-check";
+import { pack } from "msgpackr";
+import { describe, expect, it } from "vitest";
+import type { NaoCommandUpdate } from "../../src/bodies/nao/commands.js";
+import { LOLA_COMMAND_KEY_ORDER, LolaCommandWriter } from "../../src/wire/lola/command-message.js";
+import {
+  LolaCommandReader,
+  type LolaCommandProblem,
+  type LolaCommandUpdate,
+  LolaStreamError,
+} from "../../src/wire/lola/command-reader.js";
+import { LOLA_COMMAND_KEYS, type LolaCommandKeyName } from "../../src/wire/lola/constants.js";
+import { array16, f32, fixarray, fixmap, str } from "./helpers.js";
+
+interface Got {
+  updates: LolaCommandUpdate[];
+  problems: LolaCommandProblem[][];
+  error: LolaStreamError | null;
+}
+
+/** Feed `bytes` in the given chunk sizes (cycled); collect what comes out. */
+function feed(bytes: Uint8Array, chunkSizes: number[] = [bytes.length], reader = new LolaCommandReader()): Got {
+  const got: Got = { updates: [], problems: [], error: null };
+  let p = 0;
+  let k = 0;
+  while (p < bytes.length) {
+    const n = Math.max(1, chunkSizes[k++ % chunkSizes.length]!);
+    const err = reader.push(bytes.subarray(p, p + n), (u, pr) => {
+      got.updates.push(u);
+      got.problems.push(pr);
+    });
+    if (err) {
+      got.error = err;
+      break;
+    }
+    p += n;
+  }
+  return got;
+}
+
+const range = (n: number, f: (i: number) => number): number[] => Array.from({ length: n }, (_, i) => f(i));
+
+/** A full command with distinct values per key, as plain arrays (already float32-exact). */
+function fullCommand(): Record<LolaCommandKeyName, number[] | boolean[]> {
+  const c = {} as Record<LolaCommandKeyName, number[] | boolean[]>;
+  for (const k of LOLA_COMMAND_KEYS) {
+    c[k.key] = k.type === "bool" ? [true, false] : range(k.count, (i) => Math.fround(0.5 + i / 64));
+  }
+  return c;
+}
+
+function writerFor(keys: readonly LolaCommandKeyName[], c = fullCommand()): LolaCommandWriter {
+  const w = new LolaCommandWriter(keys);
+  for (const k of keys) {
+    if (k === "Sonar") w.setSonar(c.Sonar[0] as boolean, c.Sonar[1] as boolean);
+    else w.setFloats(k, c[k] as number[]);
+  }
+  return w;
+}
+
+describe("LoLA command reader", () => {
+  it("decodes nidhogg's 11-key, 786-byte command", () => {
+    const c = fullCommand();
+    const bytes = writerFor(LOLA_COMMAND_KEY_ORDER, c).bytes;
+    expect(bytes.length).toBe(786);
+    const got = feed(bytes);
+    expect(got.error).toBeNull();
+    expect(got.updates).toEqual([c]);
+    expect(got.problems).toEqual([[]]);
+  });
+
+  it("decodes HULKs' alphabetical keys (rmp-serde-like, via @msgpack/msgpack float32)", () => {
+    const c = fullCommand();
+    const sorted = Object.fromEntries(Object.entries(c).sort(([a], [b]) => (a < b ? -1 : 1)));
+    expect(Object.keys(sorted)).toEqual(["Chest", "LEar", "LEye", "LFoot", "Position", "REar", "REye", "RFoot", "Skull", "Sonar", "Stiffness"]);
+    const bytes = encode(sorted, { forceFloat32: true, forceIntegerToFloat: true });
+    expect(bytes.length).toBe(786);
+    const got = feed(bytes);
+    expect(got.updates).toEqual([c]);
+    expect(Object.keys(got.updates[0]!)).toEqual(Object.keys(sorted));
+  });
+
+  it("decodes B-Human's 10 keys without Sonar (777 bytes); Sonar stays absent", () => {
+    const keys: LolaCommandKeyName[] = ["Position", "Stiffness", "REar", "LEar", "Chest", "LEye", "REye", "LFoot", "RFoot", "Skull"];
+    const bytes = writerFor(keys).bytes;
+    expect(bytes.length).toBe(777);
+    const got = feed(bytes);
+    expect(got.problems).toEqual([[]]);
+    expect(Object.keys(got.updates[0]!)).toEqual(keys);
+    expect(got.updates[0]!.Sonar).toBeUndefined();
+  });
+
+  it("accepts integers where floats are expected (msgpack-c ≥ 6.1 packs 0.0 as 0)", () => {
+    const position = range(25, (i) => (i % 2 === 0 ? 0 : 0.25));
+    const stiffness = range(25, (i) => (i < 10 ? 1 : 0));
+    // msgpackr packs whole numbers as fixints, non-whole as float64: the worst case for LoLA.
+    const bytes = pack({ Stiffness: stiffness, Position: position, Chest: [1, 0, 0], Sonar: [true, true] });
+    expect(bytes.includes(0xca)).toBe(false);
+    const got = feed(bytes);
+    expect(got.problems).toEqual([[]]);
+    expect(got.updates[0]).toEqual({ Stiffness: stiffness, Position: position, Chest: [1, 0, 0], Sonar: [true, true] });
+    // uint 64, int 64, int 8 and negative fixint in float places, and 0/1 for Sonar.
+    const raw = Uint8Array.from([
+      ...fixmap(2),
+      ...str("Chest"), ...fixarray(3), 0xcf, 0, 0, 0, 0, 0, 0, 0, 1, 0xd3, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xd0, 0x80, // 1, -1, -128
+      ...str("Sonar"), ...fixarray(2), 0x01, 0x00, // 1, 0
+    ]);
+    const got2 = feed(raw);
+    expect(got2.problems).toEqual([[]]);
+    expect(got2.updates[0]).toEqual({ Chest: [1, -1, -128], Sonar: [true, false] });
+  });
+
+  it("rejects a wrong-length array with a reason and applies the other keys", () => {
+    const bytes = encode({ Position: range(24, () => 0.5), Stiffness: range(25, () => 1), Chest: [1, 1] }, { forceFloat32: true, forceIntegerToFloat: true });
+    const got = feed(bytes);
+    expect(got.error).toBeNull();
+    expect(got.updates[0]).toEqual({ Stiffness: range(25, () => 1) });
+    expect(got.problems[0]).toEqual([
+      { key: "Position", reason: "expected 25 values, got 24" },
+      { key: "Chest", reason: "expected 3 values, got 2" },
+    ]);
+  });
+
+  it("rejects wrong types per key, ignores unknown and non-string keys, each with a reason", () => {
+    const m = new Map<unknown, unknown>([
+      ["Position", [...range(24, () => 0), "x"]],
+      ["Stiffness", { a: 1 }],
+      ["Sonar", [0.5, true]],
+      ["LEar", null],
+      ["Skull", range(12, () => 0.25)],
+      ["Head", [1]],
+      [7, [1]],
+    ]);
+    const got = feed(pack(m));
+    expect(got.updates[0]).toEqual({ Skull: range(12, () => 0.25) });
+    const reasons = Object.fromEntries(got.problems[0]!.map((p) => [p.key, p.reason]));
+    expect(reasons.Position).toBe('element 24 is the string "x"; expected a number');
+    expect(reasons.Stiffness).toMatch(/expected an array of 25 numbers, got/);
+    expect(reasons.Sonar).toBe("element 0 is number 0.5; expected a boolean (or 0/1)");
+    expect(reasons.LEar).toBe("expected an array of 10 numbers, got nil");
+    expect(reasons.Head).toMatch(/unknown key, ignored/);
+    expect(reasons["7"]).toMatch(/keys must be strings/);
+  });
+
+  it("the update type is assignable to NaoCommandUpdate", () => {
+    const u: LolaCommandUpdate = { Position: [0], Sonar: [true, false] };
+    const n: NaoCommandUpdate = u; // compile-time check
+    expect(n).toBe(u);
+  });
+
+  it("reassembles a message split at every byte boundary and several merged in one write", () => {
+    const c = fullCommand();
+    const one = writerFor(LOLA_COMMAND_KEY_ORDER, c).bytes;
+    for (let cut = 1; cut < one.length; cut++) {
+      const r = new LolaCommandReader();
+      const got: LolaCommandUpdate[] = [];
+      expect(r.push(one.subarray(0, cut), (u) => got.push(u))).toBeNull();
+      expect(got).toHaveLength(0);
+      expect(r.pendingBytes).toBe(cut);
+      expect(r.push(one.subarray(cut), (u) => got.push(u))).toBeNull();
+      expect(got).toEqual([c]);
+      expect(r.pendingBytes).toBe(0);
+    }
+    const three = new Uint8Array(3 * one.length);
+    for (let i = 0; i < 3; i++) three.set(one, i * one.length);
+    expect(feed(three).updates).toEqual([c, c, c]);
+    expect(feed(three, [1]).updates).toEqual([c, c, c]);
+    expect(feed(three, [700, 900, 3, 1000]).updates).toEqual([c, c, c]);
+  });
+
+  it("an empty map is a valid (empty) command", () => {
+    expect(feed(Uint8Array.of(0x80)).updates).toEqual([{}]);
+  });
+
+  it("garbage bytes: one clear error, and the reader stays failed", () => {
+    const cases: Array<[Uint8Array, string, RegExp]> = [
+      [Uint8Array.of(0x81, ...str("Chest"), 0xc1), "malformed", /stream byte 7 is 0xc1, which MessagePack never uses/],
+      [new TextEncoder().encode("hello"), "not-a-map", /must be MessagePack maps; stream byte 0 is 0x68 \(positive fixint\): bytes 68 65 6c 6c 6f/],
+      [Uint8Array.of(0x81, ...str("Chest"), 0xd4, 1, 2), "extension", /0xd4, a MessagePack extension type/],
+      [Uint8Array.of(0x81, ...str("Chest"), 0xdb, 0xff, 0xff, 0xff, 0xff), "too-large", /larger than 65536 bytes/],
+      [Uint8Array.of(0x81, ...str("Chest"), 0xdd, 0x00, 0x10, 0x00, 0x00), "too-large", /larger than 65536 bytes/],
+    ];
+    for (const [bytes, kind, msg] of cases) {
+      const r = new LolaCommandReader();
+      const got = feed(bytes, [bytes.length], r);
+      expect(got.error, kind).toBeInstanceOf(LolaStreamError);
+      expect(got.error!.kind).toBe(kind);
+      expect(got.error!.message).toMatch(msg);
+      // Sticky: later good bytes are not decoded.
+      expect(r.push(Uint8Array.of(0x80), () => expect.unreachable())).toBe(got.error);
+    }
+    // The offset counts bytes since the connection started, across messages and chunks.
+    const good = Uint8Array.of(0x80, 0x80, 0x80);
+    const r = new LolaCommandReader();
+    feed(good, [2], r);
+    expect(r.push(Uint8Array.of(0x81, 0xc1), () => {})!.message).toMatch(/stream byte 4 is 0xc1/);
+  });
+
+  it("a smaller maxMessageBytes bounds buffering", () => {
+    const r = new LolaCommandReader({ maxMessageBytes: 100 });
+    const bytes = writerFor(LOLA_COMMAND_KEY_ORDER).bytes;
+    const got = feed(bytes, [10], r);
+    expect(got.error?.kind).toBe("too-large");
+    expect(r.pendingBytes).toBe(0);
+  });
+});
+
+// ---- properties ----
+
+/** One encoded float in any of the encodings a client might use. */
+const encodedNumber = fc.oneof(
+  fc.float({ noNaN: true }).map((v) => ({ value: Math.fround(v), bytes: f32(v) })),
+  fc.double({ noNaN: true }).map((v) => {
+    const dv = new DataView(new ArrayBuffer(9));
+    dv.setUint8(0, 0xcb);
+    dv.setFloat64(1, v);
+    return { value: v, bytes: Array.from(new Uint8Array(dv.buffer)) };
+  }),
+  fc.integer({ min: 0, max: 127 }).map((v) => ({ value: v, bytes: [v] })),
+  fc.integer({ min: -32, max: -1 }).map((v) => ({ value: v, bytes: [v & 0xff] })),
+  fc.integer({ min: 0, max: 65535 }).map((v) => ({ value: v, bytes: [0xcd, v >> 8, v & 0xff] })),
+);
+
+/** A valid command map: a random subset of keys, random order, mixed number encodings. */
+const validCommand = fc
+  .shuffledSubarray([...LOLA_COMMAND_KEYS])
+  .chain((keys) =>
+    fc.tuple(
+      ...keys.map((k) =>
+        k.type === "bool"
+          ? fc.array(fc.boolean(), { minLength: 2, maxLength: 2 }).map((bs) => ({ key: k.key, value: bs as unknown[], bytes: [...fixarray(2), ...bs.map((b) => (b ? 0xc3 : 0xc2))] }))
+          : fc.array(encodedNumber, { minLength: k.count, maxLength: k.count }).map((ns) => ({
+              key: k.key,
+              value: ns.map((n) => n.value) as unknown[],
+              bytes: [...(k.count > 15 ? array16(k.count) : fixarray(k.count)), ...ns.flatMap((n) => n.bytes)],
+            })),
+      ),
+    ),
+  )
+  .map((entries) => ({
+    expected: Object.fromEntries(entries.map((e) => [e.key, e.value])),
+    bytes: Uint8Array.from([...fixmap(entries.length), ...entries.flatMap((e) => [...str(e.key), ...e.bytes])]),
+  }));
+
+describe("LoLA command reader properties", () => {
+  it("arbitrary bytes in arbitrary chunks never throw; the result is messages or one stream error", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 600 }), fc.array(fc.integer({ min: 1, max: 64 }), { minLength: 1, maxLength: 8 }), (bytes, chunks) => {
+        const r = new LolaCommandReader({ maxMessageBytes: 4096 });
+        const got = feed(bytes, chunks, r);
+        if (got.error) expect(got.error.message.length).toBeGreaterThan(10);
+        for (const u of got.updates) expect(typeof u).toBe("object");
+        return true;
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("valid maps prefixed to garbage still decode before the error", () => {
+    fc.assert(
+      fc.property(validCommand, fc.uint8Array({ minLength: 1, maxLength: 50 }), (cmd, junk) => {
+        const all = new Uint8Array(cmd.bytes.length + junk.length);
+        all.set(cmd.bytes);
+        all.set(junk, cmd.bytes.length);
+        const got = feed(all, [7]);
+        expect(got.updates[0]).toEqual(cmd.expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("any valid map split at any byte boundary decodes the same as whole", () => {
+    fc.assert(
+      fc.property(validCommand, fc.nat(), fc.array(fc.integer({ min: 1, max: 97 }), { minLength: 1, maxLength: 6 }), (cmd, cutSeed, sizes) => {
+        const whole = feed(cmd.bytes);
+        expect(whole.error).toBeNull();
+        expect(whole.updates).toEqual([cmd.expected]);
+        expect(whole.problems).toEqual([[]]);
+        const cut = 1 + (cutSeed % Math.max(1, cmd.bytes.length - 1));
+        expect(feed(cmd.bytes, [cut, cmd.bytes.length]).updates).toEqual(whole.updates);
+        // Two copies merged, then split by arbitrary chunk sizes.
+        const two = new Uint8Array(2 * cmd.bytes.length);
+        two.set(cmd.bytes);
+        two.set(cmd.bytes, cmd.bytes.length);
+        expect(feed(two, sizes).updates).toEqual([cmd.expected, cmd.expected]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
