@@ -15,6 +15,7 @@ export const ERRORS = {
   BL_ERR_AUTH_UNKNOWN_LEASE: { status: 403, message: "lease %s is not held (expired or released); acquire a new one" },
   BL_ERR_CMD_INVALID: { status: 400, message: "invalid command: %s" },
   BL_ERR_CMD_UNSUPPORTED: { status: 404, message: "this body (%s) has no %s" },
+  BL_ERR_CMD_JOINT_FAULT: { status: 409, message: "joint %s has error id %s and is stopped; diagnose the fault, then clear it (clearError) before commanding motion" },
   BL_ERR_STATE_NONE: { status: 503, message: "no current state yet: the body has not completed a cycle" },
   BL_ERR_CLI_NO_RUNTIME: { status: 503, message: "no runtime answers at %s; start one with `bodylink serve` (or pass --url)" },
 } as const;

@@ -1,0 +1,83 @@
+/**
+ * Validation of P7 commands. The runtime calls these before anything reaches the arm; a refused
+ * command changes nothing. The rules (docs/p7.md, "Commands and their checks"):
+ *
+ * - joint targets: exactly 7 values, each a finite number (no NaN, no ±Infinity), each inside the
+ *   command limits `P7_MIN_RAD..P7_MAX_RAD` (inclusive). A target outside the limits is
+ *   **refused**, not clamped: the API can say why, and silently moving somewhere else than asked
+ *   is the "success but nothing happened" failure users of other arms report.
+ * - speed (moveJoints): omitted → π/3 rad/s for every joint (the SDK default); one number → that
+ *   speed for every joint; or 7 numbers. Each must be finite and > 0. A speed above a joint's
+ *   maximum is **clamped** to that maximum (a speed is an upper bound, so this never moves the arm
+ *   faster than asked); the command's answer reports the speeds applied.
+ * - joint index (clearError): an integer 0..6, or omitted for all joints.
+ *
+ * Pure and browser-safe. The validators write into a caller-owned Float64Array and allocate only
+ * the reason string of a refusal, so a 250 Hz servo stream does not allocate.
+ */
+import { P7_DEFAULT_SPEED_RAD_S, P7_JOINT_COUNT, P7_JOINT_NAMES, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "./joints.js";
+
+function isArrayLike(v: unknown): v is ArrayLike<unknown> {
+  return Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView));
+}
+
+function describe(v: unknown): string {
+  if (typeof v === "number") return String(v);
+  if (v === null) return "null";
+  return typeof v;
+}
+
+/**
+ * Check 7 joint targets, rad. On success copies them into `into` (length ≥ 7) and returns null;
+ * on failure returns the reason and leaves `into` unchanged.
+ */
+export function validateJointTargets(targets: unknown, into: Float64Array): string | null {
+  if (!isArrayLike(targets)) return `joint targets must be an array of ${P7_JOINT_COUNT} numbers (rad), got ${describe(targets)}`;
+  if (targets.length !== P7_JOINT_COUNT) return `expected ${P7_JOINT_COUNT} joint targets (rad), got ${targets.length}`;
+  for (let i = 0; i < P7_JOINT_COUNT; i++) {
+    const v = targets[i];
+    if (typeof v !== "number" || !Number.isFinite(v)) {
+      return `target for ${P7_JOINT_NAMES[i]} (index ${i}) must be a finite number, got ${describe(v)}`;
+    }
+    if (v < P7_MIN_RAD[i]! || v > P7_MAX_RAD[i]!) {
+      return `target for ${P7_JOINT_NAMES[i]} (index ${i}) is ${v} rad, outside its limits [${P7_MIN_RAD[i]}, ${P7_MAX_RAD[i]}] rad`;
+    }
+  }
+  for (let i = 0; i < P7_JOINT_COUNT; i++) into[i] = targets[i] as number;
+  return null;
+}
+
+/**
+ * Check a move speed, rad/s: undefined, one number, or 7 numbers. On success writes the speed to
+ * apply per joint (clamped to `P7_MAX_SPEED_RAD_S`) into `into` and returns null.
+ */
+export function validateSpeed(speed: unknown, into: Float64Array): string | null {
+  if (speed === undefined) {
+    for (let i = 0; i < P7_JOINT_COUNT; i++) into[i] = Math.min(P7_DEFAULT_SPEED_RAD_S, P7_MAX_SPEED_RAD_S[i]!);
+    return null;
+  }
+  if (typeof speed === "number") {
+    if (!Number.isFinite(speed) || speed <= 0) return `speed must be a finite number > 0 (rad/s), got ${speed}`;
+    for (let i = 0; i < P7_JOINT_COUNT; i++) into[i] = Math.min(speed, P7_MAX_SPEED_RAD_S[i]!);
+    return null;
+  }
+  if (!isArrayLike(speed)) return `speed must be a number or ${P7_JOINT_COUNT} numbers (rad/s), got ${describe(speed)}`;
+  if (speed.length !== P7_JOINT_COUNT) return `expected ${P7_JOINT_COUNT} speeds (rad/s), got ${speed.length}`;
+  for (let i = 0; i < P7_JOINT_COUNT; i++) {
+    const v = speed[i];
+    if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) {
+      return `speed for ${P7_JOINT_NAMES[i]} (index ${i}) must be a finite number > 0 (rad/s), got ${describe(v)}`;
+    }
+  }
+  for (let i = 0; i < P7_JOINT_COUNT; i++) into[i] = Math.min(speed[i] as number, P7_MAX_SPEED_RAD_S[i]!);
+  return null;
+}
+
+/** Check an optional joint index for clearError: undefined (all joints) or an integer 0..6. */
+export function validateJointIndex(joint: unknown): string | null {
+  if (joint === undefined) return null;
+  if (typeof joint !== "number" || !Number.isInteger(joint) || joint < 0 || joint >= P7_JOINT_COUNT) {
+    return `joint must be an integer index 0..${P7_JOINT_COUNT - 1} (${P7_JOINT_NAMES.join(", ")}) or omitted for all, got ${describe(joint)}`;
+  }
+  return null;
+}

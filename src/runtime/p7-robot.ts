@@ -1,0 +1,385 @@
+/**
+ * The AIRBOT P7 arm's runtime object: a 4 ms (250 Hz) cycle that reads the (simulated) arm into
+ * a `P7State`, the P7 SDK's three getters as frozen snapshots with source timestamps, and the
+ * arm's commands behind the shared control lease.
+ *
+ * Cycle (perform side, allocation-free): check the commanding lease → advance the arm by the
+ * elapsed time → read its frame → copy it into the state with length checks → notify listeners.
+ * Getters and commands run on the prepare side (they allocate the snapshot or the answer).
+ *
+ * Safety rules (docs/p7.md):
+ * - reads never need a lease; `moveJoints`, `servoJoints` and `clearError` need the lease id;
+ * - while the lease that commanded the arm is held, its last command stays in force; when that
+ *   lease ends (released, expired, revoked) the arm decelerates at its stop rate and holds its
+ *   position (velocity zero) until the next holder commands it;
+ * - `emergencyStop(reason)` needs no lease: every joint stops and holds, the lease is revoked;
+ * - a joint with a nonzero error id is stopped by the arm; motion commands are refused until the
+ *   error is cleared (409 BL_ERR_CMD_JOINT_FAULT); the other joints finish their current motion;
+ * - when the link is lost the getters return null at once, commands are refused (503) and the arm
+ *   stops itself; after the link returns the arm holds until commanded again.
+ */
+import {
+  validateJointIndex,
+  validateJointTargets,
+  validateSpeed,
+} from "../bodies/p7/commands.js";
+import { P7_JOINT_COUNT, P7_JOINT_NAMES } from "../bodies/p7/joints.js";
+import {
+  type ArmJointState,
+  type ArmMotorState,
+  type ImuState,
+  P7State,
+  type P7StateSnapshot,
+  snapshotImuState,
+  snapshotJointState,
+  snapshotMotorState,
+  toP7StateSnapshot,
+} from "../bodies/p7/state.js";
+import { BodylinkError } from "../errors.js";
+import type { P7SimParams } from "../sim/p7/constants.js";
+import { P7Sim, type P7SimFrame } from "../sim/p7/arm-sim.js";
+import { Authority, type LeaseInfo } from "./authority.js";
+import { type Clock, MonotonicClock } from "./clock.js";
+import { type CycleBody, CycleLoop } from "./loop.js";
+import type { RobotBase, RobotHealth } from "./robot.js";
+
+export const P7_PERIOD_MS = 4;
+/** Elapsed time beyond this between two cycles is not simulated (a paused process must not lurch the arm). */
+const MAX_CYCLE_DT_MS = 100;
+
+export type P7LinkStatus = RobotHealth["link"];
+
+export interface P7RobotOptions {
+  /** Defaults to a MonotonicClock. Use a SimClock in tests. */
+  clock?: Clock;
+  /** Seed of the simulated arm (noise, initial temperatures). Defaults to 1. */
+  seed?: number;
+  /** The runtime's one Authority, when several servers share it. Defaults to a new one on `clock`. */
+  authority?: Authority;
+  /** Simulator parameters to override (thermal model, noise). */
+  simParams?: Partial<P7SimParams>;
+  /** Starting joint angles of the simulated arm, rad. Defaults to all zeros (upright). */
+  initialAnglesRad?: ArrayLike<number>;
+}
+
+export type P7CommandResult<T extends object = Record<never, never>> = ({ readonly ok: true } & T) | { readonly ok: false; readonly error: BodylinkError };
+
+export interface P7MoveOptions {
+  /**
+   * Speed limit, rad/s: one number for every joint or 7 numbers. Defaults to π/3 (the SDK's
+   * default). Values above a joint's maximum are clamped to it; ≤ 0, NaN or ±Infinity are refused.
+   */
+  speedRadS?: number | ArrayLike<number>;
+}
+
+export interface P7MoveAccepted {
+  /** Estimated duration of the move from rest, s (joints arrive together). */
+  readonly etaS: number;
+  /** The speed limit applied per joint after clamping, rad/s. */
+  readonly speedRadS: readonly number[];
+}
+
+export interface P7ClearAccepted {
+  /** Indices of the joints whose error id was nonzero and is now 0. */
+  readonly clearedJoints: readonly number[];
+}
+
+export class P7Robot implements RobotBase {
+  readonly kind = "p7" as const;
+  readonly clock: Clock;
+  readonly authority: Authority;
+  readonly loop: CycleLoop;
+  /** The simulated arm, for fault hooks in tests (`injectError`, `setReportedLengths`). */
+  readonly sim: P7Sim;
+  /** Live state, overwritten in place every cycle: read it on the perform side, never hand it out. */
+  readonly state = new P7State();
+
+  #link: P7LinkStatus = "starting";
+  #safetyReason: string | null = "no control lease held: holding position";
+  #lastCycleMs = Number.NaN;
+  /** The lease whose command the arm is executing, or null (holding). */
+  #commandLease: string | null = null;
+  readonly #targets = new Float64Array(P7_JOINT_COUNT);
+  readonly #speeds = new Float64Array(P7_JOINT_COUNT);
+  readonly #counters = { linkLost: 0, lengthMismatch: 0, emergencyStops: 0, refusedCommands: 0, leaseEndedStops: 0 };
+  // One frozen snapshot per model per cycle, built on first request.
+  #cacheSeq = -1;
+  #joints: ArmJointState | null = null;
+  #motors: ArmMotorState | null = null;
+  #imu: ImuState | null = null;
+  #all: P7StateSnapshot | null = null;
+  #built = 0; // bit per model already built for #cacheSeq
+  readonly #onReleased = (info: LeaseInfo, why: "released" | "expired" | "revoked"): void => {
+    if (info.id !== this.#commandLease) return;
+    this.#commandLease = null;
+    this.sim.stopAll();
+    this.#counters.leaseEndedStops++;
+    if (why !== "revoked" || this.#safetyReason === null) this.#safetyReason = `control lease ${why}: holding position`;
+  };
+
+  private constructor(opts: P7RobotOptions) {
+    this.clock = opts.clock ?? new MonotonicClock();
+    this.authority = opts.authority ?? new Authority(this.clock);
+    this.sim = new P7Sim({ seed: opts.seed ?? 1, params: opts.simParams, initialAnglesRad: opts.initialAnglesRad });
+    const body: CycleBody = { periodMs: P7_PERIOD_MS, cycle: (nowMs) => this.#cycle(nowMs) };
+    this.loop = new CycleLoop(body, this.clock);
+    this.authority.on("released", this.#onReleased);
+  }
+
+  /** A P7 runtime on a simulated arm, not started. Async like the other bodies' `create`. */
+  static async create(opts: P7RobotOptions = {}): Promise<P7Robot> {
+    return new P7Robot(opts);
+  }
+
+  /** "starting" until the first frame, then "ok"; "lost" while the link is down; "stopped" after stop(). */
+  get link(): P7LinkStatus {
+    return this.#link;
+  }
+
+  async start(): Promise<void> {
+    if (this.loop.running) return;
+    if (this.#link === "stopped") this.#link = "starting";
+    this.loop.start();
+  }
+
+  /** Stop all joints, revoke the lease, stop the cycle. Getters return null afterwards. Idempotent. */
+  async stop(): Promise<void> {
+    this.sim.stopAll();
+    this.authority.revoke();
+    this.#commandLease = null;
+    await this.loop.stop();
+    this.#link = "stopped";
+    this.state.invalidate();
+  }
+
+  health(): RobotHealth {
+    const h = this.authority.holder();
+    let jointErrors = 0;
+    for (let i = 0; i < P7_JOINT_COUNT; i++) if (this.sim.errorId(i) !== 0) jointErrors++;
+    return {
+      body: "p7",
+      link: this.#link,
+      safetyReason: this.#safetyReason,
+      cycle: { ...this.loop.timing.summary(), nominalPeriodMs: P7_PERIOD_MS },
+      errors: { ...this.#counters, jointErrors },
+      control: h ? { owner: h.owner, source: h.source, expiresAtEpochMs: h.expiresAtEpochMs } : null,
+    };
+  }
+
+  onCycle(listener: (seq: number, nowMs: number) => void): () => void {
+    return this.loop.onCycle(listener);
+  }
+
+  // ---- reads (no lease) ------------------------------------------------------------------
+
+  /** Joint angles (rad), velocities (rad/s), efforts (N·m) of the latest cycle; frozen, or null. */
+  getJointState(): ArmJointState | null {
+    this.#refreshCache();
+    if (!(this.#built & 1)) {
+      this.#joints = snapshotJointState(this.state);
+      this.#built |= 1;
+    }
+    return this.#joints;
+  }
+
+  /** Motor temperatures (°C) and raw error ids of the latest cycle; frozen, or null. */
+  getMotorState(): ArmMotorState | null {
+    this.#refreshCache();
+    if (!(this.#built & 2)) {
+      this.#motors = snapshotMotorState(this.state);
+      this.#built |= 2;
+    }
+    return this.#motors;
+  }
+
+  /** IMU angular velocity (rad/s) and linear acceleration incl. gravity (m/s²), arm_imu frame; frozen, or null. */
+  getImuState(): ImuState | null {
+    this.#refreshCache();
+    if (!(this.#built & 4)) {
+      this.#imu = snapshotImuState(this.state);
+      this.#built |= 4;
+    }
+    return this.#imu;
+  }
+
+  /** Joints, motors and IMU from one cycle; frozen, or null when any of the three is null. */
+  getState(): P7StateSnapshot | null {
+    this.#refreshCache();
+    if (!(this.#built & 8)) {
+      this.#all = toP7StateSnapshot(this.getJointState(), this.getMotorState(), this.getImuState());
+      this.#built |= 8;
+    }
+    return this.#all;
+  }
+
+  // ---- commands (lease) --------------------------------------------------------------------
+
+  /**
+   * Point-to-point move of all 7 joints to `targetsRad` (rad, inside the command limits), at most
+   * at the speed limit, joints arriving together. Replaces any motion in progress.
+   */
+  moveJoints(leaseId: string, targetsRad: ArrayLike<number>, opts: P7MoveOptions = {}): P7CommandResult<P7MoveAccepted> {
+    const refused = this.#admit(leaseId);
+    if (refused) return refused;
+    const bad = validateJointTargets(targetsRad, this.#targets) ?? validateSpeed(opts?.speedRadS, this.#speeds);
+    if (bad) return this.#refuse(new BodylinkError("BL_ERR_CMD_INVALID", bad));
+    const fault = this.#faultRefusal();
+    if (fault) return fault;
+    const etaS = this.sim.moveTo(this.#targets, this.#speeds);
+    this.#accepted(leaseId);
+    return { ok: true, etaS, speedRadS: Object.freeze(Array.from(this.#speeds)) };
+  }
+
+  /**
+   * Servo: each joint tracks `targetsRad` (rad, inside the command limits) at its maximum speed and
+   * acceleration; each call replaces the previous targets. Meant for a stream of nearby targets.
+   * Allocation-free when accepted.
+   */
+  servoJoints(leaseId: string, targetsRad: ArrayLike<number>): P7CommandResult {
+    const refused = this.#admit(leaseId);
+    if (refused) return refused;
+    const bad = validateJointTargets(targetsRad, this.#targets);
+    if (bad) return this.#refuse(new BodylinkError("BL_ERR_CMD_INVALID", bad));
+    const fault = this.#faultRefusal();
+    if (fault) return fault;
+    this.sim.servo(this.#targets);
+    this.#accepted(leaseId);
+    return OK;
+  }
+
+  /**
+   * Clear the error id of `joint` (index 0..6), or of every joint when omitted; the joint then
+   * holds where it stopped. Clear only after diagnosing the fault: a persisting condition (an
+   * over-temperature) sets its bit again on the next cycle.
+   */
+  clearError(leaseId: string, joint?: number): P7CommandResult<P7ClearAccepted> {
+    const refused = this.#admit(leaseId);
+    if (refused) return refused;
+    const bad = validateJointIndex(joint);
+    if (bad) return this.#refuse(new BodylinkError("BL_ERR_CMD_INVALID", bad));
+    const cleared = this.sim.clearError(joint);
+    this.#copyErrorIds();
+    return { ok: true, clearedJoints: Object.freeze(cleared) };
+  }
+
+  /** No lease needed: every joint stops at its stop rate and holds; the lease is revoked. */
+  emergencyStop(reason: string): void {
+    this.sim.stopAll();
+    this.#counters.emergencyStops++;
+    this.#safetyReason = `emergency stop: ${String(reason).slice(0, 200) || "no reason given"}`;
+    this.#commandLease = null;
+    this.authority.revoke();
+  }
+
+  // ---- fault hooks (tests) -----------------------------------------------------------------
+
+  /** Drop the link to the arm: getters return null now, commands get 503, the arm stops itself. */
+  simulateLinkLoss(): void {
+    this.sim.dropLink();
+    if (this.#link !== "lost") this.#counters.linkLost++;
+    this.#link = "lost";
+    this.state.invalidate();
+  }
+
+  /** Bring the link back: state returns on the next cycle; the arm holds until commanded again. */
+  restoreLink(): void {
+    this.sim.restoreLink();
+  }
+
+  // ---- internals ---------------------------------------------------------------------------
+
+  #cycle(nowMs: number): void {
+    const dtMs = Number.isNaN(this.#lastCycleMs) ? 0 : Math.min(MAX_CYCLE_DT_MS, Math.max(0, nowMs - this.#lastCycleMs));
+    this.#lastCycleMs = nowMs;
+    // Arbitrate: a lease that expired since the last cycle ends its command (the Authority emits
+    // "released" from isHeld, and #onReleased stops the arm).
+    if (this.#commandLease !== null) this.authority.isHeld(this.#commandLease);
+    this.sim.advance(dtMs / 1000);
+    const f = this.sim.read();
+    if (f === null) {
+      if (this.#link !== "lost") this.#counters.linkLost++;
+      this.#link = "lost";
+      this.state.invalidate();
+      return;
+    }
+    this.#copyFrame(f, nowMs);
+    this.#link = "ok";
+  }
+
+  /** Perform side: copy a frame into the state, model by model, checking lengths. */
+  #copyFrame(f: P7SimFrame, nowMs: number): void {
+    const s = this.state;
+    const n = P7_JOINT_COUNT;
+    s.seq++;
+    s.timestampMs = nowMs;
+    s.epochMs = this.clock.epochMs();
+    s.jointValid = f.angles.length === n && f.velocities.length === n && f.efforts.length === n;
+    if (s.jointValid) {
+      s.angles.set(f.angles);
+      s.velocities.set(f.velocities);
+      s.efforts.set(f.efforts);
+    }
+    s.motorValid = f.temperatures.length === n && f.errorIds.length === n;
+    if (s.motorValid) {
+      s.temperatures.set(f.temperatures);
+      s.errorIds.set(f.errorIds);
+    }
+    s.imuValid = f.angularVelocity.length === 3 && f.linearAcceleration.length === 3;
+    if (s.imuValid) {
+      s.angularVelocity.set(f.angularVelocity);
+      s.linearAcceleration.set(f.linearAcceleration);
+    }
+    if (!s.jointValid || !s.motorValid || !s.imuValid) this.#counters.lengthMismatch++;
+  }
+
+  /** After clearError the state shows the cleared ids at once, not a cycle later. */
+  #copyErrorIds(): void {
+    const f = this.sim.read();
+    if (f && this.state.motorValid && f.errorIds.length === P7_JOINT_COUNT) {
+      this.state.errorIds.set(f.errorIds);
+      this.#cacheSeq = -1;
+    }
+  }
+
+  #refreshCache(): void {
+    if (this.#cacheSeq === this.state.seq && this.#built !== -1) return;
+    this.#cacheSeq = this.state.seq;
+    this.#built = 0;
+    this.#joints = this.#motors = this.#imu = this.#all = null;
+  }
+
+  /** Lease and link checks common to every command; null when the command may proceed. */
+  #admit(leaseId: string): { ok: false; error: BodylinkError } | null {
+    if (typeof leaseId !== "string" || leaseId.length === 0) return this.#refuse(new BodylinkError("BL_ERR_AUTH_REQUIRED"));
+    if (!this.authority.isHeld(leaseId)) {
+      const h = this.authority.holder();
+      return this.#refuse(
+        h ? new BodylinkError("BL_ERR_AUTH_HELD", `${h.owner} (${h.source})`, new Date(h.expiresAtEpochMs).toISOString()) : new BodylinkError("BL_ERR_AUTH_UNKNOWN_LEASE", leaseId),
+      );
+    }
+    if (this.#link === "lost" || !this.sim.linkUp) return this.#refuse(new BodylinkError("BL_ERR_LINK_LOST", "the P7 arm does not answer (simulated link loss)"));
+    if (this.#link === "stopped") return this.#refuse(new BodylinkError("BL_ERR_LINK_LOST", "the P7 runtime is stopped"));
+    if (this.state.seq === 0 || !this.state.jointValid) return this.#refuse(new BodylinkError("BL_ERR_STATE_NONE"));
+    return null;
+  }
+
+  #faultRefusal(): { ok: false; error: BodylinkError } | null {
+    for (let i = 0; i < P7_JOINT_COUNT; i++) {
+      const id = this.sim.errorId(i);
+      if (id !== 0) return this.#refuse(new BodylinkError("BL_ERR_CMD_JOINT_FAULT", `${P7_JOINT_NAMES[i]} (index ${i})`, id));
+    }
+    return null;
+  }
+
+  #refuse(error: BodylinkError): { ok: false; error: BodylinkError } {
+    this.#counters.refusedCommands++;
+    return { ok: false, error };
+  }
+
+  #accepted(leaseId: string): void {
+    this.#commandLease = leaseId;
+    this.#safetyReason = null;
+  }
+}
+
+const OK = Object.freeze({ ok: true as const });

@@ -1,0 +1,476 @@
+/**
+ * A simulated AIRBOT Arm-P7: the arm-side service a runtime reads every 4 ms. It produces what
+ * the P7's service publishes (joint angles, velocities, efforts; motor temperatures and raw error
+ * ids; IMU angular velocity and linear acceleration in its own frame, gravity included) from a
+ * simple dynamics model, and takes joint targets.
+ *
+ * The P7 speaks a closed gRPC/DDS protocol, so there are no bytes to mirror here: the simulator's
+ * interface is the arm service's data model (`P7SimFrame`) and its motion verbs. The runtime
+ * (src/runtime/p7-robot.ts) validates every command before calling in; the simulator still
+ * clamps targets to the mechanical limits so a bug cannot drive it out of range.
+ *
+ * Model, per 4 ms step (docs/p7.md):
+ * - motion: each joint tracks its target with a trapezoidal velocity profile (speed and
+ *   acceleration limited; moves are scaled so all joints arrive together); a joint with a nonzero
+ *   error id, or told to stop, decelerates at its stop rate and then holds where it stopped;
+ * - effort = diagonal inertia · acceleration + viscous friction · velocity + gravity torque,
+ *   saturated at the effort limit, plus sensor noise;
+ * - temperature: first order towards ambient + idle rise + rise-at-limit · (effort/limit)²;
+ *   above `overTemperatureC` the motor latches `P7_SIM_ERROR.overTemperature`;
+ * - IMU on link 7: angular velocity = Σ joint rate · joint axis; linear acceleration = the IMU
+ *   point's acceleration (second difference of its position) minus gravity, both rotated into the
+ *   IMU frame, plus noise.
+ * Deterministic: the same seed and the same calls give the same frames, bit for bit.
+ *
+ * Allocation: `step()`/`advance()`/`read()` and the motion verbs allocate nothing; the fault
+ * hooks `setReportedLengths` allocate views once.
+ */
+import {
+  GRAVITY_M_S2,
+  P7_EFFORT_LIMIT_NM,
+  P7_HOME_RAD,
+  P7_JOINT_COUNT,
+  P7_MAX_ACCEL_RAD_S2,
+  P7_MAX_RAD,
+  P7_MAX_SPEED_RAD_S,
+  P7_MIN_RAD,
+  P7_RAW_LIMIT_MARGIN_RAD,
+  P7_STOP_DECEL_RAD_S2,
+  P7_VISCOUS_NM_S_RAD,
+} from "../../bodies/p7/joints.js";
+import { P7Kinematics } from "../../bodies/p7/kinematics.js";
+import { DEFAULT_P7_SIM_PARAMS, P7_SIM_ERROR, P7_SIM_MAX_CATCHUP_STEPS, P7_SIM_STEP_MS, type P7SimParams } from "./constants.js";
+import { SeededRandom } from "./random.js";
+
+const N = P7_JOINT_COUNT;
+const DT_S = P7_SIM_STEP_MS / 1000;
+/** Closer than this to its target (rad) and slow enough to stop in one step, a joint snaps onto it. */
+const SNAP_RAD = 1e-9;
+/** Arrays can be reported one longer than the body, to simulate an upstream length mismatch. */
+const JOINT_CAPACITY = N + 1;
+const IMU_CAPACITY = 4;
+
+/**
+ * One published reading of the arm service. The arrays are views owned by the simulator and are
+ * overwritten by the next step: copy what you keep. Lengths are the body's (7, 7, 3) unless a
+ * test changed them with `setReportedLengths`.
+ */
+export interface P7SimFrame {
+  /** Simulation steps since construction (one per 4 ms of simulated time). */
+  readonly seq: number;
+  /** rad, rad/s, N·m */
+  readonly angles: Float64Array;
+  readonly velocities: Float64Array;
+  readonly efforts: Float64Array;
+  /** °C */
+  readonly temperatures: Float64Array;
+  /** Raw integers, 0 = normal. */
+  readonly errorIds: Float64Array;
+  /** rad/s and m/s² in the arm_imu frame. */
+  readonly angularVelocity: Float64Array;
+  readonly linearAcceleration: Float64Array;
+}
+
+export interface P7SimOptions {
+  /** Seed of the noise and of the motors' initial temperatures. Defaults to 1. */
+  seed?: number;
+  /** Model parameters to override. */
+  params?: Partial<P7SimParams>;
+  /** Starting joint angles, rad (inside the command limits). Defaults to `P7_HOME_RAD`. */
+  initialAnglesRad?: ArrayLike<number>;
+}
+
+class Frame implements P7SimFrame {
+  seq = 0;
+  angles: Float64Array;
+  velocities: Float64Array;
+  efforts: Float64Array;
+  temperatures: Float64Array;
+  errorIds: Float64Array;
+  angularVelocity: Float64Array;
+  linearAcceleration: Float64Array;
+  constructor(
+    readonly full: {
+      angles: Float64Array; velocities: Float64Array; efforts: Float64Array; temperatures: Float64Array;
+      errorIds: Float64Array; angularVelocity: Float64Array; linearAcceleration: Float64Array;
+    },
+  ) {
+    this.angles = full.angles.subarray(0, N);
+    this.velocities = full.velocities.subarray(0, N);
+    this.efforts = full.efforts.subarray(0, N);
+    this.temperatures = full.temperatures.subarray(0, N);
+    this.errorIds = full.errorIds.subarray(0, N);
+    this.angularVelocity = full.angularVelocity.subarray(0, 3);
+    this.linearAcceleration = full.linearAcceleration.subarray(0, 3);
+  }
+}
+
+function hasBit(value: number, bit: number): boolean {
+  // Error ids may exceed 32 bits, so no bitwise operators.
+  return Math.floor(value / bit) % 2 === 1;
+}
+
+export class P7Sim {
+  readonly params: Readonly<P7SimParams>;
+  readonly #rng: SeededRandom;
+  readonly #kin = new P7Kinematics();
+
+  // True joint state.
+  readonly #q = new Float64Array(N);
+  readonly #v = new Float64Array(N);
+  readonly #acc = new Float64Array(N);
+  readonly #target = new Float64Array(N);
+  readonly #vProfile = new Float64Array(N);
+  readonly #aProfile = new Float64Array(N);
+  readonly #stopping = new Uint8Array(N);
+  readonly #errorIds = new Float64Array(N);
+  readonly #effort = new Float64Array(N);
+  readonly #tempC = new Float64Array(N);
+  readonly #gravity = new Float64Array(N);
+  readonly #inertia = new Float64Array(N);
+  readonly #thermalAlpha: number;
+
+  // IMU history (world frame) for the second difference.
+  readonly #imuPrevM = new Float64Array(3);
+  readonly #imuPrevVel = new Float64Array(3);
+  readonly #gyro = new Float64Array(3);
+  readonly #accel = new Float64Array(3);
+
+  readonly #frame: Frame;
+  #seq = 0;
+  #pendingS = 0;
+  #linkUp = true;
+
+  constructor(opts: P7SimOptions = {}) {
+    this.params = Object.freeze({ ...DEFAULT_P7_SIM_PARAMS, ...opts.params });
+    this.#rng = new SeededRandom(opts.seed ?? 1);
+    this.#thermalAlpha = 1 - Math.exp(-DT_S / Math.max(1e-6, this.params.thermalTimeConstantS));
+    const start = opts.initialAnglesRad ?? P7_HOME_RAD;
+    if (start.length !== N) throw new RangeError(`initialAnglesRad needs ${N} values, got ${start.length}`);
+    for (let i = 0; i < N; i++) {
+      const a = start[i]!;
+      if (!Number.isFinite(a) || a < P7_MIN_RAD[i]! || a > P7_MAX_RAD[i]!) throw new RangeError(`initialAnglesRad[${i}] = ${a} is outside the joint limits`);
+      this.#q[i] = a;
+      this.#target[i] = a;
+      this.#vProfile[i] = P7_MAX_SPEED_RAD_S[i]!;
+      this.#aProfile[i] = P7_MAX_ACCEL_RAD_S2[i]!;
+      // Motors start near ambient, each a little different (seeded).
+      this.#tempC[i] = this.params.ambientC + (this.#rng.next() - 0.5);
+    }
+    this.#frame = new Frame({
+      angles: new Float64Array(JOINT_CAPACITY), velocities: new Float64Array(JOINT_CAPACITY),
+      efforts: new Float64Array(JOINT_CAPACITY), temperatures: new Float64Array(JOINT_CAPACITY),
+      errorIds: new Float64Array(JOINT_CAPACITY), angularVelocity: new Float64Array(IMU_CAPACITY),
+      linearAcceleration: new Float64Array(IMU_CAPACITY),
+    });
+    this.#kin.update(this.#q);
+    this.#imuPrevM.set(this.#kin.imuM);
+    this.#computeEfforts();
+    this.#computeImu(false);
+    this.#publish();
+  }
+
+  /** Simulated time since construction, s. */
+  get timeS(): number {
+    return this.#seq * DT_S;
+  }
+  /** False while the link is dropped (`dropLink`). */
+  get linkUp(): boolean {
+    return this.#linkUp;
+  }
+  /** The kinematics of the current (true) pose; read-only use. */
+  get kinematics(): P7Kinematics {
+    return this.#kin;
+  }
+
+  /**
+   * Let `dtS` seconds of simulated time pass: runs one 4 ms step per whole period accumulated
+   * (the remainder carries over), at most `P7_SIM_MAX_CATCHUP_STEPS` per call. Returns the number
+   * of steps run.
+   */
+  advance(dtS: number): number {
+    if (!(dtS > 0)) return 0;
+    this.#pendingS += dtS;
+    let n = Math.floor((this.#pendingS + 1e-9) / DT_S);
+    this.#pendingS -= n * DT_S;
+    if (this.#pendingS < 0) this.#pendingS = 0;
+    if (n > P7_SIM_MAX_CATCHUP_STEPS) n = P7_SIM_MAX_CATCHUP_STEPS; // fell far behind: drop time, don't burst
+    for (let i = 0; i < n; i++) this.step();
+    return n;
+  }
+
+  /** One 4 ms step of the dynamics, then publish. */
+  step(): void {
+    const q = this.#q, v = this.#v;
+    for (let i = 0; i < N; i++) {
+      const vOld = v[i]!;
+      let vNew: number;
+      if (this.#errorIds[i] !== 0 || this.#stopping[i] === 1) {
+        // Stop at the stop rate, then hold where it stopped.
+        const dv = P7_STOP_DECEL_RAD_S2[i]! * DT_S;
+        vNew = Math.abs(vOld) <= dv ? 0 : vOld - Math.sign(vOld) * dv;
+        q[i] = q[i]! + vNew * DT_S;
+        this.#target[i] = q[i]!;
+        if (vNew === 0) this.#stopping[i] = 0;
+      } else {
+        const e = this.#target[i]! - q[i]!;
+        const ae = Math.abs(e);
+        const aFull = P7_MAX_ACCEL_RAD_S2[i]!;
+        if (ae <= SNAP_RAD && Math.abs(vOld) <= aFull * DT_S) {
+          q[i] = this.#target[i]!;
+          vNew = 0;
+        } else {
+          const aProf = this.#aProfile[i]!;
+          // Fastest speed v for this step that can still stop at the target decelerating at the
+          // profile's rate in whole steps: after moving v·dt, braking from v covers
+          // v²/(2a) − v·dt/2, so v²/(2a) + v·dt/2 ≤ e. (The continuous √(2ae) lags by one step and
+          // overshoots.) Also capped by the profile speed and by not stepping past the target.
+          const brakeCap = aProf * (Math.sqrt((DT_S * DT_S) / 4 + (2 * ae) / aProf) - DT_S / 2);
+          const cap = Math.min(this.#vProfile[i]!, brakeCap, ae / DT_S);
+          const vDes = e > 0 ? cap : -cap;
+          const dvWanted = vDes - vOld;
+          // Speed up at the profile's rate; slow down (or reverse) at the full rate.
+          const aUse = vOld * dvWanted < 0 ? Math.max(aProf, aFull) : aProf;
+          const dvMax = aUse * DT_S;
+          vNew = vOld + Math.min(dvMax, Math.max(-dvMax, dvWanted));
+          q[i] = q[i]! + vNew * DT_S;
+        }
+      }
+      // Mechanical end stops: the command limits widened by the raw margin.
+      const lo = P7_MIN_RAD[i]! - P7_RAW_LIMIT_MARGIN_RAD, hi = P7_MAX_RAD[i]! + P7_RAW_LIMIT_MARGIN_RAD;
+      if (q[i]! < lo || q[i]! > hi) {
+        q[i] = q[i]! < lo ? lo : hi;
+        vNew = 0;
+      }
+      v[i] = vNew;
+      this.#acc[i] = (vNew - vOld) / DT_S;
+    }
+    this.#kin.update(q);
+    this.#computeEfforts();
+    this.#updateThermal();
+    this.#computeImu(true);
+    this.#seq++;
+    this.#publish();
+  }
+
+  /** The latest published frame, or null while the link is dropped. Views: copy what you keep. */
+  read(): P7SimFrame | null {
+    return this.#linkUp ? this.#frame : null;
+  }
+
+  /**
+   * Point-to-point move: every joint without an error goes to its target, at most at
+   * `speedRadS[i]` and the joint's acceleration limit, scaled so all arrive together (exactly so
+   * when starting from rest). Joints with an error id keep holding. Returns the estimated
+   * duration from rest, s. Targets are clamped to the command limits (the runtime refuses them before).
+   */
+  moveTo(targetsRad: ArrayLike<number>, speedRadS: ArrayLike<number>): number {
+    let sv = Number.POSITIVE_INFINITY, sa = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < N; i++) {
+      if (this.#errorIds[i] !== 0) continue;
+      const ad = Math.abs(this.#clampTarget(i, targetsRad[i]!) - this.#q[i]!);
+      if (ad > SNAP_RAD) {
+        sv = Math.min(sv, Math.max(0, speedRadS[i]!) / ad);
+        sa = Math.min(sa, P7_MAX_ACCEL_RAD_S2[i]! / ad);
+      }
+    }
+    for (let i = 0; i < N; i++) {
+      if (this.#errorIds[i] !== 0) continue;
+      const t = this.#clampTarget(i, targetsRad[i]!);
+      const ad = Math.abs(t - this.#q[i]!);
+      this.#target[i] = t;
+      this.#stopping[i] = 0;
+      const vLim = Math.min(Math.max(0, speedRadS[i]!), P7_MAX_SPEED_RAD_S[i]!);
+      this.#vProfile[i] = ad > SNAP_RAD && Number.isFinite(sv) ? Math.min(vLim, ad * sv) : vLim;
+      this.#aProfile[i] = ad > SNAP_RAD && Number.isFinite(sa) ? Math.min(P7_MAX_ACCEL_RAD_S2[i]!, ad * sa) : P7_MAX_ACCEL_RAD_S2[i]!;
+    }
+    if (!Number.isFinite(sv) || !Number.isFinite(sa) || sv <= 0) return 0;
+    // Trapezoid on the path parameter s ∈ [0, 1] with speed sv and acceleration sa.
+    return (sv * sv) / sa >= 1 ? 2 * Math.sqrt(1 / sa) : 1 / sv + sv / sa;
+  }
+
+  /**
+   * Servo targets: each joint without an error tracks its new target independently at its maximum
+   * speed and acceleration (stream targets close together; the limits are the safety cap).
+   */
+  servo(targetsRad: ArrayLike<number>): void {
+    for (let i = 0; i < N; i++) {
+      if (this.#errorIds[i] !== 0) continue;
+      this.#target[i] = this.#clampTarget(i, targetsRad[i]!);
+      this.#stopping[i] = 0;
+      this.#vProfile[i] = P7_MAX_SPEED_RAD_S[i]!;
+      this.#aProfile[i] = P7_MAX_ACCEL_RAD_S2[i]!;
+    }
+  }
+
+  /** Stop one joint at its stop rate and hold where it comes to rest. */
+  stopJoint(joint: number): void {
+    checkJoint(joint);
+    this.#stopping[joint] = 1;
+  }
+
+  /** Stop every joint at its stop rate and hold (emergency stop, lease lost, link lost). */
+  stopAll(): void {
+    this.#stopping.fill(1);
+  }
+
+  /** True when no joint is moving and none is stopping. */
+  get atRest(): boolean {
+    for (let i = 0; i < N; i++) if (this.#v[i] !== 0 || this.#stopping[i] === 1) return false;
+    return true;
+  }
+
+  /** The current raw error id of `joint`. */
+  errorId(joint: number): number {
+    checkJoint(joint);
+    return this.#errorIds[joint]!;
+  }
+
+  /**
+   * Fault hook: set `joint`'s raw error id (a non-negative integer; 0 clears). A nonzero id stops
+   * that joint until cleared, like a motor fault.
+   */
+  injectError(joint: number, errorId: number): void {
+    checkJoint(joint);
+    if (!Number.isSafeInteger(errorId) || errorId < 0) throw new RangeError(`error id must be a non-negative integer, got ${errorId}`);
+    this.#errorIds[joint] = errorId;
+    if (errorId !== 0) this.#stopping[joint] = 1;
+    this.#publishErrors();
+  }
+
+  /**
+   * Clear the error id of one joint, or of all when `joint` is omitted. The joint then holds the
+   * position where it stopped. A condition that persists (a motor still over temperature) sets
+   * its bit again on the next step. Returns the joints whose id was nonzero.
+   */
+  clearError(joint?: number): number[] {
+    const cleared: number[] = [];
+    for (let i = 0; i < N; i++) {
+      if (joint !== undefined && i !== joint) continue;
+      if (this.#errorIds[i] !== 0) cleared.push(i);
+      this.#errorIds[i] = 0;
+      // Hold where it is; if it is still coming to rest, finish the stop first.
+      if (this.#v[i] !== 0) this.#stopping[i] = 1;
+      else this.#target[i] = this.#q[i]!;
+    }
+    this.#publishErrors();
+    return cleared;
+  }
+
+  /** Fault hook: the link drops; `read()` returns null and the arm's own watchdog stops it. */
+  dropLink(): void {
+    this.#linkUp = false;
+    this.stopAll();
+  }
+
+  /** Fault hook: the link comes back; the arm keeps holding until it gets a new command. */
+  restoreLink(): void {
+    this.#linkUp = true;
+  }
+
+  /**
+   * Fault hook: report arrays of other lengths than the body's (upstream arrays missing or
+   * mismatched). `joints` sets angles/velocities/efforts (0..8), `motors` temperatures/errorIds
+   * (0..8), `imu` both IMU vectors (0..4); omitted keys go back to the body's lengths.
+   */
+  setReportedLengths(lengths: { joints?: number; motors?: number; imu?: number }): void {
+    const j = lengths.joints ?? N, m = lengths.motors ?? N, u = lengths.imu ?? 3;
+    if (![j, m].every((n) => Number.isInteger(n) && n >= 0 && n <= JOINT_CAPACITY) || !Number.isInteger(u) || u < 0 || u > IMU_CAPACITY) {
+      throw new RangeError(`reported lengths out of range: ${JSON.stringify(lengths)}`);
+    }
+    const f = this.#frame, full = f.full;
+    f.angles = full.angles.subarray(0, j);
+    f.velocities = full.velocities.subarray(0, j);
+    f.efforts = full.efforts.subarray(0, j);
+    f.temperatures = full.temperatures.subarray(0, m);
+    f.errorIds = full.errorIds.subarray(0, m);
+    f.angularVelocity = full.angularVelocity.subarray(0, u);
+    f.linearAcceleration = full.linearAcceleration.subarray(0, u);
+  }
+
+  /** Clamp to the command limits; a non-finite target (unreachable through the runtime) holds. */
+  #clampTarget(i: number, t: number): number {
+    if (!Number.isFinite(t)) return this.#q[i]!;
+    return Math.min(P7_MAX_RAD[i]!, Math.max(P7_MIN_RAD[i]!, t));
+  }
+
+  #computeEfforts(): void {
+    this.#kin.gravityTorquesNm(this.#gravity);
+    this.#kin.inertiaDiagKgM2(this.#inertia);
+    for (let i = 0; i < N; i++) {
+      const e = this.#inertia[i]! * this.#acc[i]! + P7_VISCOUS_NM_S_RAD[i]! * this.#v[i]! + this.#gravity[i]!;
+      const lim = P7_EFFORT_LIMIT_NM[i]!;
+      this.#effort[i] = Math.min(lim, Math.max(-lim, e));
+    }
+  }
+
+  #updateThermal(): void {
+    const p = this.params;
+    for (let i = 0; i < N; i++) {
+      const load = this.#effort[i]! / P7_EFFORT_LIMIT_NM[i]!;
+      const steadyC = p.ambientC + p.idleRiseC + p.riseAtLimitC * load * load;
+      this.#tempC[i] = this.#tempC[i]! + (steadyC - this.#tempC[i]!) * this.#thermalAlpha;
+      if (this.#tempC[i]! > p.overTemperatureC && !hasBit(this.#errorIds[i]!, P7_SIM_ERROR.overTemperature)) {
+        this.#errorIds[i] = this.#errorIds[i]! + P7_SIM_ERROR.overTemperature;
+        this.#stopping[i] = 1;
+      }
+    }
+  }
+
+  /** IMU specific force and rate in the IMU frame (link 7's axes). `moved` = a step happened. */
+  #computeImu(moved: boolean): void {
+    const k = this.#kin;
+    const p = k.imuM;
+    // World-frame IMU velocity and acceleration by finite differences of its position.
+    let ax = 0, ay = 0, az = 0;
+    if (moved) {
+      const vx = (p[0]! - this.#imuPrevM[0]!) / DT_S, vy = (p[1]! - this.#imuPrevM[1]!) / DT_S, vz = (p[2]! - this.#imuPrevM[2]!) / DT_S;
+      ax = (vx - this.#imuPrevVel[0]!) / DT_S;
+      ay = (vy - this.#imuPrevVel[1]!) / DT_S;
+      az = (vz - this.#imuPrevVel[2]!) / DT_S;
+      this.#imuPrevVel[0] = vx;
+      this.#imuPrevVel[1] = vy;
+      this.#imuPrevVel[2] = vz;
+      this.#imuPrevM.set(p);
+    }
+    // Specific force f = a − g with g = (0, 0, −g0).
+    const fx = ax, fy = ay, fz = az + GRAVITY_M_S2;
+    let wx = 0, wy = 0, wz = 0;
+    for (let i = 0; i < N; i++) {
+      const qd = this.#v[i]!;
+      wx += qd * k.axis[3 * i]!;
+      wy += qd * k.axis[3 * i + 1]!;
+      wz += qd * k.axis[3 * i + 2]!;
+    }
+    // Into the IMU frame: Rᵀ·x with R = link 7's rotation (row-major at offset 54).
+    const R = k.rotation, o = 54;
+    this.#accel[0] = R[o]! * fx + R[o + 3]! * fy + R[o + 6]! * fz;
+    this.#accel[1] = R[o + 1]! * fx + R[o + 4]! * fy + R[o + 7]! * fz;
+    this.#accel[2] = R[o + 2]! * fx + R[o + 5]! * fy + R[o + 8]! * fz;
+    this.#gyro[0] = R[o]! * wx + R[o + 3]! * wy + R[o + 6]! * wz;
+    this.#gyro[1] = R[o + 1]! * wx + R[o + 4]! * wy + R[o + 7]! * wz;
+    this.#gyro[2] = R[o + 2]! * wx + R[o + 5]! * wy + R[o + 8]! * wz;
+  }
+
+  #publishErrors(): void {
+    this.#frame.full.errorIds.set(this.#errorIds);
+  }
+
+  #publish(): void {
+    const f = this.#frame.full, p = this.params, rng = this.#rng;
+    f.angles.set(this.#q);
+    f.velocities.set(this.#v);
+    for (let i = 0; i < N; i++) f.efforts[i] = this.#effort[i]! + rng.gaussian(p.effortNoiseNm);
+    f.temperatures.set(this.#tempC);
+    f.errorIds.set(this.#errorIds);
+    for (let i = 0; i < 3; i++) {
+      f.angularVelocity[i] = this.#gyro[i]! + rng.gaussian(p.gyroNoiseRadS);
+      f.linearAcceleration[i] = this.#accel[i]! + rng.gaussian(p.accelNoiseMS2);
+    }
+    this.#frame.seq = this.#seq;
+  }
+}
+
+function checkJoint(joint: number): void {
+  if (!Number.isInteger(joint) || joint < 0 || joint >= N) throw new RangeError(`joint must be an integer 0..${N - 1}, got ${joint}`);
+}
