@@ -17,7 +17,15 @@ export const ERRORS = {
   BL_ERR_CMD_UNSUPPORTED: { status: 404, message: "this body (%s) has no %s" },
   BL_ERR_CMD_JOINT_FAULT: { status: 409, message: "joint %s has error id %s and is stopped; diagnose the fault, then clear it (clearError) before commanding motion" },
   BL_ERR_STATE_NONE: { status: 503, message: "no current state yet: the body has not completed a cycle" },
+  BL_ERR_LOLA_SOCKET: { status: 500, message: "cannot serve LoLA on %s: %s" },
+  BL_ERR_LOLA_CONFIG: { status: 500, message: "cannot build the LoLA sensor message: %s" },
   BL_ERR_CLI_NO_RUNTIME: { status: 503, message: "no runtime answers at %s; start one with `bodylink serve` (or pass --url)" },
+  BL_ERR_API_BAD_REQUEST: { status: 400, message: "invalid request: %s" },
+  BL_ERR_API_NO_ROUTE: { status: 404, message: "no route %s %s; GET /openapi.json lists every route" },
+  BL_ERR_API_INTERNAL: { status: 500, message: "internal error: %s; this is a bug, please report it with the request that caused it" },
+  BL_ERR_CLIENT_WRONG_BODY: { status: 409, message: "the server at %s serves a %s body, not %s; check the URL or the expectBody option" },
+  BL_ERR_CLIENT_NO_WEBSOCKET: { status: 500, message: "no WebSocket implementation; pass { WebSocket } to connect() (in Node 20: import WebSocket from \"ws\")" },
+  BL_ERR_CLIENT_CLOSED: { status: 499, message: "the client was closed; connect() again" },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
