@@ -105,6 +105,11 @@ export interface BodyAdapter {
   readonly commands: readonly CommandRoute[];
   /** No lease needed: the body goes to its safe stop now and control is revoked. */
   emergencyStop(reason: string): void;
-  /** Cycle listener hook (runtime clock). Returns an unsubscribe function. */
+  /**
+   * Called after every body cycle on the perform side, with the runtime clock's time (the stream
+   * paces itself on it). Listeners must be cheap and allocation-free. Returns an unsubscribe.
+   */
   onCycle(listener: (seq: number, nowMs: number) => void): () => void;
+  /** Drop the adapter's own cycle listeners (server close). */
+  close(): void;
 }

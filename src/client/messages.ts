@@ -1,0 +1,146 @@
+/**
+ * The robot API's wire shapes as the SDK sees them: the stream's hello and state messages and the
+ * REST answers. They mirror the server's TypeBox schemas in src/serve/api (a type test checks that
+ * they agree). snake_case is the wire's spelling; the SDK's getters return camelCase snapshots.
+ *
+ * Types only: no runtime code, browser-safe.
+ */
+
+export type BodyKind = "nao" | "p7" | "tny360";
+export type LinkStatus = "starting" | "ok" | "degraded" | "lost" | "stopped";
+
+export interface HelloMessage {
+  readonly type: "hello";
+  readonly body: BodyKind;
+  readonly api_version: number;
+  readonly joint_names: readonly string[];
+  readonly rate_hz: number;
+  readonly epoch_ms: number;
+}
+
+/** The envelope of every state message (stream and GET /v1/state). */
+export interface StateEnvelope {
+  readonly type: "state";
+  readonly body: BodyKind;
+  /** Source cycle sequence number. */
+  readonly seq: number;
+  /** Source cycle time, runtime's monotonic clock, ms. */
+  readonly timestamp_ms: number;
+  /** Source cycle wall-clock time, ms since the Unix epoch. */
+  readonly epoch_ms: number;
+  readonly link: LinkStatus;
+}
+
+export interface NaoFields {
+  readonly battery: {
+    readonly charge: number;
+    readonly current: number;
+    /** Stream: LoLA's scale (28.5 °C reads 2.8). REST: whole °C. */
+    readonly temperature: number;
+    readonly charging: boolean;
+    readonly status: number;
+  };
+  readonly imu: {
+    readonly linear_acceleration: readonly number[];
+    readonly angular_velocity: readonly number[];
+    readonly roll_pitch: readonly number[];
+  };
+  readonly sonar: readonly number[];
+  readonly left_foot_pressure: readonly number[];
+  readonly right_foot_pressure: readonly number[];
+  readonly foot_weight: { readonly left: number; readonly right: number };
+  readonly center_of_pressure: { readonly left: readonly number[]; readonly right: readonly number[] };
+  readonly touch: {
+    readonly chest_button: boolean;
+    readonly head_front: boolean;
+    readonly head_middle: boolean;
+    readonly head_rear: boolean;
+    readonly left_foot: boolean;
+    readonly left_hand: boolean;
+    readonly right_foot: boolean;
+    readonly right_hand: boolean;
+  };
+  readonly joint_positions: readonly number[];
+  readonly joint_velocities: readonly number[];
+  readonly joint_currents: readonly number[];
+  readonly joint_temperatures: readonly number[];
+  readonly joint_status: readonly number[];
+  readonly joint_stiffness: readonly number[];
+  readonly head: { readonly voltage: number; readonly power: number; readonly current: number; readonly face_temperature: number };
+}
+
+export interface P7Fields {
+  readonly joint_positions: readonly number[];
+  readonly joint_velocities: readonly number[];
+  readonly joint_efforts: readonly number[];
+  readonly motor_temperatures: readonly number[];
+  readonly error_ids: readonly number[];
+  readonly imu: { readonly angular_velocity: readonly number[]; readonly linear_acceleration: readonly number[] };
+}
+
+export type NaoStateMessage = StateEnvelope & { readonly body: "nao" } & NaoFields;
+export type P7StateMessage = StateEnvelope & { readonly body: "p7" } & P7Fields;
+/** TNY-360 fields are described by GET /openapi.json; the SDK reads them generically. */
+export type Tny360StateMessage = StateEnvelope & { readonly body: "tny360" } & Readonly<Record<string, unknown>>;
+export type StateMessage = NaoStateMessage | P7StateMessage | Tny360StateMessage;
+
+export interface ControlHolder {
+  readonly owner: string;
+  readonly source: "api" | "lola" | "tny" | "cli";
+  readonly expires_at_epoch_ms: number;
+  readonly expires_at: string;
+}
+
+export interface LeaseAnswer {
+  readonly lease_id: string;
+  readonly owner: string;
+  readonly source: "api";
+  readonly lease_ms: number;
+  readonly expires_at_epoch_ms: number;
+  readonly expires_at: string;
+}
+
+export interface ErrorAnswer {
+  readonly code: string;
+  readonly status: number;
+  readonly message: string;
+  readonly holder?: ControlHolder;
+  readonly problems?: ReadonlyArray<{ readonly key: string; readonly reason: string }>;
+}
+
+export interface InfoAnswer {
+  readonly body: BodyKind;
+  readonly api_version: number;
+  readonly joint_names: readonly string[];
+  readonly stream: { readonly path: string; readonly rate_hz: number };
+  readonly lease: { readonly header: string; readonly min_ms: number; readonly max_ms: number; readonly default_ms: number };
+}
+
+export interface HealthAnswer {
+  readonly body: BodyKind;
+  readonly link: LinkStatus;
+  readonly safety_reason: string | null;
+  readonly cycle: {
+    readonly nominal_period_ms: number;
+    readonly cycles: number;
+    readonly late_cycles: number;
+    readonly period_ms: { readonly p50: number; readonly p99: number; readonly max: number };
+    readonly exec_ms: { readonly p50: number; readonly p99: number; readonly max: number };
+    readonly jitter_p99_ms: number;
+  };
+  readonly errors: Readonly<Record<string, number>>;
+  readonly control: ControlHolder | null;
+  readonly api: { readonly subscribers: number; readonly messages_sent: number; readonly messages_skipped: number };
+}
+
+export interface ControlStatusAnswer {
+  readonly held: boolean;
+  readonly holder: ControlHolder | null;
+}
+
+/** What a body command answers on success (NAO joints/LEDs/sonar). */
+export interface AppliedAnswer {
+  readonly applied: readonly string[];
+  readonly clamped: ReadonlyArray<{ readonly joint: string; readonly field: string; readonly requested: number; readonly applied: number }>;
+  readonly notes: readonly string[];
+}

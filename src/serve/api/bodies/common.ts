@@ -1,0 +1,38 @@
+/**
+ * Helpers the body adapters share: float32 values as short JSON numbers, joint-order remapping.
+ *
+ * Prepare side (allocates: these build the 20 Hz message and REST answers).
+ */
+
+/**
+ * The shortest decimal that reads back as the same float32. State values are float32 (LoLA's
+ * type); printed as float64 they carry noise digits (`0.30000001192092896`) that cost bytes on
+ * every message and suggest precision the sensor does not have. Non-finite values become 0: JSON
+ * has no NaN/Infinity, and state arrays are finite by construction (decoders reject the rest).
+ */
+export function f32(v: number): number {
+  if (!Number.isFinite(v)) return 0;
+  const f = Math.fround(v);
+  if (f === 0) return 0; // also folds −0, which JSON would print as 0 anyway
+  for (let p = 6; p < 10; p++) {
+    const r = Number(f.toPrecision(p));
+    if (Math.fround(r) === f) return r;
+  }
+  return f;
+}
+
+/** `src` as short float32 numbers; with `order`, element i is `src[order[i]]`. */
+export function f32Array(src: ArrayLike<number>, order?: ArrayLike<number>): number[] {
+  const n = order ? order.length : src.length;
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = f32(src[order ? order[i]! : i]!);
+  return out;
+}
+
+/** Plain integers (status bytes, error ids), optionally reordered. */
+export function intArray(src: ArrayLike<number>, order?: ArrayLike<number>): number[] {
+  const n = order ? order.length : src.length;
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = Math.trunc(src[order ? order[i]! : i]!); // u32 bit fields stay positive
+  return out;
+}

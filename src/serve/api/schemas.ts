@@ -1,0 +1,160 @@
+/**
+ * TypeBox schemas shared by every body's robot API: the state envelope, errors, leases, health,
+ * info. Body-specific schemas live in `bodies/<body>.ts` beside their adapter. The OpenAPI
+ * document is generated from these (fastify + @fastify/swagger), so what the docs say is what the
+ * validator checks. Field names on the wire are snake_case (seed 000's `joint_positions`,
+ * `battery.charge` …); units are in docs/api.md and in each schema's description.
+ *
+ * Module-load only: builds schema objects once.
+ */
+import Type, { type TObject, type TSchema } from "typebox";
+import { MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
+
+/** The header every command carries its lease id in. */
+export const LEASE_HEADER = "x-bodylink-lease";
+/** Version of the API's shapes; bumped on incompatible changes, sent in /v1/info and the hello. */
+export const API_VERSION = 1;
+/** The state stream's rate, Hz (issue 4: 20 Hz). */
+export const STREAM_RATE_HZ = 20;
+export const STREAM_PATH = "/v1/stream";
+
+/** A fixed-length array of finite numbers. */
+export function numbers(n: number, description: string): TSchema {
+  return Type.Array(Type.Number(), { minItems: n, maxItems: n, description });
+}
+
+export const LinkSchema = Type.Union(
+  [Type.Literal("starting"), Type.Literal("ok"), Type.Literal("degraded"), Type.Literal("lost"), Type.Literal("stopped")],
+  { description: "Body link: ok while it answers; degraded on sporadic errors; lost when it stopped answering" },
+);
+
+export const BodySchema = Type.Union([Type.Literal("nao"), Type.Literal("p7"), Type.Literal("tny360")]);
+
+/** The envelope's properties (merged into each body's state schema). */
+export const envelopeProperties = {
+  type: Type.Literal("state"),
+  body: BodySchema,
+  seq: Type.Integer({ minimum: 0, description: "Sequence number of the runtime cycle that produced these values" }),
+  timestamp_ms: Type.Number({ description: "Source cycle time on the runtime's monotonic clock, ms" }),
+  epoch_ms: Type.Number({ description: "Source cycle wall-clock time, ms since the Unix epoch" }),
+  link: LinkSchema,
+};
+
+/** Envelope + body fields as one object schema. */
+export function stateSchema(fields: TObject, description: string): TObject {
+  return Type.Object({ ...envelopeProperties, ...fields.properties }, { description });
+}
+
+export const HolderSchema = Type.Object(
+  {
+    owner: Type.String({ description: "Who holds control, as the client named itself" }),
+    source: Type.Union([Type.Literal("api"), Type.Literal("lola"), Type.Literal("tny"), Type.Literal("cli")], {
+      description: "Which server the holder came through",
+    }),
+    expires_at_epoch_ms: Type.Number({ description: "When the lease expires unless renewed, ms since the Unix epoch" }),
+    expires_at: Type.String({ description: "The same instant as an ISO 8601 string" }),
+  },
+  { description: "Who holds control and until when" },
+);
+
+export const ErrorSchema = Type.Object(
+  {
+    code: Type.String({ description: "Stable error code, BL_ERR_<AREA>_<WHAT> (docs/errors.md)" }),
+    status: Type.Integer({ description: "HTTP status, repeated for clients that only see the body" }),
+    message: Type.String({ description: "What went wrong and what to try next" }),
+    holder: Type.Optional(HolderSchema),
+    problems: Type.Optional(Type.Array(Type.Object({ key: Type.String(), reason: Type.String() }))),
+  },
+  { description: "Every error answer" },
+);
+
+export const LeaseSchema = Type.Object(
+  {
+    lease_id: Type.String({ description: `Send it in the ${LEASE_HEADER} header with every command, renew and release` }),
+    owner: Type.String(),
+    source: Type.Literal("api"),
+    lease_ms: Type.Integer({ description: "The duration granted; renew before it runs out" }),
+    expires_at_epoch_ms: Type.Number(),
+    expires_at: Type.String(),
+  },
+  { description: "A held control lease" },
+);
+
+export const AcquireBodySchema = Type.Object(
+  {
+    owner: Type.String({ minLength: 1, maxLength: 64, description: "Your name, shown to clients that are refused control" }),
+    lease_ms: Type.Optional(
+      Type.Integer({ minimum: MIN_LEASE_MS, maximum: MAX_LEASE_MS, description: "Lease duration, ms (default 2000)" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const RenewBodySchema = Type.Object(
+  {
+    lease_ms: Type.Optional(Type.Integer({ minimum: MIN_LEASE_MS, maximum: MAX_LEASE_MS, description: "New duration from now, ms (default 2000)" })),
+  },
+  { additionalProperties: false },
+);
+
+export const LeaseHeadersSchema = Type.Object({
+  [LEASE_HEADER]: Type.Optional(Type.String({ description: "Lease id from POST /v1/control" })),
+});
+
+export const ControlStatusSchema = Type.Object({
+  held: Type.Boolean(),
+  holder: Type.Union([HolderSchema, Type.Null()]),
+});
+
+export const EstopBodySchema = Type.Object(
+  { reason: Type.Optional(Type.String({ maxLength: 200, description: "Logged and shown in health's safety_reason" })) },
+  { additionalProperties: false },
+);
+
+const Percentiles = Type.Object({ p50: Type.Number(), p99: Type.Number(), max: Type.Number() });
+
+export const HealthSchema = Type.Object({
+  body: BodySchema,
+  link: LinkSchema,
+  safety_reason: Type.Union([Type.String(), Type.Null()]),
+  cycle: Type.Object({
+    nominal_period_ms: Type.Number(),
+    cycles: Type.Integer(),
+    late_cycles: Type.Integer(),
+    period_ms: Percentiles,
+    exec_ms: Percentiles,
+    jitter_p99_ms: Type.Number({ description: "|period − nominal| at the 99th percentile, ms" }),
+  }),
+  errors: Type.Record(Type.String(), Type.Number(), { description: "Cumulative error counters by name" }),
+  control: Type.Union([HolderSchema, Type.Null()]),
+  api: Type.Object({
+    subscribers: Type.Integer({ description: "Open state-stream WebSockets" }),
+    messages_sent: Type.Integer(),
+    messages_skipped: Type.Integer({ description: "Messages not sent to a client because it had not yet taken the previous ones" }),
+  }),
+});
+
+export const InfoSchema = Type.Object({
+  body: BodySchema,
+  api_version: Type.Integer(),
+  joint_names: Type.Array(Type.String(), { description: "Order of every joint array in the state" }),
+  stream: Type.Object({ path: Type.String(), rate_hz: Type.Number() }),
+  lease: Type.Object({
+    header: Type.String(),
+    min_ms: Type.Integer(),
+    max_ms: Type.Integer(),
+    default_ms: Type.Integer(),
+  }),
+});
+
+/** The first message on the stream (before any state). */
+export const HelloSchema = Type.Object({
+  type: Type.Literal("hello"),
+  body: BodySchema,
+  api_version: Type.Integer(),
+  joint_names: Type.Array(Type.String()),
+  rate_hz: Type.Number(),
+  epoch_ms: Type.Number({ description: "Server wall clock when the hello was sent" }),
+});
+
+export const CommandAnswerSchema = (result: TObject): TObject => Type.Object({ ok: Type.Literal(true), result });

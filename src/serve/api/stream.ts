@@ -1,0 +1,130 @@
+/**
+ * The robot API's state stream: one JSON text message per 50 ms (20 Hz) to every subscriber, paced
+ * by the runtime's clock (the body's cycle listener), not by a wall-clock timer, so simulated time
+ * drives it in tests and the rate follows the body.
+ *
+ * Pacing: the cycle listener compares the cycle's time with the next deadline and, when due,
+ * advances the deadline by one period (no drift; after a stall it restarts from now instead of
+ * bursting) and schedules one broadcast with setImmediate. The broadcast therefore runs after the
+ * cycle, never inside it: the cycle's own work is not delayed by JSON or sockets.
+ *
+ * Slow clients: the message is encoded once and the same bytes go to every socket. A socket that
+ * still holds unsent bytes from earlier messages (`bufferedAmount` above the bound, default 0) is
+ * skipped for this tick and counted; it gets the newest state when it has caught up, never a
+ * backlog from user space. (Bytes already handed to the kernel stay there; the SDK keeps only the
+ * newest message and applies its staleness bound, so it never acts on an old state.)
+ *
+ * Prepare side: allocates one string and one buffer per broadcast. The cycle listener does not
+ * allocate except the one setImmediate per period.
+ */
+import type { WebSocket } from "ws";
+import type { BodyAdapter } from "./adapter.js";
+import { API_VERSION } from "./schemas.js";
+
+export interface StreamOptions {
+  /** Messages per second. Defaults to 20. */
+  rateHz?: number;
+  /** Skip a subscriber whose unsent bytes exceed this. Defaults to 0: skip while anything is pending. */
+  maxBufferedBytes?: number;
+}
+
+const OPEN = 1;
+
+export class StateStream {
+  readonly #adapter: BodyAdapter;
+  readonly #periodMs: number;
+  readonly #maxBuffered: number;
+  readonly #sockets = new Set<WebSocket>();
+  readonly #unsubscribe: () => void;
+  #nextDueMs = Number.NaN;
+  #scheduled = false;
+  messagesSent = 0;
+  messagesSkipped = 0;
+
+  constructor(adapter: BodyAdapter, opts: StreamOptions = {}) {
+    const rate = opts.rateHz ?? 20;
+    if (!(rate > 0 && rate <= 1000)) throw new RangeError(`stream rate must be in (0, 1000] Hz, got ${rate}`);
+    this.#adapter = adapter;
+    this.#periodMs = 1000 / rate;
+    this.#maxBuffered = opts.maxBufferedBytes ?? 0;
+    this.#unsubscribe = adapter.onCycle(this.#onCycle);
+  }
+
+  get rateHz(): number {
+    return 1000 / this.#periodMs;
+  }
+  get subscribers(): number {
+    return this.#sockets.size;
+  }
+
+  /** A new subscriber: hello now, then the current state at once (if any), then every period. */
+  add(socket: WebSocket): void {
+    this.#sockets.add(socket);
+    socket.on("close", () => this.#sockets.delete(socket));
+    socket.on("error", () => this.#sockets.delete(socket));
+    // Messages from clients carry no meaning yet; ignore them rather than fail.
+    const a = this.#adapter;
+    socket.send(
+      JSON.stringify({
+        type: "hello",
+        body: a.kind,
+        api_version: API_VERSION,
+        joint_names: a.jointNames,
+        rate_hz: this.rateHz,
+        epoch_ms: a.robot.clock.epochMs(),
+      }),
+    );
+    const now = this.encode();
+    if (now) socket.send(now, { binary: false });
+  }
+
+  /** The current state as the stream's message bytes, or null when there is no state yet. */
+  encode(): Buffer | null {
+    const a = this.#adapter;
+    const src = a.source();
+    if (!src) return null;
+    const fields = a.read("stream");
+    if (!fields) return null;
+    const msg = { type: "state", body: a.kind, seq: src.seq, timestamp_ms: src.timestampMs, epoch_ms: src.epochMs, link: src.link, ...fields };
+    return Buffer.from(JSON.stringify(msg));
+  }
+
+  /** Stop pacing and close every subscriber (server shutdown). */
+  close(code = 1001, reason = "server shutting down"): void {
+    this.#unsubscribe();
+    for (const s of this.#sockets) s.close(code, reason);
+    this.#sockets.clear();
+  }
+
+  /** Perform side, after every cycle: a comparison, and one setImmediate per period. */
+  readonly #onCycle = (_seq: number, nowMs: number): void => {
+    if (this.#sockets.size === 0) {
+      this.#nextDueMs = Number.NaN;
+      return;
+    }
+    if (nowMs < this.#nextDueMs) return;
+    const p = this.#periodMs;
+    // Keep the deadline grid (exact 20 Hz on average); after a stall, restart from now.
+    this.#nextDueMs = Number.isNaN(this.#nextDueMs) || nowMs - this.#nextDueMs >= p ? nowMs + p : this.#nextDueMs + p;
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(this.#broadcast);
+    }
+  };
+
+  readonly #broadcast = (): void => {
+    this.#scheduled = false;
+    if (this.#sockets.size === 0) return;
+    const bytes = this.encode();
+    if (!bytes) return;
+    for (const s of this.#sockets) {
+      if (s.readyState !== OPEN) continue;
+      if (s.bufferedAmount > this.#maxBuffered) {
+        this.messagesSkipped++;
+        continue;
+      }
+      s.send(bytes, { binary: false });
+      this.messagesSent++;
+    }
+  };
+}
