@@ -100,7 +100,10 @@ export class NaoRobot implements RobotBase, CycleBody {
   #failures = 0;
   #lastFaultMs = Number.NEGATIVE_INFINITY;
   #faultReason: string | null = null;
-  #hadHolder = false;
+  /** Why control last ended ("control expired: …"), until someone takes it again. */
+  #releaseReason: string | null = null;
+  /** True after a fault until stiffness is back to full: regain it on the ramp, never in one jump. */
+  #recovering = false;
   #motion: Motion | null = null;
   #estop: string | null = null;
   #started = false;
@@ -120,7 +123,13 @@ export class NaoRobot implements RobotBase, CycleBody {
     this.#recoveryMs = opts.recoveryMs ?? 250;
     this.loop = new CycleLoop(this, this.clock, { lateBoundMs: NAO_PERIOD_MS / 2 });
     this.#requested.setIdle();
-    this.authority.on("released", () => this.#cancelMotion());
+    this.authority.on("released", (info, why) => {
+      this.#cancelMotion();
+      this.#releaseReason = `control ${why === "expired" ? "expired" : why === "revoked" ? "revoked" : "released"} (${info.owner})`;
+    });
+    this.authority.on("acquired", () => {
+      this.#releaseReason = null;
+    });
   }
 
   /** Create a runtime (not started). */
@@ -272,16 +281,21 @@ export class NaoRobot implements RobotBase, CycleBody {
     if (m) this.#stepMotion(m, nowMs);
     let reason: string | null = null;
     if (this.#estop) reason = this.#estop;
-    else if (nowMs - this.#lastFaultMs < this.#recoveryMs) reason = this.#faultReason;
-    else if (!holder) reason = this.#hadHolder ? "control released or expired" : "no client holds control";
-    this.#hadHolder = holder !== null;
+    else if (nowMs - this.#lastFaultMs < this.#recoveryMs) {
+      reason = this.#faultReason;
+      this.#recovering = true;
+    } else if (!holder) reason = this.#releaseReason ?? "no client holds control";
     const step = this.periodMs * this.#rampPerMs;
     if (reason) {
       this.#scale = Math.max(0, this.#scale - step);
       // Once limp, hold the measured positions so that regaining stiffness does not jump.
       if (this.#scale === 0 && this.state.valid) this.#requested.position.set(this.state.position);
+    } else if (this.#recovering) {
+      this.#scale = Math.min(1, this.#scale + step);
+      if (this.#scale === 1) this.#recovering = false;
     } else {
-      this.#scale = Math.min(1, this.#scale + (this.#scale === 0 && holder ? 1 : step));
+      // A client that has just taken control gets its stiffness as commanded, as on LoLA.
+      this.#scale = 1;
     }
     this.state.safetyReason = reason;
   }

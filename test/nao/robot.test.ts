@@ -1,0 +1,198 @@
+import { describe, expect, it } from "vitest";
+import { LOLA_INDEX, STAND_POSTURE_RAD } from "../../src/bodies/nao/joints.js";
+import * as U from "../../src/bodies/nao/units.js";
+import { SimClock } from "../../src/runtime/clock.js";
+import { NaoRobot } from "../../src/runtime/nao-robot.js";
+import { SimChestboard } from "../../src/sim/nao/chestboard.js";
+
+async function robot(opts: Parameters<typeof NaoRobot.create>[0] = {}) {
+  const clock = new SimClock();
+  const r = await NaoRobot.create({ clock, ...opts });
+  await r.configure();
+  const run = (cycles: number) => {
+    for (let i = 0; i < cycles; i++) {
+      clock.set(clock.nowMs() + 12);
+      r.loop.step();
+    }
+  };
+  return { r, clock, run, sim: r.sim! };
+}
+
+describe("NaoRobot on the simulated chest board", () => {
+  it("publishes a plausible state", async () => {
+    const { r, run } = await robot();
+    run(50);
+    const s = r.state;
+    expect(s.seq).toBe(50);
+    expect(s.valid).toBe(true);
+    expect(s.link).toBe("ok");
+    expect(Math.hypot(...s.accelerometer)).toBeGreaterThan(9.6);
+    expect(Math.hypot(...s.accelerometer)).toBeLessThan(10.0);
+    expect(s.battery[0]).toBeGreaterThan(0.9);
+    expect(s.battery[0]).toBeLessThanOrEqual(1);
+    expect(s.battery[2]).toBeLessThan(0); // discharging
+    expect(s.footWeightKg[0]! + s.footWeightKg[1]!).toBeCloseTo(5.3, 0);
+    expect(s.head.voltageV).toBeGreaterThan(24);
+    expect(s.head.faceTemperatureC).toBeGreaterThan(40);
+    expect(s.jointInitialized.every((v) => v === 1)).toBe(true);
+  });
+  it("decodes the simulator's physical values to within one count", async () => {
+    const { r, run, sim } = await robot({ seed: 11 });
+    run(30);
+    const s = r.state;
+    const b = sim.body;
+    for (let k = 0; k < 3; k++) expect(Math.abs(s.accelerometer[k]! - b.accelerometerMps2[k]!)).toBeLessThanOrEqual(U.ACCEL_MPS2_PER_COUNT);
+    for (let k = 0; k < 3; k++) expect(Math.abs(s.gyroscope[k]! - b.gyroscopeRadS[k]!)).toBeLessThanOrEqual(U.GYRO_RADS_PER_COUNT);
+    for (let k = 0; k < 2; k++) expect(Math.abs(s.angles[k]! - b.anglesRad[k]!)).toBeLessThanOrEqual(U.ANGLE_RAD_PER_COUNT + 1e-6);
+    for (let k = 0; k < 2; k++) expect(Math.abs(s.sonar[k]! - b.sonarM[k]!)).toBeLessThanOrEqual(U.SONAR_M_PER_COUNT);
+    for (let i = 0; i < 25; i++) {
+      const per = i >= 23 ? 1 / U.HAND_COUNTS_FULL_OPEN : (2 * Math.PI) / U.ENCODER_COUNTS_PER_TURN;
+      expect(Math.abs(s.position[i]! - b.positionRad[i]!)).toBeLessThanOrEqual(per + 1e-6);
+      expect(Math.abs(s.current[i]! - b.currentA[i]!)).toBeLessThanOrEqual(U.CURRENT_A_PER_COUNT);
+      expect(Math.abs(s.temperature[i]! - b.temperatureC[i]!)).toBeLessThanOrEqual(U.TEMPERATURE_C_PER_COUNT);
+    }
+    for (let k = 0; k < 8; k++) expect(Math.abs(s.fsr[k]! - b.fsrKg[k]!)).toBeLessThanOrEqual(0.0011);
+    expect(Math.abs(s.battery[0]! - b.batteryCharge)).toBeLessThanOrEqual(U.BATTERY_CHARGE_PER_COUNT);
+  });
+  it("is deterministic under a seed", async () => {
+    const a = await robot({ seed: 5 });
+    const b = await robot({ seed: 5 });
+    a.run(40);
+    b.run(40);
+    expect([...a.r.state.accelerometer]).toEqual([...b.r.state.accelerometer]);
+    expect([...a.r.state.fsr]).toEqual([...b.r.state.fsr]);
+  });
+  it("touch sensors follow the simulated body in the seed's index order", async () => {
+    const { r, run, sim } = await robot();
+    sim.body.touch[0] = 1; // chest button
+    sim.body.touch[2] = 1; // head middle
+    sim.body.touch[10] = 1; // right bumper right
+    sim.body.touch[12] = 1; // right hand left
+    run(1);
+    expect([...r.state.touch].map((v, i) => (v ? i : -1)).filter((i) => i >= 0)).toEqual([0, 2, 10, 12]);
+  });
+});
+
+describe("commands, leases and safety", () => {
+  it("needs a lease to command; with one, joints follow the target", async () => {
+    const { r, run, sim } = await robot();
+    run(2);
+    const refused = r.command("nope", { Stiffness: new Array(25).fill(1) });
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.error.code).toBe("BL_ERR_AUTH_UNKNOWN_LEASE");
+    const a = r.authority.acquire("test", "api", 10_000);
+    if (!a.ok) throw new Error("no lease");
+    const target = new Array(25).fill(0);
+    target[LOLA_INDEX.HeadYaw] = 0.5;
+    const ok = r.command(a.lease.id, { Position: target, Stiffness: new Array(25).fill(1) });
+    expect(ok.ok && ok.problems).toEqual([]);
+    run(100);
+    expect(r.state.position[LOLA_INDEX.HeadYaw]).toBeCloseTo(0.5, 2);
+    expect(r.state.stiffness[0]).toBe(1);
+    expect(sim.body.stiffness[0]).toBe(1);
+    expect(r.state.safetyReason).toBeNull();
+  });
+  it("rejects bad keys with reasons and applies the rest", async () => {
+    const { r } = await robot();
+    const a = r.authority.acquire("t", "api", 10_000);
+    if (!a.ok) throw new Error();
+    const res = r.command(a.lease.id, { Position: [1, 2, 3], Stiffness: new Array(25).fill(Number.NaN), Chest: [1, 0, 0] });
+    expect(res.ok && res.problems.map((p) => p.key)).toEqual(["Position", "Stiffness"]);
+  });
+  it("ramps stiffness to 0 when the lease expires, and says why", async () => {
+    const { r, run, clock } = await robot({ stiffnessRampMs: 120 });
+    const a = r.authority.acquire("t", "lola", 100);
+    if (!a.ok) throw new Error();
+    r.command(a.lease.id, { Stiffness: new Array(25).fill(1) });
+    run(5);
+    expect(r.state.stiffness[0]).toBe(1);
+    run(10); // 120 ms later the 100 ms lease has expired
+    expect(clock.nowMs()).toBeGreaterThan(100);
+    expect(r.state.safetyReason).toBe("control expired (t)");
+    expect(r.state.stiffness[0]).toBeLessThan(1);
+    run(10);
+    expect(r.state.stiffness[0]).toBe(0);
+  });
+  it("ramps stiffness to 0 when the link is lost, and recovers gradually", async () => {
+    const { r, run, sim } = await robot({ stiffnessRampMs: 120, recoveryMs: 60 });
+    const a = r.authority.acquire("t", "api", 60_000);
+    if (!a.ok) throw new Error();
+    r.command(a.lease.id, { Stiffness: new Array(25).fill(1) });
+    run(3);
+    sim.dropAnswers = 20;
+    run(20);
+    expect(r.state.link).toBe("lost");
+    expect(r.state.valid).toBe(false);
+    expect(r.state.safetyReason).toMatch(/body link lost: no answer within 20 ms/);
+    expect(r.state.stiffness[0]).toBe(0);
+    run(3);
+    expect(r.state.link).toBe("ok");
+    run(6); // recovery time passes, then ramps up at the same rate, never a jump
+    expect(r.state.safetyReason).toBeNull();
+    expect(r.state.stiffness[0]).toBeGreaterThan(0);
+    expect(r.state.stiffness[0]).toBeLessThan(1);
+    run(20);
+    expect(r.state.stiffness[0]).toBe(1);
+  });
+  it("a late cycle beyond the bound triggers the ramp", async () => {
+    const { r, run } = await robot({ stiffnessRampMs: 120 });
+    const a = r.authority.acquire("t", "api", 60_000);
+    if (!a.ok) throw new Error();
+    r.command(a.lease.id, { Stiffness: new Array(25).fill(1) });
+    run(3);
+    r.onLate(30);
+    run(1);
+    expect(r.state.safetyReason).toBe("cycle ran late");
+    expect(r.health().errors.lateCycles).toBe(1);
+  });
+  it("corrupted answers are counted and do not touch the state", async () => {
+    const { r, run, sim } = await robot();
+    run(3);
+    const seq = r.state.seq;
+    sim.corruptAnswers = 2;
+    run(2);
+    expect(r.state.seq).toBe(seq);
+    expect(r.state.badFrames).toBe(2);
+    expect(r.state.link).toBe("degraded");
+    run(1);
+    expect(r.state.seq).toBe(seq + 1);
+  });
+  it("unacknowledged frames are counted and reported in the state", async () => {
+    const { r, run, sim } = await robot();
+    sim.corruptAcks = 1;
+    run(2);
+    expect(r.state.unacknowledgedFrames).toBe(1);
+    expect(r.state.seq).toBe(1);
+  });
+  it("a board rejected three times leaves its joints uninitialized and the runtime goes on", async () => {
+    const clock = new SimClock();
+    const transport = new SimChestboard({ clock, boardVersions: { LeftArmBoard: 9 } });
+    const r = await NaoRobot.create({ clock, transport });
+    await r.configure();
+    expect(r.boards.find((b) => b.name === "LeftArmBoard")).toMatchObject({ accepted: false, attempts: 3 });
+    expect(r.state.jointInitialized[LOLA_INDEX.LElbowYaw]).toBe(0);
+    expect(r.state.jointInitialized[LOLA_INDEX.LShoulderPitch]).toBe(1);
+    clock.set(12);
+    r.loop.step();
+    expect(r.state.valid).toBe(true);
+  });
+  it("smooth enable reaches the stand posture within its estimate; e-stop needs no lease", async () => {
+    const { r, run } = await robot();
+    run(2);
+    const a = r.authority.acquire("t", "api", 60_000);
+    if (!a.ok) throw new Error();
+    const e = r.smoothEnable(a.lease.id);
+    if (!e.ok) throw new Error(e.error.message);
+    expect(e.estimatedS).toBeGreaterThanOrEqual(1);
+    run(Math.ceil((e.estimatedS * 1000) / 12) + 30);
+    expect(r.motionActive).toBe(false);
+    for (const j of ["LKneePitch", "RHipPitch", "LShoulderPitch"] as const) {
+      expect(r.state.position[LOLA_INDEX[j]]).toBeCloseTo(STAND_POSTURE_RAD[LOLA_INDEX[j]]!, 1);
+    }
+    r.emergencyStop("test");
+    run(1);
+    expect(r.state.stiffness.every((v) => v === 0)).toBe(true);
+    expect(r.authority.holder()).toBeNull();
+    expect(r.state.safetyReason).toBe("emergency stop: test");
+  });
+});
