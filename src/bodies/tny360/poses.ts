@@ -1,0 +1,45 @@
+/**
+ * TNY-360 named poses (`Body.cpp`, tny360.md §8): the same roll/pitch/knee for all four legs.
+ * The poses cover the 12 leg joints only; the ears keep their angle. Pure data.
+ */
+import { LEG_COUNT } from "../../wire/tny/constants.js";
+import { JOINT_MAX_RAD, JOINT_MIN_RAD } from "./joints.js";
+
+const DEG = Math.PI / 180;
+
+export interface LegPose {
+  readonly hipRollRad: number;
+  readonly hipPitchRad: number;
+  readonly kneeRad: number;
+}
+
+/** REST: 0°, −60°, 150° (folded; what smooth disable goes to). */
+export const REST_LEG: LegPose = { hipRollRad: 0 * DEG, hipPitchRad: -60 * DEG, kneeRad: 150 * DEG };
+/** STAND: 5°, −50°, 100° (what smooth enable ends in). */
+export const STAND_LEG: LegPose = { hipRollRad: 5 * DEG, hipPitchRad: -50 * DEG, kneeRad: 100 * DEG };
+
+/** The 12 leg joint targets of a pose, index = JointId 0–11. */
+export function legPoseTargets(pose: LegPose): Float64Array {
+  const out = new Float64Array(LEG_COUNT * 3);
+  for (let leg = 0; leg < LEG_COUNT; leg++) {
+    out[leg * 3] = pose.hipRollRad;
+    out[leg * 3 + 1] = pose.hipPitchRad;
+    out[leg * 3 + 2] = pose.kneeRad;
+  }
+  return out;
+}
+
+/** REST as 12 leg targets (rad, JointId order). */
+export const REST_POSE_RAD: Float64Array = legPoseTargets(REST_LEG);
+/** STAND as 12 leg targets (rad, JointId order). */
+export const STAND_POSE_RAD: Float64Array = legPoseTargets(STAND_LEG);
+
+/** Ear angle the simulator boots with (rad): upright, mid-range. */
+export const EAR_DEFAULT_RAD = 90 * DEG;
+
+// Both poses must sit inside the joint limits (checked once at load: a typo here is a bug).
+for (const p of [REST_POSE_RAD, STAND_POSE_RAD]) {
+  for (let i = 0; i < p.length; i++) {
+    if (p[i]! < JOINT_MIN_RAD[i]! - 1e-12 || p[i]! > JOINT_MAX_RAD[i]! + 1e-12) throw new Error(`pose value for joint ${i} outside its limits`);
+  }
+}
