@@ -438,6 +438,27 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
     return { estimatedS: r.estimated_s };
   }
 
+  // --- P7 commands (need control) ---
+
+  /**
+   * P7: move all 7 joints to `positionsRad` under a speed limit (rad/s: one number or 7; default
+   * π/3); joints arrive together. Targets outside the command limits are refused (ApiError 400).
+   */
+  async moveJoints(positionsRad: readonly number[], opts: { speedRadS?: number | readonly number[] } = {}): Promise<{ etaS: number; speedRadS: readonly number[] }> {
+    const body = opts.speedRadS === undefined ? { positions: positionsRad } : { positions: positionsRad, speed: opts.speedRadS };
+    const r = await this.command<{ eta_s: number; speed_rad_s: number[] }>("/v1/commands/move-joints", body);
+    return { etaS: r.eta_s, speedRadS: Object.freeze(r.speed_rad_s) };
+  }
+  /** P7: each joint tracks `positionsRad` at full speed; each call replaces the previous targets. */
+  async servoJoints(positionsRad: readonly number[]): Promise<void> {
+    await this.command("/v1/commands/servo-joints", { positions: positionsRad });
+  }
+  /** P7: clear the error id of `joint` (0..6) or of every joint; resolves the joints cleared. */
+  async clearError(joint?: number): Promise<{ clearedJoints: readonly number[] }> {
+    const r = await this.command<{ cleared_joints: number[] }>("/v1/commands/clear-error", joint === undefined ? {} : { joint });
+    return { clearedJoints: Object.freeze(r.cleared_joints) };
+  }
+
   /** Any body command (POST /v1/commands/…) with this client's lease; resolves its `result`. */
   async command<T = Record<string, unknown>>(path: string, body: unknown): Promise<T> {
     const lease = this.#lease?.active ? this.#lease.id : undefined;

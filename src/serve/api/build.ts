@@ -38,7 +38,9 @@ import { DEFAULT_LEASE_MS, type LeaseInfo, type LeaseSource, MAX_LEASE_MS, MIN_L
 import type { RobotHealth } from "../../runtime/robot.js";
 import type { BodyAdapter } from "./adapter.js";
 import type { NaoRobot } from "../../runtime/nao-robot.js";
+import type { P7Robot } from "../../runtime/p7-robot.js";
 import { NaoAdapter } from "./bodies/nao.js";
+import { P7Adapter } from "./bodies/p7.js";
 import {
   AcquireBodySchema,
   API_VERSION,
@@ -58,7 +60,7 @@ import {
 import { StateStream, type StreamOptions } from "./stream.js";
 
 /** Any body the robot API serves. */
-export type ApiRobot = NaoRobot;
+export type ApiRobot = NaoRobot | P7Robot;
 
 export interface ApiServerOptions extends StreamOptions {
   /** fastify's logger option. Defaults to false (the CLI turns it on). */
@@ -85,6 +87,8 @@ export function adapterFor(robot: ApiRobot): BodyAdapter {
   switch (robot.kind) {
     case "nao":
       return new NaoAdapter(robot);
+    case "p7":
+      return new P7Adapter(robot);
   }
 }
 

@@ -157,7 +157,7 @@ const PrefsSchema = Type.Object({
   ),
 });
 
-function prefsAnswer(p: NaoPreferences) {
+export function prefsAnswer(p: NaoPreferences) {
   return {
     body_id: p.bodyId,
     body_version: p.bodyVersion,
@@ -184,7 +184,7 @@ const BoardSchema = Type.Object({
   started: Type.Boolean(),
 });
 
-function boardAnswer(b: BoardReport) {
+export function boardAnswer(b: BoardReport) {
   return {
     name: b.name,
     bus: b.bus,

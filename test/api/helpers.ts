@@ -1,0 +1,39 @@
+/** Shared pieces of the robot API tests: robots on a SimClock, stepping, route collection. */
+import type { FastifyInstance } from "fastify";
+import { type Clock, SimClock } from "../../src/runtime/clock.js";
+import { NaoRobot } from "../../src/runtime/nao-robot.js";
+import { P7Robot } from "../../src/runtime/p7-robot.js";
+import { buildApiServer } from "../../src/serve/api/build.js";
+
+export const LEASE = "x-bodylink-lease";
+
+/** A NAO runtime on the simulated chest board, configured (prefs, handshake), loop not started. */
+export async function simNao(clock: Clock = new SimClock()): Promise<NaoRobot> {
+  const robot = await NaoRobot.create({ clock, seed: 7 });
+  await robot.configure();
+  return robot;
+}
+
+export async function simP7(clock: Clock = new SimClock()): Promise<P7Robot> {
+  return P7Robot.create({ clock, seed: 3 });
+}
+
+/** Run `n` cycles in simulated time: advance one period, then step. */
+export async function step(robot: NaoRobot | P7Robot, clock: SimClock, n = 1): Promise<void> {
+  const period = robot.kind === "nao" ? 12 : 4;
+  for (let i = 0; i < n; i++) {
+    await clock.advance(period);
+    robot.loop.step();
+  }
+}
+
+/** Build the app and record every route it registers (method + url), HEAD excluded. */
+export async function appWithRoutes(robot: NaoRobot | P7Robot): Promise<{ app: FastifyInstance; routes: Set<string> }> {
+  const app = buildApiServer(robot);
+  const routes = new Set<string>();
+  app.addHook("onRoute", (r) => {
+    for (const m of Array.isArray(r.method) ? r.method : [r.method]) if (m !== "HEAD") routes.add(`${m} ${r.url}`);
+  });
+  await app.ready();
+  return { app, routes };
+}

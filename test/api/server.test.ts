@@ -1,0 +1,328 @@
+/**
+ * Robot API server, in process (fastify inject) on simulated time: routes, units, validation
+ * messages, leases, emergency stop, OpenAPI. The stream and the SDK over real sockets are in
+ * stream.test.ts and sdk.test.ts.
+ */
+import SwaggerParser from "@apidevtools/swagger-parser";
+import type { FastifyInstance } from "fastify";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { API_ORDER, API_TO_LOLA, JOINT_LIMITS } from "../../src/bodies/nao/joints.js";
+import { P7_MAX_RAD } from "../../src/bodies/p7/joints.js";
+import { ERRORS } from "../../src/errors.js";
+import { SimClock } from "../../src/runtime/clock.js";
+import type { NaoRobot } from "../../src/runtime/nao-robot.js";
+import type { P7Robot } from "../../src/runtime/p7-robot.js";
+import { f32 } from "../../src/serve/api/bodies/common.js";
+import { LEASE, appWithRoutes, simNao, simP7, step } from "./helpers.js";
+
+interface Json {
+  [k: string]: unknown;
+}
+
+async function call(app: FastifyInstance, method: string, url: string, payload?: unknown, lease?: string) {
+  const headers: Record<string, string> = {};
+  if (lease) headers[LEASE] = lease;
+  const r = await app.inject({ method: method as "GET", url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+  return { status: r.statusCode, body: r.body ? (JSON.parse(r.body) as Json) : {} };
+}
+
+describe("NAO robot API (inject, simulated time)", () => {
+  let clock: SimClock;
+  let robot: NaoRobot;
+  let app: FastifyInstance;
+  let routes: Set<string>;
+  beforeEach(async () => {
+    clock = new SimClock();
+    robot = await simNao(clock);
+    ({ app, routes } = await appWithRoutes(robot));
+  });
+  afterEach(async () => {
+    await app.close();
+  });
+
+  it("answers 503 BL_ERR_STATE_NONE before the first cycle, then the state", async () => {
+    const before = await call(app, "GET", "/v1/state");
+    expect(before.status).toBe(503);
+    expect(before.body.code).toBe("BL_ERR_STATE_NONE");
+    await step(robot, clock, 3);
+    const r = await call(app, "GET", "/v1/state");
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ type: "state", body: "nao", seq: robot.state.seq, timestamp_ms: robot.state.timestampMs, link: "ok" });
+    expect(r.body.epoch_ms).toBe(robot.state.epochMs);
+  });
+
+  it("converts units as seed 000 says: battery °C whole on REST, joints in API order, touch per hand/foot", async () => {
+    await step(robot, clock, 2);
+    const s = robot.state;
+    // Poke values the simulator leaves at 0 so the mapping is visible (read happens before the next cycle).
+    s.touch.fill(0);
+    s.touch[7] = 1; // left hand, left
+    s.touch[9] = 1; // right foot bumper, left
+    s.battery[2] = 0.5; // charging
+    s.batteryTemperatureC = 28.6;
+    s.battery[3] = 2.8;
+    const r = (await call(app, "GET", "/v1/state")).body as Json & {
+      battery: Json;
+      touch: Json;
+      joint_positions: number[];
+      joint_temperatures: number[];
+      joint_currents: number[];
+      imu: { linear_acceleration: number[] };
+      left_foot_pressure: number[];
+      right_foot_pressure: number[];
+    };
+    expect(r.battery).toEqual({ charge: f32(s.battery[0]!), current: 0.5, temperature: 29, charging: true, status: Math.trunc(s.battery[1]!) });
+    expect(r.touch).toEqual({
+      chest_button: false,
+      head_front: false,
+      head_middle: false,
+      head_rear: false,
+      left_foot: false,
+      left_hand: true,
+      right_foot: true,
+      right_hand: false,
+    });
+    expect(r.joint_positions).toHaveLength(26);
+    for (let i = 0; i < 26; i++) {
+      expect(r.joint_positions[i]).toBe(f32(s.position[API_TO_LOLA[i]!]!));
+      expect(r.joint_temperatures[i]).toBe(f32(s.temperature[API_TO_LOLA[i]!]!));
+      expect(r.joint_currents[i]).toBe(f32(s.current[API_TO_LOLA[i]!]!));
+    }
+    // RHipYawPitch (API 14) reads the one hip yaw-pitch motor, LoLA's LHipYawPitch (API 8).
+    expect(r.joint_positions[API_ORDER.indexOf("RHipYawPitch")]).toBe(r.joint_positions[API_ORDER.indexOf("LHipYawPitch")]);
+    expect(r.imu.linear_acceleration).toEqual(Array.from(s.accelerometer, f32));
+    expect(r.left_foot_pressure).toEqual(Array.from(s.fsr.subarray(0, 4), f32));
+    expect(r.right_foot_pressure).toEqual(Array.from(s.fsr.subarray(4), f32));
+    // Discharging: charging false.
+    s.battery[2] = -1.2;
+    expect(((await call(app, "GET", "/v1/state")).body.battery as Json).charging).toBe(false);
+  });
+
+  it("f32 prints float32 values as their shortest decimal and keeps them exact", () => {
+    for (const v of [0.1, 1 / 3, -9.81, 2.0857, 1e-7, 12345.678, 0]) {
+      const x = f32(v);
+      expect(Math.fround(x)).toBe(Math.fround(v));
+      expect(String(x).length).toBeLessThanOrEqual(String(Math.fround(v)).length);
+    }
+    expect(f32(Number.NaN)).toBe(0);
+    expect(Object.is(f32(-0), 0)).toBe(true);
+  });
+
+  it("serves preferences, boards, info and health", async () => {
+    const prefs = await call(app, "GET", "/v1/preferences");
+    expect(prefs.status).toBe(200);
+    expect(prefs.body.body_id).toBe(robot.prefs!.bodyId);
+    expect(prefs.body.values).toHaveLength(76);
+    const boards = (await call(app, "GET", "/v1/boards")).body as unknown as Array<Json>;
+    expect(boards.length).toBe(robot.boards.length);
+    expect(boards[0]).toMatchObject({ name: robot.boards[0]!.name, accepted: robot.boards[0]!.accepted, stored_serial: robot.boards[0]!.storedSerial });
+    const info = (await call(app, "GET", "/v1/info")).body;
+    expect(info).toMatchObject({ body: "nao", api_version: 1, stream: { path: "/v1/stream", rate_hz: 20 }, lease: { header: LEASE } });
+    expect(info.joint_names).toEqual([...API_ORDER]);
+    await step(robot, clock, 5);
+    const health = (await call(app, "GET", "/v1/health")).body;
+    expect(health).toMatchObject({ body: "nao", link: "ok", control: null, api: { subscribers: 0 } });
+    expect((health.cycle as Json).cycles).toBe(5);
+  });
+
+  it("refuses bad requests with a 400 that names the field", async () => {
+    const got = await call(app, "POST", "/v1/control", { owner: "alice" });
+    const id = got.body.lease_id as string;
+    const cases: Array<[string, unknown, RegExp]> = [
+      ["/v1/commands/joints", { positions: [1, 2, 3] }, /body\/positions must not have fewer than 26 items/],
+      ["/v1/commands/joints", { positions: new Array(27).fill(0) }, /body\/positions must not have more than 26 items/],
+      ["/v1/commands/joints", { stiffness: [...new Array(25).fill(0), "x"] }, /body\/stiffness\/25 must be number/],
+      ["/v1/commands/joints", {}, /body must not have fewer than 1 properties/],
+      ["/v1/commands/joints", { position: new Array(26).fill(0) }, /body\/position .*additional properties/],
+      ["/v1/commands/leds", { chest: [1, 1] }, /body\/chest must not have fewer than 3 items/],
+      ["/v1/commands/sonar", { left: 1, right: true }, /body\/left must be boolean/],
+    ];
+    for (const [url, payload, msg] of cases) {
+      const r = await call(app, "POST", url, payload, id);
+      expect(r.status, url).toBe(400);
+      expect(r.body.code).toBe("BL_ERR_API_BAD_REQUEST");
+      expect(r.body.message).toMatch(msg);
+    }
+    // JSON cannot say NaN, but 1e400 parses to Infinity: refused, and the message says why.
+    const inf = await app.inject({
+      method: "POST",
+      url: "/v1/commands/joints",
+      headers: { [LEASE]: id, "content-type": "application/json" },
+      payload: `{"positions":[${new Array(25).fill(0).join(",")},1e400]}`,
+    });
+    expect(inf.statusCode).toBe(400);
+    expect(inf.json().message).toMatch(/body\/positions\/25 must be number.*NaN and Infinity are refused/);
+    const bad = await call(app, "POST", "/v1/control", { owner: "bob", lease_ms: 10 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/body\/lease_ms must be >= 50/);
+    const notJson = await app.inject({ method: "POST", url: "/v1/control", headers: { "content-type": "application/json" }, payload: "{owner" });
+    expect(notJson.statusCode).toBe(400);
+    expect(notJson.json().code).toBe("BL_ERR_API_BAD_REQUEST");
+    const nowhere = await call(app, "GET", "/v1/nowhere");
+    expect(nowhere).toMatchObject({ status: 404, body: { code: "BL_ERR_API_NO_ROUTE" } });
+  });
+
+  it("leases: second client refused naming the holder; expiry frees control without the first acting", async () => {
+    const a = await call(app, "POST", "/v1/control", { owner: "alice", lease_ms: 500 });
+    expect(a.status).toBe(201);
+    expect(a.body).toMatchObject({ owner: "alice", source: "api", lease_ms: 500 });
+    const idA = a.body.lease_id as string;
+    const until = new Date(a.body.expires_at_epoch_ms as number).toISOString();
+    const b = await call(app, "POST", "/v1/control", { owner: "bob" });
+    expect(b.status).toBe(409);
+    expect(b.body.code).toBe("BL_ERR_AUTH_HELD");
+    expect(b.body.message).toContain("alice");
+    expect(b.body.message).toContain(until);
+    expect(b.body.holder).toMatchObject({ owner: "alice", source: "api", expires_at: until });
+    expect((await call(app, "GET", "/v1/control")).body).toEqual({ held: true, holder: b.body.holder });
+    // Alice renews once, then "crashes" (does nothing more).
+    await clock.advance(400);
+    expect((await call(app, "PUT", "/v1/control", { lease_ms: 500 }, idA)).status).toBe(200);
+    await clock.advance(400);
+    expect((await call(app, "POST", "/v1/control", { owner: "bob" })).status).toBe(409);
+    await clock.advance(101);
+    const b2 = await call(app, "POST", "/v1/control", { owner: "bob" });
+    expect(b2.status).toBe(201);
+    // Alice's old lease is now refused, and the answer says who holds control.
+    const late = await call(app, "POST", "/v1/commands/sonar", { left: true, right: true }, idA);
+    expect(late.status).toBe(403);
+    expect(late.body.code).toBe("BL_ERR_AUTH_UNKNOWN_LEASE");
+    expect((late.body.holder as Json).owner).toBe("bob");
+    expect((await call(app, "PUT", "/v1/control", {}, idA)).status).toBe(403);
+    // Release, then releasing again is refused.
+    expect((await call(app, "DELETE", "/v1/control", undefined, b2.body.lease_id as string)).body).toEqual({ released: true });
+    expect((await call(app, "DELETE", "/v1/control", undefined, b2.body.lease_id as string)).status).toBe(403);
+    expect((await call(app, "GET", "/v1/control")).body).toEqual({ held: false, holder: null });
+  });
+
+  it("a command without a lease gets a clear 403; renew and release need the header too", async () => {
+    for (const [m, url, p] of [
+      ["POST", "/v1/commands/joints", { stiffness: new Array(26).fill(0) }],
+      ["POST", "/v1/commands/smooth-enable", {}],
+      ["PUT", "/v1/control", {}],
+      ["DELETE", "/v1/control", undefined],
+    ] as const) {
+      const r = await call(app, m, url, p);
+      expect(r.status, url).toBe(403);
+      expect(r.body.code).toBe("BL_ERR_AUTH_REQUIRED");
+      expect(r.body.message).toBe(ERRORS.BL_ERR_AUTH_REQUIRED.message);
+    }
+  });
+
+  it("emergency stop works without a lease and revokes control", async () => {
+    await step(robot, clock, 2);
+    const a = await call(app, "POST", "/v1/control", { owner: "alice" });
+    const id = a.body.lease_id as string;
+    expect((await call(app, "POST", "/v1/commands/smooth-enable", {}, id)).status).toBe(200);
+    const stop = await app.inject({ method: "POST", url: "/v1/estop" }); // no body, no lease
+    expect(stop.statusCode).toBe(200);
+    expect(stop.json()).toEqual({ stopped: true, reason: "emergency stop (robot API)" });
+    expect((await call(app, "GET", "/v1/control")).body.held).toBe(false);
+    await step(robot, clock, 1);
+    expect(robot.state.safetyReason).toMatch(/emergency stop/);
+    expect(Math.max(...robot.state.stiffness)).toBe(0);
+    expect((await call(app, "POST", "/v1/commands/smooth-enable", {}, id)).status).toBe(403);
+    const withReason = await call(app, "POST", "/v1/estop", { reason: "hand in the way" });
+    expect(withReason.body.reason).toBe("hand in the way");
+  });
+
+  it("joint commands: API order to LoLA, out-of-limit positions clamped and listed, RHipYawPitch note", async () => {
+    await step(robot, clock, 2);
+    const id = (await call(app, "POST", "/v1/control", { owner: "alice" })).body.lease_id as string;
+    const positions = API_ORDER.map((n) => (JOINT_LIMITS[n].minRad + JOINT_LIMITS[n].maxRad) / 2);
+    positions[0] = 5; // HeadYaw above its limit
+    positions[API_ORDER.indexOf("RHipYawPitch")] = positions[API_ORDER.indexOf("LHipYawPitch")]! + 0.1;
+    const r = await call(app, "POST", "/v1/commands/joints", { positions, stiffness: new Array(26).fill(1.5) }, id);
+    expect(r.status).toBe(200);
+    const result = r.body.result as { applied: string[]; clamped: Array<Json>; notes: string[] };
+    expect(result.applied).toEqual(["positions", "stiffness"]);
+    expect(result.clamped[0]).toEqual({ joint: "HeadYaw", field: "positions", requested: 5, applied: JOINT_LIMITS.HeadYaw.maxRad });
+    expect(result.clamped.filter((c) => c.field === "stiffness")).toHaveLength(25); // 26 minus the shared RHipYawPitch
+    expect(result.notes.join()).toMatch(/RHipYawPitch .* LHipYawPitch's value was used/);
+    const leds = await call(app, "POST", "/v1/commands/leds", { chest: [1, 0, 2], skull: new Array(12).fill(0.5) }, id);
+    expect(leds.body.result).toMatchObject({ applied: ["chest", "skull"], clamped: [{ joint: "chest[2]", requested: 2, applied: 1 }] });
+    const smooth = await call(app, "POST", "/v1/commands/smooth-disable", {}, id);
+    expect((smooth.body.result as Json).estimated_s).toBeGreaterThan(0);
+  });
+
+  it("serves an OpenAPI 3.1 document that validates and lists every route", async () => {
+    const r = await app.inject({ url: "/openapi.json" });
+    expect(r.statusCode).toBe(200);
+    const doc = r.json() as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    expect(doc.openapi).toBe("3.1.0");
+    await SwaggerParser.validate(structuredClone(doc) as never);
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries(doc.paths)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`);
+    expect(documented).toEqual(routes);
+    expect(routes).toContain("GET /v1/stream");
+    expect(routes.size).toBe(17);
+  });
+});
+
+describe("P7 robot API (inject, simulated time)", () => {
+  let clock: SimClock;
+  let robot: P7Robot;
+  let app: FastifyInstance;
+  let routes: Set<string>;
+  beforeEach(async () => {
+    clock = new SimClock();
+    robot = await simP7(clock);
+    ({ app, routes } = await appWithRoutes(robot));
+  });
+  afterEach(async () => {
+    await app.close();
+  });
+
+  it("serves the three P7 models as one state with 7-joint arrays", async () => {
+    expect((await call(app, "GET", "/v1/state")).status).toBe(503);
+    await step(robot, clock, 3);
+    const snap = robot.getState()!;
+    const r = (await call(app, "GET", "/v1/state")).body;
+    expect(r).toMatchObject({ body: "p7", seq: snap.seq, timestamp_ms: snap.timestampMs, link: "ok" });
+    expect(r.joint_positions).toEqual([...snap.joints.angles]);
+    expect(r.joint_efforts).toEqual([...snap.joints.efforts]);
+    expect(r.error_ids).toEqual([...snap.motors.errorIds]);
+    expect((r.imu as { linear_acceleration: number[] }).linear_acceleration).toEqual([...snap.imu.linearAcceleration]);
+    expect((await call(app, "GET", "/v1/info")).body.joint_names).toEqual(["joint1", "joint2", "joint3", "joint4", "joint5", "joint6", "joint7"]);
+  });
+
+  it("keeps serving the last complete state with link lost, so clients see why it stopped", async () => {
+    await step(robot, clock, 2);
+    const seq = robot.getState()!.seq;
+    robot.simulateLinkLoss();
+    await step(robot, clock, 2);
+    const r = (await call(app, "GET", "/v1/state")).body;
+    expect(r).toMatchObject({ seq, link: "lost" });
+  });
+
+  it("commands: move refused outside limits (400 naming the joint), accepted inside, clear-error, e-stop", async () => {
+    await step(robot, clock, 2);
+    const id = (await call(app, "POST", "/v1/control", { owner: "arm-ctl" })).body.lease_id as string;
+    const tooFar = [0, 0, 0, 0, 0, 0, P7_MAX_RAD[6]! + 0.5];
+    const bad = await call(app, "POST", "/v1/commands/move-joints", { positions: tooFar }, id);
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe("BL_ERR_CMD_INVALID");
+    expect(bad.body.message).toMatch(/joint7/);
+    const ok = await call(app, "POST", "/v1/commands/move-joints", { positions: [0.2, -0.2, 0, -0.5, 0, 0.1, 0], speed: 100 }, id);
+    expect(ok.status).toBe(200);
+    const res = ok.body.result as { eta_s: number; speed_rad_s: number[] };
+    expect(res.eta_s).toBeGreaterThan(0);
+    expect(res.speed_rad_s[0]).toBeCloseTo(Math.PI); // clamped to joint 1's maximum
+    expect((await call(app, "POST", "/v1/commands/servo-joints", { positions: [0, 0, 0, 0, 0, 0, 0] }, id)).status).toBe(200);
+    expect((await call(app, "POST", "/v1/commands/clear-error", { joint: 9 }, id)).body.message).toMatch(/body\/joint must be <= 6/);
+    const cleared = await call(app, "POST", "/v1/commands/clear-error", {}, id);
+    expect(cleared.body).toEqual({ ok: true, result: { cleared_joints: [] } });
+    expect((await call(app, "POST", "/v1/commands/servo-joints", { positions: [0, 0, 0, 0, 0, 0, 0] })).status).toBe(403);
+    expect((await call(app, "POST", "/v1/estop", { reason: "test" })).status).toBe(200);
+    expect((await call(app, "POST", "/v1/commands/servo-joints", { positions: [0, 0, 0, 0, 0, 0, 0] }, id)).status).toBe(403);
+  });
+
+  it("serves an OpenAPI document that validates and lists every route", async () => {
+    const doc = (await app.inject({ url: "/openapi.json" })).json() as { paths: Record<string, Record<string, unknown>> };
+    await SwaggerParser.validate(structuredClone(doc) as never);
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries(doc.paths)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`);
+    expect(documented).toEqual(routes);
+    expect(routes).toContain("POST /v1/commands/move-joints");
+  });
+});
