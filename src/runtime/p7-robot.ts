@@ -102,19 +102,21 @@ export class P7Robot implements RobotBase {
   readonly #targets = new Float64Array(P7_JOINT_COUNT);
   readonly #speeds = new Float64Array(P7_JOINT_COUNT);
   readonly #counters = { linkLost: 0, lengthMismatch: 0, emergencyStops: 0, refusedCommands: 0, leaseEndedStops: 0 };
-  // One frozen snapshot per model per cycle, built on first request.
-  #cacheSeq = -1;
+  // One frozen snapshot per model per state version, built on first request. The version moves
+  // on every change of the state (new cycle, invalidation, cleared error ids).
+  #stateVersion = 0;
+  #cacheVersion = -1;
   #joints: ArmJointState | null = null;
   #motors: ArmMotorState | null = null;
   #imu: ImuState | null = null;
   #all: P7StateSnapshot | null = null;
-  #built = 0; // bit per model already built for #cacheSeq
+  #built = 0; // bit per model already built for #cacheVersion
   readonly #onReleased = (info: LeaseInfo, why: "released" | "expired" | "revoked"): void => {
     if (info.id !== this.#commandLease) return;
     this.#commandLease = null;
     this.sim.stopAll();
     this.#counters.leaseEndedStops++;
-    if (why !== "revoked" || this.#safetyReason === null) this.#safetyReason = `control lease ${why}: holding position`;
+    this.#safetyReason = `control lease ${why}: holding position`;
   };
 
   private constructor(opts: P7RobotOptions) {
@@ -149,7 +151,7 @@ export class P7Robot implements RobotBase {
     this.#commandLease = null;
     await this.loop.stop();
     this.#link = "stopped";
-    this.state.invalidate();
+    this.#invalidate();
   }
 
   health(): RobotHealth {
@@ -278,7 +280,7 @@ export class P7Robot implements RobotBase {
     this.sim.dropLink();
     if (this.#link !== "lost") this.#counters.linkLost++;
     this.#link = "lost";
-    this.state.invalidate();
+    this.#invalidate();
   }
 
   /** Bring the link back: state returns on the next cycle; the arm holds until commanded again. */
@@ -299,7 +301,7 @@ export class P7Robot implements RobotBase {
     if (f === null) {
       if (this.#link !== "lost") this.#counters.linkLost++;
       this.#link = "lost";
-      this.state.invalidate();
+      this.#invalidate();
       return;
     }
     this.#copyFrame(f, nowMs);
@@ -310,6 +312,7 @@ export class P7Robot implements RobotBase {
   #copyFrame(f: P7SimFrame, nowMs: number): void {
     const s = this.state;
     const n = P7_JOINT_COUNT;
+    this.#stateVersion++;
     s.seq++;
     s.timestampMs = nowMs;
     s.epochMs = this.clock.epochMs();
@@ -337,13 +340,18 @@ export class P7Robot implements RobotBase {
     const f = this.sim.read();
     if (f && this.state.motorValid && f.errorIds.length === P7_JOINT_COUNT) {
       this.state.errorIds.set(f.errorIds);
-      this.#cacheSeq = -1;
+      this.#stateVersion++;
     }
   }
 
+  #invalidate(): void {
+    this.state.invalidate();
+    this.#stateVersion++;
+  }
+
   #refreshCache(): void {
-    if (this.#cacheSeq === this.state.seq && this.#built !== -1) return;
-    this.#cacheSeq = this.state.seq;
+    if (this.#cacheVersion === this.#stateVersion) return;
+    this.#cacheVersion = this.#stateVersion;
     this.#built = 0;
     this.#joints = this.#motors = this.#imu = this.#all = null;
   }

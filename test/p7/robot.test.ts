@@ -1,0 +1,353 @@
+/**
+ * P7Robot on simulated time: moves within the speed limit driven by the real CycleLoop,
+ * error ids, leases (refused without one, holder named, expiry and release stop the arm),
+ * emergency stop without a lease, link loss, health, and a property test that command
+ * validation through the runtime never throws and a refused command never moves the arm.
+ */
+import fc from "fast-check";
+import { beforeEach, describe, expect, it } from "vitest";
+import { P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "../../src/bodies/p7/joints.js";
+import { BodylinkError } from "../../src/errors.js";
+import { SimClock } from "../../src/runtime/clock.js";
+import { P7_PERIOD_MS, P7Robot } from "../../src/runtime/p7-robot.js";
+
+function tick(robot: P7Robot, clock: SimClock, cycles = 1): void {
+  for (let i = 0; i < cycles; i++) {
+    clock.set(clock.nowMs() + P7_PERIOD_MS);
+    robot.loop.step();
+  }
+}
+
+function lease(robot: P7Robot, owner = "api:test", ms = 10_000): string {
+  const r = robot.authority.acquire(owner, "api", ms);
+  if (!r.ok) throw new Error(r.reason);
+  return r.lease.id;
+}
+
+function refused(r: { readonly ok: boolean; readonly error?: BodylinkError }): BodylinkError {
+  if (r.ok || !r.error) throw new Error("expected a refusal");
+  expect(r.error).toBeInstanceOf(BodylinkError);
+  return r.error;
+}
+
+/**
+ * stop() awaits the loop, which sleeps on the SimClock until its next deadline: let time reach
+ * it. (CycleLoop.stop does not wake a sleeping SimClock waiter; see the report.)
+ */
+async function stopOnSimClock(robot: P7Robot, clock: SimClock): Promise<void> {
+  const done = robot.stop();
+  await clock.advance(P7_PERIOD_MS);
+  await done;
+}
+
+const TARGET = [0.8, -1.2, 0.5, -1.6, 1.0, 0.4, -0.9];
+
+let clock: SimClock;
+let robot: P7Robot;
+beforeEach(async () => {
+  clock = new SimClock();
+  robot = await P7Robot.create({ clock, seed: 5, simParams: { effortNoiseNm: 0, gyroNoiseRadS: 0, accelNoiseMS2: 0 } });
+});
+
+describe("moves", () => {
+  it("the running loop (SimClock) brings a move to its target within its speed limit and the estimated time", async () => {
+    await robot.start();
+    await clock.advance(8);
+    const id = lease(robot);
+    const speed = 0.6;
+    const r = robot.moveJoints(id, TARGET, { speedRadS: speed });
+    if (!r.ok) throw r.error;
+    expect(r.speedRadS).toEqual(new Array(7).fill(speed));
+    expect(Object.isFrozen(r.speedRadS)).toBe(true);
+    let maxSpeed = 0;
+    let sawSeq = 0;
+    const off = robot.onCycle((seq) => {
+      sawSeq = seq;
+      const j = robot.state;
+      for (let i = 0; i < 7; i++) maxSpeed = Math.max(maxSpeed, Math.abs(j.velocities[i]!));
+    });
+    await clock.advance(Math.ceil(r.etaS * 1000) + 5 * P7_PERIOD_MS);
+    off();
+    await stopOnSimClock(robot, clock);
+    const cycles = sawSeq;
+    expect(cycles).toBeGreaterThan(r.etaS * 250); // 250 Hz
+    expect(maxSpeed).toBeLessThanOrEqual(speed + 1e-9);
+    expect(maxSpeed).toBeGreaterThan(speed * 0.99);
+    expect(robot.health().cycle.nominalPeriodMs).toBe(4);
+    const f = robot.sim.read()!;
+    for (let i = 0; i < 7; i++) expect(f.angles[i]).toBeCloseTo(TARGET[i]!, 9);
+  });
+
+  it("speeds above a joint's maximum are clamped and reported; the default speed is π/3", () => {
+    tick(robot, clock);
+    const id = lease(robot);
+    const fast = robot.moveJoints(id, TARGET, { speedRadS: 50 });
+    expect(fast.ok && fast.speedRadS).toEqual([...P7_MAX_SPEED_RAD_S]);
+    const dflt = robot.moveJoints(id, TARGET);
+    expect(dflt.ok && dflt.speedRadS).toEqual(new Array(7).fill(Math.PI / 3));
+    const per = robot.moveJoints(id, TARGET, { speedRadS: [1, 1, 1, 1, 1, 1, 10] });
+    expect(per.ok && per.speedRadS).toEqual([1, 1, 1, 1, 1, 1, 2 * Math.PI]);
+  });
+
+  it("servoJoints tracks a stream of targets", () => {
+    tick(robot, clock);
+    const id = lease(robot);
+    for (let k = 1; k <= 100; k++) {
+      const t = [0.005 * k, -0.005 * k, 0, 0, 0, 0, 0];
+      expect(robot.servoJoints(id, t).ok).toBe(true);
+      tick(robot, clock);
+    }
+    tick(robot, clock, 50);
+    const j = robot.getJointState()!;
+    expect(j.angles[0]).toBeCloseTo(0.5, 9);
+    expect(j.angles[1]).toBeCloseTo(-0.5, 9);
+    expect(j.velocities).toEqual([0, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it("refuses bad targets with 400 BL_ERR_CMD_INVALID saying why, and nothing moves", () => {
+    tick(robot, clock);
+    const id = lease(robot);
+    const out = [...TARGET];
+    out[3] = P7_MAX_RAD[3]! + 0.1;
+    expect(refused(robot.moveJoints(id, out)).message).toMatch(/joint4 \(index 3\).*outside its limits/);
+    expect(refused(robot.moveJoints(id, TARGET.slice(0, 6))).status).toBe(400);
+    expect(refused(robot.servoJoints(id, [0, 0, Number.NaN, 0, 0, 0, 0])).code).toBe("BL_ERR_CMD_INVALID");
+    expect(refused(robot.moveJoints(id, TARGET, { speedRadS: Number.POSITIVE_INFINITY })).message).toMatch(/speed must be a finite number > 0/);
+    expect(refused(robot.moveJoints(id, TARGET, { speedRadS: 0 })).code).toBe("BL_ERR_CMD_INVALID");
+    tick(robot, clock, 50);
+    expect(robot.getJointState()!.angles).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expect(robot.health().errors.refusedCommands).toBe(5);
+  });
+
+  it("property: through the runtime, commands never throw, and a refused one never moves the arm", () => {
+    tick(robot, clock);
+    const id = lease(robot, "api:prop", 60_000);
+    const value = fc.oneof(
+      fc.double(),
+      fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, -0),
+      fc.double({ min: -3, max: 3, noNaN: true }),
+    );
+    const speed = fc.oneof(fc.constant(undefined), fc.double(), fc.array(fc.double({ min: -1, max: 8 }), { minLength: 6, maxLength: 8 }));
+    fc.assert(
+      fc.property(fc.array(value, { minLength: 5, maxLength: 9 }), speed, (targets, s) => {
+        const before = Array.from(robot.sim.read()!.angles);
+        const expectOk =
+          targets.length === 7 && targets.every((v, i) => Number.isFinite(v) && v >= P7_MIN_RAD[i]! && v <= P7_MAX_RAD[i]!);
+        const servo = robot.servoJoints(id, targets);
+        expect(servo.ok).toBe(expectOk);
+        const move = robot.moveJoints(id, targets, { speedRadS: s });
+        if (!move.ok) {
+          expect(move.error.status).toBe(400);
+          if (!servo.ok) {
+            tick(robot, clock, 2);
+            // Refused both ways: whatever was moving before keeps its old target; an arm at
+            // rest stays exactly where it was.
+            if (robot.sim.atRest) expect(Array.from(robot.sim.read()!.angles)).toEqual(before);
+          }
+        }
+        robot.sim.stopAll();
+        tick(robot, clock, 200);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe("error ids", () => {
+  it("an error id stops its joint, is reported until cleared, refuses motion with 409 naming the joint; clearing needs the lease", () => {
+    tick(robot, clock);
+    const id = lease(robot);
+    expect(robot.moveJoints(id, TARGET, { speedRadS: 1 }).ok).toBe(true);
+    tick(robot, clock, 100);
+    const code = 0x80000; // 1<<19
+    robot.sim.injectError(3, code);
+    tick(robot, clock, 400);
+    const j = robot.getJointState()!;
+    expect(j.velocities[3]).toBe(0);
+    expect(Math.abs(j.angles[3]! - TARGET[3]!)).toBeGreaterThan(0.1);
+    expect(j.angles[0]).toBeCloseTo(TARGET[0]!, 9); // the other joints finished
+    expect(robot.getMotorState()!.errorIds).toEqual([0, 0, 0, code, 0, 0, 0]);
+    expect(robot.health().errors.jointErrors).toBe(1);
+
+    const e = refused(robot.moveJoints(id, TARGET));
+    expect(e.code).toBe("BL_ERR_CMD_JOINT_FAULT");
+    expect(e.status).toBe(409);
+    expect(e.message).toContain("joint4 (index 3)");
+    expect(e.message).toContain(String(code));
+    expect(refused(robot.servoJoints(id, TARGET)).code).toBe("BL_ERR_CMD_JOINT_FAULT");
+    tick(robot, clock, 100);
+    expect(robot.getMotorState()!.errorIds[3]).toBe(code); // still reported
+
+    expect(refused(robot.clearError("", 3)).code).toBe("BL_ERR_AUTH_REQUIRED");
+    expect(refused(robot.clearError(id, 7)).code).toBe("BL_ERR_CMD_INVALID");
+    const held = robot.getJointState()!.angles[3]!;
+    const c = robot.clearError(id, 3);
+    expect(c.ok && c.clearedJoints).toEqual([3]);
+    expect(robot.getMotorState()!.errorIds).toEqual([0, 0, 0, 0, 0, 0, 0]); // at once, not a cycle later
+    tick(robot, clock, 50);
+    expect(robot.getJointState()!.angles[3]).toBe(held); // no jump to the old target
+    expect(robot.moveJoints(id, TARGET, { speedRadS: 1 }).ok).toBe(true);
+    tick(robot, clock, 1000);
+    expect(robot.getJointState()!.angles[3]).toBeCloseTo(TARGET[3]!, 9);
+  });
+
+  it("clearError without a joint clears every joint", () => {
+    tick(robot, clock);
+    const id = lease(robot);
+    robot.sim.injectError(0, 1);
+    robot.sim.injectError(6, 2 ** 33);
+    tick(robot, clock);
+    const c = robot.clearError(id);
+    expect(c.ok && c.clearedJoints).toEqual([0, 6]);
+    tick(robot, clock);
+    expect(robot.getMotorState()!.errorIds).toEqual([0, 0, 0, 0, 0, 0, 0]);
+  });
+});
+
+describe("control authority", () => {
+  it("commands without a lease get 403 BL_ERR_AUTH_REQUIRED; reads need none", () => {
+    tick(robot, clock);
+    for (const r of [robot.moveJoints("", TARGET), robot.servoJoints("", TARGET), robot.clearError("")]) {
+      const e = refused(r);
+      expect(e.code).toBe("BL_ERR_AUTH_REQUIRED");
+      expect(e.status).toBe(403);
+    }
+    expect(refused(robot.moveJoints(undefined as unknown as string, TARGET)).code).toBe("BL_ERR_AUTH_REQUIRED");
+    expect(robot.getState()).not.toBeNull();
+  });
+
+  it("a lease that is not the holder's is refused naming the holder (409), or as unknown (403) when nobody holds", () => {
+    tick(robot, clock);
+    expect(refused(robot.moveJoints("stale-id", TARGET)).code).toBe("BL_ERR_AUTH_UNKNOWN_LEASE");
+    lease(robot, "api:alice");
+    const e = refused(robot.moveJoints("not-alices", TARGET));
+    expect(e.code).toBe("BL_ERR_AUTH_HELD");
+    expect(e.status).toBe(409);
+    expect(e.message).toContain("api:alice (api)");
+    expect(e.message).toContain(new Date(clock.epochMs() + 10_000).toISOString());
+  });
+
+  it("when the commanding lease expires mid-move the arm stops and holds (velocity zero)", () => {
+    tick(robot, clock);
+    const id = lease(robot, "api:crashy", 500);
+    expect(robot.moveJoints(id, [2.5, 0, 0, 0, 0, 0, 0], { speedRadS: 2 }).ok).toBe(true);
+    tick(robot, clock, 100); // 400 ms: still moving
+    expect(robot.getJointState()!.velocities[0]).toBeGreaterThan(1);
+    tick(robot, clock, 100); // lease expired at 500 ms
+    expect(robot.authority.holder()).toBeNull();
+    const j = robot.getJointState()!;
+    expect(j.velocities).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expect(j.angles[0]).toBeLessThan(2.5);
+    const held = j.angles[0];
+    tick(robot, clock, 250);
+    expect(robot.getJointState()!.angles[0]).toBe(held);
+    expect(robot.health().safetyReason).toBe("control lease expired: holding position");
+    expect(refused(robot.moveJoints(id, TARGET)).code).toBe("BL_ERR_AUTH_UNKNOWN_LEASE");
+  });
+
+  it("releasing the lease stops the arm at once; a new holder can command it", () => {
+    tick(robot, clock);
+    const first = robot.authority.acquire("api:one", "api", 10_000);
+    if (!first.ok) throw new Error();
+    expect(robot.moveJoints(first.lease.id, [2.5, 0, 0, 0, 0, 0, 0], { speedRadS: 2 }).ok).toBe(true);
+    tick(robot, clock, 100);
+    first.lease.release();
+    tick(robot, clock, 100);
+    expect(robot.getJointState()!.velocities[0]).toBe(0);
+    expect(robot.health().errors.leaseEndedStops).toBe(1);
+    const second = lease(robot, "lola:pid 7");
+    expect(robot.moveJoints(second, [0, 0, 0, 0, 0, 0, 0], { speedRadS: 2 }).ok).toBe(true);
+    expect(robot.health().safetyReason).toBeNull();
+    tick(robot, clock, 500);
+    expect(robot.getJointState()!.angles[0]).toBe(0);
+  });
+
+  it("emergencyStop needs no lease: every joint stops and holds, the lease is revoked", () => {
+    tick(robot, clock);
+    const id = lease(robot, "api:bob");
+    expect(robot.moveJoints(id, TARGET, { speedRadS: 1.5 }).ok).toBe(true);
+    tick(robot, clock, 60);
+    robot.emergencyStop("operator pressed the button");
+    expect(robot.authority.holder()).toBeNull();
+    expect(refused(robot.moveJoints(id, TARGET)).code).toBe("BL_ERR_AUTH_UNKNOWN_LEASE");
+    tick(robot, clock, 50); // 200 ms: more than the slowest stop
+    const j = robot.getJointState()!;
+    expect(j.velocities).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    tick(robot, clock, 100);
+    expect(robot.getJointState()!.angles).toEqual(j.angles);
+    const h = robot.health();
+    expect(h.safetyReason).toBe("emergency stop: operator pressed the button");
+    expect(h.errors.emergencyStops).toBe(1);
+    expect(h.control).toBeNull();
+    // Control can be taken again afterwards.
+    expect(robot.moveJoints(lease(robot, "api:bob"), TARGET).ok).toBe(true);
+  });
+});
+
+describe("link and lifecycle", () => {
+  it("commands are refused while the link is lost (503) and before the first state; the arm holds after the link returns", () => {
+    const id = lease(robot);
+    expect(refused(robot.moveJoints(id, TARGET)).code).toBe("BL_ERR_STATE_NONE");
+    tick(robot, clock);
+    expect(robot.moveJoints(id, TARGET, { speedRadS: 1 }).ok).toBe(true);
+    tick(robot, clock, 50);
+    robot.simulateLinkLoss();
+    const e = refused(robot.servoJoints(id, TARGET));
+    expect(e.code).toBe("BL_ERR_LINK_LOST");
+    expect(e.status).toBe(503);
+    tick(robot, clock, 100);
+    robot.restoreLink();
+    tick(robot, clock);
+    const j = robot.getJointState()!;
+    expect(j.velocities).toEqual([0, 0, 0, 0, 0, 0, 0]); // the arm's watchdog stopped it
+    tick(robot, clock, 100);
+    expect(robot.getJointState()!.angles).toEqual(j.angles);
+    expect(robot.moveJoints(id, TARGET, { speedRadS: 1 }).ok).toBe(true); // the lease survived
+  });
+
+  it("health reports body, link, control and cycle timing", () => {
+    const h0 = robot.health();
+    expect(h0.body).toBe("p7");
+    expect(h0.link).toBe("starting");
+    expect(h0.control).toBeNull();
+    tick(robot, clock, 10);
+    lease(robot, "api:carol", 3000);
+    const h = robot.health();
+    expect(h.link).toBe("ok");
+    expect(h.control).toEqual({ owner: "api:carol", source: "api", expiresAtEpochMs: clock.epochMs() + 3000 });
+    expect(h.cycle.cycles).toBe(10);
+    expect(h.cycle.periodMs.p50).toBe(4);
+    expect(robot.kind).toBe("p7");
+    expect(robot.loop.timing.nominalPeriodMs).toBe(4);
+  });
+
+  it("stop() is idempotent, revokes control and refuses commands; start() again resumes", async () => {
+    tick(robot, clock);
+    const id = lease(robot);
+    await robot.stop();
+    await robot.stop();
+    expect(robot.authority.holder()).toBeNull();
+    expect(robot.health().link).toBe("stopped");
+    const again = lease(robot);
+    expect(refused(robot.moveJoints(again, TARGET)).code).toBe("BL_ERR_LINK_LOST");
+    expect(refused(robot.moveJoints(id, TARGET)).code).toBe("BL_ERR_AUTH_HELD");
+    await robot.start();
+    await clock.advance(8);
+    expect(robot.getState()).not.toBeNull();
+    expect(robot.moveJoints(again, TARGET).ok).toBe(true);
+    await stopOnSimClock(robot, clock);
+  });
+
+  it("the same seed gives the same states through the runtime", async () => {
+    const run = async () => {
+      const c = new SimClock();
+      const r = await P7Robot.create({ clock: c, seed: 9 });
+      tick(r, c);
+      const id = lease(r);
+      r.moveJoints(id, TARGET, { speedRadS: 1 });
+      tick(r, c, 200);
+      return r.getState();
+    };
+    expect(await run()).toEqual(await run());
+  });
+});
