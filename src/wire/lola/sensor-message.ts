@@ -267,8 +267,8 @@ export class LolaSensorWriter {
     for (let i = 0; i < 25; i++) {
       const x = st[i]!;
       // A positive fixint is 0..127: clamp (0..3 in practice) so the encoding never changes. NaN
-      // fails both tests and becomes 0; the byte store truncates fractions.
-      b[o + i] = x > 127 ? 127 : x >= 0 ? x : 0;
+      // stays NaN through Math.max and the byte store makes it 0; the store truncates fractions.
+      b[o + i] = x > 127 ? 127 : Math.max(x, 0);
     }
     return b;
   }

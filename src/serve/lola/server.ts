@@ -1,0 +1,501 @@
+/**
+ * The LoLA-compatible socket server (issue 3; shared/reference/lola.md §2, §3, §7, §8): existing
+ * RoboCup software (B-Human, HULKs/HULA, nidhogg, nao_lola) connects to bodylink instead of LoLA.
+ *
+ * - A Unix stream socket, `/tmp/robocup` by default. A stale socket file (nobody accepting on it)
+ *   is replaced; a live one, or a path that is not a socket, is a clear start-up error. The file
+ *   is removed on close (and on process exit as a last resort).
+ * - Every client gets the first 896-byte sensor message right after accept, then one per cycle
+ *   (`robot.onCycle`). A client that does not read fast enough loses frames: a frame is written
+ *   only when nothing is pending for that client, so the runtime never waits and never queues.
+ * - ONE controlling client, like LoLA: the first to connect while the slot is free. Its commands
+ *   go through the runtime's shared {@link Authority} as source "lola", owner "lola:client#N". Each
+ *   command acquires the lease if nobody holds it, or renews it; the lease lasts `graceMs`. A
+ *   silent client therefore keeps its last command for `graceMs`, then the lease expires and the
+ *   runtime ramps stiffness to 0 (NaoRobot's safety rule). A disconnect releases the lease at
+ *   once (same ramp). When commands resume, control is re-acquired if nobody else took it.
+ * - Optional read-only clients (`readers`), which LoLA cannot do: they get every sensor message;
+ *   bytes they send are ignored (logged once). Roles are fixed at accept: a reader is never
+ *   promoted; after the controller leaves, the next new connection controls.
+ * - A client beyond those slots is refused: it receives one MessagePack map `{"Error": reason}`
+ *   (shorter than 896 bytes, so `read_exact(896)` clients see an EOF) and the connection is
+ *   closed; the server logs the same reason.
+ * - Undecodable command bytes drop that client with one log line (see LolaCommandReader);
+ *   per-key problems are logged once per distinct reason per client. Nothing a client sends
+ *   throws into the runtime.
+ *
+ * Prepare side: accept, close, command handling (allocate freely). Perform side: the per-cycle
+ * listener writes the sensor message in place and copies it into each client's own 896-byte
+ * buffer (a pending write must not see the next cycle's values); Node's socket write itself
+ * allocates a small request object per frame.
+ */
+import { lstat, unlink } from "node:fs/promises";
+import { unlinkSync } from "node:fs";
+import { type Server, type Socket, connect, createServer } from "node:net";
+import { pack } from "msgpackr";
+import type { NaoRobot } from "../../runtime/nao-robot.js";
+import type { Lease, LeaseInfo } from "../../runtime/authority.js";
+import { MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
+import { BodylinkError } from "../../errors.js";
+import { LolaCommandReader, type LolaCommandProblem, type LolaCommandUpdate } from "../../wire/lola/command-reader.js";
+import { LOLA_SENSOR_MESSAGE_BYTES, LOLA_SOCKET_PATH } from "../../wire/lola/constants.js";
+import {
+  LolaConfigError,
+  type LolaRobotConfig,
+  LolaSensorWriter,
+  normalizeLolaRobotConfig,
+} from "../../wire/lola/sensor-message.js";
+
+/** Default grace period: about 8 cycles of 12 ms. Long enough for a GC pause, short enough to be safe. */
+export const DEFAULT_LOLA_GRACE_MS = 100;
+/** At most this many distinct problem messages are remembered (and logged) per client. */
+const MAX_DISTINCT_PROBLEMS = 32;
+/** A refused client is given this long to read its error and close, then it is closed. */
+const REFUSE_LINGER_MS = 1000;
+
+/** What the LoLA server needs from the runtime. `NaoRobot` satisfies it. */
+export type LolaRobot = Pick<NaoRobot, "state" | "authority" | "clock" | "command" | "onCycle" | "prefs">;
+
+export type LolaLogLevel = "info" | "warn";
+export type LolaLog = (level: LolaLogLevel, message: string) => void;
+
+export interface LolaServerOptions {
+  /** Socket path. Defaults to `/tmp/robocup`, where LoLA clients look. */
+  path?: string;
+  /** Read-only clients allowed besides the controlling one. Defaults to 0 (LoLA serves one client). */
+  readers?: number;
+  /**
+   * Grace period, ms: how long a silent controlling client keeps its last command in force (its
+   * lease duration, renewed by every command). Defaults to 100 (about 8 cycles); 50..60000.
+   */
+  graceMs?: number;
+  /**
+   * RobotConfig strings. Defaults: body id and body version from the robot's preference block
+   * (`robot.prefs`, so start the robot first), head id "P0000000000000000000" and head version
+   * "6.0.0" (the head's own ids are not in the body's preferences). Given fields win.
+   */
+  robotConfig?: Partial<LolaRobotConfig>;
+  /** Pad RobotConfig strings shorter than 20/5 characters with spaces (logged). Defaults to true; false fails instead. */
+  padRobotConfig?: boolean;
+  /** Where log lines go. Defaults to stderr, prefixed "lola:". */
+  log?: LolaLog;
+}
+
+export type LolaClientRole = "controller" | "reader";
+
+export interface LolaClientInfo {
+  /** "lola:client#N", also the lease owner of a controller. */
+  readonly name: string;
+  readonly role: LolaClientRole;
+  /** Runtime clock, ms. */
+  readonly connectedAtMs: number;
+  readonly framesSent: number;
+  /** Frames skipped because the client had not taken the previous one yet. */
+  readonly framesDropped: number;
+  readonly commands: number;
+  /** Commands that arrived while control was held by someone else (not applied). */
+  readonly commandsIgnored: number;
+  /** Keys rejected so far (wrong length, wrong type, NaN, unknown). */
+  readonly keyProblems: number;
+  /** True while this client holds the control lease. */
+  readonly hasControl: boolean;
+}
+
+export interface LolaServer {
+  /** The socket path actually served. */
+  readonly path: string;
+  /** The RobotConfig strings every message carries. */
+  readonly robotConfig: LolaRobotConfig;
+  readonly graceMs: number;
+  readonly readers: number;
+  /** Connected clients, controller first. */
+  clients(): LolaClientInfo[];
+  /** Stop accepting, release control, close every client, remove the socket file. Idempotent. */
+  close(): Promise<void>;
+}
+
+const defaultLog: LolaLog = (level, message) => {
+  console.error(`lola: ${level === "warn" ? "warning: " : ""}${message}`);
+};
+
+class Client {
+  readonly name: string;
+  readonly out = Buffer.alloc(LOLA_SENSOR_MESSAGE_BYTES);
+  readonly reader: LolaCommandReader | null;
+  lease: Lease | null = null;
+  framesSent = 0;
+  framesDropped = 0;
+  /** Frames dropped since the last one that went out (to log the start and end of a stall once). */
+  dropRun = 0;
+  commands = 0;
+  commandsIgnored = 0;
+  keyProblems = 0;
+  ignoredBytesLogged = false;
+  /** Times control expired for silence, and times it was (re)gained: logged at 1, 10, 100, … */
+  expiries = 0;
+  grants = 0;
+  readonly problemsSeen = new Map<string, number>();
+  closed = false;
+
+  constructor(
+    readonly id: number,
+    readonly role: LolaClientRole,
+    readonly socket: Socket,
+    readonly connectedAtMs: number,
+  ) {
+    this.name = `lola:client#${id}`;
+    this.reader = role === "controller" ? new LolaCommandReader() : null;
+  }
+}
+
+/**
+ * Start serving LoLA for `robot`. Resolves once the socket is listening. Throws a
+ * {@link BodylinkError} (`BL_ERR_LOLA_SOCKET`, `BL_ERR_LOLA_CONFIG`) with what to change.
+ */
+export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions = {}): Promise<LolaServer> {
+  const path = opts.path ?? LOLA_SOCKET_PATH;
+  const readers = opts.readers ?? 0;
+  const graceMs = opts.graceMs ?? DEFAULT_LOLA_GRACE_MS;
+  const log = opts.log ?? defaultLog;
+  if (!Number.isInteger(readers) || readers < 0 || readers > 64) {
+    throw new BodylinkError("BL_ERR_LOLA_SOCKET", path, `readers must be an integer 0..64, got ${readers}`);
+  }
+  if (!Number.isFinite(graceMs) || graceMs < MIN_LEASE_MS || graceMs > MAX_LEASE_MS) {
+    throw new BodylinkError("BL_ERR_LOLA_SOCKET", path, `graceMs must be ${MIN_LEASE_MS}..${MAX_LEASE_MS} ms, got ${graceMs}`);
+  }
+
+  let writer: LolaSensorWriter;
+  try {
+    const { config, notes } = normalizeLolaRobotConfig(
+      { bodyId: robot.prefs?.bodyId, bodyVersion: robot.prefs?.bodyVersion, ...definedOnly(opts.robotConfig) },
+      { padShort: opts.padRobotConfig ?? true },
+    );
+    for (const n of notes) log("warn", n);
+    if (!robot.prefs && !opts.robotConfig?.bodyId) log("warn", "the robot's preferences are not read yet (start the robot first): RobotConfig carries the default body id");
+    writer = new LolaSensorWriter(config);
+  } catch (e) {
+    if (e instanceof LolaConfigError) throw new BodylinkError("BL_ERR_LOLA_CONFIG", `${e.message} (set it with the robotConfig option)`);
+    throw e;
+  }
+
+  await clearStaleSocket(path);
+  const server = createServer({ allowHalfOpen: false, pauseOnConnect: false });
+  const state = new ServerState(robot, server, writer, path, readers, graceMs, log);
+  await new Promise<void>((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException) => {
+      reject(new BodylinkError("BL_ERR_LOLA_SOCKET", path, `${e.code ?? ""} ${e.message}; choose another path`.trim()));
+    };
+    server.once("error", onError);
+    server.listen(path, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+  state.attach();
+  log("info", `serving LoLA on ${path} (1 controlling client, ${readers} read-only; grace ${graceMs} ms; RobotConfig ${writer.robotConfig.bodyId} ${writer.robotConfig.bodyVersion} ${writer.robotConfig.headId} ${writer.robotConfig.headVersion})`);
+  return {
+    path,
+    robotConfig: writer.robotConfig,
+    graceMs,
+    readers,
+    clients: () => state.info(),
+    close: () => state.close(),
+  };
+}
+
+/** 1, 10, 100, …: how often a repeating event is logged. */
+function isLogCount(n: number): boolean {
+  while (n >= 10 && n % 10 === 0) n /= 10;
+  return n === 1;
+}
+
+function definedOnly(c: Partial<LolaRobotConfig> | undefined): Partial<LolaRobotConfig> {
+  const out: Partial<Record<keyof LolaRobotConfig, string>> = {};
+  if (!c) return out;
+  for (const k of ["bodyId", "bodyVersion", "headId", "headVersion"] as const) if (c[k] !== undefined) out[k] = c[k];
+  return out;
+}
+
+/** Remove a socket file nobody accepts on; refuse to touch a live socket or a non-socket. */
+async function clearStaleSocket(path: string): Promise<void> {
+  let st: Awaited<ReturnType<typeof lstat>>;
+  try {
+    st = await lstat(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw new BodylinkError("BL_ERR_LOLA_SOCKET", path, (e as Error).message);
+  }
+  if (!st.isSocket()) {
+    throw new BodylinkError("BL_ERR_LOLA_SOCKET", path, "the path exists and is not a socket; remove it or choose another path (--lola-path)");
+  }
+  const live = await new Promise<boolean>((resolve) => {
+    const probe = connect(path);
+    probe.once("connect", () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once("error", () => resolve(false));
+  });
+  if (live) {
+    throw new BodylinkError("BL_ERR_LOLA_SOCKET", path, "another server (LoLA itself, or another bodylink) is accepting on it; stop it (`systemctl stop lola` on a robot) or choose another path (--lola-path)");
+  }
+  try {
+    await unlink(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw new BodylinkError("BL_ERR_LOLA_SOCKET", path, `stale socket file cannot be removed: ${(e as Error).message}`);
+  }
+}
+
+class ServerState {
+  /** Controller first (when there is one), then readers. Iterated every cycle without allocation. */
+  readonly #clients: Client[] = [];
+  readonly #lingering = new Set<Socket>();
+  #controller: Client | null = null;
+  #nextId = 1;
+  #closing: Promise<void> | null = null;
+  #unsubscribe: (() => void) | null = null;
+  #listenerErrors = 0;
+
+  constructor(
+    readonly robot: LolaRobot,
+    readonly server: Server,
+    readonly writer: LolaSensorWriter,
+    readonly path: string,
+    readonly maxReaders: number,
+    readonly graceMs: number,
+    readonly log: LolaLog,
+  ) {}
+
+  readonly #onExit = (): void => {
+    try {
+      unlinkSync(this.path);
+    } catch {
+      // already gone
+    }
+  };
+
+  readonly #onReleased = (info: LeaseInfo, why: "released" | "expired" | "revoked"): void => {
+    const c = this.#controller;
+    if (c?.lease?.id !== info.id) return;
+    c.lease = null;
+    if (why === "expired") {
+      if (isLogCount(++c.expiries)) {
+        this.log("warn", `${c.name} sent no command for ${this.graceMs} ms: its control expired, stiffness ramps to 0 (control returns with its next command)${c.expiries > 1 ? ` [${c.expiries} times]` : ""}`);
+      }
+    } else if (why === "revoked") {
+      this.log("warn", `${c.name} lost control: revoked (emergency stop or shutdown)`);
+    }
+  };
+
+  /** Perform side: one sensor message per cycle to every client. Never throws into the loop. */
+  readonly #onCycle = (): void => {
+    try {
+      const frame = this.writer.write(this.robot.state);
+      const cs = this.#clients;
+      for (let i = 0; i < cs.length; i++) this.#send(cs[i]!, frame);
+    } catch (e) {
+      // A bug here must not stop the runtime's loop; say so once in a while.
+      if (this.#listenerErrors++ % 1000 === 0) this.log("warn", `sending sensor messages failed: ${(e as Error)?.stack ?? String(e)}`);
+    }
+  };
+
+  attach(): void {
+    this.server.on("connection", (s) => this.#accept(s));
+    this.server.on("error", (e) => this.log("warn", `socket server error: ${e.message}`));
+    this.robot.authority.on("released", this.#onReleased);
+    this.#unsubscribe = this.robot.onCycle(this.#onCycle);
+    process.on("exit", this.#onExit);
+  }
+
+  info(): LolaClientInfo[] {
+    return this.#clients.map((c) => ({
+      name: c.name,
+      role: c.role,
+      connectedAtMs: c.connectedAtMs,
+      framesSent: c.framesSent,
+      framesDropped: c.framesDropped,
+      commands: c.commands,
+      commandsIgnored: c.commandsIgnored,
+      keyProblems: c.keyProblems,
+      hasControl: c.lease !== null && this.robot.authority.isHeld(c.lease.id),
+    }));
+  }
+
+  #accept(socket: Socket): void {
+    if (this.#closing) {
+      socket.destroy();
+      return;
+    }
+    const id = this.#nextId++;
+    let role: LolaClientRole;
+    if (!this.#controller) role = "controller";
+    else if (this.#clients.length - 1 < this.maxReaders) role = "reader";
+    else {
+      this.#refuse(socket, id);
+      return;
+    }
+    const c = new Client(id, role, socket, this.robot.clock.nowMs());
+    if (role === "controller") {
+      this.#controller = c;
+      this.#clients.unshift(c);
+    } else {
+      this.#clients.push(c);
+    }
+    socket.on("data", (chunk: Buffer) => this.#onData(c, chunk));
+    socket.on("error", (e: NodeJS.ErrnoException) => {
+      if (!c.closed) this.log("warn", `${c.name}: socket error ${e.code ?? ""} ${e.message}; closing it`);
+      socket.destroy();
+    });
+    socket.on("close", () => this.#onClose(c));
+    this.log("info", `${c.name} connected as the ${role === "controller" ? "controlling client" : "read-only client"}`);
+    // LoLA clients start with a read: the first message goes out now, not at the next cycle.
+    this.#send(c, this.writer.write(this.robot.state));
+  }
+
+  #refuse(socket: Socket, id: number): void {
+    const holder = this.#controller!;
+    const reason =
+      `client#${id} refused: ${holder.name} is the controlling client and ` +
+      (this.maxReaders === 0
+        ? "this server allows no read-only clients (LoLA serves one client; start bodylink with --lola-readers N to allow N)"
+        : `all ${this.maxReaders} read-only slots are taken`);
+    this.log("warn", reason);
+    this.#lingering.add(socket);
+    socket.on("error", () => socket.destroy());
+    socket.on("data", () => {}); // discard; we only wait for the client to close
+    socket.on("close", () => this.#lingering.delete(socket));
+    socket.end(pack({ Error: `bodylink LoLA: ${reason}` }));
+    setTimeout(() => socket.destroy(), REFUSE_LINGER_MS).unref();
+  }
+
+  #send(c: Client, frame: Uint8Array): void {
+    const s = c.socket;
+    if (c.closed || !s.writable) return;
+    if (s.writableLength > 0) {
+      // The previous frame is still queued: drop this one rather than queue (and never wait).
+      c.framesDropped++;
+      if (c.dropRun++ === 0) this.log("warn", `${c.name} is not reading fast enough: dropping sensor messages until it catches up`);
+      return;
+    }
+    if (c.dropRun > 0) {
+      this.log("info", `${c.name} caught up after ${c.dropRun} dropped sensor message(s)`);
+      c.dropRun = 0;
+    }
+    c.out.set(frame);
+    s.write(c.out);
+    c.framesSent++;
+  }
+
+  #onData(c: Client, chunk: Buffer): void {
+    if (c.closed) return;
+    if (!c.reader) {
+      if (!c.ignoredBytesLogged) {
+        c.ignoredBytesLogged = true;
+        this.log("warn", `${c.name} is read-only: the commands it sends are ignored (${this.#controller?.name ?? "the next client to connect"} controls)`);
+      }
+      return;
+    }
+    const err = c.reader.push(chunk, (update, problems) => this.#onCommand(c, update, problems));
+    if (err) {
+      this.log("warn", `${c.name} dropped: ${err.message}`);
+      this.#drop(c);
+    }
+  }
+
+  #onCommand(c: Client, update: LolaCommandUpdate, problems: LolaCommandProblem[]): void {
+    if (c.closed) return;
+    c.commands++;
+    const lease = this.#ensureLease(c);
+    if (!lease) {
+      c.commandsIgnored++;
+      return;
+    }
+    const r = this.robot.command(lease.id, update);
+    if (!r.ok) {
+      c.commandsIgnored++;
+      this.#problem(c, "command", r.error.message);
+      return;
+    }
+    for (let i = 0; i < problems.length; i++) this.#problem(c, problems[i]!.key, problems[i]!.reason);
+    for (let i = 0; i < r.problems.length; i++) this.#problem(c, r.problems[i]!.key, r.problems[i]!.reason);
+  }
+
+  /** Renew this client's lease, or acquire one if nobody holds control. Null if someone else does. */
+  #ensureLease(c: Client): Lease | null {
+    const a = this.robot.authority;
+    if (c.lease?.renew(this.graceMs)) return c.lease;
+    c.lease = null;
+    const r = a.acquire(c.name, "lola", this.graceMs);
+    if (r.ok) {
+      c.lease = r.lease;
+      if (isLogCount(++c.grants)) {
+        this.log("info", `${c.name} has control (grace period ${this.graceMs} ms, renewed by every command)${c.grants > 1 ? ` [${c.grants} times]` : ""}`);
+      }
+      return r.lease;
+    }
+    this.#problem(c, "control", `commands ignored: ${r.reason}`);
+    return null;
+  }
+
+  /** Log each distinct problem once per client; count all of them. */
+  #problem(c: Client, key: string, reason: string): void {
+    if (key !== "control" && key !== "command") c.keyProblems++;
+    const text = `${key}: ${reason}`;
+    const seen = c.problemsSeen.get(text);
+    if (seen !== undefined) {
+      c.problemsSeen.set(text, seen + 1);
+      return;
+    }
+    if (c.problemsSeen.size >= MAX_DISTINCT_PROBLEMS) return;
+    c.problemsSeen.set(text, 1);
+    this.log("warn", `${c.name}: ${text}${key === "control" || key === "command" ? "" : " (key ignored, the rest applied; logged once)"}`);
+  }
+
+  #drop(c: Client): void {
+    c.socket.destroy();
+    this.#onClose(c);
+  }
+
+  #onClose(c: Client): void {
+    if (c.closed) return;
+    c.closed = true;
+    const i = this.#clients.indexOf(c);
+    if (i >= 0) this.#clients.splice(i, 1);
+    if (this.#controller === c) {
+      this.#controller = null;
+      const lease = c.lease;
+      c.lease = null;
+      if (lease && this.robot.authority.isHeld(lease.id)) {
+        lease.release();
+        if (!this.#closing) this.log("warn", `${c.name} disconnected while in control: control released, stiffness ramps to 0`);
+      }
+    }
+    const repeats = [...c.problemsSeen.values()].reduce((a, b) => a + b, 0) - c.problemsSeen.size;
+    this.log(
+      "info",
+      `${c.name} disconnected (${c.framesSent} sensor messages sent, ${c.framesDropped} dropped, ${c.commands} commands${c.commandsIgnored ? `, ${c.commandsIgnored} ignored` : ""}${repeats > 0 ? `, ${repeats} repeated problems not logged` : ""})`,
+    );
+  }
+
+  close(): Promise<void> {
+    if (this.#closing) return this.#closing;
+    this.#closing = (async () => {
+      this.#unsubscribe?.();
+      this.robot.authority.off("released", this.#onReleased);
+      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      for (const c of [...this.#clients]) this.#drop(c);
+      for (const s of this.#lingering) s.destroy();
+      this.#lingering.clear();
+      await closed;
+      try {
+        const st = await lstat(this.path);
+        if (st.isSocket()) await unlink(this.path);
+      } catch {
+        // already removed (libuv unlinks a listening pipe's path on close)
+      }
+      process.off("exit", this.#onExit);
+      this.log("info", `stopped serving LoLA on ${this.path}`);
+    })();
+    return this.#closing;
+  }
+}
