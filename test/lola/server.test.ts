@@ -322,12 +322,24 @@ describe("LoLA server: clients, grace period, reconnects", () => {
     expect(r.robot.authority.holder()?.owner).toBe("lola:client#2");
   });
 
+  it("a client that hangs up and reconnects at once controls again (not refused)", async () => {
+    const r = await rig();
+    const c1 = await r.connect();
+    await c1.frame();
+    c1.socket.destroy(); // no waiting for the server to notice
+    const c2 = await r.connect();
+    expect((await c2.frame()).length).toBe(896);
+    expect(r.server.clients()).toMatchObject([{ name: "lola:client#2", role: "controller" }]);
+    expect(r.logged(/refused/)).toBe(false);
+  });
+
   it("a client that stops reading loses frames instead of blocking the runtime or the others; frames stay whole", async () => {
     const r = await rig({ readers: 1 });
     const c1 = await r.connect();
     const slow = await r.connect();
     slow.socket.pause(); // never reads: the kernel buffer fills
     await c1.frame();
+    await until(() => r.server.clients().length === 2, "the reader to be admitted");
     for (let k = 0; k < 600; k++) {
       await r.step();
       await c1.frame();

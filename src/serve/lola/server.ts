@@ -16,7 +16,10 @@
  *   once (same ramp). When commands resume, control is re-acquired if nobody else took it.
  * - Optional read-only clients (`readers`), which LoLA cannot do: they get every sensor message;
  *   bytes they send are ignored (logged once). Roles are fixed at accept: a reader is never
- *   promoted; after the controller leaves, the next new connection controls.
+ *   promoted; after the controller leaves, the next new connection controls. While the
+ *   controlling slot is taken, a new connection's role is decided 25 ms after accept, so a
+ *   client that hangs up and reconnects at once is not refused because its old connection's
+ *   close had not been processed yet.
  * - A client beyond those slots is refused: it receives one MessagePack map `{"Error": reason}`
  *   (shorter than 896 bytes, so `read_exact(896)` clients see an EOF) and the connection is
  *   closed; the server logs the same reason.
@@ -50,6 +53,8 @@ import {
 export const DEFAULT_LOLA_GRACE_MS = 100;
 /** At most this many distinct problem messages are remembered (and logged) per client. */
 const MAX_DISTINCT_PROBLEMS = 32;
+/** When the controlling slot is taken at accept, the decision (reader or refused) waits this long. */
+const ADMIT_RECHECK_MS = 25;
 /** A refused client is given this long to read its error and close, then it is closed. */
 const REFUSE_LINGER_MS = 1000;
 
@@ -249,6 +254,7 @@ async function clearStaleSocket(path: string): Promise<void> {
 class ServerState {
   /** Controller first (when there is one), then readers. Iterated every cycle without allocation. */
   readonly #clients: Client[] = [];
+  /** Sockets not (or no longer) clients: waiting for a role, or refused and closing. */
   readonly #lingering = new Set<Socket>();
   #controller: Client | null = null;
   #nextId = 1;
@@ -327,13 +333,26 @@ class ServerState {
       return;
     }
     const id = this.#nextId++;
-    let role: LolaClientRole;
-    if (!this.#controller) role = "controller";
-    else if (this.#clients.length - 1 < this.maxReaders) role = "reader";
-    else {
-      this.#refuse(socket, id);
+    if (!this.#controller) {
+      this.#admit(socket, id, "controller");
       return;
     }
+    // The slot is taken. A client that hangs up and reconnects at once can be accepted before its
+    // old connection's close is processed; look again once pending I/O has run, so it is not
+    // refused (or made a reader for good) because of that ordering. Bytes it sends meanwhile wait
+    // in the socket's buffer.
+    this.#lingering.add(socket);
+    socket.on("error", () => socket.destroy());
+    setTimeout(() => {
+      this.#lingering.delete(socket);
+      if (this.#closing || socket.destroyed) socket.destroy();
+      else if (!this.#controller) this.#admit(socket, id, "controller");
+      else if (this.#clients.length - 1 < this.maxReaders) this.#admit(socket, id, "reader");
+      else this.#refuse(socket, id);
+    }, ADMIT_RECHECK_MS).unref();
+  }
+
+  #admit(socket: Socket, id: number, role: LolaClientRole): void {
     const c = new Client(id, role, socket, this.robot.clock.nowMs());
     if (role === "controller") {
       this.#controller = c;
