@@ -52,7 +52,8 @@ export { BODY_SHAPES, type EffortUnit, type ImuState, type JointState, type Moto
 /** The part of a WebSocket the SDK uses (the browser's WebSocket and the `ws` package both fit). */
 export interface WebSocketLike {
   readonly readyState: number;
-  addEventListener(type: "open" | "close" | "error" | "message", listener: (event: WebSocketEventLike) => void): void;
+  /** The SDK reads `data` (message), `code` and `reason` (close) from the events it gets. */
+  addEventListener(type: "open" | "close" | "error" | "message", listener: (event: object) => void): void;
   close(code?: number, reason?: string): void;
 }
 export interface WebSocketEventLike {
@@ -549,10 +550,11 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
     }
     this.#ws = ws;
     ws.addEventListener("message", (ev) => {
-      if (this.#ws === ws) this.#onMessage(ev.data);
+      if (this.#ws === ws) this.#onMessage((ev as WebSocketEventLike).data);
     });
     ws.addEventListener("close", (ev) => {
-      if (this.#ws === ws) this.#onClose(ev.code ?? 1006, ev.reason ?? "");
+      const e = ev as WebSocketEventLike;
+      if (this.#ws === ws) this.#onClose(e.code ?? 1006, e.reason ?? "");
     });
     ws.addEventListener("error", () => {
       // A close event follows; the reason is reported there.

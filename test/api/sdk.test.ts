@@ -1,0 +1,207 @@
+/**
+ * The robot API end to end, as a user runs it: the real server on an ephemeral loopback port,
+ * the SDK over a real WebSocket (`ws`) and fetch. Rates are measured on the real clock; the
+ * REST-vs-stream comparison runs the body on simulated time so both see the same cycle.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import WebSocket from "ws";
+import { afterEach, describe, expect, it } from "vitest";
+import { API_ORDER } from "../../src/bodies/nao/joints.js";
+import { ApiError, type BodylinkClient, type RobotState, connect } from "../../src/client/index.js";
+import { MonotonicClock, SimClock } from "../../src/runtime/clock.js";
+import type { NaoRobot } from "../../src/runtime/nao-robot.js";
+import type { P7Robot } from "../../src/runtime/p7-robot.js";
+import { type RunningApiServer, startApiServer } from "../../src/serve/api/build.js";
+import { simNao, simP7, step } from "./helpers.js";
+
+const cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const f of cleanup.splice(0).reverse()) await f();
+});
+
+async function serve(robot: NaoRobot | P7Robot, port = 0): Promise<RunningApiServer> {
+  const server = await startApiServer(robot, { port });
+  cleanup.push(() => server.close());
+  return server;
+}
+async function client(url: string, owner = "sdk"): Promise<BodylinkClient> {
+  const c = await connect(url, { WebSocket, owner });
+  cleanup.push(() => c.close());
+  return c;
+}
+async function started<R extends NaoRobot | P7Robot>(robot: R): Promise<R> {
+  await robot.start();
+  cleanup.push(() => robot.stop());
+  return robot;
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+function next<T>(c: BodylinkClient, ev: "state" | "reconnected" | "disconnected" | "reconnecting" | "control-lost", pred: (v: T) => boolean = () => true): Promise<T> {
+  return new Promise((resolve) => {
+    const off = c.on(ev, ((v: T) => {
+      if (!pred(v)) return;
+      off();
+      resolve(v);
+    }) as never);
+  });
+}
+
+describe("robot API over loopback with the SDK", () => {
+  it("streams 20 ± 1 messages per second over 3 s with increasing sequence numbers (NAO and P7)", async () => {
+    const nao = await started(await simNao(new MonotonicClock()));
+    const p7 = await started(await simP7(new MonotonicClock()));
+    const [sn, sp] = [await serve(nao), await serve(p7)];
+    expect(sn.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const [cn, cp] = [await client(sn.url), await client(sp.url)];
+    const measure = async (c: BodylinkClient) => {
+      await next(c, "state"); // running
+      const got: RobotState[] = [];
+      const off = c.subscribe((s) => got.push(s));
+      await sleep(3000);
+      off();
+      return got;
+    };
+    const [gn, gp] = await Promise.all([measure(cn), measure(cp)]);
+    for (const [got, body] of [[gn, "nao"], [gp, "p7"]] as const) {
+      const rate = got.length / 3;
+      expect(rate, `${body} msg/s`).toBeGreaterThanOrEqual(19);
+      expect(rate, `${body} msg/s`).toBeLessThanOrEqual(21);
+      for (let i = 1; i < got.length; i++) {
+        expect(got[i]!.seq).toBeGreaterThan(got[i - 1]!.seq);
+        expect(got[i]!.timestampMs).toBeGreaterThan(got[i - 1]!.timestampMs);
+      }
+      // Source time between first and last: 50 ms per message on the runtime's clock.
+      const spanS = (got.at(-1)!.timestampMs - got[0]!.timestampMs) / 1000;
+      expect((got.length - 1) / spanS).toBeGreaterThan(19);
+      expect((got.length - 1) / spanS).toBeLessThan(21);
+      expect(got[0]!.body).toBe(body);
+    }
+    expect(cn.getJointState()!.angles).toHaveLength(26);
+    expect(cp.getJointState()!.angles).toHaveLength(7);
+    const health = await cn.fetchHealth();
+    expect(health.api.subscribers).toBe(1);
+    expect(health.link).toBe("ok");
+  }, 15_000);
+
+  it("REST fields and units match the stream (battery temperature whole °C on REST, LoLA's scale on the stream)", async () => {
+    const clock = new SimClock();
+    const robot = await simNao(clock);
+    const server = await serve(robot);
+    // The SDK measures age on the runtime's (simulated) clock here, so a slow machine does not
+    // make the states look stale.
+    const c = await connect(server.url, { WebSocket, now: () => clock.nowMs() });
+    cleanup.push(() => c.close());
+    expect(c.getJointState()).toBeNull(); // nothing yet: the body has not cycled
+    // Cycles run back to back in simulated time; the broadcast they schedule runs afterwards and
+    // encodes the newest state, so the streamed message and GET /v1/state see the same cycle.
+    for (let round = 0; round < 3; round++) {
+      const arrived = next<RobotState>(c, "state");
+      await step(robot, clock, 5);
+      const s = await arrived;
+      expect(s.seq).toBe(robot.state.seq);
+      const live = c.getBodyState() as unknown as Record<string, unknown> & { battery: { temperature: number } };
+      const rest = (await c.fetchState()) as unknown as Record<string, unknown> & { battery: { temperature: number } };
+      expect(rest.seq).toBe(live.seq);
+      const { battery: rb, ...restOther } = rest;
+      const { battery: sb, ...streamOther } = live;
+      expect(restOther).toEqual(streamOther);
+      expect({ ...rb, temperature: 0 }).toEqual({ ...sb, temperature: 0 });
+      // Units: REST whole °C; the stream LoLA's scale (0.1 applied twice: 28.5 °C reads 2.8).
+      expect(Number.isInteger(rest.battery.temperature)).toBe(true);
+      expect(rest.battery.temperature).toBe(Math.round(robot.state.batteryTemperatureC));
+      expect(Math.abs(live.battery.temperature * 10 - rest.battery.temperature)).toBeLessThanOrEqual(1);
+      expect(live.battery.temperature).toBeLessThan(10);
+    }
+    expect((await c.fetchInfo()).joint_names).toEqual([...API_ORDER]);
+  });
+
+  it("leases: renewed in the background, the second client refused naming the holder, released by `await using`", async () => {
+    const robot = await started(await simNao(new MonotonicClock()));
+    const server = await serve(robot);
+    const alice = await client(server.url, "alice");
+    const bob = await client(server.url, "bob");
+    await next(alice, "state");
+    {
+      await using lease = await alice.acquireControl({ leaseMs: 300 });
+      expect(lease.active).toBe(true);
+      await sleep(900); // three lease durations: only background renewal keeps it
+      const refused = await bob.acquireControl().catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(ApiError);
+      expect(refused).toMatchObject({ status: 409, code: "BL_ERR_AUTH_HELD", holder: { owner: "alice", source: "api" } });
+      expect((refused as ApiError).message).toMatch(/held by alice \(api\) until \d{4}-\d\d-\d\dT/);
+      const r = await alice.setJointTargets({ stiffness: new Array(26).fill(0.3) });
+      expect(r.applied).toEqual(["stiffness"]);
+      const noLease = await bob.setJointTargets({ stiffness: new Array(26).fill(0) }).catch((e: unknown) => e);
+      expect(noLease).toMatchObject({ status: 403, code: "BL_ERR_AUTH_REQUIRED" });
+    }
+    // `await using` released it: bob gets control at once.
+    const bl = await bob.acquireControl({ leaseMs: 500 });
+    expect((await bob.fetchControl()).holder?.owner).toBe("bob");
+    // Emergency stop needs no lease; the holder learns it lost control.
+    const lost = next<{ reason: string }>(bob, "control-lost");
+    const stop = await alice.emergencyStop("test stop");
+    expect(stop).toEqual({ stopped: true, reason: "test stop" });
+    expect((await lost).reason).toMatch(/not held/);
+    expect(bl.active).toBe(false);
+    expect(bob.control).toBeNull();
+    expect((await bob.fetchHealth()).safety_reason).toMatch(/emergency stop: test stop/);
+  });
+
+  it("reconnects by itself and says so through events", async () => {
+    const robot = await started(await simNao(new MonotonicClock()));
+    const s1 = await startApiServer(robot, { port: 0 });
+    const port = s1.port;
+    const c = await connect(s1.url, { WebSocket, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+    cleanup.push(() => c.close());
+    await next(c, "state");
+    const events: string[] = [];
+    c.on("disconnected", (e) => events.push(`disconnected:${e.willReconnect}`));
+    c.on("reconnecting", (e) => events.push(`reconnecting:${e.attempt}`));
+    c.on("reconnected", () => events.push("reconnected"));
+    const down = next(c, "disconnected");
+    await s1.close();
+    await down;
+    expect(c.getJointState()).toBeNull();
+    expect(c.connected).toBe(false);
+    await sleep(300);
+    const back = next(c, "reconnected");
+    await serve(robot, port);
+    await back;
+    await next(c, "state");
+    expect(c.getJointState()).not.toBeNull();
+    expect(events[0]).toBe("disconnected:true");
+    expect(events).toContain("reconnecting:1");
+    expect(events.at(-1)).toBe("reconnected");
+  });
+
+  it("fails to connect with a clear error when nothing listens", async () => {
+    const err = await connect("http://127.0.0.1:1", { WebSocket, connectTimeoutMs: 300 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "BL_ERR_CLI_NO_RUNTIME" });
+    expect((err as Error).message).toContain("http://127.0.0.1:1");
+  });
+
+  it("binds 127.0.0.1 unless told otherwise", async () => {
+    const robot = await simP7(new SimClock());
+    const s = await serve(robot);
+    expect(s.app.server.address()).toMatchObject({ address: "127.0.0.1" });
+  });
+});
+
+describe("SDK stays browser-safe", () => {
+  it("imports nothing from node: and nothing outside src/client except the error table", () => {
+    const dir = join(import.meta.dirname, "../../src/client");
+    let imports = 0;
+    for (const f of readdirSync(dir).filter((x) => x.endsWith(".ts"))) {
+      const src = readFileSync(join(dir, f), "utf8");
+      for (const m of src.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+"([^"]+)";/gm)) {
+        const spec = m[1]!;
+        imports++;
+        expect(spec.startsWith("node:"), `${f}: ${spec}`).toBe(false);
+        expect(spec.startsWith("./") || spec === "../errors.js", `${f}: ${spec}`).toBe(true);
+      }
+    }
+    expect(imports).toBeGreaterThan(10);
+    const errors = readFileSync(join(dir, "../errors.ts"), "utf8");
+    expect(errors).not.toMatch(/from\s+"node:/);
+  });
+});

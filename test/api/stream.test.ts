@@ -1,0 +1,123 @@
+/**
+ * The state stream's pacing and slow-client policy, on simulated time with stand-in sockets:
+ * one message per 50 ms of runtime clock (20 Hz on a 12 ms or 4 ms cycle), a subscriber with
+ * unsent bytes is skipped (latest state, never a backlog), the others are not held back.
+ */
+import type { WebSocket } from "ws";
+import { describe, expect, it } from "vitest";
+import { SimClock } from "../../src/runtime/clock.js";
+import { adapterFor } from "../../src/serve/api/build.js";
+import { StateStream } from "../../src/serve/api/stream.js";
+import { simNao, simP7, step } from "./helpers.js";
+
+class StubSocket {
+  readyState = 1;
+  bufferedAmount = 0;
+  readonly sent: Array<{ type: string; seq?: number }> = [];
+  readonly #handlers = new Map<string, () => void>();
+  send(data: string | Buffer): void {
+    this.sent.push(JSON.parse(data.toString()) as { type: string; seq?: number });
+  }
+  on(ev: string, fn: () => void): this {
+    this.#handlers.set(ev, fn);
+    return this;
+  }
+  close(): void {
+    this.readyState = 3;
+    this.#handlers.get("close")?.();
+  }
+  states(): number[] {
+    return this.sent.filter((m) => m.type === "state").map((m) => m.seq!);
+  }
+}
+
+const flush = () => new Promise<void>((r) => setImmediate(r));
+
+async function run(robot: Awaited<ReturnType<typeof simNao>> | Awaited<ReturnType<typeof simP7>>, clock: SimClock, ms: number): Promise<void> {
+  const period = robot.kind === "nao" ? 12 : 4;
+  for (let t = 0; t < ms; t += period) {
+    await step(robot, clock, 1);
+    await flush();
+  }
+}
+
+describe("state stream", () => {
+  it("sends hello, the current state at once, then one state per 50 ms of runtime clock (NAO, 12 ms cycle)", async () => {
+    const clock = new SimClock();
+    const robot = await simNao(clock);
+    await step(robot, clock, 2);
+    const stream = new StateStream(adapterFor(robot));
+    const s = new StubSocket();
+    stream.add(s as unknown as WebSocket);
+    expect(s.sent[0]).toMatchObject({ type: "hello", body: "nao", rate_hz: 20 });
+    expect(s.sent[1]).toMatchObject({ type: "state", seq: robot.state.seq });
+    await run(robot, clock, 3000);
+    const seqs = s.states().slice(1);
+    expect(seqs.length).toBeGreaterThanOrEqual(59);
+    expect(seqs.length).toBeLessThanOrEqual(61);
+    for (let i = 1; i < seqs.length; i++) expect(seqs[i]!).toBeGreaterThan(seqs[i - 1]!);
+    // 50 ms is 4.17 cycles: gaps of 4 or 5 cycles, never a burst.
+    const gaps = new Set(seqs.slice(1).map((v, i) => v - seqs[i]!));
+    expect([...gaps].sort()).toEqual([4, 5]);
+    expect(stream.messagesSent).toBe(seqs.length);
+    stream.close();
+    expect(s.readyState).toBe(3);
+    expect(stream.subscribers).toBe(0);
+  });
+
+  it("paces the P7 (4 ms cycle) at exactly 20 Hz", async () => {
+    const clock = new SimClock();
+    const robot = await simP7(clock);
+    const adapter = adapterFor(robot);
+    const stream = new StateStream(adapter);
+    const s = new StubSocket();
+    stream.add(s as unknown as WebSocket);
+    expect(s.sent).toHaveLength(1); // hello only: no state yet
+    await run(robot, clock, 1000);
+    const seqs = s.states();
+    expect(seqs.length).toBe(20);
+    expect(new Set(seqs.slice(1).map((v, i) => v - seqs[i]!))).toEqual(new Set([12, 13]));
+    stream.close();
+    adapter.close();
+  });
+
+  it("skips a subscriber that has not taken the previous message, without holding back the others", async () => {
+    const clock = new SimClock();
+    const robot = await simNao(clock);
+    const stream = new StateStream(adapterFor(robot));
+    const fast = new StubSocket();
+    const slow = new StubSocket();
+    stream.add(fast as unknown as WebSocket);
+    stream.add(slow as unknown as WebSocket);
+    await run(robot, clock, 500);
+    slow.bufferedAmount = 3000; // its kernel buffer is full: bytes wait in user space
+    const slowBefore = slow.states().length;
+    await run(robot, clock, 1000);
+    expect(slow.states().length).toBe(slowBefore);
+    expect(stream.messagesSkipped).toBeGreaterThanOrEqual(19);
+    slow.bufferedAmount = 0; // caught up: gets the newest state next, not the 20 it missed
+    await run(robot, clock, 60);
+    const resumed = slow.states().slice(slowBefore);
+    expect(resumed.length).toBe(1);
+    expect(resumed[0]).toBe(fast.states().at(-1));
+    expect(fast.states().length).toBeGreaterThanOrEqual(30);
+    stream.close();
+  });
+
+  it("sends nothing while nobody listens and after a subscriber closes", async () => {
+    const clock = new SimClock();
+    const robot = await simNao(clock);
+    const stream = new StateStream(adapterFor(robot));
+    await run(robot, clock, 200);
+    expect(stream.messagesSent).toBe(0);
+    const s = new StubSocket();
+    stream.add(s as unknown as WebSocket);
+    await run(robot, clock, 100);
+    s.close();
+    const n = stream.messagesSent;
+    await run(robot, clock, 200);
+    expect(stream.messagesSent).toBe(n);
+    expect(() => new StateStream(adapterFor(robot), { rateHz: 0 })).toThrow(RangeError);
+    stream.close();
+  });
+});
