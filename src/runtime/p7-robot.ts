@@ -3,8 +3,9 @@
  * a `P7State`, the P7 SDK's three getters as frozen snapshots with source timestamps, and the
  * arm's commands behind the shared control lease.
  *
- * Cycle (perform side, allocation-free): check the commanding lease → advance the arm by the
- * elapsed time → read its frame → copy it into the state with length checks → notify listeners.
+ * Cycle (perform side, no objects or arrays created; see arm-sim.ts for the few boxed doubles):
+ * check the commanding lease → advance the arm by the elapsed time → read its frame → copy it
+ * into the state with length checks → notify listeners.
  * Getters and commands run on the prepare side (they allocate the snapshot or the answer).
  *
  * Safety rules (docs/p7.md):

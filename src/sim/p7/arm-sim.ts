@@ -22,8 +22,10 @@
  *   IMU frame, plus noise.
  * Deterministic: the same seed and the same calls give the same frames, bit for bit.
  *
- * Allocation: `step()`/`advance()`/`read()` and the motion verbs allocate nothing; the fault
- * hooks `setReportedLengths` allocate views once.
+ * Allocation: `step()`/`advance()`/`read()` and the motion verbs create no objects or arrays
+ * (all state is in preallocated typed arrays); optimised code still boxes a few doubles at
+ * non-inlined call boundaries (measured with the sampling heap profiler: ~30–50 B per step,
+ * short-lived). `clearError` returns a small array; `setReportedLengths` allocates views once.
  */
 import {
   GRAVITY_M_S2,
@@ -204,7 +206,8 @@ export class P7Sim {
     const q = this.#q, v = this.#v;
     for (let i = 0; i < N; i++) {
       const vOld = v[i]!;
-      let vNew: number;
+      // NOTE: initialised as a number (not left undefined) so optimised code keeps it unboxed.
+      let vNew = 0;
       if (this.#errorIds[i] !== 0 || this.#stopping[i] === 1) {
         // Stop at the stop rate, then hold where it stopped.
         const dv = P7_STOP_DECEL_RAD_S2[i]! * DT_S;
@@ -460,13 +463,14 @@ export class P7Sim {
     const f = this.#frame.full, p = this.params, rng = this.#rng;
     f.angles.set(this.#q);
     f.velocities.set(this.#v);
-    for (let i = 0; i < N; i++) f.efforts[i] = this.#effort[i]! + rng.gaussian(p.effortNoiseNm);
+    f.efforts.set(this.#effort);
+    rng.addGaussian(f.efforts, 0, N, p.effortNoiseNm);
     f.temperatures.set(this.#tempC);
     f.errorIds.set(this.#errorIds);
-    for (let i = 0; i < 3; i++) {
-      f.angularVelocity[i] = this.#gyro[i]! + rng.gaussian(p.gyroNoiseRadS);
-      f.linearAcceleration[i] = this.#accel[i]! + rng.gaussian(p.accelNoiseMS2);
-    }
+    f.angularVelocity.set(this.#gyro);
+    rng.addGaussian(f.angularVelocity, 0, 3, p.gyroNoiseRadS);
+    f.linearAcceleration.set(this.#accel);
+    rng.addGaussian(f.linearAcceleration, 0, 3, p.accelNoiseMS2);
     this.#frame.seq = this.#seq;
   }
 }
