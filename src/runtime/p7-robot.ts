@@ -142,6 +142,7 @@ export class P7Robot implements RobotBase {
   async start(): Promise<void> {
     if (this.loop.running) return;
     if (this.#link === "stopped") this.#link = "starting";
+    this.#lastCycleMs = Number.NaN; // time spent stopped is not simulated
     this.loop.start();
   }
 

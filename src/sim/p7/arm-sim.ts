@@ -31,6 +31,7 @@ import {
   GRAVITY_M_S2,
   P7_EFFORT_LIMIT_NM,
   P7_HOME_RAD,
+  P7_IMU_MOUNT,
   P7_JOINT_COUNT,
   P7_MAX_ACCEL_RAD_S2,
   P7_MAX_RAD,
@@ -51,6 +52,7 @@ const SNAP_RAD = 1e-9;
 /** Arrays can be reported one longer than the body, to simulate an upstream length mismatch. */
 const JOINT_CAPACITY = N + 1;
 const IMU_CAPACITY = 4;
+const IMU_ROTATION_OFFSET = 9 * (P7_IMU_MOUNT.link - 1);
 
 /**
  * One published reading of the arm service. The arrays are views owned by the simulator and are
@@ -445,8 +447,8 @@ export class P7Sim {
       wy += qd * k.axis[3 * i + 1]!;
       wz += qd * k.axis[3 * i + 2]!;
     }
-    // Into the IMU frame: Rᵀ·x with R = link 7's rotation (row-major at offset 54).
-    const R = k.rotation, o = 54;
+    // Into the IMU frame: Rᵀ·x with R = the rotation of the IMU's link (row-major, 9 per link).
+    const R = k.rotation, o = IMU_ROTATION_OFFSET;
     this.#accel[0] = R[o]! * fx + R[o + 3]! * fy + R[o + 6]! * fz;
     this.#accel[1] = R[o + 1]! * fx + R[o + 4]! * fy + R[o + 7]! * fz;
     this.#accel[2] = R[o + 2]! * fx + R[o + 5]! * fy + R[o + 8]! * fz;
