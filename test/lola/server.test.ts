@@ -322,6 +322,25 @@ describe("LoLA server: clients, grace period, reconnects", () => {
     expect(r.robot.authority.holder()?.owner).toBe("lola:client#2");
   });
 
+  it("after an emergency stop the client's commands are ignored until it reconnects", async () => {
+    const r = await rig();
+    const c = await r.connect();
+    const on = new LolaCommandWriter(["Stiffness"]).setFloats("Stiffness", range(25, () => 1)).bytes;
+    await sendAndWait(r, c, on);
+    r.robot.emergencyStop("test");
+    expect(r.robot.authority.holder()).toBeNull();
+    expect(r.logged(/lola:client#1 lost control: revoked \(emergency stop or shutdown\); its commands are ignored until it reconnects/)).toBe(true);
+    await sendAndWait(r, c, on);
+    expect(r.robot.authority.holder()).toBeNull();
+    await r.step();
+    expect(r.robot.state.stiffness[0]).toBe(0);
+    expect(r.server.clients()[0]).toMatchObject({ commandsIgnored: 1, hasControl: false });
+    await c.close();
+    const c2 = await r.connect();
+    await sendAndWait(r, c2, on);
+    expect(r.robot.authority.holder()?.owner).toBe("lola:client#2");
+  });
+
   it("a client that hangs up and reconnects at once controls again (not refused)", async () => {
     const r = await rig();
     const c1 = await r.connect();

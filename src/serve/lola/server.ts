@@ -13,7 +13,8 @@
  *   command acquires the lease if nobody holds it, or renews it; the lease lasts `graceMs`. A
  *   silent client therefore keeps its last command for `graceMs`, then the lease expires and the
  *   runtime ramps stiffness to 0 (NaoRobot's safety rule). A disconnect releases the lease at
- *   once (same ramp). When commands resume, control is re-acquired if nobody else took it.
+ *   once (same ramp). When commands resume, control is re-acquired if nobody else took it; after
+ *   a revocation (emergency stop) only a new connection takes control again.
  * - Optional read-only clients (`readers`), which LoLA cannot do: they get every sensor message;
  *   bytes they send are ignored (logged once). Roles are fixed at accept: a reader is never
  *   promoted; after the controller leaves, the next new connection controls. While the
@@ -82,7 +83,7 @@ export interface LolaServerOptions {
   robotConfig?: Partial<LolaRobotConfig>;
   /** Pad RobotConfig strings shorter than 20/5 characters with spaces (logged). Defaults to true; false fails instead. */
   padRobotConfig?: boolean;
-  /** Where log lines go. Defaults to stderr, prefixed "lola:". */
+  /** Where log lines go. Defaults to stderr, prefixed "LoLA server:". */
   log?: LolaLog;
 }
 
@@ -120,7 +121,7 @@ export interface LolaServer {
 }
 
 const defaultLog: LolaLog = (level, message) => {
-  console.error(`lola: ${level === "warn" ? "warning: " : ""}${message}`);
+  console.error(`LoLA server: ${level === "warn" ? "warning: " : ""}${message}`);
 };
 
 class Client {
@@ -139,6 +140,8 @@ class Client {
   /** Times control expired for silence, and times it was (re)gained: logged at 1, 10, 100, … */
   expiries = 0;
   grants = 0;
+  /** Control was revoked (emergency stop): this connection does not take it again. */
+  revoked = false;
   readonly problemsSeen = new Map<string, number>();
   closed = false;
 
@@ -289,7 +292,10 @@ class ServerState {
         this.log("warn", `${c.name} sent no command for ${this.graceMs} ms: its control expired, stiffness ramps to 0 (control returns with its next command)${c.expiries > 1 ? ` [${c.expiries} times]` : ""}`);
       }
     } else if (why === "revoked") {
-      this.log("warn", `${c.name} lost control: revoked (emergency stop or shutdown)`);
+      // An emergency stop must not be undone by the next command 12 ms later: this connection
+      // stays without control; reconnecting takes it again.
+      c.revoked = true;
+      this.log("warn", `${c.name} lost control: revoked (emergency stop or shutdown); its commands are ignored until it reconnects`);
     }
   };
 
@@ -442,6 +448,10 @@ class ServerState {
   /** Renew this client's lease, or acquire one if nobody holds control. Null if someone else does. */
   #ensureLease(c: Client): Lease | null {
     const a = this.robot.authority;
+    if (c.revoked) {
+      this.#problem(c, "control", "commands ignored: control was revoked (emergency stop); reconnect to take control again");
+      return null;
+    }
     if (c.lease?.renew(this.graceMs)) return c.lease;
     c.lease = null;
     const r = a.acquire(c.name, "lola", this.graceMs);

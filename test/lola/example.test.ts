@@ -1,0 +1,62 @@
+/** The example client (examples/lola-client.ts) runs as documented against a real-time runtime. */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { NaoRobot } from "../../src/runtime/nao-robot.js";
+import { type LolaServer, startLolaServer } from "../../src/serve/lola/server.js";
+import { TestLolaClient, tmpSocketPath } from "./client.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function runExample(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, ["--import", "tsx", "examples/lola-client.ts", ...args], { cwd: root });
+    let stdout = "";
+    let stderr = "";
+    p.stdout.on("data", (b) => (stdout += b));
+    p.stderr.on("data", (b) => (stderr += b));
+    p.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function realTimeServer(): Promise<{ robot: NaoRobot; server: LolaServer; logs: string[] }> {
+  const robot = await NaoRobot.create();
+  await robot.start();
+  const logs: string[] = [];
+  const server = await startLolaServer(robot, { path: tmpSocketPath(), log: (_l, m) => logs.push(m) });
+  cleanups.push(async () => {
+    await server.close();
+    await robot.stop();
+  });
+  return { robot, server, logs };
+}
+
+describe("examples/lola-client.ts", () => {
+  it("connects, prints battery and accelerometer, nods the head with a stiffness ramp and leaves it off", async () => {
+    const { robot, server, logs } = await realTimeServer();
+    const owners: string[] = [];
+    robot.authority.on("acquired", (i) => owners.push(i.owner));
+    const r = await runExample([server.path, "--seconds", "2"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/connected to .*: body P0000073A07S94700012 \(version 6\.0\.0\)/);
+    expect(r.stdout).toMatch(/battery \d+ % \(-?\d+\.\d\d A\) {2}accelerometer -?\d+\.\d\d -?\d+\.\d\d -?\d+\.\d\d m\/s²/);
+    expect(r.stdout).toMatch(/done after 167 cycles/);
+    expect(owners[0]).toBe("lola:client#1");
+    expect(logs.some((l) => /lola:client#1 disconnected \(\d+ sensor messages sent, 0 dropped, 167 commands\)/.test(l))).toBe(true);
+    expect(robot.state.stiffness[0]).toBe(0);
+  });
+
+  it("prints the server's reason when it is refused", async () => {
+    const { server } = await realTimeServer();
+    const holder = await TestLolaClient.connect(server.path);
+    cleanups.push(() => holder.close());
+    const r = await runExample([server.path, "--seconds", "2"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the server closed the connection: bodylink LoLA: client#2 refused: lola:client#1 is the controlling client/);
+  });
+});
