@@ -14,8 +14,12 @@
  * backlog from user space. (Bytes already handed to the kernel stay there; the SDK keeps only the
  * newest message and applies its staleness bound, so it never acts on an old state.)
  *
- * Prepare side: allocates one string and one buffer per broadcast. The cycle listener does not
- * allocate except the one setImmediate per period.
+ * Sending to many subscribers is done in slices of at most `sliceMs` (default 0.5 ms of the
+ * runtime clock), yielding to the event loop between slices, so that a broadcast to hundreds of
+ * sockets never delays the next cycle's timer by more than one slice.
+ *
+ * Prepare side: allocates one string, one buffer and one socket list per broadcast. The cycle
+ * listener does not allocate except the one setImmediate per period.
  */
 import type { WebSocket } from "ws";
 import type { BodyAdapter } from "./adapter.js";
@@ -26,6 +30,8 @@ export interface StreamOptions {
   rateHz?: number;
   /** Skip a subscriber whose unsent bytes exceed this. Defaults to 0: skip while anything is pending. */
   maxBufferedBytes?: number;
+  /** Longest stretch of sending before yielding to the event loop, ms. Defaults to 0.5. */
+  sliceMs?: number;
 }
 
 const OPEN = 1;
@@ -36,8 +42,13 @@ export class StateStream {
   readonly #maxBuffered: number;
   readonly #sockets = new Set<WebSocket>();
   readonly #unsubscribe: () => void;
+  readonly #sliceMs: number;
   #nextDueMs = Number.NaN;
   #scheduled = false;
+  // The broadcast in progress: its bytes, its socket list and how far it got.
+  #bytes: Buffer | null = null;
+  #targets: WebSocket[] = [];
+  #next = 0;
   messagesSent = 0;
   messagesSkipped = 0;
 
@@ -47,6 +58,7 @@ export class StateStream {
     this.#adapter = adapter;
     this.#periodMs = 1000 / rate;
     this.#maxBuffered = opts.maxBufferedBytes ?? 0;
+    this.#sliceMs = opts.sliceMs ?? 0.5;
     this.#unsubscribe = adapter.onCycle(this.#onCycle);
   }
 
@@ -74,8 +86,11 @@ export class StateStream {
         epoch_ms: a.robot.clock.epochMs(),
       }),
     );
-    const now = this.encode();
-    if (now) socket.send(now, { binary: false });
+    // The current state at once, unless a broadcast of it is already scheduled (no duplicate seq).
+    if (!this.#scheduled) {
+      const now = this.encode();
+      if (now) socket.send(now, { binary: false });
+    }
   }
 
   /** The current state as the stream's message bytes, or null when there is no state yet. */
@@ -117,7 +132,21 @@ export class StateStream {
     if (this.#sockets.size === 0) return;
     const bytes = this.encode();
     if (!bytes) return;
-    for (const s of this.#sockets) {
+    // A broadcast still in progress is superseded: the sockets it did not reach get this newer one.
+    this.#bytes = bytes;
+    this.#targets = [...this.#sockets];
+    this.#next = 0;
+    this.#sendSlice();
+  };
+
+  readonly #sendSlice = (): void => {
+    const bytes = this.#bytes;
+    if (!bytes) return;
+    const clock = this.#adapter.robot.clock;
+    const t0 = clock.nowMs();
+    const targets = this.#targets;
+    while (this.#next < targets.length) {
+      const s = targets[this.#next++]!;
       if (s.readyState !== OPEN) continue;
       if (s.bufferedAmount > this.#maxBuffered) {
         this.messagesSkipped++;
@@ -125,6 +154,12 @@ export class StateStream {
       }
       s.send(bytes, { binary: false });
       this.messagesSent++;
+      if ((this.#next & 7) === 0 && clock.nowMs() - t0 > this.#sliceMs && this.#next < targets.length) {
+        setImmediate(this.#sendSlice);
+        return;
+      }
     }
+    this.#bytes = null;
+    this.#targets = [];
   };
 }
