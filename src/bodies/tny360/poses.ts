@@ -3,7 +3,7 @@
  * The poses cover the 12 leg joints only; the ears keep their angle. Pure data.
  */
 import { LEG_COUNT } from "../../wire/tny/constants.js";
-import { JOINT_MAX_RAD, JOINT_MIN_RAD } from "./joints.js";
+import { JOINT_MAX_RAD, JOINT_MIN_RAD, MAX_JOINT_VELOCITY_RAD_S } from "./joints.js";
 
 const DEG = Math.PI / 180;
 
@@ -42,4 +42,32 @@ for (const p of [REST_POSE_RAD, STAND_POSE_RAD]) {
   for (let i = 0; i < p.length; i++) {
     if (p[i]! < JOINT_MIN_RAD[i]! - 1e-12 || p[i]! > JOINT_MAX_RAD[i]! + 1e-12) throw new Error(`pose value for joint ${i} outside its limits`);
   }
+}
+
+/** Seconds to move every leg joint from `from` to `to` at `speedFraction` × 7 rad/s (slowest joint). */
+export function poseMoveTimeS(from: ArrayLike<number>, to: ArrayLike<number>, speedFraction: number, enabled?: ArrayLike<number>): number {
+  let worst = 0;
+  for (let j = 0; j < LEG_COUNT * 3; j++) {
+    if (enabled && !enabled[j]) continue; // a disabled joint does not move
+    worst = Math.max(worst, Math.abs(to[j]! - from[j]!));
+  }
+  return worst / (MAX_JOINT_VELOCITY_RAD_S * speedFraction);
+}
+
+/** Speed fractions of the smooth sequences (`Body.cpp`). */
+export const SMOOTH_ENABLE_REST_SPEED = 0.05;
+export const SMOOTH_ENABLE_STAND_SPEED = 0.1;
+export const SMOOTH_DISABLE_SPEED = 0.1;
+
+/**
+ * The estimate `body.enableSmooth` returns: from the current leg angles to REST at 5 % of the
+ * maximum speed, then REST to STAND at 10 % (real distances, slowest joint of each phase).
+ */
+export function smoothEnableEstimateS(currentRad: ArrayLike<number>): number {
+  return poseMoveTimeS(currentRad, REST_POSE_RAD, SMOOTH_ENABLE_REST_SPEED) + poseMoveTimeS(REST_POSE_RAD, STAND_POSE_RAD, SMOOTH_ENABLE_STAND_SPEED);
+}
+
+/** The estimate `body.disableSmooth` returns: the enabled leg joints to REST at 10 %. */
+export function smoothDisableEstimateS(currentRad: ArrayLike<number>, enabled?: ArrayLike<number>): number {
+  return poseMoveTimeS(currentRad, REST_POSE_RAD, SMOOTH_DISABLE_SPEED, enabled);
 }

@@ -151,10 +151,10 @@ export type ResultOf<F extends readonly FieldSpec[]> = F extends readonly []
     ? WireValueMap[O["type"]]
     : { readonly [P in F[number] as P["name"]]: WireValueMap[P["type"]] };
 
-export type ActionArgs<M extends ModuleName, A extends ActionName<M>> = ArgsOf<ActionOf<M, A>["args"]>;
-export type ActionResult<M extends ModuleName, A extends ActionName<M>> = ResultOf<ActionOf<M, A>["returns"]>;
-export type ActionDecodedArgs<M extends ModuleName, A extends ActionName<M>> = DecodedArgsOf<ActionOf<M, A>["args"]>;
-export type ActionReturnTuple<M extends ModuleName, A extends ActionName<M>> = ReturnTupleOf<ActionOf<M, A>["returns"]>;
+export type ActionArgs<M extends ModuleName, A extends string> = ArgsOf<ActionOf<M, A>["args"]>;
+export type ActionResult<M extends ModuleName, A extends string> = ResultOf<ActionOf<M, A>["returns"]>;
+export type ActionDecodedArgs<M extends ModuleName, A extends string> = DecodedArgsOf<ActionOf<M, A>["args"]>;
+export type ActionReturnTuple<M extends ModuleName, A extends string> = ReturnTupleOf<ActionOf<M, A>["returns"]>;
 
 /** "module.action" keys of every action in the table. */
 export type ActionKey = { [M in ModuleName]: `${M}.${ActionName<M>}` }[ModuleName];
@@ -184,3 +184,13 @@ export class TnyEncodeError extends RangeError {
     this.name = "TnyEncodeError";
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Per-key helpers ("body.setVelocity") for handler tables
+
+type SplitKey<K extends string> = K extends `${infer M extends ModuleName}.${infer A}` ? [M, A] : never;
+
+/** Decoded arguments of the action named by a "module.action" key. */
+export type KeyDecodedArgs<K extends ActionKey> = SplitKey<K> extends [infer M extends ModuleName, infer A extends string] ? DecodedArgsOf<ActionOf<M, A>["args"]> : never;
+/** Return tuple of the action named by a "module.action" key. */
+export type KeyReturnTuple<K extends ActionKey> = SplitKey<K> extends [infer M extends ModuleName, infer A extends string] ? ReturnTupleOf<ActionOf<M, A>["returns"]> : never;

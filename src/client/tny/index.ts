@@ -1,0 +1,330 @@
+/**
+ * Typed TNY-360 client (tny360.md §2–§7): `robot.body.setVelocity(0.2, 0, 0)` and every other
+ * action of the table, over one WebSocket, with timeouts and msg_id matching (replies may arrive
+ * out of order). Works with a real robot and with bodylink's TNY server.
+ *
+ * ```ts
+ * import WebSocket from "ws"; // Node 20 only; browsers (and Node ≥ 22) have a global WebSocket
+ * const robot = await TnyClient.connect("ws://192.168.4.1:5621", { WebSocket });
+ * await robot.body.enableSmooth();
+ * await robot.body.setVelocity(0.2, 0, 0);
+ * const angles = await robot.joint.getJointAngles(); // Float32Array(14), JointId order
+ * robot.close();
+ * ```
+ *
+ * Browser-safe: no `node:` imports; the WebSocket class is injectable and defaults to
+ * `globalThis.WebSocket`. Every request is sent with RequireAck (the firmware answers regardless).
+ * A request over 256 bytes is refused locally (the robot would drop it without a reply).
+ * Method names and types come from the table in `src/wire/tny/constants.ts`.
+ */
+import { Reader } from "../../wire/bytes.js";
+import {
+  type ActionName,
+  type ActionSpec,
+  MODULES,
+  type ModuleName,
+  type ModuleSpec,
+  MODULE_BY_NAME,
+  MessageFlags,
+  statusName,
+  TNY_DEFAULT_TIMEOUT_MS,
+  TNY_MAX_REQUEST_BYTES,
+} from "../../wire/tny/constants.js";
+import { decodeHeader, decodeReturns, resultOf } from "../../wire/tny/decode.js";
+import { encodeRequestInto } from "../../wire/tny/encode.js";
+import { Writer } from "../../wire/bytes.js";
+import { type ActionArgs, type ActionResult, TnyEncodeError } from "../../wire/tny/types.js";
+
+/** The part of a WebSocket the client uses (the browser's WebSocket and the `ws` package both fit). */
+export interface TnyWebSocketLike {
+  readonly readyState: number;
+  binaryType: string;
+  send(data: Uint8Array): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: "open" | "close" | "error" | "message", listener: (event: object) => void): void;
+}
+export type TnyWebSocketConstructor = new (url: string) => TnyWebSocketLike;
+
+export interface TnyClientOptions {
+  /** WebSocket class. Defaults to globalThis.WebSocket; in Node 20 pass the `ws` package's. */
+  WebSocket?: TnyWebSocketConstructor;
+  /** Per-request timeout. Defaults to 2000 ms (as both upstream SDKs). */
+  timeoutMs?: number;
+  /** Give up connecting after this long. Defaults to 5000 ms. */
+  connectTimeoutMs?: number;
+}
+
+/** The robot answered a non-Ok status. */
+export class TnyStatusError extends Error {
+  constructor(
+    readonly status: number,
+    readonly moduleName: string,
+    readonly actionName: string,
+  ) {
+    super(`TNY-360 answered ${statusName(status)} to ${moduleName}.${actionName}`);
+    this.name = "TnyStatusError";
+  }
+}
+
+/** No reply within the timeout (the firmware drops oversized frames and full RPC queues silently). */
+export class TnyTimeoutError extends Error {
+  constructor(
+    readonly moduleName: string,
+    readonly actionName: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`no reply to ${moduleName}.${actionName} within ${timeoutMs} ms`);
+    this.name = "TnyTimeoutError";
+  }
+}
+
+/** The connection closed (or never opened) before the reply came. */
+export class TnyClosedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TnyClosedError";
+  }
+}
+
+/** A reply: the status, and for Ok the decoded return values in table order. */
+export interface TnyRawReply {
+  readonly status: number;
+  readonly values: readonly unknown[];
+}
+
+/** Typed methods of one module, derived from the table. */
+export type TnyModuleApi<M extends ModuleName> = {
+  readonly [A in ActionName<M>]: (...args: ActionArgs<M, A>) => Promise<ActionResult<M, A>>;
+};
+export type TnyModules = { readonly [M in ModuleName]: TnyModuleApi<M> };
+
+interface Pending {
+  readonly module: ModuleSpec;
+  readonly action: ActionSpec;
+  readonly resolve: (r: TnyRawReply) => void;
+  readonly reject: (e: Error) => void;
+  readonly timer: ReturnType<typeof setTimeout>;
+}
+
+const OPEN = 1;
+
+/** Turn a WebSocket message's data into bytes (ArrayBuffer in browsers, Buffer/ArrayBuffer with ws). */
+function bytesOf(data: unknown): Uint8Array | null {
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return null;
+}
+
+export interface TnyClient extends TnyModules {}
+
+/** One connection to a TNY-360 (or bodylink's TNY server). */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the module methods are installed from the table in the constructor
+export class TnyClient {
+  readonly url: string;
+  readonly timeoutMs: number;
+  /** Replies whose msg_id matched no pending request (late replies after a timeout). */
+  unmatchedReplies = 0;
+  /** Exponential moving average of round trips, ms (0.8 old / 0.2 new, like the SDK's ping). */
+  latencyMs = Number.NaN;
+
+  readonly #ws: TnyWebSocketLike;
+  readonly #pending = new Map<number, Pending>();
+  readonly #closeListeners = new Set<(reason: string) => void>();
+  readonly #scratch = new Uint8Array(TNY_MAX_REQUEST_BYTES);
+  readonly #writer = new Writer(this.#scratch);
+  readonly #sentAt = new Map<number, number>();
+  #nextId = 1;
+  #closed: string | null = null;
+
+  private constructor(url: string, ws: TnyWebSocketLike, opts: TnyClientOptions) {
+    this.url = url;
+    this.#ws = ws;
+    this.timeoutMs = opts.timeoutMs ?? TNY_DEFAULT_TIMEOUT_MS;
+    for (const mod of MODULES as readonly ModuleSpec[]) {
+      const api: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+      for (const act of mod.actions) api[act.name] = (...args: unknown[]) => this.#call(mod, act, args);
+      Object.defineProperty(this, mod.name, { value: Object.freeze(api), enumerable: true });
+    }
+    ws.addEventListener("message", (ev) => this.#onMessage((ev as { data?: unknown }).data));
+    ws.addEventListener("close", (ev) => {
+      const e = ev as { code?: number; reason?: string };
+      this.#shutdown(`connection closed (${e.code ?? "?"}${e.reason ? ` ${e.reason}` : ""})`);
+    });
+    ws.addEventListener("error", () => {
+      // a close event follows; pending requests are rejected there
+    });
+  }
+
+  /** Open a connection; resolves when the socket is open. */
+  static connect(url: string, opts: TnyClientOptions = {}): Promise<TnyClient> {
+    const g = globalThis as { WebSocket?: TnyWebSocketConstructor };
+    const WS = opts.WebSocket ?? g.WebSocket;
+    if (!WS) return Promise.reject(new TnyClosedError("no WebSocket class: pass { WebSocket } (in Node 20: import WebSocket from 'ws')"));
+    return new Promise((resolve, reject) => {
+      let ws: TnyWebSocketLike;
+      try {
+        ws = new WS(url);
+      } catch (e) {
+        reject(new TnyClosedError(`cannot open ${url}: ${(e as Error).message}`));
+        return;
+      }
+      ws.binaryType = "arraybuffer";
+      let settled = false;
+      const timer = setTimeout(() => {
+        if (settled) return;
+        settled = true;
+        ws.close();
+        reject(new TnyClosedError(`no connection to ${url} within ${opts.connectTimeoutMs ?? 5000} ms; is the robot on and reachable (its AP is 192.168.4.1)?`));
+      }, opts.connectTimeoutMs ?? 5000);
+      ws.addEventListener("open", () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(new TnyClient(url, ws, opts));
+      });
+      ws.addEventListener("close", (ev) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        const e = ev as { code?: number; reason?: string };
+        reject(new TnyClosedError(`cannot connect to ${url} (${e.code ?? "?"}${e.reason ? ` ${e.reason}` : ""}); at most 3 clients may be connected to a TNY-360`));
+      });
+      ws.addEventListener("error", () => {
+        // the close event carries the outcome
+      });
+    });
+  }
+
+  /** Requests waiting for a reply. */
+  get pending(): number {
+    return this.#pending.size;
+  }
+
+  get closed(): boolean {
+    return this.#closed !== null;
+  }
+
+  /** Listen for the connection closing (with the reason); returns an unsubscribe. */
+  onClose(listener: (reason: string) => void): () => void {
+    this.#closeListeners.add(listener);
+    return () => this.#closeListeners.delete(listener);
+  }
+
+  /** Call an action by names; resolves with the shaped result, rejects with TnyStatusError on a non-Ok status. */
+  call<M extends ModuleName, A extends ActionName<M>>(moduleName: M, actionName: A, ...args: ActionArgs<M, A>): Promise<ActionResult<M, A>> {
+    const mod = MODULE_BY_NAME.get(moduleName);
+    const act = mod?.actions.find((x) => x.name === actionName);
+    if (!mod || !act) return Promise.reject(new TypeError(`no TNY-360 action ${moduleName}.${actionName}`));
+    return this.#call(mod, act, args) as Promise<ActionResult<M, A>>;
+  }
+
+  /**
+   * Send a request and resolve with the raw reply (status and decoded values), without throwing
+   * on a non-Ok status. For proxies and drivers that forward statuses.
+   */
+  request(mod: ModuleSpec, act: ActionSpec, args: ArrayLike<unknown>): Promise<TnyRawReply> {
+    if (this.#closed !== null) return Promise.reject(new TnyClosedError(this.#closed));
+    if (this.#ws.readyState !== OPEN) return Promise.reject(new TnyClosedError("the connection is not open"));
+    const msgId = this.#allocId();
+    let bytes: Uint8Array;
+    try {
+      const w = this.#writer.reset(this.#scratch);
+      encodeRequestInto(w, msgId, mod, act, args, MessageFlags.RequireAck);
+      bytes = w.writtenView().slice(); // the socket may queue it: send a copy
+    } catch (e) {
+      if (e instanceof RangeError && !(e instanceof TnyEncodeError)) {
+        return Promise.reject(new TnyEncodeError(`${mod.name}.${act.name}: the request exceeds the robot's ${TNY_MAX_REQUEST_BYTES}-byte limit (it would be dropped without a reply)`));
+      }
+      return Promise.reject(e);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(msgId);
+        this.#sentAt.delete(msgId);
+        reject(new TnyTimeoutError(mod.name, act.name, this.timeoutMs));
+      }, this.timeoutMs);
+      this.#pending.set(msgId, { module: mod, action: act, resolve, reject, timer });
+      this.#sentAt.set(msgId, now());
+      try {
+        this.#ws.send(bytes);
+      } catch (e) {
+        clearTimeout(timer);
+        this.#pending.delete(msgId);
+        reject(new TnyClosedError(`send failed: ${(e as Error).message}`));
+      }
+    });
+  }
+
+  /** Close the connection; pending requests reject with TnyClosedError. */
+  close(): void {
+    this.#shutdown("closed by the client");
+    try {
+      this.#ws.close(1000, "bye");
+    } catch {
+      // already closing
+    }
+  }
+
+  async #call(mod: ModuleSpec, act: ActionSpec, args: ArrayLike<unknown>): Promise<unknown> {
+    const reply = await this.request(mod, act, args);
+    if (reply.status !== 0) throw new TnyStatusError(reply.status, mod.name, act.name);
+    return resultOf(act.returns, reply.values);
+  }
+
+  #allocId(): number {
+    // u16 counter like the SDKs, skipping ids still waiting for a reply
+    for (let i = 0; i < 0x10000; i++) {
+      const id = this.#nextId;
+      this.#nextId = (this.#nextId + 1) & 0xffff;
+      if (!this.#pending.has(id)) return id;
+    }
+    throw new TnyEncodeError("65536 requests pending: no msg_id left");
+  }
+
+  #onMessage(data: unknown): void {
+    const bytes = bytesOf(data);
+    if (!bytes) return; // text frames are not part of the protocol
+    const h = decodeHeader(new Reader(bytes));
+    if (h?.type !== 2) return; // only responses are answered to (events are never sent, §3.3)
+    const p = this.#pending.get(h.msgId);
+    if (!p) {
+      this.unmatchedReplies++;
+      return;
+    }
+    this.#pending.delete(h.msgId);
+    clearTimeout(p.timer);
+    const sent = this.#sentAt.get(h.msgId);
+    this.#sentAt.delete(h.msgId);
+    if (sent !== undefined) {
+      const rtt = now() - sent;
+      this.latencyMs = Number.isNaN(this.latencyMs) ? rtt : 0.8 * this.latencyMs + 0.2 * rtt;
+    }
+    const payload = bytes.subarray(8, 8 + Math.min(h.length, bytes.length - 8));
+    if (h.code !== 0) {
+      p.resolve({ status: h.code, values: [] });
+      return;
+    }
+    try {
+      p.resolve({ status: 0, values: decodeReturns(p.action.returns, payload) });
+    } catch (e) {
+      p.reject(e as Error); // e.g. the firmware's empty Ok for imu getAcceleration (§12 #7)
+    }
+  }
+
+  #shutdown(reason: string): void {
+    if (this.#closed !== null) return;
+    this.#closed = reason;
+    for (const [id, p] of this.#pending) {
+      clearTimeout(p.timer);
+      p.reject(new TnyClosedError(`${p.module.name}.${p.action.name}: ${reason}`));
+      this.#pending.delete(id);
+    }
+    this.#sentAt.clear();
+    for (const l of this.#closeListeners) l(reason);
+  }
+}
+
+function now(): number {
+  const p = (globalThis as { performance?: { now(): number } }).performance;
+  return p ? p.now() : Date.now();
+}

@@ -1,0 +1,384 @@
+/**
+ * The TNY-360 runtime object: a simulated quadruped (default) or a real robot driven over its
+ * WebSocket API (`host` given), behind one surface the servers and the CLI use.
+ *
+ * ```ts
+ * const robot = await Tny360Robot.create();                          // simulator, 200 Hz
+ * const real = await Tny360Robot.create({ host: "192.168.4.1" });    // real robot, polled ≤ 50 Hz
+ * await robot.start();
+ * const lease = robot.authority.acquire("me", "cli");
+ * if (lease.ok) robot.setVelocity(lease.lease.id, 0.2, 0, 0);
+ * robot.snapshot()?.odometry;
+ * ```
+ *
+ * Control rule (documented in docs/protocol/tny360.md): every command needs the runtime's one
+ * lease (`authority`), whoever sends it (TNY WebSocket clients, the robot API, the CLI). Reads
+ * never do. On top of the firmware's behaviour the runtime adds two safety rules the firmware
+ * lacks (tny360.md §12 #12):
+ * - a body velocity not renewed within `velocityTimeoutMs` (500 ms) decays to zero;
+ * - when the lease that commanded the velocity is no longer held (released — e.g. its TNY
+ *   connection closed —, expired or revoked), the velocity is cleared at once.
+ * An emergency stop needs no lease: velocity 0, overrides cleared, control revoked; the joints
+ * keep holding the stance (a TNY-360 dropped on its belly is not safer).
+ *
+ * Cycle: one `CycleLoop` — 5 ms (200 Hz) for the simulator, 1000/pollHz (20 ms) for the driver.
+ * `state` is overwritten in place every cycle; `snapshot()` gives a frozen copy.
+ */
+import { JOINT_NAMES, LEG_NAMES } from "../bodies/tny360/joints.js";
+import { smoothDisableEstimateS, smoothEnableEstimateS } from "../bodies/tny360/poses.js";
+import { NO_VALUES, snapshotTny360State, type Tny360Snapshot, type Tny360State, type TnyReply } from "../bodies/tny360/state.js";
+import type { TnyWebSocketConstructor } from "../client/tny/index.js";
+import { BodylinkError } from "../errors.js";
+import { SimTny360 } from "../sim/tny360/quadruped.js";
+import { TnyWebSocketTransport } from "../transport/tny-websocket.js";
+import { type ActionSpec, actionSpec, GaitType, type GaitName, LogLevel, type LogLevelCode, type ModuleSpec, Status, statusName, TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
+import { decodeArgs } from "../wire/tny/decode.js";
+import { encodeRequest } from "../wire/tny/encode.js";
+import { TnyDecodeError, TnyEncodeError } from "../wire/tny/types.js";
+import { Authority } from "./authority.js";
+import { type Clock, MonotonicClock } from "./clock.js";
+import { CycleLoop } from "./loop.js";
+import type { RobotBase, RobotHealth } from "./robot.js";
+import { RemoteTny360 } from "./tny360-driver.js";
+
+export interface Tny360RobotOptions {
+  /** Defaults to a MonotonicClock. Tests pass a SimClock. */
+  clock?: Clock;
+  /** A real TNY-360's host name or IP: drive it instead of the simulator. Defaults to none (simulator). */
+  host?: string | null;
+  /** The real robot's API port. Defaults to 5621. */
+  port?: number;
+  /** Simulator noise seed. Defaults to 1. */
+  seed?: number;
+  /** A velocity not renewed for this long decays to zero. Defaults to 500 ms. */
+  velocityTimeoutMs?: number;
+  /** How long that decay takes. Defaults to 250 ms. */
+  velocityDecayMs?: number;
+  /** Real robot: state poll rate, at most (and by default) 50 Hz. */
+  pollHz?: number;
+  /** Real robot: per-request timeout. Defaults to 2000 ms. */
+  requestTimeoutMs?: number;
+  /** Real robot: WebSocket class. Defaults to the `ws` package. */
+  WebSocket?: TnyWebSocketConstructor;
+  /** Real robot: how long `start()` waits for the first connection before resolving anyway. Defaults to 3000 ms. */
+  connectWaitMs?: number;
+}
+
+/** Outcome of a typed command. `forwarded` = sent to a real robot, which answers later (failures count in health()). */
+export type Tny360CommandResult = { readonly ok: true; readonly forwarded: boolean } | { readonly ok: false; readonly error: BodylinkError; readonly status: number };
+export type Tny360SmoothResult = { readonly ok: true; readonly forwarded: boolean; readonly estimatedS: number } | { readonly ok: false; readonly error: BodylinkError; readonly status: number };
+
+export interface Tny360Posture {
+  readonly xM: number;
+  readonly yM: number;
+  /** Height of the body above the ground (default 0.12 m). */
+  readonly zM: number;
+  readonly rxRad: number;
+  readonly ryRad: number;
+  readonly rzRad: number;
+}
+
+const K = {
+  setVelocity: actionSpec("body", "setVelocity"),
+  setPosture: actionSpec("body", "setPosture"),
+  setEnabled: actionSpec("body", "setEnabled"),
+  enableSmooth: actionSpec("body", "enableSmooth"),
+  disableSmooth: actionSpec("body", "disableSmooth"),
+  setGait: actionSpec("gait", "setType"),
+  setAngle: actionSpec("joint", "setAngle"),
+  setJointAngles: actionSpec("joint", "setJointAngles"),
+  setLegPosition: actionSpec("leg", "setPosition"),
+};
+
+export class Tny360Robot implements RobotBase {
+  readonly kind = "tny360" as const;
+  readonly clock: Clock;
+  readonly authority: Authority;
+  readonly loop: CycleLoop;
+  /** "sim" (bodylink's simulator) or "remote" (a real robot over WebSocket). */
+  readonly source: "sim" | "remote";
+  /** Live state, overwritten in place every cycle (copy before handing out: `snapshot()`). */
+  readonly state: Tny360State;
+  /** The simulator, when `source` is "sim". */
+  readonly sim: SimTny360 | null;
+  /** The real-robot driver, when `source` is "remote". */
+  readonly driver: RemoteTny360 | null;
+  /** Joint names, index = JointId (the order of every joint array). */
+  readonly jointNames = JOINT_NAMES;
+  /** Leg names, index = leg id (the order of `paws`). */
+  readonly legNames = LEG_NAMES;
+
+  readonly #counters = { refusedCommands: 0, invalidCommands: 0, failedCommands: 0, lateCycles: 0, velocityClears: 0 };
+  readonly #connectWaitMs: number;
+  #velocityLeaseId: string | null = null;
+  #safetyReason: string | null = null;
+  #stopped = false;
+
+  private constructor(opts: Tny360RobotOptions) {
+    this.clock = opts.clock ?? new MonotonicClock();
+    this.authority = new Authority(this.clock);
+    this.#connectWaitMs = opts.connectWaitMs ?? 3000;
+    if (opts.host) {
+      const transport = new TnyWebSocketTransport({ host: opts.host, port: opts.port ?? TNY_DEFAULT_PORT, clock: this.clock, WebSocket: opts.WebSocket, timeoutMs: opts.requestTimeoutMs });
+      this.driver = new RemoteTny360({ transport, clock: this.clock, pollHz: opts.pollHz, velocityTimeoutMs: opts.velocityTimeoutMs, velocityDecayMs: opts.velocityDecayMs });
+      this.sim = null;
+      this.source = "remote";
+      this.state = this.driver.state;
+    } else {
+      const clock = this.clock;
+      this.sim = new SimTny360({ seed: opts.seed, velocityTimeoutMs: opts.velocityTimeoutMs, velocityDecayMs: opts.velocityDecayMs, nowMs: () => clock.nowMs() });
+      this.driver = null;
+      this.source = "sim";
+      this.state = this.sim.state;
+    }
+    const periodMs = this.sim ? this.sim.periodMs : this.driver!.periodMs;
+    this.loop = new CycleLoop(
+      {
+        periodMs,
+        cycle: (nowMs) => this.#cycle(nowMs),
+        onLate: () => {
+          this.#counters.lateCycles++;
+        },
+      },
+      this.clock,
+    );
+    this.authority.on("acquired", () => {
+      this.#safetyReason = null;
+    });
+  }
+
+  /** Build a robot (not started). With `host`, the driver connects in `start()`. */
+  static async create(opts: Tny360RobotOptions = {}): Promise<Tny360Robot> {
+    return new Tny360Robot(opts);
+  }
+
+  /** Start the cycle (and, for a real robot, the link; resolves once connected or after `connectWaitMs`). */
+  async start(): Promise<void> {
+    if (this.#stopped) throw new Error("a stopped Tny360Robot cannot be restarted; create a new one");
+    if (this.driver) await this.driver.start(this.#connectWaitMs);
+    this.loop.start();
+  }
+
+  /** Velocity 0, stop the cycle, answer pending requests, close the link. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.sim?.clearVelocity();
+    await this.loop.stop();
+    this.sim?.failPending(Status.UnknownError);
+    if (this.driver) await this.driver.stop();
+    this.state.link = "stopped";
+    this.authority.revoke();
+  }
+
+  health(): RobotHealth {
+    const h = this.authority.holder();
+    const d = this.driver?.counters;
+    return {
+      body: "tny360",
+      link: this.#stopped ? "stopped" : this.state.link,
+      safetyReason: this.#safetyReason,
+      cycle: { ...this.loop.timing.summary(), nominalPeriodMs: this.loop.timing.nominalPeriodMs },
+      errors: {
+        refusedCommands: this.#counters.refusedCommands,
+        invalidCommands: this.#counters.invalidCommands,
+        failedCommands: this.#counters.failedCommands + (d?.forwardErrors ?? 0),
+        lateCycles: this.#counters.lateCycles,
+        velocityClears: this.#counters.velocityClears,
+        pollErrors: d?.pollErrors ?? 0,
+        robotErrorEvents: this.state.errors.count,
+      },
+      control: h ? { owner: h.owner, source: h.source, expiresAtEpochMs: h.expiresAtEpochMs } : null,
+    };
+  }
+
+  /** After every cycle (perform side; keep it cheap). Returns an unsubscribe. */
+  onCycle(listener: (seq: number, nowMs: number) => void): () => void {
+    return this.loop.onCycle(listener);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reads (no lease). Every getter copies; null until the first state.
+
+  /** Frozen, JSON-ready copy of the whole state; null before the first valid state. */
+  snapshot(): Tny360Snapshot | null {
+    return this.state.valid ? snapshotTny360State(this.state) : null;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // The wire path (TNY server)
+
+  /** Whether the body behind this robot serves `action` (the simulator's table column; a real robot: all). */
+  serves(action: ActionSpec): boolean {
+    return this.sim ? this.sim.serves(action) : true;
+  }
+
+  /**
+   * Answer one decoded request for the TNY server. Commands need `leaseId` to hold control; a
+   * refused command answers UnknownError (4) and the reason goes to the robot's log ring
+   * (system.getLogLine). May resolve later (RPC actions, real robot).
+   */
+  request(leaseId: string | null, module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply | Promise<TnyReply> {
+    if (this.#stopped) return { status: Status.UnknownError, values: NO_VALUES };
+    if (action.command && this.serves(action)) {
+      const err = this.#leaseError(leaseId);
+      if (err) {
+        this.#counters.refusedCommands++;
+        this.logLine(LogLevel.Warning, "tny", `${module.name}.${action.name} refused: ${err.message}`);
+        return { status: Status.UnknownError, values: NO_VALUES };
+      }
+    }
+    const r = this.sim ? this.sim.handle(module, action, args) : this.driver!.handle(module, action, args);
+    if (action === K.setVelocity.action) {
+      const note = (reply: TnyReply): TnyReply => {
+        if (reply.status === Status.Ok) this.#velocityLeaseId = leaseId;
+        return reply;
+      };
+      return r instanceof Promise ? r.then(note) : note(r);
+    }
+    return r;
+  }
+
+  /** Add a line to the robot's log ring (simulator only; a real robot's ring is its own). */
+  logLine(level: LogLevelCode, tag: string, message: string): void {
+    this.sim?.logLine(level, tag, message);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Typed commands (robot API, CLI). Synchronous: the simulator applies them now (the next tick
+  // acts on them); a real robot gets them forwarded (`forwarded: true`), its refusals are counted
+  // in health().errors.failedCommands.
+
+  /** Body velocity: x, y m/s and yaw rad/s; renew within `velocityTimeoutMs` or it decays. */
+  setVelocity(leaseId: string, xMS: number, yMS: number, yawRadS: number, clearOverrides = true): Tny360CommandResult {
+    const r = this.#command(leaseId, K.setVelocity, [xMS, yMS, yawRadS, clearOverrides]);
+    if (r.ok) this.#velocityLeaseId = leaseId;
+    return r;
+  }
+
+  /** Body posture (position m, Euler XYZ rad). */
+  setPosture(leaseId: string, p: Tny360Posture, clearOverrides = true): Tny360CommandResult {
+    return this.#command(leaseId, K.setPosture, [p.xM, p.yM, p.zM, p.rxRad, p.ryRad, p.rzRad, clearOverrides]);
+  }
+
+  /** Enable bits over JointId (bit i = joint i; 0x0FFF = the 12 leg joints). */
+  setEnabledMask(leaseId: string, mask: number): Tny360CommandResult {
+    return this.#command(leaseId, K.setEnabled, [mask]);
+  }
+
+  setGait(leaseId: string, gait: number | GaitName): Tny360CommandResult {
+    return this.#command(leaseId, K.setGait, [typeof gait === "string" ? GaitType[gait] : gait]);
+  }
+
+  /** One joint's absolute override, rad (outside its limits: refused, old target kept). */
+  setJointAngle(leaseId: string, jointId: number, angleRad: number): Tny360CommandResult {
+    return this.#command(leaseId, K.setAngle, [jointId, angleRad]);
+  }
+
+  /** All 14 joints' absolute overrides, rad, JointId order (any value outside its limits refuses all). */
+  setJointAngles(leaseId: string, anglesRad: ArrayLike<number>): Tny360CommandResult {
+    return this.#command(leaseId, K.setJointAngles, [anglesRad]);
+  }
+
+  /** A leg's absolute foot override in the planner frame, m. */
+  setLegPosition(leaseId: string, legId: number, xM: number, yM: number, zM: number, clearOverrides = true): Tny360CommandResult {
+    return this.#command(leaseId, K.setLegPosition, [legId, xM, yM, zM, clearOverrides]);
+  }
+
+  /** Smooth enable (REST at 5 %, STAND at 10 %); the estimate comes from the real distances. */
+  enableSmooth(leaseId: string): Tny360SmoothResult {
+    const r = this.#run(leaseId, K.enableSmooth, []);
+    if (!r.ok) return r;
+    // a real robot answers later: estimate locally from the polled angles with the same rule
+    const estimatedS = r.forwarded ? smoothEnableEstimateS(this.state.joints.positionRad) : (r.values[0] as number);
+    return { ok: true, forwarded: r.forwarded, estimatedS };
+  }
+
+  /** Smooth disable (REST at 10 %, then the 12 leg joints off). */
+  disableSmooth(leaseId: string): Tny360SmoothResult {
+    const r = this.#run(leaseId, K.disableSmooth, []);
+    if (!r.ok) return r;
+    const estimatedS = r.forwarded ? smoothDisableEstimateS(this.state.joints.positionRad, this.state.joints.enabled) : (r.values[0] as number);
+    return { ok: true, forwarded: r.forwarded, estimatedS };
+  }
+
+  /** No lease needed: velocity 0 now, joint overrides and smooth sequences cleared, control revoked. */
+  emergencyStop(reason: string): void {
+    this.#safetyReason = `emergency stop: ${reason}`;
+    this.#velocityLeaseId = null;
+    if (this.sim) this.sim.emergencyStop(reason);
+    else this.driver!.emergencyStop(reason);
+    this.authority.revoke();
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  #command(leaseId: string, spec: { module: ModuleSpec; action: ActionSpec }, args: readonly unknown[]): Tny360CommandResult {
+    const r = this.#run(leaseId, spec, args);
+    return r.ok ? { ok: true, forwarded: r.forwarded } : r;
+  }
+
+  #run(
+    leaseId: string,
+    spec: { module: ModuleSpec; action: ActionSpec },
+    args: readonly unknown[],
+  ): { readonly ok: true; readonly forwarded: boolean; readonly values: readonly unknown[] } | { readonly ok: false; readonly error: BodylinkError; readonly status: number } {
+    const what = `${spec.module.name}.${spec.action.name}`;
+    const authErr = this.#leaseError(leaseId);
+    if (authErr) {
+      this.#counters.refusedCommands++;
+      return { ok: false, error: authErr, status: Status.UnknownError };
+    }
+    // one validation path with the wire: encode, then decode strictly (finite floats, ranges, lengths)
+    let decoded: unknown[];
+    try {
+      decoded = decodeArgs(spec.action.args, encodeRequest(0, spec.module, spec.action, args).subarray(8));
+    } catch (e) {
+      if (!(e instanceof TnyEncodeError || e instanceof TnyDecodeError)) throw e;
+      this.#counters.invalidCommands++;
+      return { ok: false, error: new BodylinkError("BL_ERR_CMD_INVALID", `${what}: ${e.message}`), status: Status.InvalidParameters };
+    }
+    if (this.#stopped) return { ok: false, error: new BodylinkError("BL_ERR_LINK_LOST", "the robot is stopped"), status: Status.UnknownError };
+    if (this.driver) {
+      if (!this.driver.transport.connected) return { ok: false, error: new BodylinkError("BL_ERR_LINK_LOST", `no link to the TNY-360 at ${this.driver.transport.url}`), status: Status.UnknownError };
+      void this.driver.handle(spec.module, spec.action, decoded).then((r) => {
+        if (r.status !== Status.Ok) this.#counters.failedCommands++;
+      });
+      return { ok: true, forwarded: true, values: NO_VALUES };
+    }
+    const r = this.sim!.handleNow(spec.module, spec.action, decoded);
+    if (r.status !== Status.Ok) {
+      this.#counters.invalidCommands++;
+      const error =
+        r.status === Status.InvalidParameters
+          ? new BodylinkError("BL_ERR_CMD_INVALID", `${what}: out of range or unreachable (the robot keeps its previous target)`)
+          : new BodylinkError("BL_ERR_CMD_INVALID", `${what}: the TNY-360 answered ${statusName(r.status)}`);
+      return { ok: false, error, status: r.status };
+    }
+    return { ok: true, forwarded: false, values: r.values };
+  }
+
+  #leaseError(leaseId: string | null): BodylinkError | null {
+    if (leaseId && this.authority.isHeld(leaseId)) return null;
+    const h = this.authority.holder();
+    if (h) return new BodylinkError("BL_ERR_AUTH_HELD", `${h.owner} (${h.source})`, new Date(h.expiresAtEpochMs).toISOString());
+    if (!leaseId) return new BodylinkError("BL_ERR_AUTH_REQUIRED");
+    return new BodylinkError("BL_ERR_AUTH_UNKNOWN_LEASE", leaseId);
+  }
+
+  /** Perform side: lease rule, then the body's tick, then the epoch stamp. */
+  #cycle(nowMs: number): void {
+    const vl = this.#velocityLeaseId;
+    if (vl !== null && !this.authority.isHeld(vl)) {
+      // the commanding client is gone (connection closed, lease expired or revoked): stop now
+      this.#velocityLeaseId = null;
+      this.#counters.velocityClears++;
+      if (this.sim) this.sim.clearVelocity();
+      else this.driver!.clearVelocity();
+      this.logLine(LogLevel.Warning, "control", "the lease that commanded the velocity is gone: velocity cleared");
+    }
+    if (this.sim) this.sim.cycle(nowMs);
+    else this.driver!.cycle(nowMs);
+    this.state.epochMs = this.clock.epochMs() + (this.state.timestampMs - nowMs);
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * bodylink's TNY-360 API server: the robot's binary WebSocket API (tny360.md §2–§3) in front of a
+ * `Tny360Robot` (simulated, or a real robot behind the driver), so the upstream SDKs, the web
+ * portal and bodylink's own client talk to it as to a TNY-360.
+ *
+ * - WebSocket on 127.0.0.1:5621 by default (any path; the robot uses `/`), binary frames, one
+ *   message per frame, exactly one reply per request with its msg_id (see dispatch.ts for every
+ *   status); replies to RPC actions come after a control tick, so they may overtake.
+ * - At most 3 connections (like the robot's `max_open_sockets`); a 4th upgrade gets HTTP 503.
+ * - Text frames close the connection with 1003 (unsupported data). Frames over 64 KiB are closed
+ *   by `ws` with 1009 before they reach the dispatcher; 257 B – 64 KiB get OutOfMemory (6).
+ * - Control: a connection acquires the runtime's lease (source "tny", owner
+ *   `tny:<address>:<port>#<n>`) when it first sends a command, and renews it (`leaseMs`, default
+ *   2000 ms) with each command. While another client holds control, commands answer UnknownError
+ *   (4) and the reason is written to the robot's log ring (system.getLogLine). Closing the
+ *   connection releases its lease, and the runtime then clears the velocity it commanded.
+ *
+ * Uses `ws` directly (no HTTP framework): the only HTTP answer is 426 for plain requests.
+ */
+import { createServer, type IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocket, WebSocketServer } from "ws";
+import type { Tny360Robot } from "../../runtime/tny360-robot.js";
+import { TNY_DEFAULT_PORT, TNY_MAX_CONNECTIONS } from "../../wire/tny/constants.js";
+import { type DispatchStats, dispatchTnyFrame, newDispatchStats, type TnyDispatchTarget } from "./dispatch.js";
+
+export interface TnyServerOptions {
+  /** Defaults to 127.0.0.1 (loopback only). Use 0.0.0.0 to serve the network. */
+  host?: string;
+  /** Defaults to 5621; 0 picks a free port. */
+  port?: number;
+  /** Defaults to 3, as the robot. */
+  maxConnections?: number;
+  /** Lease length per connection, renewed by each command. Defaults to 2000 ms. */
+  leaseMs?: number;
+}
+
+export interface TnyServerStats {
+  readonly connections: number;
+  readonly accepted: number;
+  readonly refusedConnections: number;
+  readonly requests: number;
+  readonly ignoredFrames: number;
+  /** Replies by status code 0..6. */
+  readonly repliesByStatus: readonly number[];
+}
+
+export interface TnyServer {
+  readonly host: string;
+  readonly port: number;
+  stats(): TnyServerStats;
+  /** Close every connection (1001), release their leases, stop listening. */
+  close(): Promise<void>;
+}
+
+/** The robot surface the server uses: the dispatcher's, plus control and the log ring. */
+type ServedRobot = TnyDispatchTarget & Pick<Tny360Robot, "authority" | "logLine">;
+
+/** Per-socket send queue bound: a client that stops reading is disconnected, not buffered forever. */
+const MAX_BUFFERED_BYTES = 1 << 20;
+
+interface Connection {
+  readonly id: number;
+  readonly owner: string;
+  leaseId: string | null;
+}
+
+export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions = {}): Promise<TnyServer> {
+  const host = opts.host ?? "127.0.0.1";
+  const maxConnections = opts.maxConnections ?? TNY_MAX_CONNECTIONS;
+  const leaseMs = opts.leaseMs ?? 2000;
+  const stats: DispatchStats = newDispatchStats();
+  const sockets = new Set<WebSocket>();
+  let upgrading = 0;
+  let accepted = 0;
+  let refusedConnections = 0;
+  let nextId = 1;
+
+  const http = createServer((_req, res) => {
+    res.writeHead(426, { "content-type": "text/plain", upgrade: "websocket" });
+    res.end("TNY-360 binary API: connect with a WebSocket client (ws://host:port/)\n");
+  });
+  // 64 KiB cap in ws; everything over 256 bytes below it is answered OutOfMemory by the dispatcher
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
+
+  http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (sockets.size + upgrading >= maxConnections) {
+      refusedConnections++;
+      const body = `at most ${maxConnections} connections; close one first\n`;
+      socket.end(`HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      return;
+    }
+    upgrading++;
+    socket.on("error", () => undefined); // a reset during the handshake must not crash the server
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      upgrading--;
+      onConnection(ws, req);
+    });
+  });
+
+  function onConnection(ws: WebSocket, req: IncomingMessage): void {
+    sockets.add(ws);
+    accepted++;
+    const conn: Connection = { id: nextId++, owner: `tny:${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}#${nextId - 1}`, leaseId: null };
+    const lease = (): string | null => {
+      if (conn.leaseId && robot.authority.renew(conn.leaseId, leaseMs)) return conn.leaseId;
+      const r = robot.authority.acquire(conn.owner, "tny", leaseMs);
+      if (!r.ok) return null; // held by someone else: the robot refuses and logs who holds it
+      conn.leaseId = r.lease.id;
+      return conn.leaseId;
+    };
+    const send = (bytes: Uint8Array): void => {
+      if (ws.readyState !== WebSocket.OPEN) return;
+      if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+        ws.close(1008, "replies are not being read");
+        return;
+      }
+      ws.send(bytes, { binary: true });
+    };
+    ws.on("message", (data, isBinary) => {
+      if (!isBinary) {
+        ws.close(1003, "binary frames only");
+        return;
+      }
+      const frame = toBytes(data);
+      let out: Uint8Array | Promise<Uint8Array> | null;
+      try {
+        out = dispatchTnyFrame(frame, robot, lease, stats);
+      } catch {
+        return; // dispatchTnyFrame answers every request itself; this is a last guard
+      }
+      if (out === null) return;
+      if (out instanceof Promise) out.then(send, () => undefined);
+      else send(out);
+    });
+    ws.on("error", () => undefined); // ws closes the socket; the close handler cleans up
+    ws.on("close", () => {
+      sockets.delete(ws);
+      if (conn.leaseId) robot.authority.release(conn.leaseId); // the runtime then clears this client's velocity
+      conn.leaseId = null;
+    });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(opts.port ?? TNY_DEFAULT_PORT, host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const address = http.address();
+  const port = typeof address === "object" && address ? address.port : (opts.port ?? TNY_DEFAULT_PORT);
+
+  return {
+    host,
+    port,
+    stats: () => ({
+      connections: sockets.size,
+      accepted,
+      refusedConnections,
+      requests: stats.requests,
+      ignoredFrames: stats.ignored,
+      repliesByStatus: [...stats.byStatus],
+    }),
+    close: async () => {
+      for (const ws of sockets) ws.close(1001, "server closing");
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(() => {
+          for (const ws of sockets) ws.terminate();
+          resolve();
+        }, 500);
+        const check = (): void => {
+          if (sockets.size === 0) {
+            clearTimeout(t);
+            resolve();
+          } else setTimeout(check, 5);
+        };
+        check();
+      });
+      wss.close();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+function toBytes(data: WebSocket.RawData): Uint8Array {
+  if (Array.isArray(data)) return new Uint8Array(Buffer.concat(data));
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}

@@ -1,0 +1,936 @@
+/**
+ * The simulated TNY-360: the firmware's behaviour (tny360.md §6–§10) on a kinematic quadruped.
+ * Deterministic: time comes only from the `nowMs` the runtime passes to `cycle()`, noise from a
+ * seeded generator, so the same commands on a `SimClock` give the same states.
+ *
+ * One `cycle(nowMs)` is one tick of the firmware's 200 Hz control loop (perform side, allocation-
+ * free): decision tick (30 Hz: API requests → control intent) → control watchdog → smooth
+ * enable/disable sequencer → gait planner → leg overrides → body IK → joint overrides → joint
+ * models (7 rad/s, scaled) → physics (feet, height, contacts, odometry, IMU, efforts, power) →
+ * RPC jobs → publish state.
+ *
+ * `handle(module, action, args)` answers a decoded request like the firmware's module handlers,
+ * with the differences the reference asks for (§12): every request is answered, ids and ranges are
+ * checked, refused targets keep the old ones, the IMU's acceleration and angular velocity are
+ * served, yaw is reported. Handlers marked `rpc` in the table answer after the next tick, as on
+ * the robot, so replies can overtake each other.
+ *
+ * The physical model (inferred, documented in docs/protocol/tny360.md): ideal servos (the joint
+ * is where its velocity-limited model is), the body rests on its lowest foot (or on its belly),
+ * planted feet do not slip, so odometry is the motion of the planted feet.
+ */
+import { bodyIK, DEFAULT_BODY_HEIGHT_M, eulerXYZ, footInBody, IK_STATUS_NAMES, IkStatus, legFK, rotationXYZ } from "../../bodies/tny360/kinematics.js";
+import { GaitPlanner, CREEP_MIN_DUTY, DUTY_FACTOR } from "../../bodies/tny360/gait.js";
+import { ADC_CHANNEL_COUNT, JOINTS, LEG_NAMES, LEG_Y_INVERTED, MAX_JOINT_VELOCITY_RAD_S, PAW_ADC_CHANNELS, withinLimits } from "../../bodies/tny360/joints.js";
+import {
+  EAR_DEFAULT_RAD,
+  REST_POSE_RAD,
+  SMOOTH_DISABLE_SPEED,
+  SMOOTH_ENABLE_REST_SPEED,
+  SMOOTH_ENABLE_STAND_SPEED,
+  STAND_POSE_RAD,
+  smoothDisableEstimateS,
+  smoothEnableEstimateS,
+} from "../../bodies/tny360/poses.js";
+import { NO_VALUES, type SmoothPhase, Tny360State, type TnyReply } from "../../bodies/tny360/state.js";
+import { angleToDutyMs, angleToFeedbackV, defaultCalibration, PAW_PRESSED_V, PAW_RELEASED_V } from "../../bodies/tny360/units.js";
+import { VelocityKeepAlive } from "../../bodies/tny360/velocity.js";
+import {
+  type ActionSpec,
+  AutoLifeLevel,
+  ErrorModuleId,
+  ErrorSeverity,
+  GaitType,
+  JOINT_COUNT,
+  LEG_COUNT,
+  LogLevel,
+  type LogLevelCode,
+  MotorCalibrationState,
+  type ModuleSpec,
+  Status,
+  type StatusCode,
+} from "../../wire/tny/constants.js";
+import type { ActionKey, KeyDecodedArgs, KeyReturnTuple } from "../../wire/tny/types.js";
+import { ErrorRing, LogRing } from "./rings.js";
+
+export interface SimTny360Options {
+  /** Seed of the sensor-noise generator. Defaults to 1. */
+  seed?: number;
+  /** Velocity keep-alive: not renewed for this long → decay. Defaults to 500 ms. */
+  velocityTimeoutMs?: number;
+  /** Velocity decay duration. Defaults to 250 ms. */
+  velocityDecayMs?: number;
+  /**
+   * Current time for stamping commands between ticks (the runtime passes its clock). Defaults to
+   * the time of the last tick.
+   */
+  nowMs?: () => number;
+}
+
+/** Control-loop tick (`CONTROL_LOOP_FREQ_HZ` = 200). */
+export const SIM_PERIOD_MS = 5;
+const DECISION_PERIOD_MS = 1000 / 30;
+/** `CONTROL_INTENT_WATCHDOG_MS`. */
+const CONTROL_WATCHDOG_MS = 500;
+/** `RPC_QUEUE_SIZE`. */
+const RPC_QUEUE_SIZE = 32;
+
+// Physical model (inferred values; see the header).
+const G = 9.81;
+const BODY_MASS_KG = 1.8;
+const BELLY_CLEARANCE_M = 0.035;
+const CONTACT_M = 0.002;
+const FEEDBACK_NOISE_RAD = 0.002;
+const ACCEL_NOISE_MS2 = 0.02;
+const POSTURE_SHIFT_RATE_MS = 0.5;
+const POSTURE_ROTATION_RATE_RADS = 2.0;
+const BATTERY_CAPACITY_AH = 2.2;
+const BATTERY_R_OHM = 0.1;
+const ELECTRONICS_A = 0.45;
+
+/** Command limits (inferred from the web portal's sliders, tny360.md §3.3); beyond → InvalidParameters. */
+export const SIM_LIMITS = {
+  linearMS: 1.0,
+  yawRadS: 4.0,
+  postureShiftM: 0.1,
+  postureMinZM: 0.05,
+  postureMaxZM: 0.2,
+  postureRotationRad: Math.PI / 4,
+} as const;
+
+/** Error ids this simulator records (0xMMSSCCVV, inferred codes; the firmware's list is not in the reference). */
+export const SIM_ERROR_IDS = {
+  /** Leg / kinematics / out of bounds / warning; payload [legId, IkStatus]. */
+  legIkRefused: (ErrorModuleId.Leg << 24) | (0x01 << 16) | (0x01 << 8) | ErrorSeverity.Warning,
+  /** Body / control / intent watchdog / warning. */
+  intentWatchdog: (ErrorModuleId.Body << 24) | (0x02 << 16) | (0x01 << 8) | ErrorSeverity.Warning,
+  /** System / RPC / queue full / error. */
+  rpcQueueFull: (ErrorModuleId.System << 24) | (0x01 << 16) | (0x01 << 8) | ErrorSeverity.Error,
+} as const;
+
+type Handler<K extends ActionKey> = (args: KeyDecodedArgs<K>) => KeyReturnTuple<K> | StatusCode;
+type Handlers = { [K in ActionKey]?: Handler<K> };
+
+const Smooth = { Idle: 0, EnableRest: 1, EnableStand: 2, DisableRest: 3 } as const;
+type SmoothStep = (typeof Smooth)[keyof typeof Smooth];
+
+interface RpcJob {
+  run: () => TnyReply;
+  resolve: (r: TnyReply) => void;
+}
+
+export class SimTny360 {
+  readonly state = new Tny360State("sim");
+  readonly periodMs = SIM_PERIOD_MS;
+  readonly log = new LogRing();
+  readonly errors = new ErrorRing();
+  readonly planner = new GaitPlanner();
+
+  readonly #keeper: VelocityKeepAlive;
+  readonly #seed: number;
+  readonly #nowMs: (() => number) | null;
+  #rng = 0;
+
+  // firmware state
+  readonly #enabled = new Uint8Array(JOINT_COUNT);
+  readonly #target = new Float64Array(JOINT_COUNT);
+  readonly #model = new Float64Array(JOINT_COUNT);
+  readonly #prevModel = new Float64Array(JOINT_COUNT);
+  readonly #feedback = new Float64Array(JOINT_COUNT);
+  readonly #estimated = new Float64Array(JOINT_COUNT);
+  readonly #override = new Float64Array(JOINT_COUNT).fill(Number.NaN);
+  readonly #legOverride = new Float64Array(LEG_COUNT * 3);
+  readonly #legOverrideOn = new Uint8Array(LEG_COUNT);
+  readonly #posture = new Float64Array(6);
+  readonly #intentV = new Float64Array(3);
+  #intentGait: number = GaitType.Walk;
+  #intentStampMs = 0;
+  #gait: number = GaitType.Walk;
+  #nextDecisionMs = 0;
+  #watchdogTripped = false;
+  #speedScale = 1;
+  #smooth: SmoothStep = Smooth.Idle;
+  #controlLoop = true;
+  #decisionLoop = true;
+  #autolife: number = AutoLifeLevel.Full;
+  #bootMs = 0;
+  #lastNowMs = Number.NaN;
+  #rebootPending = false;
+  readonly #rpc: RpcJob[] = [];
+
+  // scratch and physical state
+  readonly #feet = new Float64Array(LEG_COUNT * 3);
+  readonly #ik = new Float64Array(LEG_COUNT * 3);
+  readonly #ikStatus = new Uint8Array(LEG_COUNT);
+  readonly #ikLogged = new Uint8Array(LEG_COUNT);
+  readonly #realized = new Float64Array(6);
+  readonly #rot = new Float64Array(9);
+  readonly #rotW = new Float64Array(9);
+  readonly #rotWPrev = new Float64Array(9);
+  readonly #footBody = new Float64Array(LEG_COUNT * 3);
+  readonly #footPlan = new Float64Array(LEG_COUNT * 3);
+  readonly #footPlanPrev = new Float64Array(LEG_COUNT * 3);
+  readonly #grounded = new Uint8Array(LEG_COUNT);
+  readonly #groundedPrev = new Uint8Array(LEG_COUNT);
+  readonly #velW = new Float64Array(3);
+  readonly #velWPrev = new Float64Array(3);
+  readonly #accW = new Float64Array(3);
+  readonly #euler = new Float64Array(3);
+  readonly #fk = new Float64Array(3);
+  readonly #fkd = new Float64Array(3);
+  readonly #adc = new Float32Array(ADC_CHANNEL_COUNT);
+  #heightPrev = Number.NaN;
+  #soc = 0.9;
+  #firstPhysics = true;
+
+  readonly #handlers: Handlers;
+
+  constructor(opts: SimTny360Options = {}) {
+    this.#keeper = new VelocityKeepAlive({ timeoutMs: opts.velocityTimeoutMs, decayMs: opts.velocityDecayMs });
+    this.#seed = (opts.seed ?? 1) >>> 0;
+    this.#nowMs = opts.nowMs ?? null;
+    this.#handlers = this.#buildHandlers();
+    this.#boot(0);
+  }
+
+  /** The velocity keep-alive's timeout (ms). */
+  get velocityTimeoutMs(): number {
+    return this.#keeper.timeoutMs;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Requests
+
+  /**
+   * Answer one decoded request (arguments already checked against the table). Actions the
+   * simulator does not serve answer their table status; `rpc` actions answer after the next tick.
+   */
+  handle(module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply | Promise<TnyReply> {
+    if (!action.sim.served) return { status: action.sim.status, values: NO_VALUES };
+    const h = this.#handlers[`${module.name}.${action.name}` as ActionKey] as ((a: readonly unknown[]) => readonly unknown[] | StatusCode) | undefined;
+    if (!h) return { status: Status.UnknownError, values: NO_VALUES }; // a served action without a handler: a bug, answered anyway
+    if (!action.rpc) return toReply(h(args));
+    if (this.#rpc.length >= RPC_QUEUE_SIZE) {
+      // the firmware drops the job and never answers (§12 #13); bodylink answers
+      this.#error(SIM_ERROR_IDS.rpcQueueFull, [this.#rpc.length]);
+      return { status: Status.UnknownError, values: NO_VALUES };
+    }
+    return new Promise((resolve) => this.#rpc.push({ run: () => toReply(h(args)), resolve }));
+  }
+
+  /** Whether this simulator serves an action (else it answers the table's status). */
+  serves(action: ActionSpec): boolean {
+    return action.sim.served;
+  }
+
+  /**
+   * Run a served action's handler now, without the RPC deferral (for the runtime's typed
+   * commands, which answer synchronously). Not-served actions answer their table status.
+   */
+  handleNow(module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply {
+    if (!action.sim.served) return { status: action.sim.status, values: NO_VALUES };
+    const h = this.#handlers[`${module.name}.${action.name}` as ActionKey] as ((a: readonly unknown[]) => readonly unknown[] | StatusCode) | undefined;
+    return h ? toReply(h(args)) : { status: Status.UnknownError, values: NO_VALUES };
+  }
+
+  /** Jobs waiting for the next tick. */
+  get pendingRpc(): number {
+    return this.#rpc.length;
+  }
+
+  /** Answer every waiting job with `status` (the loop is stopping). */
+  failPending(status: StatusCode = Status.UnknownError): void {
+    for (const job of this.#rpc.splice(0)) job.resolve({ status, values: NO_VALUES });
+  }
+
+  /** Zero the velocity at once (the commanding connection closed or lost control). */
+  clearVelocity(): void {
+    this.#keeper.clear();
+  }
+
+  /** Emergency stop: velocity zero now, smooth sequence and joint overrides cleared; joints keep holding. */
+  emergencyStop(reason: string): void {
+    this.#keeper.clear();
+    this.#intentV.fill(0);
+    this.#cancelSmooth("emergency stop");
+    this.#override.fill(Number.NaN);
+    this.#log(LogLevel.Error, "safety", `emergency stop: ${reason}`);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // The control tick
+
+  /** One 5 ms firmware tick at `nowMs` (perform side, allocation-free except log/error entries). */
+  cycle(nowMs: number): void {
+    if (this.#rebootPending) {
+      this.#rebootPending = false;
+      this.#boot(nowMs);
+    }
+    const dtS = Number.isNaN(this.#lastNowMs) ? this.periodMs / 1000 : Math.min(0.05, Math.max(0, (nowMs - this.#lastNowMs) / 1000));
+    this.#lastNowMs = nowMs;
+
+    // bodylink's velocity keep-alive (the firmware has none): not renewed → decay to zero
+    const wasDecaying = this.#keeper.decaying;
+    this.#keeper.update(nowMs);
+    if (this.#keeper.decaying && !wasDecaying) this.#log(LogLevel.Warning, "body", `velocity not renewed within ${this.#keeper.timeoutMs} ms: decaying to zero`);
+
+    // decision loop, 30 Hz: merge requests into the control intent
+    if (this.#decisionLoop && nowMs >= this.#nextDecisionMs) {
+      this.#intentV.set(this.#keeper.current);
+      this.#intentGait = this.#gait;
+      this.#intentStampMs = nowMs;
+      this.#nextDecisionMs = Math.max(this.#nextDecisionMs + DECISION_PERIOD_MS, nowMs);
+    }
+
+    if (this.#controlLoop) this.#control(nowMs, dtS);
+    this.#physics(dtS);
+    this.#publish(nowMs);
+
+    // RPC jobs run at the end of the tick, on the control core (RPC::Process_Core1)
+    if (this.#rpc.length > 0) for (const job of this.#rpc.splice(0)) job.resolve(job.run());
+  }
+
+  #control(nowMs: number, dtS: number): void {
+    let vx = this.#intentV[0]!;
+    let vy = this.#intentV[1]!;
+    let wz = this.#intentV[2]!;
+    let gait = this.#intentGait;
+    if (nowMs - this.#intentStampMs > CONTROL_WATCHDOG_MS) {
+      // a stalled decision loop: the firmware forces velocity 0 and the Walk gait
+      vx = 0;
+      vy = 0;
+      wz = 0;
+      gait = GaitType.Walk;
+      if (!this.#watchdogTripped) {
+        this.#watchdogTripped = true;
+        this.#error(SIM_ERROR_IDS.intentWatchdog, []);
+        this.#log(LogLevel.Warning, "control", "control intent older than 500 ms: velocity forced to 0");
+      }
+    } else this.#watchdogTripped = false;
+
+    this.#smoothStep(nowMs);
+
+    this.planner.gait = gait;
+    this.planner.step(dtS, vx, vy, wz);
+    const feet = this.#feet;
+    feet.set(this.planner.feet);
+    for (let leg = 0; leg < LEG_COUNT; leg++) {
+      if (this.#legOverrideOn[leg]) for (let k = 0; k < 3; k++) feet[leg * 3 + k] = this.#legOverride[leg * 3 + k]!;
+    }
+    bodyIK(this.#posture, feet, this.#ik, this.#ikStatus);
+    for (let leg = 0; leg < LEG_COUNT; leg++) {
+      const st = this.#ikStatus[leg]!;
+      if (st === IkStatus.Ok) {
+        for (let k = 0; k < 3; k++) this.#target[leg * 3 + k] = this.#ik[leg * 3 + k]!;
+        this.#ikLogged[leg] = 0;
+      } else if (!this.#ikLogged[leg]) {
+        // refused: the joints keep their old targets (firmware); recorded once per episode
+        this.#ikLogged[leg] = 1;
+        this.#error(SIM_ERROR_IDS.legIkRefused, [leg, st]);
+        this.#log(LogLevel.Warning, "kinematics", `${LEG_NAMES[leg]} foot target refused: ${IK_STATUS_NAMES[st]}`);
+      }
+    }
+    for (let j = 0; j < JOINT_COUNT; j++) {
+      const o = this.#override[j]!;
+      if (!Number.isNaN(o)) this.#target[j] = o;
+    }
+    const maxStep = MAX_JOINT_VELOCITY_RAD_S * this.#speedScale * dtS;
+    for (let j = 0; j < JOINT_COUNT; j++) {
+      if (!this.#enabled[j]) continue;
+      const d = this.#target[j]! - this.#model[j]!;
+      this.#model[j] = Math.abs(d) <= maxStep ? this.#target[j]! : this.#model[j]! + Math.sign(d) * maxStep;
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Smooth enable / disable (Body.cpp task, §6 body 0x06/0x07)
+
+  #smoothStep(nowMs: number): void {
+    switch (this.#smooth) {
+      case Smooth.EnableRest:
+        if (this.#legsAt(REST_POSE_RAD)) {
+          this.#speedScale = SMOOTH_ENABLE_STAND_SPEED;
+          this.#setLegOverrides(STAND_POSE_RAD);
+          this.#smooth = Smooth.EnableStand;
+        }
+        return;
+      case Smooth.EnableStand:
+        if (this.#legsAt(STAND_POSE_RAD)) {
+          this.#speedScale = 1;
+          this.#override.fill(Number.NaN); // enableSmooth clears the joint overrides when it finishes
+          this.#smooth = Smooth.Idle;
+          this.#log(LogLevel.Success, "body", `smooth enable done at ${((nowMs - this.#bootMs) / 1000).toFixed(3)} s`);
+        }
+        return;
+      case Smooth.DisableRest:
+        if (this.#legsAt(REST_POSE_RAD)) {
+          for (let j = 0; j < 12; j++) {
+            this.#enabled[j] = 0;
+            this.#override[j] = Number.NaN;
+          }
+          this.#speedScale = 1;
+          this.#smooth = Smooth.Idle;
+          this.#log(LogLevel.Success, "body", "smooth disable done: leg joints off");
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Every enabled leg joint has reached its pose value (disabled joints cannot move: ignored). */
+  #legsAt(pose: Float64Array): boolean {
+    for (let j = 0; j < 12; j++) if (this.#enabled[j] && this.#model[j] !== pose[j]) return false;
+    return true;
+  }
+
+  #setLegOverrides(pose: Float64Array): void {
+    for (let j = 0; j < 12; j++) this.#override[j] = pose[j]!;
+  }
+
+  #cancelSmooth(why: string): void {
+    if (this.#smooth === Smooth.Idle) return;
+    this.#smooth = Smooth.Idle;
+    this.#speedScale = 1;
+    this.#log(LogLevel.Warning, "body", `smooth sequence cancelled: ${why}`);
+  }
+
+  enableSmooth(): number {
+    if (!this.#controlLoop) return -1; // nothing moves with the control loop stopped
+    for (let j = 0; j < JOINT_COUNT; j++) this.#enable(j, true);
+    const estimate = smoothEnableEstimateS(this.#model);
+    this.#speedScale = SMOOTH_ENABLE_REST_SPEED;
+    this.#setLegOverrides(REST_POSE_RAD);
+    this.#smooth = Smooth.EnableRest;
+    this.#log(LogLevel.Info, "body", `smooth enable: REST at 5 %, then STAND at 10 %, about ${estimate.toFixed(2)} s`);
+    return estimate;
+  }
+
+  disableSmooth(): number {
+    if (!this.#controlLoop) return -1;
+    const estimate = smoothDisableEstimateS(this.#model, this.#enabled);
+    this.#speedScale = SMOOTH_DISABLE_SPEED;
+    this.#setLegOverrides(REST_POSE_RAD);
+    this.#smooth = Smooth.DisableRest;
+    this.#log(LogLevel.Info, "body", `smooth disable: REST at 10 %, then leg joints off, about ${estimate.toFixed(2)} s`);
+    return estimate;
+  }
+
+  /** Power a joint on or off. The model already sits where the joint is (ideal servo), so enabling never jumps. */
+  #enable(j: number, on: boolean): void {
+    this.#enabled[j] = on ? 1 : 0;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Physics and sensors
+
+  #physics(dtS: number): void {
+    const m = this.#model;
+    const legsOn = (this.#enabledMask() & 0x0fff) === 0x0fff && this.#controlLoop;
+    // the body follows the requested shift and rotation only while all 12 leg joints hold it
+    for (const k of POSTURE_FOLLOW) {
+      const goal = legsOn ? this.#posture[k]! : 0;
+      const rate = k < 2 ? POSTURE_SHIFT_RATE_MS : POSTURE_ROTATION_RATE_RADS;
+      const d = goal - this.#realized[k]!;
+      const stepMax = rate * dtS;
+      this.#realized[k] = Math.abs(d) <= stepMax ? goal : this.#realized[k]! + Math.sign(d) * stepMax;
+    }
+    rotationXYZ(this.#realized[3]!, this.#realized[4]!, this.#realized[5]!, this.#rot);
+    const r = this.#rot;
+    let minZ = Number.POSITIVE_INFINITY;
+    for (let leg = 0; leg < LEG_COUNT; leg++) {
+      const i = leg * 3;
+      footInBody(leg, m[i]!, m[i + 1]!, m[i + 2]!, this.#footBody, i);
+      const z = r[6]! * this.#footBody[i]! + r[7]! * this.#footBody[i + 1]! + r[8]! * this.#footBody[i + 2]!;
+      if (z < minZ) minZ = z;
+    }
+    const height = Math.max(BELLY_CLEARANCE_M, -minZ); // resting on the lowest foot, or on the belly
+    this.#realized[2] = height;
+    this.#footPlanPrev.set(this.#footPlan);
+    this.#groundedPrev.set(this.#grounded);
+    let nGround = 0;
+    for (let leg = 0; leg < LEG_COUNT; leg++) {
+      const i = leg * 3;
+      const bx = this.#footBody[i]!, by = this.#footBody[i + 1]!, bz = this.#footBody[i + 2]!;
+      this.#footPlan[i] = r[0]! * bx + r[1]! * by + r[2]! * bz + this.#realized[0]!;
+      this.#footPlan[i + 1] = r[3]! * bx + r[4]! * by + r[5]! * bz + this.#realized[1]!;
+      this.#footPlan[i + 2] = r[6]! * bx + r[7]! * by + r[8]! * bz + height;
+      this.#grounded[leg] = this.#footPlan[i + 2]! <= CONTACT_M ? 1 : 0;
+      nGround += this.#grounded[leg]!;
+    }
+    if (this.#firstPhysics) {
+      this.#footPlanPrev.set(this.#footPlan);
+      this.#groundedPrev.set(this.#grounded);
+    }
+
+    // odometry: the body moves opposite to its planted feet (no slip)
+    const od = this.state.odometry;
+    let dx = 0, dy = 0, dth = 0;
+    if (this.planner.active && dtS > 0) {
+      let n = 0, mx = 0, my = 0, px = 0, py = 0;
+      for (let leg = 0; leg < LEG_COUNT; leg++) {
+        if (!this.#grounded[leg] || !this.#groundedPrev[leg]) continue;
+        const i = leg * 3;
+        mx += this.#footPlan[i]! - this.#footPlanPrev[i]!;
+        my += this.#footPlan[i + 1]! - this.#footPlanPrev[i + 1]!;
+        px += this.#footPlan[i]!;
+        py += this.#footPlan[i + 1]!;
+        n++;
+      }
+      if (n > 0) {
+        mx /= n; my /= n; px /= n; py /= n;
+        dx = -mx;
+        dy = -my;
+        if (n >= 2) {
+          let num = 0, den = 0;
+          for (let leg = 0; leg < LEG_COUNT; leg++) {
+            if (!this.#grounded[leg] || !this.#groundedPrev[leg]) continue;
+            const i = leg * 3;
+            const rx = this.#footPlan[i]! - px, ry = this.#footPlan[i + 1]! - py;
+            const ddx = this.#footPlan[i]! - this.#footPlanPrev[i]! - mx, ddy = this.#footPlan[i + 1]! - this.#footPlanPrev[i + 1]! - my;
+            num += rx * ddy - ry * ddx;
+            den += rx * rx + ry * ry;
+          }
+          if (den > 1e-9) dth = -num / den;
+        }
+      }
+    }
+    const yawMid = od.yawRad + dth / 2;
+    const c = Math.cos(yawMid), s = Math.sin(yawMid);
+    od.xM += c * dx - s * dy;
+    od.yM += s * dx + c * dy;
+    od.yawRad = wrapPi(od.yawRad + dth);
+    const alpha = 0.1; // reported velocities are smoothed; the integration above is not
+    if (dtS > 0) {
+      od.vxMS += alpha * (dx / dtS - od.vxMS);
+      od.vyMS += alpha * (dy / dtS - od.vyMS);
+      od.yawRateRadS += alpha * (dth / dtS - od.yawRateRadS);
+    }
+
+    // IMU: world rotation = yaw of the odometry frame × the body's realized rotation
+    const cy = Math.cos(od.yawRad), sy = Math.sin(od.yawRad);
+    const w = this.#rotW;
+    this.#rotWPrev.set(w);
+    for (let col = 0; col < 3; col++) {
+      w[col] = cy * r[col]! - sy * r[3 + col]!;
+      w[3 + col] = sy * r[col]! + cy * r[3 + col]!;
+      w[6 + col] = r[6 + col]!;
+    }
+    if (this.#firstPhysics) this.#rotWPrev.set(w);
+    eulerXYZ(w, this.#euler);
+    const imu = this.state.imu;
+    for (let k = 0; k < 3; k++) imu.orientationRad[k] = this.#euler[k]!;
+    const p = this.#rotWPrev;
+    if (dtS > 0) {
+      // body-frame rates from Rprev^T · R ≈ I + [ω]× dt (skew part)
+      const m01 = p[0]! * w[1]! + p[3]! * w[4]! + p[6]! * w[7]!;
+      const m10 = p[1]! * w[0]! + p[4]! * w[3]! + p[7]! * w[6]!;
+      const m02 = p[0]! * w[2]! + p[3]! * w[5]! + p[6]! * w[8]!;
+      const m20 = p[2]! * w[0]! + p[5]! * w[3]! + p[8]! * w[6]!;
+      const m12 = p[1]! * w[2]! + p[4]! * w[5]! + p[7]! * w[8]!;
+      const m21 = p[2]! * w[1]! + p[5]! * w[4]! + p[8]! * w[7]!;
+      imu.angularVelocityRadS[0] = (m21 - m12) / (2 * dtS);
+      imu.angularVelocityRadS[1] = (m02 - m20) / (2 * dtS);
+      imu.angularVelocityRadS[2] = (m10 - m01) / (2 * dtS);
+      // world velocity of the body, then a smoothed acceleration
+      this.#velWPrev.set(this.#velW);
+      this.#velW[0] = (cy * dx - sy * dy) / dtS;
+      this.#velW[1] = (sy * dx + cy * dy) / dtS;
+      this.#velW[2] = Number.isNaN(this.#heightPrev) ? 0 : (height - this.#heightPrev) / dtS;
+      if (this.#firstPhysics) this.#velWPrev.set(this.#velW);
+      for (let k = 0; k < 3; k++) this.#accW[k] = this.#accW[k]! + 0.2 * ((this.#velW[k]! - this.#velWPrev[k]!) / dtS - this.#accW[k]!);
+    }
+    this.#heightPrev = height;
+    const fx = this.#accW[0]!, fy = this.#accW[1]!, fz = this.#accW[2]! + G;
+    for (let k = 0; k < 3; k++) {
+      // specific force and gravity direction in the body frame: R^T · v
+      imu.linearAccelerationMS2[k] = w[k]! * fx + w[3 + k]! * fy + w[6 + k]! * fz + ACCEL_NOISE_MS2 * this.#noise();
+      imu.down[k] = -w[6 + k]!;
+    }
+
+    // joints: ideal servos; feedback = angle + noise, estimate = model nudged toward feedback
+    const j = this.state.joints;
+    for (let i = 0; i < JOINT_COUNT; i++) {
+      const hasFeedback = JOINTS[i]!.adcChannel !== null;
+      this.#feedback[i] = hasFeedback ? m[i]! + FEEDBACK_NOISE_RAD * this.#noise() : m[i]!;
+      this.#estimated[i] = m[i]! + 0.25 * (this.#feedback[i]! - m[i]!);
+      j.velocityRadS[i] = dtS > 0 && !this.#firstPhysics ? (m[i]! - this.#prevModel[i]!) / dtS : 0;
+      j.effortNm[i] = 0;
+    }
+    this.#prevModel.set(m);
+
+    // efforts: the weight shared by the planted feet, through each leg's Jacobian (J^T F)
+    if (nGround > 0) {
+      const f = (BODY_MASS_KG * G) / nGround;
+      for (let leg = 0; leg < LEG_COUNT; leg++) {
+        if (!this.#grounded[leg]) continue;
+        const i = leg * 3;
+        // ground reaction in the leg frame: R^T (0, 0, f), y negated for the y-inverted legs
+        const fbx = w[6]! * f, fby = (LEG_Y_INVERTED[leg] ? -1 : 1) * w[7]! * f, fbz = w[8]! * f;
+        legFK(m[i]!, m[i + 1]!, m[i + 2]!, this.#fk);
+        for (let k = 0; k < 3; k++) {
+          const eps = 1e-6;
+          legFK(m[i]! + (k === 0 ? eps : 0), m[i + 1]! + (k === 1 ? eps : 0), m[i + 2]! + (k === 2 ? eps : 0), this.#fkd);
+          const jx = (this.#fkd[0]! - this.#fk[0]!) / eps, jy = (this.#fkd[1]! - this.#fk[1]!) / eps, jz = (this.#fkd[2]! - this.#fk[2]!) / eps;
+          // holding torque the servo applies against the ground reaction
+          j.effortNm[i + k] = this.#enabled[i + k] ? -(jx * fbx + jy * fby + jz * fbz) : 0;
+        }
+      }
+    }
+
+    // power: electronics + servos (holding torque and motion), a 2S LiPo with internal resistance
+    let amps = ELECTRONICS_A;
+    for (let i = 0; i < JOINT_COUNT; i++) {
+      if (!this.#enabled[i]) continue;
+      amps += i < 12 ? 0.05 + 0.8 * Math.abs(j.effortNm[i]!) + 0.03 * Math.abs(j.velocityRadS[i]!) : 0.02 + 0.01 * Math.abs(j.velocityRadS[i]!);
+    }
+    this.#soc = Math.max(0, this.#soc - (amps * dtS) / (BATTERY_CAPACITY_AH * 3600));
+    const volts = 6.8 + 1.6 * this.#soc - BATTERY_R_OHM * amps;
+    const pw = this.state.power;
+    pw.currentA = amps;
+    pw.voltageV = volts;
+    pw.powerW = volts * amps;
+
+    // ADC: joint feedback voltages and paw switches (getAllChannels)
+    for (let i = 0; i < 12; i++) this.#adc[JOINTS[i]!.adcChannel!] = angleToFeedbackV(i, this.#feedback[i]!, CALIBRATION[i]!);
+    for (let leg = 0; leg < LEG_COUNT; leg++) this.#adc[PAW_ADC_CHANNELS[leg]!] = this.#grounded[leg] ? PAW_PRESSED_V : PAW_RELEASED_V;
+
+    this.#firstPhysics = false;
+  }
+
+  #publish(nowMs: number): void {
+    const s = this.state;
+    s.seq++;
+    s.timestampMs = nowMs;
+    s.valid = true;
+    s.link = "ok";
+    const j = s.joints;
+    for (let i = 0; i < JOINT_COUNT; i++) {
+      j.positionRad[i] = this.#feedback[i]!;
+      j.targetRad[i] = this.#target[i]!;
+      j.enabled[i] = this.#enabled[i]!;
+    }
+    s.paws.grounded.set(this.#grounded);
+    s.body.targetVelocity.set(this.#controlLoop && !this.#watchdogTripped ? this.#intentV : ZERO3);
+    for (let k = 0; k < 3; k++) {
+      s.body.posturePositionM[k] = this.#posture[k]!;
+      s.body.postureRotationRad[k] = this.#posture[3 + k]!;
+    }
+    s.body.heightM = this.#realized[2]!;
+    s.body.gait = this.#gait;
+    s.body.enabledMask = this.#enabledMask();
+    s.body.smooth = SMOOTH_PHASES[this.#smooth]!;
+    const last = this.errors.latest();
+    s.errors.count = this.errors.count;
+    s.errors.lastEventId = last ? last.eventId : -1;
+    s.errors.lastErrorId = last ? ((last.module << 24) | (last.subsystem << 16) | (last.code << 8) | last.severity) >>> 0 : 0;
+    s.system.controlLoopEnabled = this.#controlLoop;
+    s.system.decisionLoopEnabled = this.#decisionLoop;
+    s.system.chipTemperatureC = this.#chipTemperatureC();
+  }
+
+  /** Set the epoch time shown in the state (the runtime calls this with its clock's epoch). */
+  stampEpoch(epochMs: number): void {
+    this.state.epochMs = epochMs;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Boot / reset
+
+  #boot(nowMs: number): void {
+    this.#bootMs = nowMs;
+    this.#rng = this.#seed || 1;
+    this.#enabled.fill(0);
+    for (let j = 0; j < 12; j++) this.#model[j] = REST_POSE_RAD[j]!;
+    this.#model[12] = EAR_DEFAULT_RAD;
+    this.#model[13] = EAR_DEFAULT_RAD;
+    this.#target.set(this.#model);
+    this.#prevModel.set(this.#model);
+    this.#feedback.set(this.#model);
+    this.#estimated.set(this.#model);
+    this.#override.fill(Number.NaN);
+    this.#legOverride.fill(0);
+    this.#legOverrideOn.fill(0);
+    this.#posture.set([0, 0, DEFAULT_BODY_HEIGHT_M, 0, 0, 0]);
+    this.#realized.fill(0);
+    this.#keeper.clear();
+    this.#intentV.fill(0);
+    this.#gait = GaitType.Walk;
+    this.#intentGait = GaitType.Walk;
+    this.#intentStampMs = nowMs;
+    this.#nextDecisionMs = nowMs;
+    this.#watchdogTripped = false;
+    this.#speedScale = 1;
+    this.#smooth = Smooth.Idle;
+    this.#controlLoop = true;
+    this.#decisionLoop = true;
+    this.#autolife = AutoLifeLevel.Full;
+    this.#ikLogged.fill(0);
+    this.planner.reset();
+    const od = this.state.odometry;
+    od.xM = od.yM = od.yawRad = od.vxMS = od.vyMS = od.yawRateRadS = 0;
+    this.#accW.fill(0);
+    this.#velW.fill(0);
+    this.#heightPrev = Number.NaN;
+    this.#firstPhysics = true;
+    this.#lastNowMs = Number.NaN;
+    this.log.clear();
+    this.errors.clear();
+    this.#log(LogLevel.Info, "system", "TNY-360 simulator booted (bodylink); joints off, REST pose");
+    this.#physics(0);
+    this.#publish(nowMs);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Helpers
+
+  #now(): number {
+    if (this.#nowMs) return this.#nowMs();
+    return Number.isNaN(this.#lastNowMs) ? this.#bootMs : this.#lastNowMs;
+  }
+
+  #enabledMask(): number {
+    let mask = 0;
+    for (let j = 0; j < JOINT_COUNT; j++) if (this.#enabled[j]) mask |= 1 << j;
+    return mask;
+  }
+
+  #log(level: LogLevelCode, tag: string, message: string): void {
+    this.log.add(this.#lastNowMs - this.#bootMs || 0, level, tag, message);
+  }
+
+  /** Log a line from outside (the TNY server records refused commands here). */
+  logLine(level: LogLevelCode, tag: string, message: string): void {
+    this.#log(level, tag, message);
+  }
+
+  #error(errorId: number, payload: ArrayLike<number>): void {
+    this.errors.add(this.#lastNowMs - this.#bootMs || 0, errorId, payload);
+  }
+
+  /** Deterministic noise, roughly unit variance (sum of three uniforms; mulberry32). */
+  #noise(): number {
+    return (this.#uniform() + this.#uniform() + this.#uniform() - 1.5) * 2;
+  }
+
+  #uniform(): number {
+    this.#rng = (this.#rng + 0x6d2b79f5) | 0;
+    let t = this.#rng;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  #chipTemperatureC(): number {
+    return 42 + 1.5 * this.state.power.currentA;
+  }
+
+  #clearJointOverrides(): void {
+    this.#override.fill(Number.NaN);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Module handlers (one per served action; the table says which are served)
+
+  #buildHandlers(): Handlers {
+    const leg3 = (leg: number, flags: number): void => {
+      for (let k = 0; k < 3; k++) this.#enable(leg * 3 + k, (flags & (1 << k)) !== 0);
+    };
+    const anyOverrideWrite = (why: string): void => this.#cancelSmooth(why);
+    const handlers: Handlers = {
+      // system
+      "system.ping": () => [],
+      "system.reboot": () => {
+        this.#rebootPending = true; // reply first, then restart (next tick)
+        return [];
+      },
+      "system.setAutolifeLevel": ([level]) => {
+        this.#autolife = level;
+        return [];
+      },
+      "system.getAutolifeLevel": () => [this.#autolife],
+      "system.getStatistics": () => {
+        const core1 = this.#controlLoop ? (this.planner.active ? 38 : 31) : 4;
+        return [this.#chipTemperatureC(), 9.5, core1, 327_680, 181_248 + 96 * this.log.count, 8_388_608, 1_310_720];
+      },
+      "system.getNbLogLines": () => [this.log.count],
+      "system.getLogLine": ([index]) => {
+        const line = this.log.at(index);
+        if (!line) return Status.InvalidParameters;
+        return [line.timestampMs, line.level, line.indent, line.tag, line.message];
+      },
+      "system.setControlLoopEnabled": ([on]) => {
+        if (this.#controlLoop !== on) this.#log(LogLevel.Info, "system", `control loop ${on ? "started" : "stopped"}`);
+        this.#controlLoop = on;
+        if (!on) this.#cancelSmooth("control loop stopped");
+        return [];
+      },
+      "system.getControlLoopEnabled": () => [this.#controlLoop],
+      "system.setDecisionLoopEnabled": ([on]) => {
+        if (this.#decisionLoop !== on) this.#log(LogLevel.Info, "system", `decision loop ${on ? "started" : "stopped"}`);
+        this.#decisionLoop = on;
+        return [];
+      },
+      "system.getDecisionLoopEnabled": () => [this.#decisionLoop],
+      // gait
+      "gait.setType": ([gait]) => {
+        this.#gait = gait;
+        if (gait === GaitType.Creep && DUTY_FACTOR < CREEP_MIN_DUTY) this.#log(LogLevel.Warning, "gait", `Creep with duty factor ${DUTY_FACTOR} < ${CREEP_MIN_DUTY}`);
+        return [];
+      },
+      "gait.getType": () => [this.#gait],
+      // body
+      "body.setEnabled": ([mask]) => {
+        anyOverrideWrite("enable bits changed");
+        for (let j = 0; j < JOINT_COUNT; j++) this.#enable(j, (mask & (1 << j)) !== 0);
+        return [];
+      },
+      "body.getEnabled": () => [this.#enabledMask()],
+      "body.setVelocity": ([x, y, z, clear]) => {
+        if (Math.abs(x) > SIM_LIMITS.linearMS || Math.abs(y) > SIM_LIMITS.linearMS || Math.abs(z) > SIM_LIMITS.yawRadS) return Status.InvalidParameters;
+        this.#keeper.command(x, y, z, this.#now());
+        if (clear) {
+          anyOverrideWrite("setVelocity cleared the joint overrides");
+          this.#clearJointOverrides();
+        }
+        return [];
+      },
+      "body.getTargetVelocity": () => [{ x: this.#keeper.current[0]!, y: this.#keeper.current[1]!, z: this.#keeper.current[2]! }],
+      "body.setPosture": ([x, y, z, rx, ry, rz, clear]) => {
+        const L = SIM_LIMITS;
+        if (Math.abs(x) > L.postureShiftM || Math.abs(y) > L.postureShiftM || z < L.postureMinZM || z > L.postureMaxZM) return Status.InvalidParameters;
+        if (Math.abs(rx) > L.postureRotationRad || Math.abs(ry) > L.postureRotationRad || Math.abs(rz) > L.postureRotationRad) return Status.InvalidParameters;
+        this.#posture.set([x, y, z, rx, ry, rz]);
+        if (clear) {
+          anyOverrideWrite("setPosture cleared the joint overrides");
+          this.#clearJointOverrides();
+        }
+        return [];
+      },
+      "body.getPosture": () => {
+        const p = this.#posture;
+        return [{ x: p[0]!, y: p[1]!, z: p[2]! }, { x: p[3]!, y: p[4]!, z: p[5]! }];
+      },
+      "body.enableSmooth": () => [this.enableSmooth()],
+      "body.disableSmooth": () => [this.disableSmooth()],
+      // leg
+      "leg.setEnabled": ([leg, flags]) => {
+        anyOverrideWrite("leg enable bits changed");
+        leg3(leg, flags);
+        return [];
+      },
+      "leg.getEnabled": ([leg]) => [(this.#enabled[leg * 3]! ? 1 : 0) | (this.#enabled[leg * 3 + 1]! ? 2 : 0) | (this.#enabled[leg * 3 + 2]! ? 4 : 0)],
+      "leg.setPosition": ([leg, x, y, z, clear]) => {
+        // refuse a foot the leg cannot reach under the current posture (the firmware would log an
+        // error every tick and keep the old joint targets)
+        const feet = this.#feet;
+        feet.set(this.planner.feet);
+        feet[leg * 3] = x;
+        feet[leg * 3 + 1] = y;
+        feet[leg * 3 + 2] = z;
+        bodyIK(this.#posture, feet, this.#ik, this.#ikStatus);
+        if (this.#ikStatus[leg] !== IkStatus.Ok) return Status.InvalidParameters;
+        this.#legOverride[leg * 3] = x;
+        this.#legOverride[leg * 3 + 1] = y;
+        this.#legOverride[leg * 3 + 2] = z;
+        this.#legOverrideOn[leg] = 1;
+        if (clear) {
+          anyOverrideWrite("leg override set");
+          for (let k = 0; k < 3; k++) this.#override[leg * 3 + k] = Number.NaN;
+        }
+        return [];
+      },
+      "leg.getTargetPosition": ([leg]) => [{ x: this.#legOverride[leg * 3]!, y: this.#legOverride[leg * 3 + 1]!, z: this.#legOverride[leg * 3 + 2]! }],
+      "leg.getGrounded": ([leg]) => [this.#adc[PAW_ADC_CHANNELS[leg]!]! < 2.0],
+      // joint
+      "joint.setEnabled": ([id, on]) => {
+        anyOverrideWrite("joint enable changed");
+        this.#enable(id, on);
+        return [];
+      },
+      "joint.getEnabled": ([id]) => [this.#enabled[id] === 1],
+      "joint.setAngle": ([id, rad]) => {
+        if (!withinLimits(id, rad)) return Status.InvalidParameters; // the old target is kept
+        anyOverrideWrite("joint override set");
+        this.#override[id] = rad;
+        return [];
+      },
+      "joint.getTargetAngle": ([id]) => [this.#target[id]!],
+      "joint.getFeedbackAngle": ([id]) => [this.#feedback[id]!],
+      "joint.getModelAngle": ([id]) => [this.#model[id]!],
+      "joint.getEstimatedAngle": ([id]) => [this.#estimated[id]!],
+      "joint.setJointAngles": ([angles]) => {
+        for (let i = 0; i < JOINT_COUNT; i++) if (!withinLimits(i, angles[i]!)) return Status.InvalidParameters; // all or nothing
+        anyOverrideWrite("joint overrides set");
+        for (let i = 0; i < JOINT_COUNT; i++) this.#override[i] = angles[i]!;
+        return [];
+      },
+      "joint.getJointAngles": () => [Float32Array.from(this.#feedback)],
+      // motor (read-only views of the ideal servos)
+      "motor.getDutyCycle": ([id]) => [this.#enabled[id] ? angleToDutyMs(id, this.#model[id]!, CALIBRATION[id]!) : 0],
+      "motor.getCalibrationState": () => [MotorCalibrationState.Calibrated],
+      "motor.getCalibrationData": ([id]) => [CALIBRATION[id]!],
+      // imu
+      "imu.getAcceleration": () => [vec(this.state.imu.linearAccelerationMS2)],
+      "imu.getAngularVelocity": () => [vec(this.state.imu.angularVelocityRadS)],
+      "imu.getDownVector": () => [vec(this.state.imu.down)],
+      "imu.getOrientation": () => [vec(this.state.imu.orientationRad)],
+      // power
+      "power.getVoltage": () => [this.state.power.voltageV],
+      "power.getCurrent": () => [this.state.power.currentA],
+      "power.getPower": () => [this.state.power.powerW],
+      // i2c: nothing is attached to the simulated extension bus
+      "i2c.pingDevice": () => [false],
+      // adc
+      "adc.getAllChannels": () => [Float32Array.from(this.#adc)],
+      // error
+      "error.getErrorCount": () => [this.errors.count],
+      "error.getErrorEventByIndex": ([index]) => {
+        const ev = this.errors.at(index);
+        return ev ? [ev] : Status.InvalidParameters;
+      },
+      "error.getErrorEventById": ([id]) => {
+        const ev = this.errors.byId(id);
+        return ev ? [ev] : Status.NotFound;
+      },
+      "error.clearErrorEvents": () => {
+        this.errors.clear();
+        return [];
+      },
+      // diagnostic
+      "diagnostic.isEnabled": () => [false],
+      "diagnostic.checkIMU": () => [0],
+      "diagnostic.checkPower": () => [0],
+      "diagnostic.checkMotorDriver": () => [0],
+      "diagnostic.checkAnalogReader": () => [0],
+      "diagnostic.checkControlLoop": () => [this.#controlLoop ? 0 : 1],
+      "diagnostic.checkDecisionLoop": () => [this.#decisionLoop ? 0 : 1],
+    };
+    return handlers;
+  }
+
+  /** Keys of the actions this simulator has a handler for (tests compare them with the table). */
+  handlerKeys(): string[] {
+    return Object.keys(this.#handlers);
+  }
+}
+
+const ZERO3 = new Float64Array(3);
+/** Posture components the body follows by rate limit (z is the measured height). */
+const POSTURE_FOLLOW: readonly number[] = [0, 1, 3, 4, 5];
+const SMOOTH_PHASES: readonly SmoothPhase[] = ["idle", "enabling", "enabling", "disabling"];
+const CALIBRATION = JOINTS.map((j) => defaultCalibration(j.id));
+
+function toReply(r: readonly unknown[] | StatusCode): TnyReply {
+  return typeof r === "number" ? { status: r, values: NO_VALUES } : { status: Status.Ok, values: r };
+}
+
+function vec(a: Float32Array): { x: number; y: number; z: number } {
+  return { x: a[0]!, y: a[1]!, z: a[2]! };
+}
+
+function wrapPi(a: number): number {
+  if (a > Math.PI) return a - 2 * Math.PI;
+  if (a <= -Math.PI) return a + 2 * Math.PI;
+  return a;
+}
