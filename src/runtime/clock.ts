@@ -38,6 +38,9 @@ export class MonotonicClock implements Clock {
   }
 }
 
+/** Resolves after all queued microtasks have run (a macrotask boundary). */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 interface Sleeper {
   deadlineMs: number;
   resolve: () => void;
@@ -69,13 +72,13 @@ export class SimClock implements Clock {
   async advance(ms: number): Promise<void> {
     const target = this.#nowMs + ms;
     for (;;) {
+      // Let every pending continuation run (and schedule its next sleep) before looking.
+      await settle();
       const next = this.#sleepers[0];
       if (!next || next.deadlineMs > target) break;
       this.#sleepers.shift();
       this.#nowMs = Math.max(this.#nowMs, next.deadlineMs);
       next.resolve();
-      // Let the woken task run (and possibly schedule its next sleep) before going on.
-      for (let i = 0; i < 5; i++) await Promise.resolve();
     }
     this.#nowMs = target;
   }

@@ -33,6 +33,9 @@ export class CycleLoop {
   readonly #listeners: CycleListener[] = [];
   #running = false;
   #done: Promise<void> | null = null;
+  /** Resolves when stop() is called, so a loop asleep on a SimClock stops without time passing. */
+  #stopSignal: Promise<void> = Promise.resolve();
+  #signalStop: () => void = () => {};
   #seq = 0;
   #lastStartMs = Number.NaN;
 
@@ -67,11 +70,15 @@ export class CycleLoop {
   start(): void {
     if (this.#running) return;
     this.#running = true;
+    this.#stopSignal = new Promise((resolve) => {
+      this.#signalStop = resolve;
+    });
     this.#done = this.#run();
   }
 
   async stop(): Promise<void> {
     this.#running = false;
+    this.#signalStop();
     await this.#done;
     this.#done = null;
   }
@@ -80,7 +87,8 @@ export class CycleLoop {
     const period = this.#body.periodMs;
     let deadline = this.#clock.nowMs();
     while (this.#running) {
-      await this.#clock.sleepUntil(deadline);
+      // NOTE: pacing allocates a promise (and, on the wall clock, a timer) per cycle; the cycle itself does not.
+      await Promise.race([this.#clock.sleepUntil(deadline), this.#stopSignal]);
       if (!this.#running) break;
       const now = this.#clock.nowMs();
       const lateBy = now - deadline;

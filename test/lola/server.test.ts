@@ -336,8 +336,10 @@ describe("LoLA server: clients, grace period, reconnects", () => {
     expect(r.robot.state.stiffness[0]).toBe(0);
     expect(r.server.clients()[0]).toMatchObject({ commandsIgnored: 1, hasControl: false });
     await c.close();
+    // Wait for the server to see the hang-up, so the command count below is the new client's.
+    await until(() => r.server.clients().length === 0, "client 1 to be gone");
     const c2 = await r.connect();
-    await sendAndWait(r, c2, on);
+    await sendAndWait(r, c2, on, 0);
     expect(r.robot.authority.holder()?.owner).toBe("lola:client#2");
   });
 
