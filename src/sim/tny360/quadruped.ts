@@ -545,7 +545,7 @@ export class SimTny360 {
     for (let k = 0; k < 3; k++) {
       // specific force and gravity direction in the body frame: R^T · v
       imu.linearAccelerationMS2[k] = w[k]! * fx + w[3 + k]! * fy + w[6 + k]! * fz + ACCEL_NOISE_MS2 * this.#noise();
-      imu.down[k] = -w[6 + k]!;
+      imu.down[k] = 0 - w[6 + k]!; // 0 − x, not −x: no −0 in the readings
     }
 
     // joints: ideal servos; feedback = angle + noise, estimate = model nudged toward feedback

@@ -1,0 +1,297 @@
+/** bodylink's TNY server over real loopback WebSockets: every served action, every status, limits, control. */
+import WebSocket from "ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REST_POSE_RAD } from "../../src/bodies/tny360/poses.js";
+import { TnyClient, TnyStatusError } from "../../src/client/tny/index.js";
+import { SimClock } from "../../src/runtime/clock.js";
+import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
+import { startTnyServer, type TnyServer } from "../../src/serve/tny/server.js";
+import { fromHex, toHex } from "../../src/wire/bytes.js";
+import { actionSpec, MODULES, type ModuleSpec, Status } from "../../src/wire/tny/constants.js";
+import { decodeFrame } from "../../src/wire/tny/decode.js";
+import { encodeRawRequest, encodeRequest } from "../../src/wire/tny/encode.js";
+import { f32le } from "./arbitraries.js";
+import { RawSocket } from "./helpers.js";
+
+const req = (msgId: number, m: string, a: string, args: unknown[]): Uint8Array => {
+  const s = actionSpec(m, a);
+  return encodeRequest(msgId, s.module, s.action, args);
+};
+const statusOf = (reply: Uint8Array): { msgId: number; status: number; length: number } => {
+  const msg = decodeFrame(reply);
+  if (msg.kind !== "response") throw new Error(`not a response: ${toHex(reply)}`);
+  return { msgId: msg.msgId, status: msg.status, length: msg.payload.length };
+};
+
+/** Valid arguments for every served action that takes any. */
+const SAMPLE_ARGS: Record<string, unknown[]> = {
+  "system.setAutolifeLevel": [0x0f],
+  "system.getLogLine": [0],
+  "system.setControlLoopEnabled": [true],
+  "system.setDecisionLoopEnabled": [true],
+  "gait.setType": [2],
+  "body.setEnabled": [0x3fff],
+  "body.setVelocity": [0.1, 0, 0.2, true],
+  "body.setPosture": [0.01, 0, 0.11, 0.05, 0, 0, false],
+  "leg.setEnabled": [1, 7],
+  "leg.getEnabled": [1],
+  "leg.setPosition": [0, 0.09, 0.1, 0.01, false],
+  "leg.getTargetPosition": [0],
+  "leg.getGrounded": [3],
+  "joint.setEnabled": [12, true],
+  "joint.getEnabled": [12],
+  "joint.setAngle": [13, 1.0],
+  "joint.getTargetAngle": [0],
+  "joint.getFeedbackAngle": [1],
+  "joint.getModelAngle": [2],
+  "joint.getEstimatedAngle": [3],
+  "joint.setJointAngles": [[...REST_POSE_RAD, 1.5, 1.5]],
+  "motor.getDutyCycle": [1],
+  "motor.getCalibrationState": [4],
+  "motor.getCalibrationData": [12],
+  "i2c.pingDevice": [0x40],
+  "error.getErrorEventByIndex": [0],
+  "error.getErrorEventById": [0], // replaced with a real id below
+};
+
+describe("TNY server: every served action round-trips through a real WebSocket", () => {
+  let robot: Tny360Robot;
+  let server: TnyServer;
+  let client: TnyClient;
+
+  beforeAll(async () => {
+    robot = await Tny360Robot.create();
+    await robot.start();
+    server = await startTnyServer(robot, { port: 0 });
+    client = await TnyClient.connect(`ws://127.0.0.1:${server.port}/`, { WebSocket });
+  });
+  afterAll(async () => {
+    client.close();
+    await server.close();
+    await robot.stop();
+  });
+
+  it("answers Ok with decodable values for each served action; the rest answer their documented status", async () => {
+    const ev = robot.sim!.errors.add(1234, 0x05010102, [1, 2]);
+    SAMPLE_ARGS["error.getErrorEventById"] = [ev.eventId];
+    const served: string[] = [];
+    const last = ["system.reboot", "error.clearErrorEvents"]; // destructive: at the end
+    const all = (MODULES as readonly ModuleSpec[]).flatMap((m) => m.actions.map((a) => ({ m, a, key: `${m.name}.${a.name}` })));
+    all.sort((x, y) => Number(last.includes(x.key)) - Number(last.includes(y.key)));
+    for (const { m, a, key } of all) {
+      if (!a.sim.served) {
+        const args = a.args.map((f) => (f.type === "string" ? "" : f.type === "bytes8" || f.type === "bytesRest" ? new Uint8Array(0) : f.type === "calibrationDataPacked" ? { dcMinMs: 0.5, dcMaxMs: 2.5, dcDeadband: 0, feedbackMinV: 0.5, feedbackMaxV: 2.8, feedbackNoiseV: 0, feedbackLatencyMs: 0, feedbackInverted: false, maxSpeed: 1 } : 0));
+        const r = await client.request(m, a, args);
+        expect(r.status, key).toBe(a.sim.status);
+        continue;
+      }
+      served.push(key);
+      const args = SAMPLE_ARGS[key] ?? [];
+      expect(args.length, `${key} needs sample args`).toBeGreaterThanOrEqual(a.args.filter((f) => !f.optional).length);
+      const r = await client.request(m, a, args);
+      expect(r.status, key).toBe(Status.Ok);
+      expect(r.values.length, key).toBe(a.returns.length);
+      a.returns.forEach((f, i) => {
+        const v = r.values[i];
+        if (f.type === "f32") expect(typeof v, key).toBe("number");
+        if (f.type === "bool") expect(typeof v, key).toBe("boolean");
+        if (f.type === "vec3f") expect(Number.isFinite((v as { x: number }).x), key).toBe(true);
+        if (f.type === "f32x14") expect((v as Float32Array).length, key).toBe(14);
+      });
+    }
+    expect(served.length).toBe(all.filter((x) => x.a.sim.served).length);
+    expect(served.length).toBe(58); // 58 of the table's 81 actions
+    expect(robot.sim!.handlerKeys().sort()).toEqual([...served].sort()); // a handler for exactly the served ones
+  });
+
+  it("the typed client shapes results: undefined, a value, or an object by field names", async () => {
+    expect(await client.system.ping()).toBeUndefined();
+    expect(typeof (await client.power.getVoltage())).toBe("number");
+    const stats = await client.system.getStatistics();
+    expect(Object.keys(stats)).toEqual(["temperatureC", "cpuCore0Pct", "cpuCore1Pct", "ramInternalTotalBytes", "ramInternalUsedBytes", "psramTotalBytes", "psramUsedBytes"]);
+    const line = await client.system.getLogLine(0);
+    expect(line.tag).toBe("system");
+    await expect(client.joint.setAngle(2, 3.0)).rejects.toBeInstanceOf(TnyStatusError);
+    await expect(client.call("gait", "setType", 1)).resolves.toBeUndefined();
+  });
+});
+
+describe("TNY server: statuses and limits (raw frames)", () => {
+  let robot: Tny360Robot;
+  let server: TnyServer;
+  let a: RawSocket;
+  const url = () => `ws://127.0.0.1:${server.port}/`;
+
+  beforeAll(async () => {
+    robot = await Tny360Robot.create();
+    await robot.start();
+    server = await startTnyServer(robot, { port: 0 });
+    a = await RawSocket.open(url());
+  });
+  afterAll(async () => {
+    await a.close();
+    await server.close();
+    await robot.stop();
+  });
+
+  it("golden: the reference's setVelocity bytes get the reference's Ok bytes", async () => {
+    const reply = await a.roundTrip(fromHex("01 01 01 00 03 02 0d 00 cd cc 4c 3e 00 00 00 00 00 00 00 00 01"));
+    expect(toHex(reply)).toBe("02 00 01 00 00 00 00 00");
+    const sv = await a.roundTrip(req(2, "body", "getTargetVelocity", []));
+    expect(toHex(sv)).toBe(`02 00 02 00 00 00 0c 00 ${toHex(new Uint8Array([...f32le(0.2), 0, 0, 0, 0, 0, 0, 0, 0]))}`);
+    await a.roundTrip(req(3, "body", "setVelocity", [0, 0, 0, true]));
+  });
+
+  it("UnknownModule (1) for unregistered modules, including the docs-only ones", async () => {
+    for (const mod of [0x08, 0x0b, 0x11, 0x12, 0x15, 0xff]) {
+      expect(statusOf(await a.roundTrip(encodeRawRequest(40 + mod, mod, 0, new Uint8Array(0))))).toEqual({ msgId: 40 + mod, status: Status.UnknownModule, length: 0 });
+    }
+  });
+
+  it("UnknownAction (2) past each module's real table, including the firmware's [N, 4N) bug range", async () => {
+    expect(statusOf(await a.roundTrip(encodeRawRequest(7, 0x03, 0x08, new Uint8Array(0)))).status).toBe(Status.UnknownAction);
+    expect(statusOf(await a.roundTrip(encodeRawRequest(8, 0x03, 0x1f, new Uint8Array(0)))).status).toBe(Status.UnknownAction);
+    expect(statusOf(await a.roundTrip(encodeRawRequest(9, 0x0f, 0x01, new Uint8Array(0)))).status).toBe(Status.UnknownAction);
+    expect(statusOf(await a.roundTrip(encodeRawRequest(10, 0x00, 0xff, new Uint8Array(0)))).status).toBe(Status.UnknownAction);
+  });
+
+  it("InvalidParameters (3) for short, long, malformed and out-of-range payloads", async () => {
+    const bad: Uint8Array[] = [
+      encodeRawRequest(20, 0x03, 0x02, new Uint8Array(11)), // setVelocity, 11 of 12 bytes
+      encodeRawRequest(21, 0x03, 0x02, new Uint8Array(14)), // one byte too many
+      encodeRawRequest(22, 0x03, 0x02, new Uint8Array([...f32le(Number.NaN), ...new Uint8Array(8)])),
+      encodeRawRequest(23, 0x03, 0x02, new Uint8Array([...new Uint8Array(12), 7])), // bool 7
+      encodeRawRequest(24, 0x05, 0x02, new Uint8Array([14, ...f32le(0)])), // joint 14
+      encodeRawRequest(25, 0x04, 0x04, new Uint8Array([4])), // leg 4
+      encodeRawRequest(26, 0x02, 0x00, new Uint8Array([3])), // gait 3 (firmware: unchecked cast)
+      encodeRawRequest(27, 0x05, 0x02, new Uint8Array([2, ...f32le(3)])), // knee beyond 150°: refused, old kept
+      encodeRawRequest(28, 0x03, 0x02, new Uint8Array([...f32le(5), ...new Uint8Array(8)])), // 5 m/s: beyond the limits
+      encodeRawRequest(29, 0x00, 0x08, new Uint8Array([200])), // log line 200 does not exist
+      encodeRawRequest(30, 0x13, 0x01, new Uint8Array([0xff, 0x00])), // error index past the count
+    ];
+    for (const frame of bad) {
+      const r = statusOf(await a.roundTrip(frame));
+      expect(r.status, toHex(frame)).toBe(Status.InvalidParameters);
+      expect(r.msgId).toBe(frame[2]);
+      expect(r.length).toBe(0);
+    }
+    // header length disagreeing with the frame: the firmware would read past the frame
+    const lying = encodeRawRequest(31, 0x00, 0x00, new Uint8Array(0));
+    lying[6] = 40;
+    expect(statusOf(await a.roundTrip(lying))).toMatchObject({ msgId: 31, status: Status.InvalidParameters });
+    // a request frame shorter than a header but with a msg_id
+    expect(statusOf(await a.roundTrip([0x01, 0x01, 0x20, 0x00, 0x00]))).toMatchObject({ msgId: 32, status: Status.InvalidParameters });
+  });
+
+  it("UnknownError (4) for actions the simulator does not serve", async () => {
+    expect(statusOf(await a.roundTrip(req(50, "motor", "setDutyCycle", [1, 1.5]))).status).toBe(Status.UnknownError);
+    expect(statusOf(await a.roundTrip(req(51, "imu", "getCalibrationState", []))).status).toBe(Status.UnknownError);
+    expect(statusOf(await a.roundTrip(req(52, "system", "getSettings", []))).status).toBe(Status.UnknownError);
+  });
+
+  it("NotFound (5) for an error event id the ring does not hold", async () => {
+    expect(statusOf(await a.roundTrip(req(60, "error", "getErrorEventById", [0xbeef])))).toEqual({ msgId: 60, status: Status.NotFound, length: 0 });
+  });
+
+  it("OutOfMemory (6) for a request over 256 bytes, with its msg_id echoed", async () => {
+    const big = encodeRawRequest(0x1234, 0x00, 0x00, new Uint8Array(300));
+    expect(statusOf(await a.roundTrip(big))).toEqual({ msgId: 0x1234, status: Status.OutOfMemory, length: 0 });
+    const edge = encodeRawRequest(0x1235, 0x00, 0x00, new Uint8Array(249)); // 257 bytes
+    expect(statusOf(await a.roundTrip(edge)).status).toBe(Status.OutOfMemory);
+    // exactly 256 bytes is within the limit (and then malformed for ping)
+    expect(statusOf(await a.roundTrip(encodeRawRequest(0x1236, 0x00, 0x00, new Uint8Array(248)))).status).toBe(Status.InvalidParameters);
+  });
+
+  it("ignores frames without a msg_id and non-requests, then keeps answering", async () => {
+    a.send([0x01, 0x00, 0x05]);
+    a.send(fromHex("02 00 09 00 00 00 00 00")); // a Response sent to the server
+    a.send(fromHex("03 00 09 00 00 00 00 00")); // an Event
+    const r = statusOf(await a.roundTrip(req(77, "system", "ping", [])));
+    expect(r).toEqual({ msgId: 77, status: 0, length: 0 });
+    expect(server.stats().ignoredFrames).toBeGreaterThanOrEqual(3);
+  });
+
+  it("a text frame closes the connection with 1003", async () => {
+    const b = await RawSocket.open(url());
+    b.ws.send("ping");
+    expect(await b.closed).toBe(1003);
+  });
+
+  it("plain HTTP gets 426", async () => {
+    const res = await fetch(`http://127.0.0.1:${server.port}/`);
+    expect(res.status).toBe(426);
+  });
+
+  it("at most 3 connections: a 4th is refused with HTTP 503 until one closes", async () => {
+    const b = await RawSocket.open(url());
+    const c = await RawSocket.open(url());
+    await expect(RawSocket.open(url())).rejects.toThrow(/503/);
+    await c.close();
+    await new Promise((r) => setTimeout(r, 20));
+    const d = await RawSocket.open(url());
+    expect(statusOf(await d.roundTrip(req(1, "system", "ping", []))).status).toBe(0);
+    await d.close();
+    await b.close();
+    expect(server.stats().refusedConnections).toBe(1);
+  });
+});
+
+describe("TNY server: reply order and control", () => {
+  it("replies to RPC actions after a control tick, so a later ping overtakes them (match by msg_id)", async () => {
+    const clock = new SimClock();
+    const robot = await Tny360Robot.create({ clock });
+    await robot.start(); // the loop sleeps on the SimClock until advanced
+    const server = await startTnyServer(robot, { port: 0 });
+    const s = await RawSocket.open(`ws://127.0.0.1:${server.port}/`);
+    s.send(req(100, "body", "getEnabled", []));
+    s.send(req(101, "system", "ping", []));
+    expect(statusOf(await s.next()).msgId).toBe(101);
+    await clock.advance(5);
+    const late = await s.next();
+    expect(statusOf(late)).toMatchObject({ msgId: 100, status: 0, length: 2 });
+    await s.close();
+    await server.close();
+    await robot.stop();
+  });
+
+  it("the first commanding connection holds control; others get UnknownError and a log line; closing clears its velocity", async () => {
+    const robot = await Tny360Robot.create();
+    await robot.start();
+    const server = await startTnyServer(robot, { port: 0 });
+    const url = `ws://127.0.0.1:${server.port}/`;
+    const a = await RawSocket.open(url);
+    const b = await RawSocket.open(url);
+    expect(statusOf(await a.roundTrip(req(1, "body", "setVelocity", [0.2, 0, 0, true]))).status).toBe(Status.Ok);
+    expect(robot.authority.holder()?.source).toBe("tny");
+    expect(robot.authority.holder()?.owner).toMatch(/^tny:127\.0\.0\.1:\d+#\d+$/);
+    expect(statusOf(await b.roundTrip(req(2, "body", "setVelocity", [0.5, 0, 0, true]))).status).toBe(Status.UnknownError);
+    // reads need no control
+    expect(statusOf(await b.roundTrip(req(3, "body", "getTargetVelocity", []))).status).toBe(Status.Ok);
+    // the reason is in the robot's log ring
+    const nLines = decodeFrame(await b.roundTrip(req(4, "system", "getNbLogLines", [])));
+    const n = nLines.kind === "response" ? nLines.payload[0]! : 0;
+    const line = decodeFrame(await b.roundTrip(req(5, "system", "getLogLine", [n - 1])));
+    const text = new TextDecoder().decode(line.kind === "response" ? line.payload : new Uint8Array());
+    expect(text).toMatch(/body\.setVelocity refused: control is held by tny:127\.0\.0\.1/);
+    // an unserved command is answered without taking control
+    expect(statusOf(await b.roundTrip(req(6, "motor", "startCalibration", [1]))).status).toBe(Status.UnknownError);
+
+    await a.close();
+    await new Promise((r) => setTimeout(r, 30)); // a few control ticks
+    expect(robot.authority.holder()).toBeNull();
+    const tv = decodeFrame(await b.roundTrip(req(7, "body", "getTargetVelocity", [])));
+    expect(tv.kind === "response" && toHex(tv.payload)).toBe("00 00 00 00 00 00 00 00 00 00 00 00"); // cleared, not decaying
+    expect(statusOf(await b.roundTrip(req(8, "body", "setVelocity", [0.1, 0, 0, true]))).status).toBe(Status.Ok);
+    await b.close();
+    await server.close();
+    await robot.stop();
+  });
+
+  it("binds 127.0.0.1 by default", async () => {
+    const robot = await Tny360Robot.create();
+    const server = await startTnyServer(robot, { port: 0 });
+    expect(server.host).toBe("127.0.0.1");
+    await server.close();
+    await robot.stop();
+  });
+});
