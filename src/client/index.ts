@@ -43,7 +43,7 @@ import type {
   NaoFields,
   StateMessage,
 } from "./messages.js";
-import { buildModels, deepFreeze, finiteArray, type ImuState, type JointState, type MotorState, type RobotState, type SnapshotMeta } from "./snapshots.js";
+import { BODY_SHAPES, buildModels, deepFreeze, finiteArray, type ImuState, type JointState, type MotorState, type RobotState, type SnapshotMeta } from "./snapshots.js";
 
 export { ApiError } from "./errors.js";
 export type * from "./messages.js";
@@ -94,8 +94,13 @@ export interface ClientEvents {
   disconnected: { readonly code: number; readonly reason: string; readonly willReconnect: boolean };
   reconnecting: { readonly attempt: number; readonly delayMs: number };
   reconnected: { readonly attempts: number; readonly downtimeMs: number };
-  /** Every new state message that makes a complete snapshot. */
+  /** Every new state message that makes a complete snapshot (getState() non-null). */
   state: RobotState;
+  /**
+   * Every state message as received (deep-frozen, wire spelling), complete or not: for bodies or
+   * sources where getState() cannot be complete (a real TNY-360 reports no efforts or IMU rates).
+   */
+  message: Readonly<StateMessage>;
   /** A held lease could not be renewed (expired, revoked by an emergency stop, server gone). */
   "control-lost": { readonly leaseId: string; readonly reason: string };
   error: Error;
@@ -110,7 +115,7 @@ export interface AcquireOptions {
   owner?: string;
 }
 
-/** NAO joint targets: 26 values each in the API's joint order (`client.jointNames`). */
+/** Joint targets in the API's joint order (`client.jointNames`): NAO 26 values each, TNY-360 14 positions. */
 export interface NaoJointTargets {
   positions?: readonly number[];
   stiffness?: readonly number[];
@@ -416,7 +421,10 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
 
   // --- NAO commands (need control) ---
 
-  /** NAO: joint targets in the API's order; out-of-limit positions are clamped and listed. */
+  /**
+   * Joint targets in `jointNames` order. NAO: positions and/or stiffness (26 each); out-of-limit
+   * positions are clamped and listed. TNY-360: positions (14); out-of-limit values are refused.
+   */
   setJointTargets(targets: NaoJointTargets): Promise<AppliedAnswer> {
     return this.command("/v1/commands/joints", targets);
   }
@@ -428,12 +436,12 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
   setSonar(on: { left: boolean; right: boolean }): Promise<AppliedAnswer> {
     return this.command("/v1/commands/sonar", on);
   }
-  /** NAO: ramp stiffness up into the stand posture; resolves the estimated seconds. */
+  /** NAO and TNY-360: stiffness up into the stand posture; resolves the estimated seconds. */
   async smoothEnable(): Promise<{ estimatedS: number }> {
     const r = await this.command<{ estimated_s: number }>("/v1/commands/smooth-enable", {});
     return { estimatedS: r.estimated_s };
   }
-  /** NAO: move to the rest posture, then stiffness off; resolves the estimated seconds. */
+  /** NAO and TNY-360: into the rest posture, then stiffness off; resolves the estimated seconds. */
   async smoothDisable(): Promise<{ estimatedS: number }> {
     const r = await this.command<{ estimated_s: number }>("/v1/commands/smooth-disable", {});
     return { estimatedS: r.estimated_s };
@@ -458,6 +466,41 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
   async clearError(joint?: number): Promise<{ clearedJoints: readonly number[] }> {
     const r = await this.command<{ cleared_joints: number[] }>("/v1/commands/clear-error", joint === undefined ? {} : { joint });
     return { clearedJoints: Object.freeze(r.cleared_joints) };
+  }
+
+  // --- TNY-360 commands (need control; joint targets: setJointTargets({ positions }) with 14 values) ---
+
+  /** TNY-360: walk at x, y (m/s) and yaw (rad/s). Renew within 500 ms or the velocity decays to zero. */
+  setVelocity(v: { xMS: number; yMS: number; yawRadS: number; clearOverrides?: boolean }): Promise<{ forwarded: boolean }> {
+    return this.command("/v1/commands/velocity", { x: v.xMS, y: v.yMS, yaw: v.yawRadS, ...(v.clearOverrides === undefined ? {} : { clear_overrides: v.clearOverrides }) });
+  }
+  /** TNY-360: body posture, position m (z = height) and rotation rad (Euler XYZ). */
+  setPosture(p: { xM: number; yM: number; zM: number; rxRad: number; ryRad: number; rzRad: number; clearOverrides?: boolean }): Promise<{ forwarded: boolean }> {
+    return this.command("/v1/commands/posture", {
+      x: p.xM,
+      y: p.yM,
+      z: p.zM,
+      rx: p.rxRad,
+      ry: p.ryRad,
+      rz: p.rzRad,
+      ...(p.clearOverrides === undefined ? {} : { clear_overrides: p.clearOverrides }),
+    });
+  }
+  /** TNY-360: power joints, bit i = joint i (0x0FFF = the 12 leg joints). */
+  setEnabledMask(mask: number): Promise<{ forwarded: boolean }> {
+    return this.command("/v1/commands/enabled", { mask });
+  }
+  /** TNY-360: gait. */
+  setGait(gait: "Creep" | "Walk" | "Run"): Promise<{ forwarded: boolean }> {
+    return this.command("/v1/commands/gait", { gait });
+  }
+  /** TNY-360: one joint's target, rad (outside its limits: refused). */
+  setJointTarget(joint: number, positionRad: number): Promise<{ forwarded: boolean }> {
+    return this.command("/v1/commands/joint", { joint, position: positionRad });
+  }
+  /** TNY-360: a leg's foot position in the planner frame, m (leg 0 FL, 1 BL, 2 BR, 3 FR). */
+  setLegPosition(leg: number, xM: number, yM: number, zM: number): Promise<{ forwarded: boolean }> {
+    return this.command("/v1/commands/leg", { leg, x: xM, y: yM, z: zM });
   }
 
   /** Any body command (POST /v1/commands/…) with this client's lease; resolves its `result`. */
@@ -608,6 +651,7 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
     this.#models = null;
     this.#state = undefined;
     this.#frozen = false;
+    if (this.listenerCount("message") > 0) this.emit("message", this.#freezeLatest());
     if (this.listenerCount("state") > 0) {
       const s = this.getState();
       if (s) this.emit("state", s);
@@ -673,8 +717,9 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
     if (this.#state !== undefined) return this.#state;
     const mm = this.#models!;
     const m = this.#latest!;
+    const motorsOk = mm.motors !== null || !BODY_SHAPES[m.body].motors;
     this.#state =
-      mm.joints && mm.motors && mm.imu && mm.meta
+      mm.joints && motorsOk && mm.imu && mm.meta
         ? Object.freeze({ ...mm.meta, body: m.body, link: m.link as LinkStatus, joints: mm.joints, motors: mm.motors, imu: mm.imu, fields: this.#freezeLatest() })
         : null;
     return this.#state;

@@ -19,6 +19,11 @@
  * | errorIds | joint_status 0..3 (temperature)     | error_ids, raw integers            |
  * | imu    | imu.angular_velocity, imu.linear_acceleration (m/s², includes gravity)      |
  *
+ * TNY-360 (14 joints, JointId order): angles joint_positions, velocities joint_velocities,
+ * efforts joint_efforts N·m (null on a real robot → the joint model is null there); the motor
+ * model is always null (its hobby servos report neither temperature nor error ids); the IMU model
+ * is null on a real robot (its firmware answers empty).
+ *
  * Allocates (prepare side); pure and browser-safe.
  */
 import type { BodyKind, LinkStatus, StateMessage } from "./messages.js";
@@ -65,16 +70,20 @@ export interface RobotState extends SnapshotMeta {
   readonly body: BodyKind;
   readonly link: LinkStatus;
   readonly joints: JointState;
-  readonly motors: MotorState;
+  /** null only on a body without motor sensing (the TNY-360: BODY_SHAPES.tny360.motors is false). */
+  readonly motors: MotorState | null;
   readonly imu: ImuState;
   readonly fields: Readonly<StateMessage>;
 }
 
-/** How many joints each body has and what its efforts are measured in. */
-export const BODY_SHAPES: Readonly<Record<BodyKind, { readonly joints: number; readonly effortUnit: EffortUnit }>> = Object.freeze({
-  nao: Object.freeze({ joints: 26, effortUnit: "A" as const }),
-  p7: Object.freeze({ joints: 7, effortUnit: "N·m" as const }),
-  tny360: Object.freeze({ joints: 14, effortUnit: "N·m" as const }),
+/**
+ * How many joints each body has, what its efforts are measured in, and whether it has a motor
+ * model at all (the TNY-360's hobby servos report neither temperature nor error ids).
+ */
+export const BODY_SHAPES: Readonly<Record<BodyKind, { readonly joints: number; readonly effortUnit: EffortUnit; readonly motors: boolean }>> = Object.freeze({
+  nao: Object.freeze({ joints: 26, effortUnit: "A" as const, motors: true }),
+  p7: Object.freeze({ joints: 7, effortUnit: "N·m" as const, motors: true }),
+  tny360: Object.freeze({ joints: 14, effortUnit: "N·m" as const, motors: false }),
 });
 
 /** Where each common model's arrays live in a body's message. */
@@ -166,8 +175,8 @@ export function buildModels(
     angles && velocities && efforts && names.length === n
       ? Object.freeze({ ...meta, names, angles, velocities, efforts, effortUnit: shape.effortUnit })
       : null;
-  const temperatures = finiteArray(s.temperatures, n);
-  const errorIds = errorIdArray(s.errorIds, n);
+  const temperatures = shape.motors ? finiteArray(s.temperatures, n) : null;
+  const errorIds = shape.motors ? errorIdArray(s.errorIds, n) : null;
   const motors = temperatures && errorIds ? Object.freeze({ ...meta, temperatures, errorIds }) : null;
   const w = finiteArray(s.angularVelocity, 3);
   const a = finiteArray(s.linearAcceleration, 3);

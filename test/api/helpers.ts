@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { type Clock, SimClock } from "../../src/runtime/clock.js";
 import { NaoRobot } from "../../src/runtime/nao-robot.js";
 import { P7Robot } from "../../src/runtime/p7-robot.js";
+import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { buildApiServer } from "../../src/serve/api/build.js";
 
 export const LEASE = "x-bodylink-lease";
@@ -18,9 +19,15 @@ export async function simP7(clock: Clock = new SimClock()): Promise<P7Robot> {
   return P7Robot.create({ clock, seed: 3 });
 }
 
+export async function simTny(clock: Clock = new SimClock()): Promise<Tny360Robot> {
+  return Tny360Robot.create({ clock, seed: 5 });
+}
+
+export type AnyRobot = NaoRobot | P7Robot | Tny360Robot;
+
 /** Run `n` cycles in simulated time: advance one period, then step. */
-export async function step(robot: NaoRobot | P7Robot, clock: SimClock, n = 1): Promise<void> {
-  const period = robot.kind === "nao" ? 12 : 4;
+export async function step(robot: AnyRobot, clock: SimClock, n = 1): Promise<void> {
+  const period = robot.loop.timing.nominalPeriodMs;
   for (let i = 0; i < n; i++) {
     await clock.advance(period);
     robot.loop.step();
@@ -28,7 +35,7 @@ export async function step(robot: NaoRobot | P7Robot, clock: SimClock, n = 1): P
 }
 
 /** Build the app and record every route it registers (method + url), HEAD excluded. */
-export async function appWithRoutes(robot: NaoRobot | P7Robot): Promise<{ app: FastifyInstance; routes: Set<string> }> {
+export async function appWithRoutes(robot: AnyRobot): Promise<{ app: FastifyInstance; routes: Set<string> }> {
   const app = buildApiServer(robot);
   const routes = new Set<string>();
   app.addHook("onRoute", (r) => {

@@ -10,7 +10,7 @@ import { BodylinkClient, type WebSocketConstructor, type WebSocketEventLike, typ
 import { SimClock } from "../../src/runtime/clock.js";
 import { adapterFor } from "../../src/serve/api/build.js";
 import { StateStream } from "../../src/serve/api/stream.js";
-import { simNao, simP7, step } from "./helpers.js";
+import { simNao, simP7, simTny, step } from "./helpers.js";
 
 type Listener = (ev: WebSocketEventLike) => void;
 
@@ -49,11 +49,11 @@ interface Rig {
   clock: { t: number };
 }
 
-function hello(body: "nao" | "p7", names: readonly string[]) {
+function hello(body: "nao" | "p7" | "tny360", names: readonly string[]) {
   return { type: "hello", body, api_version: 1, joint_names: names, rate_hz: 20, epoch_ms: 0 };
 }
 
-async function rig(body: "nao" | "p7" = "nao", expectBody?: "nao" | "p7"): Promise<Rig> {
+async function rig(body: "nao" | "p7" | "tny360" = "nao", expectBody?: "nao" | "p7"): Promise<Rig> {
   FakeWs.all = [];
   const clock = { t: 1000 };
   const client = new BodylinkClient("http://127.0.0.1:9", {
@@ -65,7 +65,8 @@ async function rig(body: "nao" | "p7" = "nao", expectBody?: "nao" | "p7"): Promi
   const ws = FakeWs.all[0]!;
   expect(ws.url).toBe("ws://127.0.0.1:9/v1/stream");
   ws.serverOpen();
-  ws.send(hello(body, body === "nao" ? API_ORDER : ["joint1", "joint2", "joint3", "joint4", "joint5", "joint6", "joint7"]));
+  const names = body === "nao" ? API_ORDER : body === "p7" ? ["joint1", "joint2", "joint3", "joint4", "joint5", "joint6", "joint7"] : TNY_NAMES;
+  ws.send(hello(body, names));
   if (!expectBody || expectBody === body) await client.ready;
   return { client, ws, clock };
 }
@@ -93,6 +94,18 @@ async function p7Message(): Promise<Record<string, unknown>> {
   const m = JSON.parse(stream.encode()!.toString()) as Record<string, unknown>;
   stream.close();
   adapter.close();
+  return m;
+}
+
+const TNY_NAMES = Array.from({ length: 14 }, (_, i) => `j${i}`);
+
+async function tnyMessage(): Promise<Record<string, unknown>> {
+  const clock = new SimClock();
+  const robot = await simTny(clock);
+  const stream = new StateStream(adapterFor(robot));
+  await step(robot, clock, 5);
+  const m = JSON.parse(stream.encode()!.toString()) as Record<string, unknown>;
+  stream.close();
   return m;
 }
 
@@ -140,7 +153,7 @@ describe("SDK snapshots", () => {
     // getState: all three from the same cycle, and the body's own fields deep-frozen.
     const s = client.getState()!;
     expect(s.joints.seq).toBe(s.seq);
-    expect(s.motors.seq).toBe(s.seq);
+    expect(s.motors!.seq).toBe(s.seq);
     expect(s.imu.seq).toBe(s.seq);
     expect(Object.isFrozen(s)).toBe(true);
     const battery = (s.fields as { battery: { charge: number } }).battery;
@@ -240,6 +253,28 @@ describe("SDK snapshots", () => {
     expect(client.getBatteryState()).toBeNull(); // NAO-only getter
     ws.send({ ...m, joint_efforts: [1, 2, 3, 4, 5, 6] });
     expect(client.getJointState()).toBeNull();
+  });
+
+  it("maps the TNY-360's message: 14 joints, IMU; no motor model (its servos report no temperature or errors)", async () => {
+    const { client, ws } = await rig("tny360");
+    clients.push(client);
+    const m = await tnyMessage();
+    ws.send(m);
+    const j = client.getJointState()!;
+    expect(j.angles).toEqual(m.joint_positions);
+    expect(j.angles).toHaveLength(14);
+    expect(j.effortUnit).toBe("N·m");
+    expect(client.getImuState()!.linearAcceleration).toEqual((m.imu as { linear_acceleration: number[] }).linear_acceleration);
+    expect(client.getMotorState()).toBeNull();
+    const st = client.getState()!; // complete without a motor model: this body has none
+    expect(st.motors).toBeNull();
+    expect(st.joints.seq).toBe(st.imu.seq);
+    expect((client.getBodyState() as unknown as { locomotion: object }).locomotion).toBeDefined();
+    // A real robot reports no efforts and no IMU rates (null): those models are null, nothing is invented.
+    ws.send({ ...m, joint_efforts: new Array(14).fill(null), imu: { ...(m.imu as object), angular_velocity: [null, null, null] } });
+    expect(client.getJointState()).toBeNull();
+    expect(client.getImuState()).toBeNull();
+    expect(client.getState()).toBeNull();
   });
 
   it("refuses a server of another body when expectBody is set", async () => {

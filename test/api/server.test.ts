@@ -13,7 +13,8 @@ import { SimClock } from "../../src/runtime/clock.js";
 import type { NaoRobot } from "../../src/runtime/nao-robot.js";
 import type { P7Robot } from "../../src/runtime/p7-robot.js";
 import { f32 } from "../../src/serve/api/bodies/common.js";
-import { LEASE, appWithRoutes, simNao, simP7, step } from "./helpers.js";
+import type { Tny360Robot } from "../../src/runtime/tny360-robot.js";
+import { LEASE, appWithRoutes, simNao, simP7, simTny, step } from "./helpers.js";
 
 interface Json {
   [k: string]: unknown;
@@ -324,5 +325,65 @@ describe("P7 robot API (inject, simulated time)", () => {
     for (const [path, ops] of Object.entries(doc.paths)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`);
     expect(documented).toEqual(routes);
     expect(routes).toContain("POST /v1/commands/move-joints");
+  });
+});
+
+describe("TNY-360 robot API (inject, simulated time)", () => {
+  let clock: SimClock;
+  let robot: Tny360Robot;
+  let app: FastifyInstance;
+  let routes: Set<string>;
+  beforeEach(async () => {
+    clock = new SimClock();
+    robot = await simTny(clock);
+    ({ app, routes } = await appWithRoutes(robot));
+  });
+  afterEach(async () => {
+    await app.close();
+  });
+
+  it("serves the quadruped's state: 14 joints in JointId order, IMU with gravity, no temperature sensor", async () => {
+    await step(robot, clock, 4); // (the simulator has a valid state from creation)
+    const r = (await call(app, "GET", "/v1/state")).body as Json & {
+      joint_positions: number[];
+      joint_temperatures: unknown[];
+      imu: { linear_acceleration: number[] };
+      paws: { grounded: boolean[] };
+    };
+    expect(r).toMatchObject({ type: "state", body: "tny360", seq: robot.state.seq, link: robot.state.link, source: "sim" });
+    expect(r.joint_positions).toEqual(Array.from(robot.state.joints.positionRad, f32));
+    expect(r.joint_temperatures).toEqual(new Array(14).fill(null));
+    expect(Math.hypot(...r.imu.linear_acceleration)).toBeGreaterThan(9);
+    expect(r.paws.grounded).toHaveLength(4);
+    expect((await call(app, "GET", "/v1/info")).body.joint_names).toEqual([...robot.jointNames]);
+  });
+
+  it("commands need the lease; out-of-limit joint targets are refused; e-stop needs none", async () => {
+    await step(robot, clock, 2);
+    expect((await call(app, "POST", "/v1/commands/velocity", { x: 0.1, y: 0, yaw: 0 })).status).toBe(403);
+    const id = (await call(app, "POST", "/v1/control", { owner: "walker" })).body.lease_id as string;
+    expect((await call(app, "POST", "/v1/commands/velocity", { x: 0.1, y: 0, yaw: 0.2 }, id)).body).toEqual({ ok: true, result: { forwarded: false } });
+    await step(robot, clock, 10); // the firmware's decision loop takes requests at 30 Hz
+    expect((await call(app, "GET", "/v1/state")).body.locomotion).toMatchObject({ target_velocity: { x: f32(0.1), yaw: f32(0.2) } });
+    expect((await call(app, "POST", "/v1/commands/gait", { gait: "Trot" }, id)).status).toBe(400);
+    expect((await call(app, "POST", "/v1/commands/gait", { gait: "Run" }, id)).status).toBe(200);
+    const far = await call(app, "POST", "/v1/commands/joint", { joint: 2, position: 3.5 }, id); // knee max is 150°
+    expect(far.status).toBe(400);
+    expect(far.body.code).toBe("BL_ERR_CMD_INVALID");
+    const smooth = await call(app, "POST", "/v1/commands/smooth-enable", {}, id);
+    expect((smooth.body.result as Json).estimated_s).toBeGreaterThan(0);
+    expect((await call(app, "POST", "/v1/estop")).status).toBe(200);
+    expect((await call(app, "GET", "/v1/control")).body.held).toBe(false);
+    await step(robot, clock, 10);
+    expect((await call(app, "GET", "/v1/state")).body.locomotion).toMatchObject({ target_velocity: { x: 0, y: 0, yaw: 0 } });
+  });
+
+  it("serves an OpenAPI document that validates and lists every route", async () => {
+    const doc = (await app.inject({ url: "/openapi.json" })).json() as { paths: Record<string, Record<string, unknown>> };
+    await SwaggerParser.validate(structuredClone(doc) as never);
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries(doc.paths)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`);
+    expect(documented).toEqual(routes);
+    expect(routes).toContain("POST /v1/commands/velocity");
   });
 });

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { SimClock } from "../../src/runtime/clock.js";
 import { adapterFor } from "../../src/serve/api/build.js";
 import { StateStream } from "../../src/serve/api/stream.js";
-import { simNao, simP7, step } from "./helpers.js";
+import { type AnyRobot, simNao, simP7, simTny, step } from "./helpers.js";
 
 class StubSocket {
   readyState = 1;
@@ -33,8 +33,8 @@ class StubSocket {
 
 const flush = () => new Promise<void>((r) => setImmediate(r));
 
-async function run(robot: Awaited<ReturnType<typeof simNao>> | Awaited<ReturnType<typeof simP7>>, clock: SimClock, ms: number): Promise<void> {
-  const period = robot.kind === "nao" ? 12 : 4;
+async function run(robot: AnyRobot, clock: SimClock, ms: number): Promise<void> {
+  const period = robot.loop.timing.nominalPeriodMs;
   for (let t = 0; t < ms; t += period) {
     await step(robot, clock, 1);
     await flush();
@@ -79,6 +79,19 @@ describe("state stream", () => {
     expect(new Set(seqs.slice(1).map((v, i) => v - seqs[i]!))).toEqual(new Set([12, 13]));
     stream.close();
     adapter.close();
+  });
+
+  it("paces the TNY-360 (5 ms cycle) at exactly 20 Hz", async () => {
+    const clock = new SimClock();
+    const robot = await simTny(clock);
+    const stream = new StateStream(adapterFor(robot));
+    const s = new StubSocket();
+    stream.add(s as unknown as WebSocket);
+    await run(robot, clock, 1000);
+    const seqs = s.states().slice(1);
+    expect(seqs.length).toBe(20);
+    expect(new Set(seqs.slice(1).map((v, i) => v - seqs[i]!))).toEqual(new Set([10]));
+    stream.close();
   });
 
   it("skips a subscriber that has not taken the previous message, without holding back the others", async () => {

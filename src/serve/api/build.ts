@@ -39,8 +39,10 @@ import type { RobotHealth } from "../../runtime/robot.js";
 import type { BodyAdapter } from "./adapter.js";
 import type { NaoRobot } from "../../runtime/nao-robot.js";
 import type { P7Robot } from "../../runtime/p7-robot.js";
+import type { Tny360Robot } from "../../runtime/tny360-robot.js";
 import { NaoAdapter } from "./bodies/nao.js";
 import { P7Adapter } from "./bodies/p7.js";
+import { Tny360Adapter } from "./bodies/tny360.js";
 import {
   AcquireBodySchema,
   API_VERSION,
@@ -60,7 +62,7 @@ import {
 import { StateStream, type StreamOptions } from "./stream.js";
 
 /** Any body the robot API serves. */
-export type ApiRobot = NaoRobot | P7Robot;
+export type ApiRobot = NaoRobot | P7Robot | Tny360Robot;
 
 export interface ApiServerOptions extends StreamOptions {
   /** fastify's logger option. Defaults to false (the CLI turns it on). */
@@ -89,6 +91,8 @@ export function adapterFor(robot: ApiRobot): BodyAdapter {
       return new NaoAdapter(robot);
     case "p7":
       return new P7Adapter(robot);
+    case "tny360":
+      return new Tny360Adapter(robot);
   }
 }
 

@@ -40,8 +40,11 @@ export const envelopeProperties = {
   link: LinkSchema,
 };
 
-/** Envelope + body fields as one object schema. */
+/** Envelope + body fields as one object schema. Throws (a bug) if a field reuses an envelope name. */
 export function stateSchema(fields: TObject, description: string): TObject {
+  for (const k of Object.keys(fields.properties)) {
+    if (k in envelopeProperties) throw new Error(`body field "${k}" would overwrite the state envelope's "${k}"; rename it`);
+  }
   return Type.Object({ ...envelopeProperties, ...fields.properties }, { description });
 }
 

@@ -101,6 +101,7 @@ export class StateStream {
     const fields = a.read("stream");
     if (!fields) return null;
     const msg = { type: "state", body: a.kind, seq: src.seq, timestamp_ms: src.timestampMs, epoch_ms: src.epochMs, link: src.link, ...fields };
+    // (A test checks that no adapter's fields reuse an envelope name, so nothing is overwritten.)
     return Buffer.from(JSON.stringify(msg));
   }
 
