@@ -78,6 +78,9 @@ export interface Tny360Posture {
   readonly rzRad: number;
 }
 
+/** The answer to a command sent without control (see the header). */
+const REFUSED: TnyReply = Object.freeze({ status: Status.UnknownError, values: NO_VALUES });
+
 const K = {
   setVelocity: actionSpec("body", "setVelocity"),
   setPosture: actionSpec("body", "setPosture"),
@@ -111,6 +114,8 @@ export class Tny360Robot implements RobotBase {
   readonly #counters = { refusedCommands: 0, invalidCommands: 0, failedCommands: 0, lateCycles: 0, velocityClears: 0 };
   readonly #connectWaitMs: number;
   #velocityLeaseId: string | null = null;
+  #lastRefusalLogMs = Number.NEGATIVE_INFINITY;
+  #refusalsNotLogged = 0;
   #safetyReason: string | null = null;
   #stopped = false;
 
@@ -220,13 +225,10 @@ export class Tny360Robot implements RobotBase {
    */
   request(leaseId: string | null, module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply | Promise<TnyReply> {
     if (this.#stopped) return { status: Status.UnknownError, values: NO_VALUES };
-    if (action.command && this.serves(action)) {
-      const err = this.#leaseError(leaseId);
-      if (err) {
-        this.#counters.refusedCommands++;
-        this.logLine(LogLevel.Warning, "tny", `${module.name}.${action.name} refused: ${err.message}`);
-        return { status: Status.UnknownError, values: NO_VALUES };
-      }
+    if (action.command && !(leaseId && this.authority.isHeld(leaseId)) && this.serves(action)) {
+      this.#counters.refusedCommands++;
+      this.#logRefusal(leaseId, module, action);
+      return REFUSED;
     }
     const r = this.sim ? this.sim.handle(module, action, args) : this.driver!.handle(module, action, args);
     if (action === K.setVelocity.action) {
@@ -237,6 +239,22 @@ export class Tny360Robot implements RobotBase {
       return r instanceof Promise ? r.then(note) : note(r);
     }
     return r;
+  }
+
+  /**
+   * Write why a command was refused to the log ring, at most once a second (a client that keeps
+   * commanding without control must not flush every other line out of the 32-line ring).
+   */
+  #logRefusal(leaseId: string | null, module: ModuleSpec, action: ActionSpec): void {
+    const now = this.clock.nowMs();
+    if (now - this.#lastRefusalLogMs < 1000) {
+      this.#refusalsNotLogged++;
+      return;
+    }
+    const more = this.#refusalsNotLogged > 0 ? ` (${this.#refusalsNotLogged} more refused since the last line)` : "";
+    this.#lastRefusalLogMs = now;
+    this.#refusalsNotLogged = 0;
+    this.logLine(LogLevel.Warning, "tny", `${module.name}.${action.name} refused: ${this.#leaseError(leaseId)?.message ?? "no control"}${more}`);
   }
 
   /** Add a line to the robot's log ring (simulator only; a real robot's ring is its own). */

@@ -104,6 +104,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
     const conn: Connection = { id: nextId++, owner: `tny:${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}#${nextId - 1}`, leaseId: null };
     const lease = (): string | null => {
       if (conn.leaseId && robot.authority.renew(conn.leaseId, leaseMs)) return conn.leaseId;
+      if (robot.authority.holder() !== null) return null; // someone else holds it: refused without building a reason here
       const r = robot.authority.acquire(conn.owner, "tny", leaseMs);
       if (!r.ok) return null; // held by someone else: the robot refuses and logs who holds it
       conn.leaseId = r.lease.id;

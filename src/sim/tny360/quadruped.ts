@@ -46,6 +46,7 @@ import {
   LogLevel,
   type LogLevelCode,
   MotorCalibrationState,
+  MODULES,
   type ModuleSpec,
   Status,
   type StatusCode,
@@ -110,6 +111,7 @@ export const SIM_ERROR_IDS = {
 
 type Handler<K extends ActionKey> = (args: KeyDecodedArgs<K>) => KeyReturnTuple<K> | StatusCode;
 type Handlers = { [K in ActionKey]?: Handler<K> };
+type UntypedHandler = (args: readonly unknown[]) => readonly unknown[] | StatusCode;
 
 const Smooth = { Idle: 0, EnableRest: 1, EnableStand: 2, DisableRest: 3 } as const;
 type SmoothStep = (typeof Smooth)[keyof typeof Smooth];
@@ -184,12 +186,20 @@ export class SimTny360 {
   #firstPhysics = true;
 
   readonly #handlers: Handlers;
+  /** The same handlers keyed by the table's action objects (no string keys per request). */
+  readonly #byAction = new Map<ActionSpec, UntypedHandler>();
 
   constructor(opts: SimTny360Options = {}) {
     this.#keeper = new VelocityKeepAlive({ timeoutMs: opts.velocityTimeoutMs, decayMs: opts.velocityDecayMs });
     this.#seed = (opts.seed ?? 1) >>> 0;
     this.#nowMs = opts.nowMs ?? null;
     this.#handlers = this.#buildHandlers();
+    for (const mod of MODULES as readonly ModuleSpec[]) {
+      for (const act of mod.actions) {
+        const h = this.#handlers[`${mod.name}.${act.name}` as ActionKey] as UntypedHandler | undefined;
+        if (h) this.#byAction.set(act, h);
+      }
+    }
     this.#boot(0);
   }
 
@@ -205,9 +215,9 @@ export class SimTny360 {
    * Answer one decoded request (arguments already checked against the table). Actions the
    * simulator does not serve answer their table status; `rpc` actions answer after the next tick.
    */
-  handle(module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply | Promise<TnyReply> {
+  handle(_module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply | Promise<TnyReply> {
     if (!action.sim.served) return { status: action.sim.status, values: NO_VALUES };
-    const h = this.#handlers[`${module.name}.${action.name}` as ActionKey] as ((a: readonly unknown[]) => readonly unknown[] | StatusCode) | undefined;
+    const h = this.#byAction.get(action);
     if (!h) return { status: Status.UnknownError, values: NO_VALUES }; // a served action without a handler: a bug, answered anyway
     if (!action.rpc) return toReply(h(args));
     if (this.#rpc.length >= RPC_QUEUE_SIZE) {
@@ -227,9 +237,9 @@ export class SimTny360 {
    * Run a served action's handler now, without the RPC deferral (for the runtime's typed
    * commands, which answer synchronously). Not-served actions answer their table status.
    */
-  handleNow(module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply {
+  handleNow(_module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply {
     if (!action.sim.served) return { status: action.sim.status, values: NO_VALUES };
-    const h = this.#handlers[`${module.name}.${action.name}` as ActionKey] as ((a: readonly unknown[]) => readonly unknown[] | StatusCode) | undefined;
+    const h = this.#byAction.get(action);
     return h ? toReply(h(args)) : { status: Status.UnknownError, values: NO_VALUES };
   }
 

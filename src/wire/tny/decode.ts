@@ -19,6 +19,7 @@ import { ERROR_EVENT_PAYLOAD_BYTES, type FieldSpec, MessageType, TNY_HEADER_BYTE
 import { type ErrorEvent, type MotorCalibration, TnyDecodeError, type TnyHeader, type TnyMessage, type Vec3 } from "./types.js";
 
 const utf8 = new TextDecoder("utf-8");
+const NO_ARGS: readonly unknown[] = Object.freeze([]);
 
 /** Read the 8-byte header, or `undefined` (cursor unchanged) when fewer than 8 bytes remain. */
 export function decodeHeader(r: Reader): TnyHeader | undefined {
@@ -203,6 +204,11 @@ const FIXED_BYTES: Readonly<Record<FieldSpec["type"], number>> = {
  * frame, and a client sending more than the action takes has the wrong layout.
  */
 export function decodeArgs(fields: readonly FieldSpec[], payload: Uint8Array): unknown[] {
+  if (fields.length === 0) {
+    // no arguments (ping and most getters): no cursor, no array
+    if (payload.length !== 0) throw new TnyDecodeError(0, "end of payload (0 argument(s))", `${payload.length} extra byte(s)`);
+    return NO_ARGS as unknown[];
+  }
   const r = new Reader(payload);
   const out: unknown[] = new Array(fields.length);
   for (let i = 0; i < fields.length; i++) {

@@ -224,7 +224,17 @@ export function encodeResponseInto(w: Writer, msgId: number, status: number, fie
 
 /** A response as a fresh, exactly sized buffer. */
 export function encodeResponse(msgId: number, status: number, fields: readonly FieldSpec[] = [], values: ArrayLike<unknown> = []): Uint8Array {
-  const n = status === 0 ? TNY_HEADER_BYTES + fieldsByteLength(fields, values) : TNY_HEADER_BYTES;
+  if (status !== 0 || fields.length === 0) {
+    // header only (errors, and Ok replies without return values): no cursor needed
+    const out = new Uint8Array(TNY_HEADER_BYTES);
+    out[0] = MessageType.Response; // type
+    out[2] = msgId & 0xff; // msg_id LE
+    out[3] = (msgId >> 8) & 0xff;
+    out[4] = status & 0xff; // status LE
+    out[5] = (status >> 8) & 0xff;
+    return out; // flags 0, length 0
+  }
+  const n = TNY_HEADER_BYTES + fieldsByteLength(fields, values);
   const out = new Uint8Array(n);
   encodeResponseInto(new Writer(out), msgId, status, fields, values);
   return out;

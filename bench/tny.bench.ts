@@ -1,0 +1,219 @@
+/**
+ * TNY-360 API server over loopback: request round trips per second and median latency for ping
+ * and body.setVelocity, with 1 and 3 connections (the robot's limit), as a ratio against a raw
+ * `ws` echo server measured in the same run with the same client loop (the floor for any
+ * WebSocket request/response on this machine).
+ *
+ * Each connection runs a closed loop: send one request, wait for its reply, send the next.
+ * With 3 connections sending setVelocity, the first holds control and the other two are refused
+ * (UnknownError): the split is printed. A last table times the dispatcher alone (no sockets).
+ */
+import { performance } from "node:perf_hooks";
+import WebSocket, { WebSocketServer } from "ws";
+import { TnyClient } from "../src/client/tny/index.js";
+import { Tny360Robot } from "../src/runtime/tny360-robot.js";
+import { dispatchTnyFrame, newDispatchStats } from "../src/serve/tny/dispatch.js";
+import { startTnyServer } from "../src/serve/tny/server.js";
+import { actionSpec } from "../src/wire/tny/constants.js";
+import { encodeRequest, encodeResponse } from "../src/wire/tny/encode.js";
+import { bytesPerCall, fmt, timeIt } from "./util.js";
+
+const RUN_MS = 400;
+const WARMUP_MS = 100;
+/** Cases run in rotation this many times; each figure is the median over rounds (the machine is shared and noisy). */
+const ROUNDS = 3;
+
+interface Result {
+  readonly perSecond: number;
+  readonly medianUs: number;
+  readonly p99Us: number;
+  readonly statuses: Map<number, number>;
+}
+
+async function openRaw(url: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    ws.binaryType = "nodebuffer";
+    ws.once("open", () => resolve(ws));
+    ws.once("error", reject);
+  });
+}
+
+/** Closed loop over raw sockets: `frame` is sent with its msg_id patched per request. */
+async function rawLoop(url: string, connections: number, frame: Uint8Array): Promise<Result> {
+  const sockets = await Promise.all(Array.from({ length: connections }, () => openRaw(url)));
+  const lat = new Float64Array(1 << 20);
+  let n = 0;
+  let count = 0;
+  const statuses = new Map<number, number>();
+  let measuring = false;
+  let running = true;
+  const loops = sockets.map(
+    (ws) =>
+      new Promise<void>((done) => {
+        const buf = Buffer.from(frame);
+        let id = 0;
+        let sentAt = 0;
+        const send = (): void => {
+          id = (id + 1) & 0xffff;
+          buf[2] = id & 0xff;
+          buf[3] = id >> 8;
+          sentAt = performance.now();
+          ws.send(buf, { binary: true });
+        };
+        ws.on("message", (data: Buffer) => {
+          if (measuring) {
+            const us = (performance.now() - sentAt) * 1000;
+            if (n < lat.length) lat[n++] = us;
+            count++;
+            const st = data.length >= 6 ? data[4]! | (data[5]! << 8) : -1;
+            statuses.set(st, (statuses.get(st) ?? 0) + 1);
+          }
+          if (running) send();
+          else done();
+        });
+        send();
+      }),
+  );
+  await new Promise((r) => setTimeout(r, WARMUP_MS));
+  measuring = true;
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, RUN_MS));
+  measuring = false;
+  const seconds = (performance.now() - t0) / 1000;
+  running = false;
+  await Promise.all(loops);
+  await Promise.all(sockets.map((ws) => new Promise<void>((r) => {
+    ws.once("close", () => r());
+    ws.close();
+  })));
+  const sorted = lat.subarray(0, n).sort();
+  return { perSecond: count / seconds, medianUs: sorted[Math.floor(n / 2)] ?? Number.NaN, p99Us: sorted[Math.floor(n * 0.99)] ?? Number.NaN, statuses };
+}
+
+/** Closed loop through the typed client (SDK path: encode, msg_id matching, decode, promises). */
+async function clientLoop(url: string, connections: number, call: (c: TnyClient) => Promise<unknown>): Promise<Result> {
+  const clients = await Promise.all(Array.from({ length: connections }, () => TnyClient.connect(url, { WebSocket })));
+  const lat = new Float64Array(1 << 20);
+  let n = 0;
+  let count = 0;
+  let measuring = false;
+  let running = true;
+  const statuses = new Map<number, number>();
+  const loops = clients.map(async (c) => {
+    while (running) {
+      const t = performance.now();
+      let st = 0;
+      try {
+        await call(c);
+      } catch (e) {
+        st = (e as { status?: number }).status ?? -1;
+      }
+      if (measuring) {
+        if (n < lat.length) lat[n++] = (performance.now() - t) * 1000;
+        count++;
+        statuses.set(st, (statuses.get(st) ?? 0) + 1);
+      }
+    }
+  });
+  await new Promise((r) => setTimeout(r, WARMUP_MS));
+  measuring = true;
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, RUN_MS));
+  measuring = false;
+  const seconds = (performance.now() - t0) / 1000;
+  running = false;
+  await Promise.all(loops);
+  await Promise.all(clients.map((c) => new Promise<void>((r) => {
+    c.onClose(() => r());
+    c.close();
+  })));
+  const sorted = lat.subarray(0, n).sort();
+  return { perSecond: count / seconds, medianUs: sorted[Math.floor(n / 2)] ?? Number.NaN, p99Us: sorted[Math.floor(n * 0.99)] ?? Number.NaN, statuses };
+}
+
+function statusText(m: Map<number, number>): string {
+  return [...m.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([s, k]) => `${s === 0 ? "Ok" : `status ${s}`}: ${k}`)
+    .join(", ");
+}
+
+export async function run(): Promise<void> {
+  // baseline: a raw ws echo server, same client loop
+  const echo = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
+  await new Promise<void>((r) => echo.once("listening", () => r()));
+  echo.on("connection", (ws) => ws.on("message", (data, isBinary) => ws.send(data as Buffer, { binary: isBinary })));
+  const echoAddr = echo.address();
+  const echoUrl = `ws://127.0.0.1:${typeof echoAddr === "object" && echoAddr ? echoAddr.port : 0}/`;
+
+  const robot = await Tny360Robot.create();
+  await robot.start();
+  const server = await startTnyServer(robot, { port: 0 });
+  const url = `ws://127.0.0.1:${server.port}/`;
+
+  const ping = actionSpec("system", "ping");
+  const setVelocity = actionSpec("body", "setVelocity");
+  const pingFrame = encodeRequest(1, ping.module, ping.action, []);
+  const velFrame = encodeRequest(1, setVelocity.module, setVelocity.action, [0.2, 0, 0, true]);
+
+  // the server side lets a closed connection go a moment after the client: wait before the next case
+  const drained = async (): Promise<void> => {
+    while (server.stats().connections > 0) await new Promise((r) => setTimeout(r, 5));
+  };
+  // warm both paths up (JIT) before anything is measured, so the first row is not the cold one
+  await rawLoop(echoUrl, 1, pingFrame);
+  await rawLoop(url, 1, velFrame);
+  await drained();
+
+  console.log(`TNY-360 server over loopback: closed loop per connection, median of ${ROUNDS} interleaved rounds of ${RUN_MS} ms`);
+  console.log("ratios are against a raw ws echo server with the same connections and client loop (throughput: higher is better; latency: lower)");
+  console.log("case                          conns  round trips/s  ratio  median µs  ratio  p99 µs  replies (last round)");
+  type Case = readonly [string, () => Promise<Result>];
+  for (const conns of [1, 3]) {
+    const cases: Case[] = [
+      ["raw ws echo (baseline)", () => rawLoop(echoUrl, conns, pingFrame)],
+      ["ping (raw frames)", () => rawLoop(url, conns, pingFrame)],
+      ["setVelocity (raw frames)", () => rawLoop(url, conns, velFrame)],
+      ["ping (TnyClient)", () => clientLoop(url, conns, (c) => c.system.ping())],
+      ["setVelocity (TnyClient)", () => clientLoop(url, conns, (c) => c.body.setVelocity(0.2, 0, 0, true))],
+    ];
+    const results: Result[][] = cases.map(() => []);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < cases.length; i++) {
+        results[i]!.push(await cases[i]![1]());
+        await drained();
+      }
+    }
+    const med = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+    const base = { rt: med(results[0]!.map((r) => r.perSecond)), lat: med(results[0]!.map((r) => r.medianUs)) };
+    cases.forEach(([name], i) => {
+      const rs = results[i]!;
+      const rt = med(rs.map((r) => r.perSecond));
+      const lat = med(rs.map((r) => r.medianUs));
+      const p99 = med(rs.map((r) => r.p99Us));
+      console.log(
+        `${name.padEnd(30)}${String(conns).padStart(5)}${fmt(rt, 0).padStart(15)}${fmt(rt / base.rt).padStart(7)}${fmt(lat, 0).padStart(11)}${fmt(lat / base.lat).padStart(7)}${fmt(p99, 0).padStart(8)}  ${statusText(rs[rs.length - 1]!.statuses)}`,
+      );
+    });
+  }
+
+  await server.close();
+  await robot.stop();
+  await new Promise<void>((r) => echo.close(() => r()));
+
+  // the dispatcher alone: bytes in, bytes out, no sockets (sim robot, not started: sync replies)
+  const quiet = await Tny360Robot.create();
+  const lease = quiet.authority.acquire("bench", "tny", 60_000);
+  if (!lease.ok) throw new Error(lease.reason);
+  const stats = newDispatchStats();
+  const leaseOf = (): string => lease.lease.id;
+  const baseNs = timeIt(() => encodeResponse(1, 0));
+  const pingNs = timeIt(() => dispatchTnyFrame(pingFrame, quiet, leaseOf, stats));
+  const velNs = timeIt(() => dispatchTnyFrame(velFrame, quiet, leaseOf, stats));
+  console.log("\ndispatcher alone (frame → reply bytes)   ns/op    ratio vs encoding an empty Ok   bytes allocated/op");
+  console.log(`encode empty Ok (baseline)            ${fmt(baseNs, 0).padStart(8)}    ${fmt(1).padStart(8)}                       ${fmt(bytesPerCall(() => encodeResponse(1, 0)), 0)}`);
+  console.log(`ping                                  ${fmt(pingNs, 0).padStart(8)}    ${fmt(pingNs / baseNs).padStart(8)}                       ${fmt(bytesPerCall(() => dispatchTnyFrame(pingFrame, quiet, leaseOf, stats)), 0)}`);
+  console.log(`setVelocity                           ${fmt(velNs, 0).padStart(8)}    ${fmt(velNs / baseNs).padStart(8)}                       ${fmt(bytesPerCall(() => dispatchTnyFrame(velFrame, quiet, leaseOf, stats)), 0)}`);
+  await quiet.stop();
+}
