@@ -100,7 +100,7 @@ describe("TNY server: every served action round-trips through a real WebSocket",
       });
     }
     expect(served.length).toBe(all.filter((x) => x.a.sim.served).length);
-    expect(served.length).toBe(58); // 58 of the table's 81 actions
+    expect(served.length).toBe(58); // 58 of the table's 84 actions
     expect(robot.sim!.handlerKeys().sort()).toEqual([...served].sort()); // a handler for exactly the served ones
   });
 
