@@ -80,8 +80,36 @@ export interface P7Fields {
 
 export type NaoStateMessage = StateEnvelope & { readonly body: "nao" } & NaoFields;
 export type P7StateMessage = StateEnvelope & { readonly body: "p7" } & P7Fields;
-/** TNY-360 fields are described by GET /openapi.json; the SDK reads them generically. */
-export type Tny360StateMessage = StateEnvelope & { readonly body: "tny360" } & Readonly<Record<string, unknown>>;
+export type Tny360StateMessage = StateEnvelope & { readonly body: "tny360" } & Tny360Fields;
+export interface Tny360Fields {
+  readonly source: "sim" | "remote";
+  readonly joint_positions: readonly number[];
+  readonly joint_targets: readonly number[];
+  readonly joint_velocities: readonly number[];
+  /** null on a real robot (no torque estimate). */
+  readonly joint_efforts: ReadonlyArray<number | null>;
+  readonly joint_enabled: readonly boolean[];
+  /** Always null: the servos have no temperature sensor. */
+  readonly joint_temperatures: ReadonlyArray<number | null>;
+  readonly imu: {
+    readonly orientation: readonly number[];
+    readonly angular_velocity: ReadonlyArray<number | null>;
+    readonly linear_acceleration: ReadonlyArray<number | null>;
+    readonly down: readonly number[];
+  };
+  readonly paws: { readonly legs: readonly string[]; readonly grounded: readonly boolean[] };
+  readonly odometry: { readonly x: number; readonly y: number; readonly yaw: number; readonly vx: number; readonly vy: number; readonly yaw_rate: number };
+  readonly locomotion: {
+    readonly target_velocity: { readonly x: number; readonly y: number; readonly yaw: number };
+    readonly posture: { readonly x: number; readonly y: number; readonly z: number; readonly rx: number; readonly ry: number; readonly rz: number };
+    readonly height: number | null;
+    readonly gait: "Creep" | "Walk" | "Run";
+    readonly enabled_mask: number;
+    readonly smooth: "idle" | "enabling" | "disabling";
+  };
+  readonly power: { readonly voltage: number; readonly current: number; readonly power: number };
+  readonly errors: { readonly count: number; readonly last_event_id: number; readonly last_error_id: number };
+}
 export type StateMessage = NaoStateMessage | P7StateMessage | Tny360StateMessage;
 
 export interface ControlHolder {

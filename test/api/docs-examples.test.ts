@@ -1,0 +1,87 @@
+/**
+ * The SDK examples in docs/api.md run as written (only the package import is pointed at the
+ * source) against each body's simulator and real API server on loopback, and type-check.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { MonotonicClock } from "../../src/runtime/clock.js";
+import { startApiServer } from "../../src/serve/api/build.js";
+import { type AnyRobot, simNao, simP7, simTny } from "./helpers.js";
+
+const doc = readFileSync(join(import.meta.dirname, "../../docs/api.md"), "utf8");
+
+function example(heading: string): string {
+  const at = doc.indexOf(`#### ${heading}\n`);
+  expect(at, heading).toBeGreaterThan(0);
+  const code = /```ts\n([\s\S]*?)```/.exec(doc.slice(at))?.[1];
+  expect(code).toBeDefined();
+  return code!.replace(`from "bodylink/client"`, `from "../../src/client/index.js"`);
+}
+
+const written: string[] = [];
+afterEach(() => {
+  for (const f of written.splice(0)) rmSync(f, { force: true });
+  vi.restoreAllMocks();
+  delete process.env.BODYLINK_URL;
+});
+
+async function runExample(heading: string, robot: AnyRobot): Promise<string[]> {
+  const file = join(import.meta.dirname, `docs-example-${robot.kind}.generated.ts`);
+  writeFileSync(file, example(heading));
+  written.push(file);
+  await robot.start();
+  const server = await startApiServer(robot, { port: 0 });
+  const lines: string[] = [];
+  vi.spyOn(console, "log").mockImplementation((...a: unknown[]) => void lines.push(a.join(" ")));
+  try {
+    process.env.BODYLINK_URL = server.url;
+    await import(/* @vite-ignore */ `${file}?t=${Date.now()}`);
+    // The example released control: nobody holds it now.
+    expect((await server.app.inject({ url: "/v1/control" })).json()).toEqual({ held: false, holder: null });
+  } finally {
+    await server.close();
+    await robot.stop();
+  }
+  return lines;
+}
+
+describe("docs/api.md SDK examples", () => {
+  it("NAO", async () => {
+    const out = await runExample("NAO", await simNao(new MonotonicClock()));
+    expect(out[0]).toMatch(/^NAO: battery \d+ %/);
+    expect(out.join("\n")).toMatch(/standing up, about \d+\.\d s/);
+    expect(out.join("\n")).toMatch(/applied positions and stiffness, \d+ values? clamped to their limits/);
+  });
+
+  it("AIRBOT P7", async () => {
+    const out = await runExample("AIRBOT P7", await simP7(new MonotonicClock()));
+    expect(out[0]).toMatch(/^P7: gravity seen by the IMU 9\.\d\d m\/s²/);
+    expect(out.join("\n")).toMatch(/joint 4 at -0\.\d+ rad/);
+  }, 15_000);
+
+  it("TNY-360", async () => {
+    const out = await runExample("TNY-360", await simTny(new MonotonicClock()));
+    expect(out[0]).toMatch(/^TNY-360: standing up/);
+    expect(out.join("\n")).toMatch(/odometry x -?\d+\.\d{3} m, paws grounded: /);
+  }, 15_000);
+
+  it("type-check against the SDK's types", () => {
+    const files = ["NAO", "AIRBOT P7", "TNY-360"].map((h, i) => {
+      const f = join(import.meta.dirname, `docs-example-check-${i}.generated.ts`);
+      writeFileSync(f, `${example(h)}\nexport {};\n`);
+      written.push(f);
+      return f;
+    });
+    const tsc = join(import.meta.dirname, "../../node_modules/typescript/bin/tsc");
+    const args = [tsc, "--noEmit", "--strict", "--target", "ES2022", "--module", "NodeNext", "--moduleResolution", "NodeNext", "--lib", "ES2023,DOM,esnext.disposable", "--types", "node", "--skipLibCheck", ...files];
+    let out = "";
+    try {
+      execFileSync(process.execPath, args, { encoding: "utf8" });
+    } catch (e) {
+      out = String((e as { stdout?: string }).stdout ?? e);
+    }
+    expect(out).toBe("");
+  }, 60_000);
+});
