@@ -11,9 +11,10 @@
  * has no NaN/Infinity, and state arrays are finite by construction (decoders reject the rest).
  */
 export function f32(v: number): number {
-  if (!Number.isFinite(v)) return 0;
   const f = Math.fround(v);
-  if (f === 0) return 0; // also folds −0, which JSON would print as 0 anyway
+  // NaN, ±Infinity and doubles beyond float32's range (fround gives ±Infinity) have no float32
+  // value JSON can carry; −0 prints as 0 anyway.
+  if (f === 0 || !Number.isFinite(f)) return 0;
   for (let p = 6; p < 10; p++) {
     const r = Number(f.toPrecision(p));
     if (Math.fround(r) === f) return r;
