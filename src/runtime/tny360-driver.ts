@@ -70,15 +70,30 @@ function vec3Into(v: unknown, out: Float32Array): void {
 
 function buildSlowList(): SlowItem[] {
   const items: SlowItem[] = [
-    { key: "power.voltage", spec: S("power", "getVoltage"), args: [], apply: (v, d) => {
+    {
+      key: "power.voltage",
+      spec: S("power", "getVoltage"),
+      args: [],
+      apply: (v, d) => {
         d.state.power.voltageV = v[0] as number;
-      } },
-    { key: "power.current", spec: S("power", "getCurrent"), args: [], apply: (v, d) => {
+      },
+    },
+    {
+      key: "power.current",
+      spec: S("power", "getCurrent"),
+      args: [],
+      apply: (v, d) => {
         d.state.power.currentA = v[0] as number;
-      } },
-    { key: "power.power", spec: S("power", "getPower"), args: [], apply: (v, d) => {
+      },
+    },
+    {
+      key: "power.power",
+      spec: S("power", "getPower"),
+      args: [],
+      apply: (v, d) => {
         d.state.power.powerW = v[0] as number;
-      } },
+      },
+    },
     {
       key: "body.posture",
       spec: S("body", "getPosture"),
@@ -88,9 +103,14 @@ function buildSlowList(): SlowItem[] {
         vec3Into(v[1], d.state.body.postureRotationRad);
       },
     },
-    { key: "gait.type", spec: S("gait", "getType"), args: [], apply: (v, d) => {
+    {
+      key: "gait.type",
+      spec: S("gait", "getType"),
+      args: [],
+      apply: (v, d) => {
         d.state.body.gait = v[0] as number;
-      } },
+      },
+    },
     {
       key: "body.enabled",
       spec: S("body", "getEnabled"),
@@ -101,15 +121,30 @@ function buildSlowList(): SlowItem[] {
         for (let j = 0; j < JOINT_COUNT; j++) d.state.joints.enabled[j] = (mask >> j) & 1;
       },
     },
-    { key: "system.control", spec: S("system", "getControlLoopEnabled"), args: [], apply: (v, d) => {
+    {
+      key: "system.control",
+      spec: S("system", "getControlLoopEnabled"),
+      args: [],
+      apply: (v, d) => {
         d.state.system.controlLoopEnabled = v[0] as boolean;
-      } },
-    { key: "system.decision", spec: S("system", "getDecisionLoopEnabled"), args: [], apply: (v, d) => {
+      },
+    },
+    {
+      key: "system.decision",
+      spec: S("system", "getDecisionLoopEnabled"),
+      args: [],
+      apply: (v, d) => {
         d.state.system.decisionLoopEnabled = v[0] as boolean;
-      } },
-    { key: "system.statistics", spec: S("system", "getStatistics"), args: [], apply: (v, d) => {
+      },
+    },
+    {
+      key: "system.statistics",
+      spec: S("system", "getStatistics"),
+      args: [],
+      apply: (v, d) => {
         d.state.system.chipTemperatureC = v[0] as number;
-      } },
+      },
+    },
     {
       key: "error.count",
       spec: S("error", "getErrorCount"),
@@ -136,14 +171,16 @@ function buildSlowList(): SlowItem[] {
     { key: "imu.angularVelocity", spec: S("imu", "getAngularVelocity"), args: [], optional: true, apply: (v, d) => vec3Into(v[0], d.state.imu.angularVelocityRadS) },
   ];
   for (let leg = 0; leg < LEG_COUNT; leg++) {
-    items.push({ key: `leg.grounded.${leg}`, spec: S("leg", "getGrounded"), args: [leg], apply: (v, d) => {
-        d.state.paws.grounded[leg] = v[0] ? 1 : 0;
-      } });
+    const apply = (v: readonly unknown[], d: RemoteTny360): void => {
+      d.state.paws.grounded[leg] = v[0] ? 1 : 0;
+    };
+    items.push({ key: `leg.grounded.${leg}`, spec: S("leg", "getGrounded"), args: [leg], apply });
   }
   for (let j = 0; j < JOINT_COUNT; j++) {
-    items.push({ key: `joint.target.${j}`, spec: S("joint", "getTargetAngle"), args: [j], apply: (v, d) => {
-        d.state.joints.targetRad[j] = v[0] as number;
-      } });
+    const apply = (v: readonly unknown[], d: RemoteTny360): void => {
+      d.state.joints.targetRad[j] = v[0] as number;
+    };
+    items.push({ key: `joint.target.${j}`, spec: S("joint", "getTargetAngle"), args: [j], apply });
   }
   return items;
 }

@@ -26,7 +26,27 @@
  */
 import { JOINT_NAMES, LEG_NAMES } from "../bodies/tny360/joints.js";
 import { smoothDisableEstimateS, smoothEnableEstimateS } from "../bodies/tny360/poses.js";
-import { NO_VALUES, snapshotTny360State, type Tny360Snapshot, type Tny360State, type TnyReply } from "../bodies/tny360/state.js";
+import {
+  NO_VALUES,
+  snapshotBody,
+  snapshotErrors,
+  snapshotImu,
+  snapshotJoints,
+  snapshotOdometry,
+  snapshotPaws,
+  snapshotPower,
+  snapshotTny360State,
+  type Tny360BodySnapshot,
+  type Tny360ErrorsSnapshot,
+  type Tny360ImuSnapshot,
+  type Tny360JointsSnapshot,
+  type Tny360OdometrySnapshot,
+  type Tny360PawsSnapshot,
+  type Tny360PowerSnapshot,
+  type Tny360Snapshot,
+  type Tny360State,
+  type TnyReply,
+} from "../bodies/tny360/state.js";
 import type { TnyWebSocketConstructor } from "../client/tny/index.js";
 import { BodylinkError } from "../errors.js";
 import { SimTny360 } from "../sim/tny360/quadruped.js";
@@ -62,6 +82,20 @@ export interface Tny360RobotOptions {
   WebSocket?: TnyWebSocketConstructor;
   /** Real robot: how long `start()` waits for the first connection before resolving anyway. Defaults to 3000 ms. */
   connectWaitMs?: number;
+}
+
+/**
+ * Parse a `--tny-host` value: "HOST", "HOST:PORT" or "[IPv6]:PORT". Throws on an empty host or a
+ * port outside 1–65535.
+ */
+export function parseTnyHost(value: string, defaultPort = TNY_DEFAULT_PORT): { host: string; port: number } {
+  const v = value.trim();
+  const bareIpv6 = (v.match(/:/g)?.length ?? 0) > 1 && !v.startsWith("[");
+  const m = bareIpv6 ? [v, v] : (/^\[([^\]]+)\](?::(\d+))?$/.exec(v) ?? /^([^:]+)(?::(\d+))?$/.exec(v));
+  const host = m?.[1];
+  const port = m?.[2] !== undefined ? Number(m[2]) : defaultPort;
+  if (!host || !Number.isInteger(port) || port < 1 || port > 65535) throw new RangeError(`not a TNY-360 address: ${JSON.stringify(value)} (expected HOST or HOST:PORT, e.g. 192.168.4.1:5621)`);
+  return { host, port };
 }
 
 /** Outcome of a typed command. `forwarded` = sent to a real robot, which answers later (failures count in health()). */
@@ -208,6 +242,51 @@ export class Tny360Robot implements RobotBase {
   /** Frozen, JSON-ready copy of the whole state; null before the first valid state. */
   snapshot(): Tny360Snapshot | null {
     return this.state.valid ? snapshotTny360State(this.state) : null;
+  }
+
+  /** The cycle/poll the current values come from (cheap; null before the first valid state). */
+  stamp(): { readonly seq: number; readonly timestampMs: number; readonly epochMs: number; readonly link: Tny360Snapshot["link"] } | null {
+    const s = this.state;
+    return s.valid ? { seq: s.seq, timestampMs: s.timestampMs, epochMs: s.epochMs, link: this.#stopped ? "stopped" : s.link } : null;
+  }
+
+  /**
+   * Joints in firmware order (JointId 0–13, names in `jointNames`): measured and target angles
+   * (rad), velocities (rad/s), efforts (N·m, null on a real robot), enable bits, servo
+   * temperatures (°C: always null, the servos have no sensor).
+   */
+  joints(): Tny360JointsSnapshot | null {
+    return this.state.valid ? snapshotJoints(this.state) : null;
+  }
+
+  /** IMU, body frame: orientation (roll, pitch, yaw rad), angular velocity (rad/s), specific force (m/s²), down vector. */
+  imu(): Tny360ImuSnapshot | null {
+    return this.state.valid ? snapshotImu(this.state) : null;
+  }
+
+  /** Paw contacts, legs FL, BL, BR, FR. */
+  paws(): Tny360PawsSnapshot | null {
+    return this.state.valid ? snapshotPaws(this.state) : null;
+  }
+
+  /** Odometry in the start frame (m, rad) and its velocities in the robot frame (m/s, rad/s). */
+  odometry(): Tny360OdometrySnapshot | null {
+    return this.state.valid ? snapshotOdometry(this.state) : null;
+  }
+
+  /** Target velocity, posture, measured height, gait, enable bits, smooth sequence phase. */
+  body(): Tny360BodySnapshot | null {
+    return this.state.valid ? snapshotBody(this.state) : null;
+  }
+
+  /** Battery bus voltage (V), current (A), power (W). */
+  power(): Tny360PowerSnapshot | null {
+    return this.state.valid ? snapshotPower(this.state) : null;
+  }
+
+  /** The robot's error ring: count, newest event id and its error id 0xMMSSCCVV. */
+  errors(): Tny360ErrorsSnapshot | null {
+    return this.state.valid ? snapshotErrors(this.state) : null;
   }
 
   // -------------------------------------------------------------------------------------------

@@ -331,3 +331,74 @@ describe("TNY-360 simulator: posture, sensors, limits", () => {
     expect(a!.odometry.xM).toBeGreaterThan(0.05);
   });
 });
+
+describe("Tny360Robot read accessors and options", () => {
+  it("give frozen, JSON-ready copies in firmware order; null before the first state", async () => {
+    const { Tny360Robot } = await import("../../src/runtime/tny360-robot.js");
+    const unpolled = await Tny360Robot.create({ host: "127.0.0.1", port: 1 }); // a real robot not yet polled
+    expect(unpolled.joints()).toBeNull();
+    expect(unpolled.snapshot()).toBeNull();
+    await unpolled.stop();
+    expect((await Tny360Robot.create()).joints()).not.toBeNull(); // the simulator boots with a state
+    const rig = await simRig();
+    enableAndWait(rig);
+    rig.run(100);
+    const r = rig.robot;
+    const joints = r.joints()!;
+    expect(joints.names[0]).toBe("FrontLeftHipRoll");
+    expect(joints.positionRad).toHaveLength(14);
+    expect(joints.temperatureC.every((t) => t === null)).toBe(true);
+    expect(joints.effortNm.every((e) => typeof e === "number")).toBe(true);
+    expect(Object.isFrozen(joints) && Object.isFrozen(joints.positionRad)).toBe(true);
+    expect(r.imu()!.down).toEqual([0, 0, -1]);
+    expect(r.imu()!.linearAccelerationMS2[2]).toBeCloseTo(9.81, 0);
+    expect(r.paws()).toEqual({ legs: ["FrontLeft", "BackLeft", "BackRight", "FrontRight"], grounded: [true, true, true, true] });
+    expect(r.body()!.posture.zM).toBeCloseTo(0.12, 6);
+    expect(r.body()!.gait).toBe("Walk");
+    expect(r.power()!.voltageV).toBeGreaterThan(6);
+    expect(r.errors()).toEqual({ count: 0, lastEventId: -1, lastErrorId: 0 });
+    expect(r.odometry()).toMatchObject({ xM: 0, yM: 0 });
+    expect(r.stamp()).toMatchObject({ link: "ok", timestampMs: rig.clock.nowMs() });
+    const snap = r.snapshot()!;
+    expect(JSON.parse(JSON.stringify(snap))).toEqual(snap);
+    expect(snap.epochMs).toBe(rig.clock.epochMs());
+  });
+
+  it("the velocity timeout is configurable", async () => {
+    const rig = await simRig({ velocityTimeoutMs: 100, velocityDecayMs: 0 });
+    enableAndWait(rig);
+    rig.robot.setVelocity(rig.lease(), 0.2, 0, 0);
+    rig.run(90);
+    expect((sync(rig.call("body", "getTargetVelocity")).values[0] as { x: number }).x).toBeCloseTo(0.2, 6);
+    rig.run(20);
+    expect(sync(rig.call("body", "getTargetVelocity")).values[0]).toEqual({ x: 0, y: 0, z: 0 });
+  });
+
+  it("a stopped control loop freezes the joints; enableSmooth then answers −1", async () => {
+    const rig = await simRig();
+    enableAndWait(rig);
+    const lease = rig.lease();
+    sync(rig.call("system", "setControlLoopEnabled", [false]));
+    expect(sync(rig.call("system", "getControlLoopEnabled")).values[0]).toBe(false);
+    expect(sync(rig.call("diagnostic", "checkControlLoop")).values[0]).toBe(1);
+    const before = rig.robot.state.joints.positionRad[2]!;
+    expect(rig.robot.setJointAngle(lease, 2, 0.5).ok).toBe(true);
+    rig.run(200);
+    expect(Math.abs(rig.robot.state.joints.positionRad[2]! - before)).toBeLessThan(0.02);
+    const r = rig.robot.enableSmooth(lease);
+    expect(r.ok && r.estimatedS).toBe(-1);
+    sync(rig.call("system", "setControlLoopEnabled", [true]));
+    rig.run(300);
+    expect(rig.robot.state.joints.positionRad[2]).toBeCloseTo(0.5, 1);
+  });
+
+  it("parses --tny-host values", async () => {
+    const { parseTnyHost } = await import("../../src/runtime/tny360-robot.js");
+    expect(parseTnyHost("192.168.4.1")).toEqual({ host: "192.168.4.1", port: 5621 });
+    expect(parseTnyHost("robot.local:6000")).toEqual({ host: "robot.local", port: 6000 });
+    expect(parseTnyHost("[::1]:5622")).toEqual({ host: "::1", port: 5622 });
+    expect(parseTnyHost("fe80::1")).toEqual({ host: "fe80::1", port: 5621 });
+    expect(() => parseTnyHost("")).toThrow(RangeError);
+    expect(() => parseTnyHost("host:70000")).toThrow(/HOST:PORT/);
+  });
+});

@@ -146,50 +146,90 @@ function deepFreeze<T>(o: T): T {
   return o;
 }
 
-export function snapshotTny360State(s: Tny360State): Tny360Snapshot {
+export type Tny360JointsSnapshot = Tny360Snapshot["joints"];
+export type Tny360ImuSnapshot = Tny360Snapshot["imu"];
+export type Tny360PawsSnapshot = Tny360Snapshot["paws"];
+export type Tny360OdometrySnapshot = Tny360Snapshot["odometry"];
+export type Tny360BodySnapshot = Tny360Snapshot["body"];
+export type Tny360PowerSnapshot = Tny360Snapshot["power"];
+export type Tny360ErrorsSnapshot = Tny360Snapshot["errors"];
+
+/** Joints in JointId order: measured/target angles, velocities, efforts, enable bits, temperatures (null = no sensor). */
+export function snapshotJoints(s: Tny360State): Tny360JointsSnapshot {
   const j = s.joints;
   return deepFreeze({
+    names: [...JOINT_NAMES],
+    positionRad: Array.from(j.positionRad),
+    targetRad: Array.from(j.targetRad),
+    velocityRadS: Array.from(j.velocityRadS),
+    effortNm: Array.from(j.effortNm, orNull),
+    enabled: Array.from(j.enabled, (v) => v !== 0),
+    temperatureC: Array.from(j.temperatureC, orNull),
+  });
+}
+
+/** IMU: orientation (Euler XYZ), angular velocity, specific force, down vector (null = not available). */
+export function snapshotImu(s: Tny360State): Tny360ImuSnapshot {
+  return deepFreeze({
+    orientationRad: Array.from(s.imu.orientationRad),
+    angularVelocityRadS: Array.from(s.imu.angularVelocityRadS, orNull),
+    linearAccelerationMS2: Array.from(s.imu.linearAccelerationMS2, orNull),
+    down: Array.from(s.imu.down),
+  });
+}
+
+export function snapshotPaws(s: Tny360State): Tny360PawsSnapshot {
+  return deepFreeze({ legs: [...LEG_NAMES], grounded: Array.from(s.paws.grounded, (v) => v !== 0) });
+}
+
+export function snapshotOdometry(s: Tny360State): Tny360OdometrySnapshot {
+  return Object.freeze({ ...s.odometry });
+}
+
+/** Target velocity, posture, measured height, gait, enable bits, smooth sequence. */
+export function snapshotBody(s: Tny360State): Tny360BodySnapshot {
+  return deepFreeze({
+    targetVelocity: { xMS: s.body.targetVelocity[0]!, yMS: s.body.targetVelocity[1]!, yawRadS: s.body.targetVelocity[2]! },
+    posture: {
+      xM: s.body.posturePositionM[0]!,
+      yM: s.body.posturePositionM[1]!,
+      zM: s.body.posturePositionM[2]!,
+      rxRad: s.body.postureRotationRad[0]!,
+      ryRad: s.body.postureRotationRad[1]!,
+      rzRad: s.body.postureRotationRad[2]!,
+    },
+    heightM: orNull(s.body.heightM),
+    gait: GAITS[s.body.gait] ?? "Walk",
+    enabledMask: s.body.enabledMask,
+    smooth: s.body.smooth,
+  });
+}
+
+export function snapshotPower(s: Tny360State): Tny360PowerSnapshot {
+  return Object.freeze({ ...s.power });
+}
+
+export function snapshotErrors(s: Tny360State): Tny360ErrorsSnapshot {
+  return Object.freeze({ ...s.errors });
+}
+
+/** The whole state as one frozen, JSON-ready object. */
+export function snapshotTny360State(s: Tny360State): Tny360Snapshot {
+  return Object.freeze({
     source: s.source,
     seq: s.seq,
     timestampMs: s.timestampMs,
     epochMs: s.epochMs,
     valid: s.valid,
     link: s.link,
-    joints: {
-      names: [...JOINT_NAMES],
-      positionRad: Array.from(j.positionRad),
-      targetRad: Array.from(j.targetRad),
-      velocityRadS: Array.from(j.velocityRadS),
-      effortNm: Array.from(j.effortNm, orNull),
-      enabled: Array.from(j.enabled, (v) => v !== 0),
-      temperatureC: Array.from(j.temperatureC, orNull),
-    },
-    imu: {
-      orientationRad: Array.from(s.imu.orientationRad),
-      angularVelocityRadS: Array.from(s.imu.angularVelocityRadS, orNull),
-      linearAccelerationMS2: Array.from(s.imu.linearAccelerationMS2, orNull),
-      down: Array.from(s.imu.down),
-    },
-    paws: { legs: [...LEG_NAMES], grounded: Array.from(s.paws.grounded, (v) => v !== 0) },
-    odometry: { ...s.odometry },
-    body: {
-      targetVelocity: { xMS: s.body.targetVelocity[0]!, yMS: s.body.targetVelocity[1]!, yawRadS: s.body.targetVelocity[2]! },
-      posture: {
-        xM: s.body.posturePositionM[0]!,
-        yM: s.body.posturePositionM[1]!,
-        zM: s.body.posturePositionM[2]!,
-        rxRad: s.body.postureRotationRad[0]!,
-        ryRad: s.body.postureRotationRad[1]!,
-        rzRad: s.body.postureRotationRad[2]!,
-      },
-      heightM: orNull(s.body.heightM),
-      gait: GAITS[s.body.gait] ?? "Walk",
-      enabledMask: s.body.enabledMask,
-      smooth: s.body.smooth,
-    },
-    power: { ...s.power },
-    errors: { ...s.errors },
-    system: { ...s.system, chipTemperatureC: orNull(s.system.chipTemperatureC) },
+    joints: snapshotJoints(s),
+    imu: snapshotImu(s),
+    paws: snapshotPaws(s),
+    odometry: snapshotOdometry(s),
+    body: snapshotBody(s),
+    power: snapshotPower(s),
+    errors: snapshotErrors(s),
+    system: Object.freeze({ ...s.system, chipTemperatureC: orNull(s.system.chipTemperatureC) }),
   });
 }
 
