@@ -3,7 +3,9 @@
  * the SDK over a real WebSocket (`ws`) and fetch. Rates are measured on the real clock; the
  * REST-vs-stream comparison runs the body on simulated time so both see the same cycle.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { afterEach, describe, expect, it } from "vitest";
@@ -194,6 +196,45 @@ describe("robot API over loopback with the SDK", () => {
     const s = await serve(robot);
     expect(s.app.server.address()).toMatchObject({ address: "127.0.0.1" });
   });
+});
+
+describe("bodylink serve", () => {
+  // TODO(#4): add ["tny360", 14] once src/cli/tny.ts starts the TNY-360 body (it refuses today).
+  it("serves the robot API for the NAO and the P7; the SDK reads each one's state", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bodylink-api-test-"));
+    cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const bin = join(import.meta.dirname, "../../bin/bodylink.js");
+    for (const [body, joints] of [["nao", 26], ["p7", 7]] as const) {
+      const child = spawn(process.execPath, [bin, "serve", "--body", body, "--api-port", "0", "--no-lola", "--no-tny"], {
+        env: { ...process.env, BODYLINK_RUNTIME_DIR: dir },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      try {
+        let out = "";
+        const url = await new Promise<string>((resolve, reject) => {
+          child.stdout.on("data", (d: Buffer) => {
+            out += d.toString();
+            const m = /robot API: (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+            if (m) resolve(m[1]!);
+          });
+          child.stderr.on("data", (d: Buffer) => {
+            out += d.toString();
+          });
+          child.once("exit", (code) => reject(new Error(`bodylink serve --body ${body} exited with ${code}: ${out}`)));
+        });
+        const c = await client(url);
+        expect(c.body).toBe(body);
+        await new Promise((resolve) => c.once("message", resolve));
+        await sleep(100);
+        expect(c.getJointState()?.angles, body).toHaveLength(joints);
+        await c.close();
+      } finally {
+        child.kill("SIGINT");
+        await exited;
+      }
+    }
+  }, 60_000);
 });
 
 describe("SDK stays browser-safe", () => {
