@@ -17,7 +17,7 @@
  * A request over 256 bytes is refused locally (the robot would drop it without a reply).
  * Method names and types come from the table in `src/wire/tny/constants.ts`.
  */
-import { Reader } from "../../wire/bytes.js";
+import { Reader, Writer } from "../../wire/bytes.js";
 import {
   type ActionName,
   type ActionSpec,
@@ -32,7 +32,6 @@ import {
 } from "../../wire/tny/constants.js";
 import { decodeHeader, decodeReturns, resultOf } from "../../wire/tny/decode.js";
 import { encodeRequestInto } from "../../wire/tny/encode.js";
-import { Writer } from "../../wire/bytes.js";
 import { type ActionArgs, type ActionResult, TnyEncodeError } from "../../wire/tny/types.js";
 
 /** The part of a WebSocket the client uses (the browser's WebSocket and the `ws` package both fit). */
@@ -324,7 +323,7 @@ export class TnyClient {
   }
 }
 
+/** Monotonic ms (browsers and Node both have `performance`). */
 function now(): number {
-  const p = (globalThis as { performance?: { now(): number } }).performance;
-  return p ? p.now() : Date.now();
+  return performance.now();
 }
