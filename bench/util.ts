@@ -1,3 +1,5 @@
+import { getHeapSpaceStatistics } from "node:v8";
+
 /** Small helpers shared by the benchmarks: timing loops and allocation measurement. */
 
 /** Run `fn` for about `ms` milliseconds after `warmup` calls; returns ns per call. */
@@ -16,18 +18,28 @@ export function timeIt(fn: () => void, ms = 500, warmup = 2000): number {
 }
 
 /**
- * Bytes allocated per call in steady state, from V8's heap statistics with GC forced around the
- * run (needs --expose-gc; the bench runner is started with it). Returns NaN without it.
+ * Bytes allocated per call in steady state: growth of V8's young generation over batches of calls
+ * between forced GCs. Each batch is small enough that no scavenge runs inside it (the runner gives
+ * V8 a 128 MB semi-space), so a batch's growth is what it allocated. The smallest batch is kept:
+ * the optimizing compiler's own occasional allocations land in other spaces or in one batch only.
+ * Needs --expose-gc (the bench runner passes it); returns NaN without it.
  */
-export function bytesPerCall(fn: () => void, calls = 100_000): number {
+export function bytesPerCall(fn: () => void, calls = 100_000, batch = 10_000): number {
   const g = (globalThis as { gc?: () => void }).gc;
   if (!g) return Number.NaN;
-  for (let i = 0; i < 5000; i++) fn();
-  g();
-  const before = process.memoryUsage().heapUsed;
-  for (let i = 0; i < calls; i++) fn();
-  const after = process.memoryUsage().heapUsed;
-  return Math.max(0, (after - before) / calls);
+  const young = () => {
+    for (const s of getHeapSpaceStatistics()) if (s.space_name === "new_space") return s.space_used_size;
+    return 0;
+  };
+  for (let i = 0; i < 20_000; i++) fn();
+  let best = Number.POSITIVE_INFINITY;
+  for (let done = 0; done < calls; done += batch) {
+    g();
+    const before = young();
+    for (let i = 0; i < batch; i++) fn();
+    best = Math.min(best, young() - before);
+  }
+  return Math.max(0, best / batch);
 }
 
 export function fmt(n: number, digits = 2): string {

@@ -92,13 +92,16 @@ export class NaoRobot implements RobotBase, CycleBody {
   readonly #requested = new NaoCommands();
   readonly #decoder: { current: AnswerDecoder | null } = { current: null };
   #frame: CommandFrame | null = null;
-  #scale = 0;
+  /**
+   * Doubles the cycle rewrites: [0] stiffness scale 0..1 (the safety ramp), [1] time of the last
+   * fault, ms, [2] epoch − monotonic clock offset, ms. NOTE: a typed array, because V8 may box a double assigned to an object field.
+   */
+  readonly #f = new Float64Array([0, Number.NEGATIVE_INFINITY, 0]);
   readonly #rampPerMs: number;
   readonly #linkLostAfter: number;
   readonly #safetyLateBoundMs: number;
   readonly #recoveryMs: number;
   #failures = 0;
-  #lastFaultMs = Number.NEGATIVE_INFINITY;
   #faultReason: string | null = null;
   /** Why control last ended ("control expired: …"), until someone takes it again. */
   #releaseReason: string | null = null;
@@ -156,6 +159,7 @@ export class NaoRobot implements RobotBase, CycleBody {
     this.state.jointInitialized.fill(0);
     for (const b of accepted) for (const j of b.joints) this.state.jointInitialized[LOLA_INDEX[j as LolaJoint]] = 1;
     this.#frame = new CommandFrame(accepted, interp.prefs);
+    this.#f[2] = this.clock.epochMs() - this.clock.nowMs();
     this.#decoder.current = new AnswerDecoder(interp.prefs);
   }
 
@@ -175,9 +179,9 @@ export class NaoRobot implements RobotBase, CycleBody {
     await this.loop.stop();
     // Last word to the body: stiffness 0.
     if (this.#frame && !this.link.busy) {
-      this.#scale = 0;
-      const crc = this.#frame.encode(this.#requested, 0, this.state.stiffness);
-      await new Promise<void>((resolve) => this.link.exchange(this.#frame!.template.bytes, this.#frame!.template.length, crc, () => resolve()));
+      this.#f[0] = 0;
+      this.#frame.encode(this.#requested, 0, this.state.stiffness);
+      await new Promise<void>((resolve) => this.link.exchange(this.#frame!.template.bytes, this.#frame!.template.length, () => resolve()));
     }
     this.state.link = "stopped";
     this.#started = false;
@@ -245,7 +249,7 @@ export class NaoRobot implements RobotBase, CycleBody {
     this.#estop = `emergency stop: ${reason}`;
     this.#motion = null;
     this.#requested.stiffness.fill(0);
-    this.#scale = 0;
+    this.#f[0] = 0;
     this.authority.revoke();
   }
 
@@ -261,8 +265,8 @@ export class NaoRobot implements RobotBase, CycleBody {
       return;
     }
     this.#arbitrate(nowMs);
-    const crc = frame.encode(this.#requested, this.#scale, this.state.stiffness);
-    this.link.exchange(frame.template.bytes, frame.template.length, crc, this.#afterExchange);
+    frame.encode(this.#requested, this.#f[0]!, this.state.stiffness);
+    this.link.exchange(frame.template.bytes, frame.template.length, this.#afterExchange);
   }
 
   onLate(lateByMs: number): void {
@@ -271,7 +275,7 @@ export class NaoRobot implements RobotBase, CycleBody {
   }
 
   #fault(nowMs: number, reason: string): void {
-    this.#lastFaultMs = nowMs;
+    this.#f[1] = nowMs;
     this.#faultReason = reason;
   }
 
@@ -281,21 +285,22 @@ export class NaoRobot implements RobotBase, CycleBody {
     if (m) this.#stepMotion(m, nowMs);
     let reason: string | null = null;
     if (this.#estop) reason = this.#estop;
-    else if (nowMs - this.#lastFaultMs < this.#recoveryMs) {
+    else if (nowMs - this.#f[1]! < this.#recoveryMs) {
       reason = this.#faultReason;
       this.#recovering = true;
     } else if (!holder) reason = this.#releaseReason ?? "no client holds control";
     const step = this.periodMs * this.#rampPerMs;
+    const f = this.#f;
     if (reason) {
-      this.#scale = Math.max(0, this.#scale - step);
+      f[0] = Math.max(0, f[0]! - step);
       // Once limp, hold the measured positions so that regaining stiffness does not jump.
-      if (this.#scale === 0 && this.state.valid) this.#requested.position.set(this.state.position);
+      if (f[0] === 0 && this.state.valid) this.#requested.position.set(this.state.position);
     } else if (this.#recovering) {
-      this.#scale = Math.min(1, this.#scale + step);
-      if (this.#scale === 1) this.#recovering = false;
+      f[0] = Math.min(1, f[0]! + step);
+      if (f[0] === 1) this.#recovering = false;
     } else {
       // A client that has just taken control gets its stiffness as commanded, as on LoLA.
-      this.#scale = 1;
+      f[0] = 1;
     }
     this.state.safetyReason = reason;
   }
@@ -327,7 +332,7 @@ export class NaoRobot implements RobotBase, CycleBody {
         this.#failures = 0;
         s.seq++;
         s.timestampMs = now;
-        s.epochMs = this.clock.epochMs();
+        s.epochMs = now + this.#f[2]!;
         if (!s.valid) {
           s.valid = true;
           // First state: hold where the body is.

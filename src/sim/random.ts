@@ -1,14 +1,21 @@
-/** Deterministic PRNG for the simulators (mulberry32) with a Gaussian helper. No allocation. */
+/**
+ * Deterministic PRNG for the simulators (mulberry32) with a Gaussian helper.
+ * State lives in typed arrays: a uint32 above 2^30 stored in an object field is boxed by V8, which
+ * would allocate on every draw. No allocation per call.
+ */
 export class Rng {
-  #s: number;
+  readonly #s = new Uint32Array(1);
+  /** Second Box–Muller value, NaN when used up. */
+  readonly #spare = new Float64Array([Number.NaN]);
+
   constructor(seed: number) {
-    this.#s = seed >>> 0 || 0x9e3779b9;
+    this.#s[0] = seed >>> 0 || 0x9e3779b9;
   }
   /** Uniform in [0, 1). */
   next(): number {
-    this.#s = (this.#s + 0x6d2b79f5) >>> 0;
-    let t = this.#s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
+    this.#s[0] = this.#s[0]! + 0x6d2b79f5;
+    const s = this.#s[0]!;
+    let t = Math.imul(s ^ (s >>> 15), s | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
@@ -18,9 +25,29 @@ export class Rng {
   int(min: number, maxInclusive: number): number {
     return Math.floor(this.range(min, maxInclusive + 1));
   }
-  /** Normal with mean 0 and standard deviation `sd` (Box–Muller, one value per call). */
+  /** Normal with mean 0 and standard deviation `sd` (Box–Muller; each pair of uniforms gives two values). */
   gauss(sd: number): number {
-    const u = Math.max(1e-12, this.next());
-    return sd * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
+    const spare = this.#spare[0]!;
+    if (!Number.isNaN(spare)) {
+      this.#spare[0] = Number.NaN;
+      return sd * spare;
+    }
+    const r = Math.sqrt(-2 * Math.log(Math.max(1e-12, this.next())));
+    const a = 2 * Math.PI * this.next();
+    this.#spare[0] = r * Math.sin(a);
+    return sd * r * Math.cos(a);
+  }
+
+  /**
+   * Fill `out[0, n)` with standard normal values. NOTE: hot paths use this rather than `gauss`: a
+   * double returned from a call V8 does not inline is boxed (allocated); a typed array is not.
+   */
+  fillGauss(out: Float64Array, n: number): void {
+    for (let i = 0; i < n; i += 2) {
+      const r = Math.sqrt(-2 * Math.log(Math.max(1e-12, this.next())));
+      const a = 2 * Math.PI * this.next();
+      out[i] = r * Math.cos(a);
+      if (i + 1 < n) out[i + 1] = r * Math.sin(a);
+    }
   }
 }

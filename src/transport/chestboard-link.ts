@@ -11,7 +11,6 @@
  * prepare-side helpers (`request`, `readPreferences`, `handshake`, chest tools) allocate.
  */
 import { toHex } from "../wire/bytes.js";
-import { crc32 } from "../wire/crc32.js";
 import { BOARDS, type BoardSpec, BoardType, ChestMode, ControlOp, HANDSHAKE, Kind, PREFS, Register, USB } from "../wire/chestboard/constants.js";
 import { type ChestMessage, decodeFrame, encodeFrame, FRAME_FAULT_TEXT } from "../wire/chestboard/frame.js";
 import { type BoardConfiguration, decodeBoardConfiguration } from "../wire/chestboard/handshake.js";
@@ -94,8 +93,8 @@ export class ChestboardLink {
 
   readonly #status = new Uint8Array(USB.STATUS_BYTES);
   #step: Step = Step.Idle;
+  #frame: Uint8Array = this.answer;
   #length = 0;
-  #crc = 0;
   #done: ExchangeDone | null = null;
   // Bound once: no closure per exchange.
   readonly #afterWrite = (r: number) => this.#onWrite(r);
@@ -113,13 +112,14 @@ export class ChestboardLink {
   }
 
   /**
-   * Run one exchange for `frame[0, length)` whose CRC-32 is `crc`. `done` is called exactly once,
-   * synchronously for the simulator. Throws only if an exchange is already in flight (a bug).
+   * Run one exchange for the sealed frame `frame[0, length)` (its last four bytes are its CRC-32,
+   * which the ack must echo). `done` is called exactly once, synchronously for the simulator.
+   * Throws only if an exchange is already in flight (a bug).
    */
-  exchange(frame: Uint8Array, length: number, crc: number, done: ExchangeDone): void {
+  exchange(frame: Uint8Array, length: number, done: ExchangeDone): void {
     if (this.#step !== Step.Idle) throw new Error("chest-board exchange already in flight");
+    this.#frame = frame;
     this.#length = length;
-    this.#crc = crc >>> 0;
     this.#done = done;
     this.counters.exchanges++;
     this.#step = Step.Writing;
@@ -161,8 +161,11 @@ export class ChestboardLink {
   #onAck(r: number): void {
     if (r < 0) return this.#finish(ExchangeOutcome.ReadFailed, 0);
     const a = this.ack;
-    const echoed = (a[1]! | (a[2]! << 8) | (a[3]! << 16) | (a[4]! << 24)) >>> 0;
-    if (r !== USB.ACK_BYTES || a[0] !== USB.ACK_MAGIC || echoed !== this.#crc) return this.#finish(ExchangeOutcome.Unacknowledged, 0);
+    const f = this.#frame;
+    const c = this.#length - 4; // the frame's own CRC trailer: compare bytes, no number needed
+    if (r !== USB.ACK_BYTES || a[0] !== USB.ACK_MAGIC || a[1] !== f[c] || a[2] !== f[c + 1] || a[3] !== f[c + 2] || a[4] !== f[c + 3]) {
+      return this.#finish(ExchangeOutcome.Unacknowledged, 0);
+    }
     this.#step = Step.Reading;
     try {
       this.transport.bulkIn(this.answer, USB.BULK_TIMEOUT_MS, this.#afterRead);
@@ -192,11 +195,10 @@ export class ChestboardLink {
   /** One exchange with an ad-hoc frame; resolves the answer's messages (copied) or rejects with a reason. */
   request(messages: readonly ChestMessage[]): Promise<ChestMessage[]> {
     const frame = encodeFrame(messages);
-    const crc = crc32(frame, 0, frame.length - 4);
     return new Promise((resolve, reject) => {
-      this.exchange(frame, frame.length, crc, (outcome, n) => {
+      this.exchange(frame, frame.length, (outcome, n) => {
         if (outcome !== ExchangeOutcome.Answered) {
-          const extra = outcome === ExchangeOutcome.Unacknowledged ? ` (ack ${toHex(this.ack)}, frame CRC ${crc.toString(16)})` : "";
+          const extra = outcome === ExchangeOutcome.Unacknowledged ? ` (ack ${toHex(this.ack)}, frame CRC ${toHex(frame.subarray(frame.length - 4))})` : "";
           return reject(new Error(EXCHANGE_OUTCOME_TEXT[outcome] + extra));
         }
         const d = decodeFrame(this.answer.slice(0, n));

@@ -13,7 +13,7 @@ import { type NaoCommands, LED_GROUPS, type LedGroup } from "./commands.js";
 import { computeFeet } from "./feet.js";
 import { LOLA_INDEX, type LolaJoint, isHand } from "./joints.js";
 import type { NaoPreferences } from "./prefs.js";
-import type { NaoState } from "./state.js";
+import { type NaoState, SCALAR } from "./state.js";
 import * as U from "./units.js";
 
 /** LoLA indices of a board's joints. */
@@ -56,9 +56,9 @@ export class CommandFrame {
 
   /**
    * Write `cmd` into the frame, with stiffness multiplied by `stiffnessScale` (the safety ramp),
-   * record the stiffness actually sent into `sentStiffness`, and seal. Returns the frame's CRC.
+   * record the stiffness actually sent into `sentStiffness`, and seal the CRC.
    */
-  encode(cmd: NaoCommands, stiffnessScale: number, sentStiffness: Float32Array): number {
+  encode(cmd: NaoCommands, stiffnessScale: number, sentStiffness: Float32Array): void {
     const b = this.template.bytes;
     for (let k = 0; k < this.#actuate.length; k++) {
       const a = this.#actuate[k]!;
@@ -81,9 +81,11 @@ export class CommandFrame {
       for (let i = 0; i < src.length; i++) b[l.offset + i] = Math.round(Math.min(1, Math.max(0, src[i]!)) * 255);
     }
     b[this.#sonarOffset] = (cmd.sonar[0] ? 1 : 0) | (cmd.sonar[1] ? 2 : 0);
-    return this.template.seal();
+    this.template.seal();
   }
 }
+
+type Handler = (b: Uint8Array, v: DataView, at: number, p: number, len: number, s: NaoState) => boolean;
 
 export interface AnswerStats {
   /** Messages with a known kind and board, used. */
@@ -132,90 +134,105 @@ export class AnswerDecoder {
     return this.#view;
   }
 
+  /**
+   * Per-kind handlers, called through this table. NOTE: hot path. A call site with this many
+   * targets is megamorphic, so V8 compiles each handler on its own, with its own inlining budget
+   * for the unit conversions inside it. Inlined into one function they exceeded the budget, and a
+   * conversion left out-of-line boxed its double result: 32 bytes allocated per cycle.
+   */
+  readonly #handlers: ReadonlyArray<Handler | undefined> = (() => {
+    const h: Array<Handler | undefined> = [];
+    h[Kind.JointState] = (b, v, at, p, len, s) => this.#joints(b, v, at, p, len, s, false);
+    h[Kind.HandState] = (b, v, at, p, len, s) => this.#joints(b, v, at, p, len, s, true);
+    h[Kind.FootState] = (b, v, at, p, len, s) => this.#foot(b, v, at, p, len, s);
+    h[Kind.InertialState] = (_b, v, _at, p, len, s) => len === PAYLOAD.INERTIAL && this.#inertial(v, p, s);
+    h[Kind.BatteryState] = (_b, v, _at, p, len, s) => len === PAYLOAD.BATTERY && this.#battery(v, p, s);
+    h[Kind.SonarState] = (_b, v, _at, p, len, s) => len === PAYLOAD.SONAR && this.#sonar(v, p, s);
+    h[Kind.ChestState] = (b, _v, _at, p, len, s) => {
+      if (len !== PAYLOAD.CHEST) return false;
+      s.touch[TOUCH.chestButton] = b[p]! & 1;
+      return true;
+    };
+    h[Kind.HeadState] = (b, v, at, p, len, s) => len === PAYLOAD.HEAD && b[at + 1] === HEAD_BUS.bus && this.#head(b, v, p, s);
+    return h;
+  })();
+
   #message(b: Uint8Array, v: DataView, at: number, len: number, s: NaoState): boolean {
-    const kind = b[at]!;
-    const p = at + 3;
-    const p0 = this.#prefs;
-    switch (kind) {
-      case Kind.JointState:
-      case Kind.HandState: {
-        const board = this.#boards.get((b[at + 1]! << 8) | b[at + 2]!);
-        if (!board) return false;
-        const n = board.joints.length;
-        const want = n * PAYLOAD.JOINT_RECORD + (kind === Kind.HandState ? 1 : 0);
-        if (len !== want || n === 0) return false;
-        let q = p;
-        for (let j = 0; j < n; j++) {
-          const li = board.joints[j]!;
-          const raw = v.getUint16(q, true);
-          s.position[li] = isHand(li) ? U.handFromCounts(raw, p0.jointZeroCounts[li]!) : U.jointAngleFromCounts(raw, p0.jointZeroCounts[li]!);
-          s.current[li] = U.currentFromCounts(v.getUint16(q + 2, true));
-          s.temperature[li] = U.temperatureFromCounts(b[q + 4]!);
-          s.status[li] = Math.min(3, b[q + 5]!);
-          q += PAYLOAD.JOINT_RECORD;
-        }
-        if (kind === Kind.HandState) {
-          const bits = b[q]!;
-          const t = board.spec.name.startsWith("Left") ? TOUCH.leftHand : TOUCH.rightHand;
-          for (let k = 0; k < 3; k++) s.touch[t[k]!] = (bits >> k) & 1;
-        }
-        return true;
-      }
-      case Kind.FootState: {
-        const board = this.#boards.get((b[at + 1]! << 8) | b[at + 2]!);
-        if (!board || board.spec.type !== BoardType.Foot || len !== PAYLOAD.FOOT) return false;
-        const left = board.spec.name.startsWith("Left");
-        const base = left ? 0 : 4;
-        for (let k = 0; k < 4; k++) {
-          s.fsr[base + k] = U.fsrFromCounts(v.getUint16(p + 2 * k, true), p0.fsrGainKgPerCount[base + k]!, p0.fsrOffsetKg[base + k]!);
-        }
-        const bits = b[p + 8]!;
-        const t = left ? TOUCH.leftBumper : TOUCH.rightBumper;
-        s.touch[t[0]] = bits & 1;
-        s.touch[t[1]] = (bits >> 1) & 1;
-        return true;
-      }
-      case Kind.InertialState: {
-        if (len !== PAYLOAD.INERTIAL) return false;
-        for (let k = 0; k < 3; k++) s.accelerometer[k] = U.accelFromCounts(v.getInt16(p + 2 * k, true));
-        for (let k = 0; k < 3; k++) s.gyroscope[k] = U.gyroFromCounts(v.getInt16(p + 6 + 2 * k, true));
-        for (let k = 0; k < 2; k++) s.angles[k] = U.angleFromCounts(v.getInt16(p + 12 + 2 * k, true), p0.angleOffsetRad[k]!);
-        return true;
-      }
-      case Kind.BatteryState: {
-        if (len !== PAYLOAD.BATTERY) return false;
-        const charge = U.batteryChargeFromCounts(v.getUint16(p, true));
-        if (!Number.isNaN(charge)) s.battery[0] = charge; // out-of-range charge is dropped: the last value stays
-        s.battery[1] = v.getUint16(p + 2, true);
-        s.battery[2] = U.batteryCurrentFromCounts(v.getInt16(p + 4, true));
-        const t = v.getUint16(p + 6, true);
-        s.battery[3] = U.batteryTemperatureLolaFromCounts(t);
-        s.batteryTemperatureC = U.batteryTemperatureCFromCounts(t);
-        return true;
-      }
-      case Kind.SonarState: {
-        if (len !== PAYLOAD.SONAR) return false;
-        s.sonar[0] = U.sonarFromCounts(v.getUint16(p, true));
-        s.sonar[1] = U.sonarFromCounts(v.getUint16(p + 2, true));
-        return true;
-      }
-      case Kind.ChestState: {
-        if (len !== PAYLOAD.CHEST) return false;
-        s.touch[TOUCH.chestButton] = b[p]! & 1;
-        return true;
-      }
-      case Kind.HeadState: {
-        if (len !== PAYLOAD.HEAD || b[at + 1] !== HEAD_BUS.bus) return false;
-        const bits = b[p]!;
-        for (let k = 0; k < 3; k++) s.touch[TOUCH.head[k]!] = (bits >> k) & 1;
-        s.head.voltageV = U.headVoltageFromCounts(v.getUint16(p + 1, true));
-        s.head.currentA = U.headCurrentFromCounts(v.getInt16(p + 3, true));
-        s.head.powerW = U.headPowerFromCounts(v.getUint16(p + 5, true));
-        if (b[p + 9]! & HEAD_FLAG_TMP100_VALID) s.head.faceTemperatureC = U.tmp100FromCounts(v.getInt16(p + 7, true));
-        return true;
-      }
-      default:
-        return false;
+    return this.#handlers[b[at]!]?.(b, v, at, at + 3, len, s) ?? false;
+  }
+
+  #joints(b: Uint8Array, v: DataView, at: number, p: number, len: number, s: NaoState, hand: boolean): boolean {
+    const board = this.#boards.get((b[at + 1]! << 8) | b[at + 2]!);
+    if (!board) return false;
+    const n = board.joints.length;
+    if (n === 0 || len !== n * PAYLOAD.JOINT_RECORD + (hand ? 1 : 0)) return false;
+    const zero = this.#prefs.jointZeroCounts;
+    let q = p;
+    for (let j = 0; j < n; j++) {
+      const li = board.joints[j]!;
+      const raw = v.getUint16(q, true);
+      s.position[li] = isHand(li) ? U.handFromCounts(raw, zero[li]!) : U.jointAngleFromCounts(raw, zero[li]!);
+      s.current[li] = U.currentFromCounts(v.getUint16(q + 2, true));
+      s.temperature[li] = U.temperatureFromCounts(b[q + 4]!);
+      s.status[li] = Math.min(3, b[q + 5]!);
+      q += PAYLOAD.JOINT_RECORD;
     }
+    if (hand) {
+      const bits = b[q]!;
+      const t = board.spec.name.startsWith("Left") ? TOUCH.leftHand : TOUCH.rightHand;
+      for (let k = 0; k < 3; k++) s.touch[t[k]!] = (bits >> k) & 1;
+    }
+    return true;
+  }
+
+  #foot(b: Uint8Array, v: DataView, at: number, p: number, len: number, s: NaoState): boolean {
+    const board = this.#boards.get((b[at + 1]! << 8) | b[at + 2]!);
+    if (!board || board.spec.type !== BoardType.Foot || len !== PAYLOAD.FOOT) return false;
+    const left = board.spec.name.startsWith("Left");
+    const base = left ? 0 : 4;
+    const gain = this.#prefs.fsrGainKgPerCount;
+    const offset = this.#prefs.fsrOffsetKg;
+    for (let k = 0; k < 4; k++) s.fsr[base + k] = U.fsrFromCounts(v.getUint16(p + 2 * k, true), gain[base + k]!, offset[base + k]!);
+    const bits = b[p + 8]!;
+    const t = left ? TOUCH.leftBumper : TOUCH.rightBumper;
+    s.touch[t[0]] = bits & 1;
+    s.touch[t[1]] = (bits >> 1) & 1;
+    return true;
+  }
+
+  #inertial(v: DataView, p: number, s: NaoState): boolean {
+    for (let k = 0; k < 3; k++) s.accelerometer[k] = U.accelFromCounts(v.getInt16(p + 2 * k, true));
+    for (let k = 0; k < 3; k++) s.gyroscope[k] = U.gyroFromCounts(v.getInt16(p + 6 + 2 * k, true));
+    const off = this.#prefs.angleOffsetRad;
+    for (let k = 0; k < 2; k++) s.angles[k] = U.angleFromCounts(v.getInt16(p + 12 + 2 * k, true), off[k]!);
+    return true;
+  }
+
+  #battery(v: DataView, p: number, s: NaoState): boolean {
+    const charge = U.batteryChargeFromCounts(v.getUint16(p, true));
+    if (!Number.isNaN(charge)) s.battery[0] = charge; // out-of-range charge is dropped: the last value stays
+    s.battery[1] = v.getUint16(p + 2, true);
+    s.battery[2] = U.batteryCurrentFromCounts(v.getInt16(p + 4, true));
+    const t = v.getUint16(p + 6, true);
+    s.battery[3] = U.batteryTemperatureLolaFromCounts(t);
+    s.scalars[SCALAR.batteryTemperatureC] = U.batteryTemperatureCFromCounts(t);
+    return true;
+  }
+
+  #sonar(v: DataView, p: number, s: NaoState): boolean {
+    s.sonar[0] = U.sonarFromCounts(v.getUint16(p, true));
+    s.sonar[1] = U.sonarFromCounts(v.getUint16(p + 2, true));
+    return true;
+  }
+
+  #head(b: Uint8Array, v: DataView, p: number, s: NaoState): boolean {
+    const bits = b[p]!;
+    for (let k = 0; k < 3; k++) s.touch[TOUCH.head[k]!] = (bits >> k) & 1;
+    const h = s.scalars;
+    h[SCALAR.headVoltageV] = U.headVoltageFromCounts(v.getUint16(p + 1, true));
+    h[SCALAR.headCurrentA] = U.headCurrentFromCounts(v.getInt16(p + 3, true));
+    h[SCALAR.headPowerW] = U.headPowerFromCounts(v.getUint16(p + 5, true));
+    if (b[p + 9]! & HEAD_FLAG_TMP100_VALID) h[SCALAR.faceTemperatureC] = U.tmp100FromCounts(v.getInt16(p + 7, true));
+    return true;
   }
 }

@@ -21,13 +21,39 @@ export interface HeadReadings {
   faceTemperatureC: number;
 }
 
+/** Slots of `NaoState.scalars`. */
+export const SCALAR = {
+  timestampMs: 0,
+  epochMs: 1,
+  batteryTemperatureC: 2,
+  headVoltageV: 3,
+  headPowerW: 4,
+  headCurrentA: 5,
+  faceTemperatureC: 6,
+} as const;
+
 export class NaoState {
+  /**
+   * Scalar doubles written every cycle, in one typed array (slots in SCALAR) and read through the
+   * named accessors below. NOTE: V8 may box a double stored in an object field; never a typed-array slot.
+   */
+  readonly scalars = new Float64Array(7);
   /** Cycle sequence number; 0 before the first decoded answer. */
   seq = 0;
   /** Monotonic time of the cycle that produced this state, ms (the runtime's clock). */
-  timestampMs = 0;
+  get timestampMs(): number {
+    return this.scalars[SCALAR.timestampMs]!;
+  }
+  set timestampMs(v: number) {
+    this.scalars[SCALAR.timestampMs] = v;
+  }
   /** Wall-clock time of the same cycle, ms since the Unix epoch. */
-  epochMs = 0;
+  get epochMs(): number {
+    return this.scalars[SCALAR.epochMs]!;
+  }
+  set epochMs(v: number) {
+    this.scalars[SCALAR.epochMs] = v;
+  }
   /** True once a complete answer frame has been decoded. */
   valid = false;
 
@@ -57,12 +83,18 @@ export class NaoState {
   readonly stiffness = new Float32Array(25);
 
   /** Battery temperature in °C (the true value; `battery[3]` is LoLA's scale). */
-  batteryTemperatureC = 0;
+  get batteryTemperatureC(): number {
+    return this.scalars[SCALAR.batteryTemperatureC]!;
+  }
+  set batteryTemperatureC(v: number) {
+    this.scalars[SCALAR.batteryTemperatureC] = v;
+  }
   /** Total weight on each foot, kg: [left, right]. */
   readonly footWeightKg = new Float32Array(2);
   /** Centre of pressure in each ankle frame, m: [left x, left y, right x, right y]. 0 when unloaded. */
   readonly centerOfPressureM = new Float32Array(4);
-  readonly head: HeadReadings = { voltageV: 0, powerW: 0, currentA: 0, faceTemperatureC: 0 };
+  /** Head readings (views of `scalars`). */
+  readonly head: Readonly<HeadReadings> = headView(this.scalars);
 
   /** 1 where the joint's board was accepted and started, 0 where it was left uninitialized. */
   readonly jointInitialized = new Uint8Array(25);
@@ -78,6 +110,23 @@ export class NaoState {
   badFrames = 0;
   /** Last chest-board status word from vendor request 0x15, or -1 if never asked. */
   boardStatus = -1;
+}
+
+function headView(f: Float64Array): Readonly<HeadReadings> {
+  return Object.freeze({
+    get voltageV() {
+      return f[SCALAR.headVoltageV]!;
+    },
+    get powerW() {
+      return f[SCALAR.headPowerW]!;
+    },
+    get currentA() {
+      return f[SCALAR.headCurrentA]!;
+    },
+    get faceTemperatureC() {
+      return f[SCALAR.faceTemperatureC]!;
+    },
+  });
 }
 
 /** A plain, JSON-ready copy of the state (prepare side: allocates). */
@@ -102,7 +151,7 @@ export function snapshotNaoState(s: NaoState) {
     batteryTemperatureC: s.batteryTemperatureC,
     footWeightKg: Array.from(s.footWeightKg),
     centerOfPressureM: Array.from(s.centerOfPressureM),
-    head: { ...s.head },
+    head: { voltageV: s.head.voltageV, powerW: s.head.powerW, currentA: s.head.currentA, faceTemperatureC: s.head.faceTemperatureC },
     jointInitialized: Array.from(s.jointInitialized, (v) => v === 1),
     link: s.link,
     safetyReason: s.safetyReason,

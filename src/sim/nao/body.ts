@@ -26,6 +26,8 @@ const HEAT_C_PER_A2 = 45;
 const JOINT_TAU_S = 0.04;
 const JOINT_MAX_SPEED_RADS = 6;
 const TMP100_PERIOD_S = 0.3;
+/** Normal draws per step: 25 joint currents, 2 angles, 3 + 3 IMU, 8 FSR, 2 sonar, battery, 2 head, face. */
+const NOISE_PER_STEP = 47;
 
 export class SimNaoBody {
   readonly rng: Rng;
@@ -44,19 +46,29 @@ export class SimNaoBody {
   readonly sonarEnabled = new Uint8Array([1, 1]);
   /** 14 touch sensors in the seed's order; tests press them with `touch[i] = 1`. */
   readonly touch = new Uint8Array(14);
-  batteryCharge = 0.99;
-  batteryCurrentA = -1.2;
-  batteryTemperatureC = 28.5;
+  // NOTE: scalars that change every step live in one Float64Array: V8 boxes a double assigned to
+  // an object field often enough to allocate in the hot loop; typed-array slots never do.
+  readonly #f = new Float64Array(9);
+  get batteryCharge(): number { return this.#f[0]!; }
+  set batteryCharge(v: number) { this.#f[0] = v; }
+  get batteryCurrentA(): number { return this.#f[1]!; }
+  set batteryCurrentA(v: number) { this.#f[1] = v; }
+  get batteryTemperatureC(): number { return this.#f[2]!; }
+  set batteryTemperatureC(v: number) { this.#f[2] = v; }
+  get headVoltageV(): number { return this.#f[3]!; }
+  set headVoltageV(v: number) { this.#f[3] = v; }
+  get headPowerW(): number { return this.#f[4]!; }
+  set headPowerW(v: number) { this.#f[4] = v; }
+  get faceTemperatureC(): number { return this.#f[5]!; }
+  set faceTemperatureC(v: number) { this.#f[5] = v; }
+  /** Simulated time since power-on, s. */
+  get timeS(): number { return this.#f[6]!; }
   batteryStatusBits = 0;
   charging = false;
-  headVoltageV = 24.8;
-  headPowerW = 10.7;
-  faceTemperatureC = 45;
   /** False until the first TMP100 reading (about 300 ms after power-on). */
   faceTemperatureValid = false;
   readonly leds = new Float64Array(89);
-  timeS = 0;
-  #nextTmpS = TMP100_PERIOD_S;
+  readonly #noise = new Float64Array(NOISE_PER_STEP);
 
   constructor(seed = 1) {
     this.rng = new Rng(seed);
@@ -67,13 +79,36 @@ export class SimNaoBody {
       this.targetRad[i] = this.positionRad[i]!;
     }
     this.batteryCharge = 0.99 - this.rng.range(0, 0.01);
+    this.batteryCurrentA = -1.2;
+    this.batteryTemperatureC = 28.5;
+    this.headVoltageV = 24.8;
+    this.headPowerW = 10.7;
+    this.faceTemperatureC = 45;
+    this.#f[7] = TMP100_PERIOD_S; // next TMP100 reading, s
+  }
+
+  /** Advance the body by `dtUs` whole microseconds (the hot path: an integer argument is never boxed). */
+  stepUs(dtUs: number): void {
+    this.#f[8] = dtUs * 1e-6;
+    this.#advance();
   }
 
   /** Advance the body by `dtS` seconds. */
   step(dtS: number): void {
-    const rng = this.rng;
-    this.timeS += dtS;
-    const t = this.timeS;
+    this.#f[8] = dtS;
+    this.#advance();
+  }
+
+  // NOTE: takes its step from slot 8, not an argument: V8 boxes a double passed to a call it
+  // does not inline, and this function is too large to inline.
+  #advance(): void {
+    const f = this.#f;
+    const dtS = f[8]!;
+    const z = this.#noise; // standard normals for this step, drawn in one call
+    this.rng.fillGauss(z, NOISE_PER_STEP);
+    let k = 0;
+    f[6]! += dtS;
+    const t = f[6]!;
     let load = 0;
     for (let i = 0; i < 25; i++) {
       const s = this.stiffness[i]!;
@@ -85,7 +120,7 @@ export class SimNaoBody {
       }
       this.positionRad[i] = Math.min(isHand(i) ? 1 : LOLA_MAX_RAD[i]!, Math.max(isHand(i) ? 0 : LOLA_MIN_RAD[i]!, this.positionRad[i]!));
       const holding = i >= 7 && i <= 17 ? 0.25 : 0.05; // legs carry the body
-      const amps = s * (holding + 1.5 * Math.abs(this.targetRad[i]! - this.positionRad[i]!)) + Math.abs(rng.gauss(0.004));
+      const amps = s * (holding + 1.5 * Math.abs(this.targetRad[i]! - this.positionRad[i]!)) + Math.abs(0.004 * z[k++]!);
       this.currentA[i] = Math.min(4, amps);
       load += amps;
       const tempTarget = AMBIENT_C + HEAT_C_PER_A2 * amps * amps;
@@ -94,40 +129,41 @@ export class SimNaoBody {
       this.status[i] = c >= TEMPERATURE_STATUS_C[2] ? 3 : c >= TEMPERATURE_STATUS_C[1] ? 2 : c >= TEMPERATURE_STATUS_C[0] ? 1 : 0;
     }
     // Torso sways a little; gravity seen in the inertial unit's axes.
-    this.anglesRad[0] = 0.01 * Math.sin(t * 0.7) + rng.gauss(0.0005);
-    this.anglesRad[1] = 0.015 * Math.sin(t * 0.5 + 1) + rng.gauss(0.0005);
+    this.anglesRad[0] = 0.01 * Math.sin(t * 0.7) + 0.0005 * z[k++]!;
+    this.anglesRad[1] = 0.015 * Math.sin(t * 0.5 + 1) + 0.0005 * z[k++]!;
     const roll = this.anglesRad[0]!;
     const pitch = this.anglesRad[1]!;
-    this.accelerometerMps2[0] = GRAVITY_MPS2 * Math.sin(pitch) + rng.gauss(0.02);
-    this.accelerometerMps2[1] = -GRAVITY_MPS2 * Math.sin(roll) * Math.cos(pitch) + rng.gauss(0.02);
-    this.accelerometerMps2[2] = -GRAVITY_MPS2 * Math.cos(roll) * Math.cos(pitch) + rng.gauss(0.02);
-    for (let k = 0; k < 3; k++) this.gyroscopeRadS[k] = rng.gauss(0.002);
+    this.accelerometerMps2[0] = GRAVITY_MPS2 * Math.sin(pitch) + 0.02 * z[k++]!;
+    this.accelerometerMps2[1] = -GRAVITY_MPS2 * Math.sin(roll) * Math.cos(pitch) + 0.02 * z[k++]!;
+    this.accelerometerMps2[2] = -GRAVITY_MPS2 * Math.cos(roll) * Math.cos(pitch) + 0.02 * z[k++]!;
+    for (let a = 0; a < 3; a++) this.gyroscopeRadS[a] = 0.002 * z[k++]!;
     // Feet share the weight; the centre of pressure sways with the torso.
     const leftShare = 0.5 + 0.15 * Math.sin(t * 0.7);
     const front = 0.5 + 0.2 * Math.sin(t * 0.5 + 1);
-    for (let f = 0; f < 2; f++) {
-      const w = ROBOT_MASS_KG * (f === 0 ? leftShare : 1 - leftShare);
-      const base = f * 4;
-      this.fsrKg[base] = Math.max(0, (w * front) / 2 + rng.gauss(0.005));
-      this.fsrKg[base + 1] = Math.max(0, (w * front) / 2 + rng.gauss(0.005));
-      this.fsrKg[base + 2] = Math.max(0, (w * (1 - front)) / 2 + rng.gauss(0.005));
-      this.fsrKg[base + 3] = Math.max(0, (w * (1 - front)) / 2 + rng.gauss(0.005));
+    for (let foot = 0; foot < 2; foot++) {
+      const w = ROBOT_MASS_KG * (foot === 0 ? leftShare : 1 - leftShare);
+      const base = foot * 4;
+      this.fsrKg[base] = Math.max(0, (w * front) / 2 + 0.005 * z[k++]!);
+      this.fsrKg[base + 1] = Math.max(0, (w * front) / 2 + 0.005 * z[k++]!);
+      this.fsrKg[base + 2] = Math.max(0, (w * (1 - front)) / 2 + 0.005 * z[k++]!);
+      this.fsrKg[base + 3] = Math.max(0, (w * (1 - front)) / 2 + 0.005 * z[k++]!);
     }
     // A person walking to and fro in front of the robot.
-    for (let k = 0; k < 2; k++) {
-      if (this.sonarEnabled[k]) this.sonarM[k] = 1.05 + 0.65 * Math.sin(t * 0.3 + k * 0.2) + rng.gauss(0.01);
+    for (let e = 0; e < 2; e++) {
+      const noise = 0.01 * z[k++]!;
+      if (this.sonarEnabled[e]) this.sonarM[e] = 1.05 + 0.65 * Math.sin(t * 0.3 + e * 0.2) + noise;
     }
     // Battery.
-    this.batteryCurrentA = this.charging ? 1.5 : -(0.9 + 0.12 * load) + rng.gauss(0.01);
+    this.batteryCurrentA = this.charging ? 1.5 : -(0.9 + 0.12 * load) + 0.01 * z[k++]!;
     this.batteryCharge = Math.min(1, Math.max(0, this.batteryCharge + (this.batteryCurrentA * dtS) / (2.9 * 3600)));
     this.batteryTemperatureC += ((this.charging ? 36 : 33) - this.batteryTemperatureC) * (dtS / 1200);
     this.batteryStatusBits = this.charging ? 0x0080 : 0x0000;
     // Head.
-    this.headVoltageV = 21.5 + 3.4 * this.batteryCharge + rng.gauss(0.005);
-    this.headPowerW = 10.7 + rng.gauss(0.05);
-    if (t >= this.#nextTmpS) {
-      this.#nextTmpS += TMP100_PERIOD_S;
-      this.faceTemperatureC = 45 + 2 * Math.sin(t / 60) + rng.gauss(0.05);
+    this.headVoltageV = 21.5 + 3.4 * this.batteryCharge + 0.005 * z[k++]!;
+    this.headPowerW = 10.7 + 0.05 * z[k++]!;
+    if (t >= f[7]!) {
+      f[7]! += TMP100_PERIOD_S;
+      this.faceTemperatureC = 45 + 2 * Math.sin(t / 60) + 0.05 * z[k++]!;
       this.faceTemperatureValid = true;
     }
   }

@@ -45,6 +45,8 @@ export const SIM_FIRMWARE_VERSION = { major: 3, minor: 4, build: 1207 } as const
 /** Status word bits (vendor request 0x15), inferred: low byte mode, bit 8 boards running. */
 export const STATUS_BOARDS_RUNNING = 0x0100;
 
+type Writer = (b: Uint8Array, v: DataView, offset: number, board: SimBoard | null) => void;
+
 interface SimBoard {
   spec: BoardSpec;
   joints: Int8Array;
@@ -77,11 +79,14 @@ export class SimChestboard implements ChestboardTransport {
   readonly #boards: SimBoard[];
   readonly #byAddr = new Map<number, SimBoard>();
   readonly #clock: Clock | undefined;
-  #lastStepMs = Number.NaN;
+  /** Clock time of the last physics step, ms (NaN before the first); a typed slot, never boxed. */
+  readonly #lastStepMs = new Float64Array([Number.NaN]);
   readonly #in = new FrameIndex();
   readonly #answer = new Uint8Array(USB.BULK_IN_MAX_BYTES);
   #answerLength = -1;
-  #lastCrc = 0;
+  /** CRC-32 of the last frame received, little-endian, as the ack returns it. */
+  readonly #lastCrc = new Uint8Array(4);
+  readonly #replies: ChestMessage[] = [];
   #cycleTemplate: FrameTemplate | null = null;
   #cycleView: DataView | null = null;
   #cycleLayout: Array<{ offset: number; board: SimBoard | null; kind: Kind }> = [];
@@ -150,13 +155,16 @@ export class SimChestboard implements ChestboardTransport {
 
   bulkOut(data: Uint8Array, length: number, _timeoutMs: number, done: TransferDone): void {
     if (this.poweredOff) return done(TRANSFER_NO_DEVICE);
-    this.#lastCrc = length >= 4 ? crc32(data, 0, length - 4) : 0;
     this.#answerLength = -1;
     const count = indexFrame(data, length, this.#in);
     if (this.#in.fault !== FrameFault.None) {
       // A frame that does not decode is acknowledged with the CRC of what arrived, and not answered.
+      const c = length >= 4 ? crc32(data, 0, length - 4) : 0;
+      for (let i = 0; i < 4; i++) this.#lastCrc[i] = (c >>> (8 * i)) & 0xff;
       return done(length);
     }
+    // Verified by indexFrame: the trailer is the CRC of what arrived.
+    for (let i = 0; i < 4; i++) this.#lastCrc[i] = data[length - 4 + i]!;
     this.#handle(data, count);
     done(length);
   }
@@ -164,16 +172,12 @@ export class SimChestboard implements ChestboardTransport {
   vendorIn(request: number, into: Uint8Array, length: number, done: TransferDone): void {
     if (this.poweredOff) return done(TRANSFER_NO_DEVICE);
     if (request === USB.REQ_ACK && length >= USB.ACK_BYTES) {
-      let c = this.#lastCrc;
+      into[0] = USB.ACK_MAGIC;
+      for (let i = 0; i < 4; i++) into[1 + i] = this.#lastCrc[i]!;
       if (this.corruptAcks > 0) {
         this.corruptAcks--;
-        c = (c ^ 0x00010000) >>> 0;
+        into[3]! ^= 0x01;
       }
-      into[0] = USB.ACK_MAGIC;
-      into[1] = c & 0xff;
-      into[2] = (c >>> 8) & 0xff;
-      into[3] = (c >>> 16) & 0xff;
-      into[4] = c >>> 24;
       return done(USB.ACK_BYTES);
     }
     if (request === USB.REQ_STATUS && length >= USB.STATUS_BYTES) {
@@ -196,7 +200,8 @@ export class SimChestboard implements ChestboardTransport {
       return done(TRANSFER_TIMEOUT);
     }
     const len = Math.min(n, into.length);
-    into.set(this.#answer.subarray(0, len));
+    const a = this.#answer;
+    for (let i = 0; i < len; i++) into[i] = a[i]!;
     if (this.corruptAnswers > 0) {
       this.corruptAnswers--;
       into[len >> 1]! ^= 0x5a;
@@ -214,7 +219,8 @@ export class SimChestboard implements ChestboardTransport {
   // ---- device side ----------------------------------------------------------------------------
 
   #handle(data: Uint8Array, count: number): void {
-    const replies: ChestMessage[] = [];
+    const replies = this.#replies;
+    replies.length = 0;
     let cycle = false;
     const idx = this.#in;
     for (let i = 0; i < count; i++) {
@@ -223,35 +229,56 @@ export class SimChestboard implements ChestboardTransport {
       const kind = data[at]!;
       const bus = data[at + 1]!;
       const addr = data[at + 2]!;
-      const p = data.subarray(at + 3, at + len);
+      const q = at + 3; // payload start; NOTE: offsets, not subarray views, on the cyclic path
+      const plen = len - 3;
       const board = this.#byAddr.get((bus << 8) | addr);
       switch (kind) {
         case Kind.Actuate: {
           cycle = true;
-          if (!board?.started || p.length !== board.joints.length * PAYLOAD.ACTUATE_PER_JOINT) break;
-          for (let j = 0; j < board.joints.length; j++) {
-            const li = board.joints[j]!;
-            const raw = p[3 * j]! | (p[3 * j + 1]! << 8);
-            this.body.targetRad[li] = isHand(li) ? U.handFromCounts(raw, this.#zero[li]!) : U.jointAngleFromCounts(raw, this.#zero[li]!);
-            this.body.stiffness[li] = U.stiffnessFromCounts(p[3 * j + 2]!);
-          }
+          if (board?.started && plen === board.joints.length * PAYLOAD.ACTUATE_PER_JOINT) this.#actuate(data, q, board);
           break;
         }
         case Kind.Leds: {
           cycle = true;
           const base = LED_BASE[addr];
           const n = LED_SIZE[addr];
-          if (base !== undefined && p.length === n) for (let k = 0; k < n; k++) this.body.leds[base + k] = p[k]! / 255;
+          if (base !== undefined && plen === n) for (let k = 0; k < n; k++) this.body.leds[base + k] = data[q + k]! / 255;
           break;
         }
         case Kind.Sonar:
           cycle = true;
-          if (p.length === 1) {
-            this.body.sonarEnabled[0] = p[0]! & 1;
-            this.body.sonarEnabled[1] = (p[0]! >> 1) & 1;
+          if (plen === 1) {
+            this.body.sonarEnabled[0] = data[q]! & 1;
+            this.body.sonarEnabled[1] = (data[q]! >> 1) & 1;
           }
           break;
         case Kind.Read:
+        case Kind.Control:
+        case Kind.PrefRead:
+          this.#request(kind, data.subarray(q, q + plen), bus, addr, board);
+          break;
+        default:
+          break;
+      }
+    }
+    if (replies.length) {
+      // Answer what fits in one 512-byte bulk read; the host asks again for the rest.
+      while (replies.length && frameSize(replies) > USB.BULK_IN_MAX_BYTES) replies.pop();
+      this.#answerLength = encodeFrameInto(this.#answer, replies);
+      if (this.mode === ChestMode.Shutdown) this.poweredOff = true; // answered, then the power goes
+      return;
+    }
+    if (cycle) {
+      this.#advanceBody();
+      this.#answerLength = this.#writeCycleAnswer();
+    }
+  }
+
+  /** Requests outside the cycle (handshake, tools, preference reads): prepare side, may allocate. */
+  #request(kind: number, p: Uint8Array, bus: number, addr: number, board: SimBoard | undefined): void {
+    const replies = this.#replies;
+    switch (kind) {
+        case Kind.Read: {
           if (!board || p.length !== 1) break;
           if (p[0] === Register.Configuration && board.spec.handshake) {
             const cfg = encodeBoardConfiguration({
@@ -276,6 +303,7 @@ export class SimChestboard implements ChestboardTransport {
             replies.push({ kind: Kind.ReadReply, bus, address: addr, payload: Uint8Array.from([Register.Mode, this.mode]) });
           }
           break;
+        }
         case Kind.Control: {
           if (!board || p.length !== 1) break;
           const op = p[0]!;
@@ -307,36 +335,40 @@ export class SimChestboard implements ChestboardTransport {
           replies.push({ kind: Kind.PrefData, bus: 0, address: 0, payload });
           break;
         }
-        default:
-          break;
-      }
     }
-    if (replies.length) {
-      // Answer what fits in one 512-byte bulk read; the host asks again for the rest.
-      while (replies.length && frameSize(replies) > USB.BULK_IN_MAX_BYTES) replies.pop();
-      this.#answerLength = encodeFrameInto(this.#answer, replies);
-      if (this.mode === ChestMode.Shutdown) this.poweredOff = true; // answered, then the power goes
-      return;
-    }
-    if (cycle) {
-      this.#advanceBody();
-      this.#answerLength = this.#writeCycleAnswer();
+  }
+
+  // NOTE: a small method of its own so V8 inlines the conversions (no boxed doubles per joint).
+  #actuate(data: Uint8Array, q: number, board: SimBoard): void {
+    const body = this.body;
+    for (let j = 0; j < board.joints.length; j++) {
+      const li = board.joints[j]!;
+      const raw = data[q + 3 * j]! | (data[q + 3 * j + 1]! << 8);
+      body.targetRad[li] = isHand(li) ? U.handFromCounts(raw, this.#zero[li]!) : U.jointAngleFromCounts(raw, this.#zero[li]!);
+      body.stiffness[li] = U.stiffnessFromCounts(data[q + 3 * j + 2]!);
     }
   }
 
   #advanceBody(): void {
-    let dt = 0.012;
+    // NOTE: the step is passed in whole microseconds, a small integer V8 never boxes.
+    let dtUs = 12_000;
     if (this.#clock) {
       const now = this.#clock.nowMs();
-      dt = Number.isNaN(this.#lastStepMs) ? 0.012 : Math.min(0.05, Math.max(0, (now - this.#lastStepMs) / 1000));
-      this.#lastStepMs = now;
+      const last = this.#lastStepMs[0]!;
+      dtUs = Number.isNaN(last) ? 12_000 : Math.round(Math.min(50, Math.max(0, now - last)) * 1000);
+      this.#lastStepMs[0] = now;
     }
-    this.body.step(dt);
+    this.body.stepUs(dtUs);
   }
 
   /** Build the answer layout for the started boards once; later cycles overwrite counts in place. */
   #layout(): FrameTemplate {
-    if (this.#cycleTemplate) return this.#cycleTemplate;
+    // NOTE: the builder is a separate function: its closure context would be allocated on every
+    // call, even when the cached template is returned.
+    return this.#cycleTemplate ?? this.#buildLayout();
+  }
+
+  #buildLayout(): FrameTemplate {
     const msgs: ChestMessage[] = [];
     const layout: Array<{ board: SimBoard | null; kind: Kind }> = [];
     const add = (kind: Kind, bus: number, address: number, size: number, board: SimBoard | null) => {
@@ -363,71 +395,95 @@ export class SimChestboard implements ChestboardTransport {
     return t;
   }
 
+  /**
+   * One writer per message kind, called through this table. NOTE: hot path. The call site is
+   * megamorphic, so each writer is compiled on its own with its own inlining budget for the unit
+   * conversions; one large switch exceeded the budget and boxed doubles on every cycle.
+   */
+  readonly #writers: ReadonlyArray<Writer | undefined> = (() => {
+    const w: Array<Writer | undefined> = [];
+    w[Kind.JointState] = (b, v, p, board) => this.#joints(b, v, p, board!, false);
+    w[Kind.HandState] = (b, v, p, board) => this.#joints(b, v, p, board!, true);
+    w[Kind.FootState] = (b, v, p, board) => this.#foot(b, v, p, board!);
+    w[Kind.ChestState] = (b, _v, p) => {
+      b[p] = this.body.touch[0]!;
+    };
+    w[Kind.InertialState] = (_b, v, p) => this.#inertial(v, p);
+    w[Kind.BatteryState] = (_b, v, p) => this.#battery(v, p);
+    w[Kind.SonarState] = (_b, v, p) => this.#sonar(v, p);
+    w[Kind.HeadState] = (b, v, p) => this.#head(b, v, p);
+    return w;
+  })();
+
   #writeCycleAnswer(): number {
     const t = this.#layout();
     const b = t.bytes;
     const v = this.#cycleView!;
-    const body = this.body;
-    for (let m = 0; m < this.#cycleLayout.length; m++) {
-      const { offset: p, board, kind } = this.#cycleLayout[m]!;
-      switch (kind) {
-        case Kind.JointState:
-        case Kind.HandState: {
-          let q = p;
-          for (let j = 0; j < board!.joints.length; j++) {
-            const li = board!.joints[j]!;
-            const raw = isHand(li) ? U.handToCounts(body.positionRad[li]!, this.#zero[li]!) : U.jointAngleToCounts(body.positionRad[li]!, this.#zero[li]!);
-            v.setUint16(q, raw, true);
-            v.setUint16(q + 2, U.toCounts(body.currentA[li]!, U.CURRENT_A_PER_COUNT, 0, 65535), true);
-            b[q + 4] = U.toCounts(body.temperatureC[li]!, U.TEMPERATURE_C_PER_COUNT, 0, 255);
-            b[q + 5] = body.status[li]!;
-            q += PAYLOAD.JOINT_RECORD;
-          }
-          if (kind === Kind.HandState) {
-            const t0 = board!.spec.name.startsWith("Left") ? 6 : 11;
-            b[q] = body.touch[t0]! | (body.touch[t0 + 1]! << 1) | (body.touch[t0 + 2]! << 2);
-          }
-          break;
-        }
-        case Kind.FootState: {
-          const base = board!.spec.name.startsWith("Left") ? 0 : 4;
-          for (let k = 0; k < 4; k++) v.setUint16(p + 2 * k, U.fsrToCounts(body.fsrKg[base + k]!, this.#fsrGain[base + k]!, this.#fsrOffset[base + k]!), true);
-          const t0 = base === 0 ? 4 : 9;
-          b[p + 8] = body.touch[t0]! | (body.touch[t0 + 1]! << 1);
-          break;
-        }
-        case Kind.ChestState:
-          b[p] = body.touch[0]!;
-          break;
-        case Kind.InertialState:
-          for (let k = 0; k < 3; k++) v.setInt16(p + 2 * k, U.toCounts(body.accelerometerMps2[k]!, U.ACCEL_MPS2_PER_COUNT, U.I16.min, U.I16.max), true);
-          for (let k = 0; k < 3; k++) v.setInt16(p + 6 + 2 * k, U.toCounts(body.gyroscopeRadS[k]!, U.GYRO_RADS_PER_COUNT, U.I16.min, U.I16.max), true);
-          for (let k = 0; k < 2; k++) v.setInt16(p + 12 + 2 * k, U.toCounts(body.anglesRad[k]! + this.#angleOffset[k]!, U.ANGLE_RAD_PER_COUNT, U.I16.min, U.I16.max), true);
-          break;
-        case Kind.BatteryState:
-          v.setUint16(p, U.toCounts(body.batteryCharge, U.BATTERY_CHARGE_PER_COUNT, 0, 65535), true);
-          v.setUint16(p + 2, body.batteryStatusBits, true);
-          v.setInt16(p + 4, U.toCounts(body.batteryCurrentA, U.BATTERY_CURRENT_A_PER_COUNT, U.I16.min, U.I16.max), true);
-          v.setUint16(p + 6, U.toCounts(body.batteryTemperatureC, U.BATTERY_TEMPERATURE_C_PER_COUNT, 0, 65535), true);
-          break;
-        case Kind.SonarState:
-          v.setUint16(p, U.toCounts(body.sonarM[0]!, U.SONAR_M_PER_COUNT, 0, 65535), true);
-          v.setUint16(p + 2, U.toCounts(body.sonarM[1]!, U.SONAR_M_PER_COUNT, 0, 65535), true);
-          break;
-        case Kind.HeadState: {
-          b[p] = body.touch[1]! | (body.touch[2]! << 1) | (body.touch[3]! << 2);
-          v.setUint16(p + 1, U.toCounts(body.headVoltageV, U.HEAD_VOLTAGE_V_PER_COUNT, 0, 65535), true);
-          const currentA = body.headPowerW / body.headVoltageV;
-          v.setInt16(p + 3, U.toCounts(currentA, U.HEAD_CURRENT_A_PER_COUNT, U.I16.min, U.I16.max), true);
-          v.setUint16(p + 5, U.toCounts(body.headPowerW, U.HEAD_POWER_W_PER_COUNT, 0, 65535), true);
-          v.setInt16(p + 7, body.faceTemperatureValid ? U.toCounts(body.faceTemperatureC, U.TMP100_C_PER_COUNT, U.I16.min, U.I16.max) & 0xfff0 : 0, true);
-          b[p + 9] = body.faceTemperatureValid ? HEAD_FLAG_TMP100_VALID : 0;
-          break;
-        }
-      }
+    const layout = this.#cycleLayout;
+    for (let m = 0; m < layout.length; m++) {
+      const e = layout[m]!;
+      this.#writers[e.kind]!(b, v, e.offset, e.board);
     }
     t.seal();
-    this.#answer.set(b.subarray(0, t.length));
+    this.#answer.set(b); // the template's buffer is exactly one frame long
     return t.length;
+  }
+
+  #joints(b: Uint8Array, v: DataView, p: number, board: SimBoard, hand: boolean): void {
+    const body = this.body;
+    let q = p;
+    for (let j = 0; j < board.joints.length; j++) {
+      const li = board.joints[j]!;
+      const rad = body.positionRad[li]!;
+      const raw = isHand(li) ? U.handToCounts(rad, this.#zero[li]!) : U.jointAngleToCounts(rad, this.#zero[li]!);
+      v.setUint16(q, raw, true);
+      v.setUint16(q + 2, U.toCounts(body.currentA[li]!, U.CURRENT_A_PER_COUNT, 0, 65535), true);
+      b[q + 4] = U.toCounts(body.temperatureC[li]!, U.TEMPERATURE_C_PER_COUNT, 0, 255);
+      b[q + 5] = body.status[li]!;
+      q += PAYLOAD.JOINT_RECORD;
+    }
+    if (hand) {
+      const t0 = board.spec.name.startsWith("Left") ? 6 : 11;
+      b[q] = body.touch[t0]! | (body.touch[t0 + 1]! << 1) | (body.touch[t0 + 2]! << 2);
+    }
+  }
+
+  #foot(b: Uint8Array, v: DataView, p: number, board: SimBoard): void {
+    const body = this.body;
+    const base = board.spec.name.startsWith("Left") ? 0 : 4;
+    for (let k = 0; k < 4; k++) v.setUint16(p + 2 * k, U.fsrToCounts(body.fsrKg[base + k]!, this.#fsrGain[base + k]!, this.#fsrOffset[base + k]!), true);
+    const t0 = base === 0 ? 4 : 9;
+    b[p + 8] = body.touch[t0]! | (body.touch[t0 + 1]! << 1);
+  }
+
+  #inertial(v: DataView, p: number): void {
+    const body = this.body;
+    for (let k = 0; k < 3; k++) v.setInt16(p + 2 * k, U.toCounts(body.accelerometerMps2[k]!, U.ACCEL_MPS2_PER_COUNT, U.I16.min, U.I16.max), true);
+    for (let k = 0; k < 3; k++) v.setInt16(p + 6 + 2 * k, U.toCounts(body.gyroscopeRadS[k]!, U.GYRO_RADS_PER_COUNT, U.I16.min, U.I16.max), true);
+    for (let k = 0; k < 2; k++) v.setInt16(p + 12 + 2 * k, U.toCounts(body.anglesRad[k]! + this.#angleOffset[k]!, U.ANGLE_RAD_PER_COUNT, U.I16.min, U.I16.max), true);
+  }
+
+  #battery(v: DataView, p: number): void {
+    const body = this.body;
+    v.setUint16(p, U.toCounts(body.batteryCharge, U.BATTERY_CHARGE_PER_COUNT, 0, 65535), true);
+    v.setUint16(p + 2, body.batteryStatusBits, true);
+    v.setInt16(p + 4, U.toCounts(body.batteryCurrentA, U.BATTERY_CURRENT_A_PER_COUNT, U.I16.min, U.I16.max), true);
+    v.setUint16(p + 6, U.toCounts(body.batteryTemperatureC, U.BATTERY_TEMPERATURE_C_PER_COUNT, 0, 65535), true);
+  }
+
+  #sonar(v: DataView, p: number): void {
+    v.setUint16(p, U.toCounts(this.body.sonarM[0]!, U.SONAR_M_PER_COUNT, 0, 65535), true);
+    v.setUint16(p + 2, U.toCounts(this.body.sonarM[1]!, U.SONAR_M_PER_COUNT, 0, 65535), true);
+  }
+
+  #head(b: Uint8Array, v: DataView, p: number): void {
+    const body = this.body;
+    b[p] = body.touch[1]! | (body.touch[2]! << 1) | (body.touch[3]! << 2);
+    v.setUint16(p + 1, U.toCounts(body.headVoltageV, U.HEAD_VOLTAGE_V_PER_COUNT, 0, 65535), true);
+    v.setInt16(p + 3, U.toCounts(body.headPowerW / body.headVoltageV, U.HEAD_CURRENT_A_PER_COUNT, U.I16.min, U.I16.max), true);
+    v.setUint16(p + 5, U.toCounts(body.headPowerW, U.HEAD_POWER_W_PER_COUNT, 0, 65535), true);
+    const valid = body.faceTemperatureValid;
+    v.setInt16(p + 7, valid ? U.toCounts(body.faceTemperatureC, U.TMP100_C_PER_COUNT, U.I16.min, U.I16.max) & 0xfff0 : 0, true);
+    b[p + 9] = valid ? HEAD_FLAG_TMP100_VALID : 0;
   }
 }

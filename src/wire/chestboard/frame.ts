@@ -12,7 +12,7 @@
  * Hot path: `indexFrame` fills a preallocated {@link FrameIndex}; `FrameTemplate` builds a frame
  * once and lets the caller overwrite payload bytes in place, then `seal()` refreshes the CRC.
  */
-import { crc32 } from "../crc32.js";
+import { crc32Matches, crc32Write } from "../crc32.js";
 import { FRAME } from "./constants.js";
 
 /** One message: the three header bytes and the payload after them. */
@@ -65,12 +65,9 @@ export class FrameIndex {
   readonly lengths = new Int32Array(FRAME.MAX_MESSAGES);
   count = 0;
   fault: FrameFault = FrameFault.None;
-  /** CRC read from the frame's tail (valid once the length checks passed). */
-  crc = 0;
 }
 
 const u16 = (b: Uint8Array, at: number) => b[at]! | (b[at + 1]! << 8);
-const u32 = (b: Uint8Array, at: number) => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
 
 /**
  * Index the messages of `bytes[0, length)` into `into`. Returns the message count (0 with
@@ -97,8 +94,7 @@ export function indexFrame(bytes: Uint8Array, length: number, into: FrameIndex):
     if (at > bodyEnd) return fail(into, FrameFault.LengthTableMismatch);
   }
   if (at !== bodyEnd) return fail(into, FrameFault.LengthTableMismatch);
-  into.crc = u32(bytes, bodyEnd);
-  if (crc32(bytes, 0, bodyEnd) !== into.crc) return fail(into, FrameFault.CrcMismatch);
+  if (!crc32Matches(bytes, 0, bodyEnd, bodyEnd)) return fail(into, FrameFault.CrcMismatch);
   into.count = count;
   return count;
 }
@@ -171,13 +167,8 @@ export function encodeFrame(messages: readonly ChestMessage[]): Uint8Array {
   return buf;
 }
 
-function writeCrc(buf: Uint8Array, bodyEnd: number): number {
-  const c = crc32(buf, 0, bodyEnd);
-  buf[bodyEnd] = c & 0xff;
-  buf[bodyEnd + 1] = (c >>> 8) & 0xff;
-  buf[bodyEnd + 2] = (c >>> 16) & 0xff;
-  buf[bodyEnd + 3] = c >>> 24;
-  return c;
+function writeCrc(buf: Uint8Array, bodyEnd: number): void {
+  crc32Write(buf, 0, bodyEnd, bodyEnd);
 }
 
 /**
@@ -189,7 +180,6 @@ export class FrameTemplate {
   readonly bytes: Uint8Array;
   readonly length: number;
   readonly #payloadOffsets: Int32Array;
-  #crc = 0;
 
   constructor(messages: readonly ChestMessage[]) {
     this.length = frameSize(messages);
@@ -206,12 +196,8 @@ export class FrameTemplate {
   payloadOffset(i: number): number {
     return this.#payloadOffsets[i]!;
   }
-  /** Recompute the CRC after payload writes; returns it (the value the ack must echo). */
-  seal(): number {
-    this.#crc = writeCrc(this.bytes, this.length - FRAME.CRC_BYTES);
-    return this.#crc;
-  }
-  get crc(): number {
-    return this.#crc;
+  /** Recompute the trailing CRC after payload writes (the ack must echo those four bytes). */
+  seal(): void {
+    writeCrc(this.bytes, this.length - FRAME.CRC_BYTES);
   }
 }
