@@ -1,8 +1,24 @@
-import { CliError } from "./errors.js";
+/** `bodylink serve --body tny360`: the simulated TNY-360 (or a real one with --tny-host) and its binary API server. */
+import { parseTnyHost, Tny360Robot } from "../runtime/tny360-robot.js";
+import { startTnyServer } from "../serve/tny/server.js";
 import type { ServeOptions } from "./serve.js";
-import type { RobotBase } from "../runtime/robot.js";
 
-// TODO(#5): replaced by the TNY-360 wiring when src/runtime/tny360-robot.ts lands.
-export async function startTny(_o: ServeOptions): Promise<{ robot: RobotBase; closers: Array<() => Promise<void>>; lines: string[]; tnyUrl: string | null }> {
-  throw new CliError("the tny360 body is not wired yet", 2);
+export async function startTny(o: ServeOptions): Promise<{ robot: Tny360Robot; closers: Array<() => Promise<void>>; lines: string[]; tnyUrl: string | null }> {
+  const target = o.tnyHost ? parseTnyHost(o.tnyHost) : null;
+  const robot = await Tny360Robot.create(target ? { host: target.host, port: target.port } : { seed: o.seed });
+  await robot.start();
+  const closers: Array<() => Promise<void>> = [() => robot.stop()];
+  const lines = [
+    target
+      ? `tny360: real TNY-360 at ws://${target.host}:${target.port}/ (${robot.state.link === "ok" ? "connected" : "not reachable yet, retrying"}), polled at up to 50 Hz`
+      : "tny360: simulated TNY-360 (14 joints, 200 Hz)",
+  ];
+  let tnyUrl: string | null = null;
+  if (o.tny) {
+    const server = await startTnyServer(robot, { host: o.host, port: o.tnyPort });
+    closers.unshift(() => server.close());
+    tnyUrl = `ws://${o.host}:${server.port}/`;
+    lines.push(`TNY-360 API: ${tnyUrl} (binary WebSocket, at most 3 connections)`);
+  }
+  return { robot, closers, lines, tnyUrl };
 }
