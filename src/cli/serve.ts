@@ -9,6 +9,7 @@ import { startLolaServer } from "../serve/lola/server.js";
 import { NaoRobot } from "../runtime/nao-robot.js";
 import { P7Robot } from "../runtime/p7-robot.js";
 import type { RobotBase } from "../runtime/robot.js";
+import type { Tny360Robot } from "../runtime/tny360-robot.js";
 import { openUsbChestboard } from "../transport/usb.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
 import { findRuntime, removeRuntime, writeRuntime } from "./discovery.js";
@@ -44,7 +45,7 @@ export interface RunningRuntime {
 export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   const closers: Array<() => Promise<void>> = [];
   const lines: string[] = [];
-  let robot: RobotBase;
+  let robot: NaoRobot | P7Robot | Tny360Robot;
   let transport = "sim";
   let lolaPath: string | null = null;
   let tnyUrl: string | null = null;
@@ -82,7 +83,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     } else {
       throw new CliError(`unknown body ${JSON.stringify(o.body)}; choose nao, p7 or tny360`, 2);
     }
-    const api = await startApiServer(robot as Parameters<typeof startApiServer>[0], { host: o.host, port: o.apiPort });
+    const api = await startApiServer(robot, { host: o.host, port: o.apiPort });
     closers.unshift(() => api.close());
     lines.push(`robot API: ${api.url}  (state stream ${api.url.replace(/^http/, "ws")}/v1/stream, OpenAPI ${api.url}/openapi.json)`);
     writeRuntime({ pid: process.pid, body: o.body, transport, apiUrl: api.url, lolaPath, tnyUrl, startedAt: new Date().toISOString() });

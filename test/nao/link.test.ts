@@ -223,3 +223,22 @@ describe("motor-board handshake", () => {
     expect(reports.find((r) => r.name === "LeftArmBoard")).toMatchObject({ serial: 42, serialMismatch: true, accepted: true });
   });
 });
+
+describe("chest-board tools on the link", () => {
+  it("chest-version, chest-mode, and harakiri powering off the simulated body", async () => {
+    const sim = new SimChestboard();
+    const link = new ChestboardLink(sim);
+    expect(await link.readFirmwareVersion()).toBe("3.4.1207");
+    expect(await link.readMode()).toEqual({ code: 0, name: "Normal" });
+    await link.harakiri(false);
+    expect(sim.poweredOff).toBe(true);
+    await expect(link.readMode()).rejects.toThrow(/bulk write failed/);
+  });
+  it("harakiri -r reboots and the board keeps answering", async () => {
+    const sim = new SimChestboard();
+    const link = new ChestboardLink(sim);
+    await link.harakiri(true);
+    expect(sim.rebooted).toBe(1);
+    expect(sim.poweredOff).toBe(false);
+  });
+});

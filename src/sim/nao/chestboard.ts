@@ -87,6 +87,7 @@ export class SimChestboard implements ChestboardTransport {
   /** CRC-32 of the last frame received, little-endian, as the ack returns it. */
   readonly #lastCrc = new Uint8Array(4);
   readonly #replies: ChestMessage[] = [];
+  #powerOffAfterAnswer = false;
   #cycleTemplate: FrameTemplate | null = null;
   #cycleView: DataView | null = null;
   #cycleLayout: Array<{ offset: number; board: SimBoard | null; kind: Kind }> = [];
@@ -206,6 +207,10 @@ export class SimChestboard implements ChestboardTransport {
       this.corruptAnswers--;
       into[len >> 1]! ^= 0x5a;
     }
+    if (this.#powerOffAfterAnswer) {
+      this.#powerOffAfterAnswer = false;
+      this.poweredOff = true; // the body stops: every later transfer finds no device
+    }
     if (this.delayAnswers > 0 && this.#clock) {
       this.delayAnswers--;
       void this.#clock.sleepUntil(this.#clock.nowMs() + this.delayMs).then(() => done(len));
@@ -265,7 +270,7 @@ export class SimChestboard implements ChestboardTransport {
       // Answer what fits in one 512-byte bulk read; the host asks again for the rest.
       while (replies.length && frameSize(replies) > USB.BULK_IN_MAX_BYTES) replies.pop();
       this.#answerLength = encodeFrameInto(this.#answer, replies);
-      if (this.mode === ChestMode.Shutdown) this.poweredOff = true; // answered, then the power goes
+      if (this.mode === ChestMode.Shutdown) this.#powerOffAfterAnswer = true; // answered, then the power goes
       return;
     }
     if (cycle) {

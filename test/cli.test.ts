@@ -1,0 +1,127 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), "bodylink-cli-"));
+const env = { ...process.env, BODYLINK_RUNTIME_DIR: dir };
+const bin = ["--import", "tsx", "src/cli/main.ts"];
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await run(process.execPath, [...bin, ...args], { env, timeout: 60_000 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const x = e as { code: number; stdout: string; stderr: string };
+    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
+  }
+}
+
+describe("bodylink without a runtime", () => {
+  it("state fails with one clear line and a non-zero exit", async () => {
+    const r = await cli("state");
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/no runtime is running on this machine; start one with `bodylink serve`/);
+  });
+  it("prefs reads the (simulated) chest board directly: 76 values with units", async () => {
+    const r = await cli("prefs");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines).toHaveLength(77);
+    expect(lines.at(-1)).toBe("76 values, CRC ok");
+    expect(r.stdout).toMatch(/^Body\/BodyId\s+P0000073A07S94700012$/m);
+    expect(r.stdout).toMatch(/^FSR\/LFoot\/FrontLeft\/Gain\s+[\d.e-]+ kg\/count$/m);
+  });
+  it("boards shows the handshake; with --accept-board-version 10 the version-11 boards are rejected after 3 tries", async () => {
+    const ok = await cli("boards", "--json");
+    expect((JSON.parse(ok.stdout) as { accepted: boolean }[]).every((b) => b.accepted)).toBe(true);
+    const r = await cli("boards", "--accept-board-version", "10");
+    expect(r.stdout).toMatch(/HeadBoard\s+1\/0x10\s+0x[0-9a-f]+\s+11\s+3\s+Joint\s+REJECTED after 3: configuration version 11 not in accepted \[10\]/);
+  });
+  it("the chest tools answer on the simulated board", async () => {
+    expect((await cli("chest", "version")).stdout.trim()).toBe("3.4.1207");
+    expect((await cli("chest", "mode")).stdout.trim()).toBe("Normal (0)");
+    expect((await cli("chest", "harakiri")).stdout.trim()).toBe("chest board: powering off");
+  });
+  it("serve --usb fails with one clear line when no chest board is present", async () => {
+    const r = await cli("serve", "--usb", "--api-port", "0", "--no-lola");
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^bodylink: no chest board found \(USB vendor id 0xffff\).*\[BL_ERR_LINK_NO_DEVICE\]$/);
+  });
+  it("bad flags are usage errors (exit 2) and --help works everywhere", async () => {
+    expect((await cli("serve", "--api-port", "99999")).code).toBe(2);
+    expect((await cli("serve", "--body", "hexapod", "--api-port", "0", "--no-lola")).stderr).toMatch(/unknown body "hexapod"; choose nao, p7 or tny360/);
+    for (const c of [[], ["serve"], ["state"], ["prefs"], ["boards"], ["chest"], ["chest", "harakiri"]]) {
+      const r = await cli(...c, "--help");
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: bodylink/);
+    }
+  });
+});
+
+describe("bodylink serve (the README's first command, on the simulator)", () => {
+  let server: ChildProcess;
+  let out = "";
+  const lolaPath = join(dir, "robocup");
+  beforeAll(async () => {
+    server = spawn(process.execPath, [...bin, "serve", "--api-port", "0", "--lola-path", lolaPath], { env });
+    server.stdout!.on("data", (d) => {
+      out += String(d);
+    });
+    const t0 = Date.now();
+    while (!/Ctrl-C to stop/.test(out)) {
+      if (Date.now() - t0 > 30_000) throw new Error(`serve did not start: ${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }, 40_000);
+  afterAll(() => {
+    server.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("prints where it serves", () => {
+    expect(out).toMatch(/nao: simulated chest board, body P0000073A07S94700012, 15\/15 boards started/);
+    expect(out).toContain(`LoLA socket: ${lolaPath}`);
+    expect(out).toMatch(/robot API: http:\/\/127\.0\.0\.1:\d+/);
+  });
+  it("`bodylink state` finds it without flags and shows a plausible state", async () => {
+    const r = await cli("state", "--json");
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout) as { imu: { linear_acceleration: number[] }; battery: { charge: number }; joint_positions: number[] };
+    expect(Math.hypot(...s.imu.linear_acceleration)).toBeGreaterThan(9.5);
+    expect(Math.hypot(...s.imu.linear_acceleration)).toBeLessThan(10.1);
+    expect(s.battery.charge).toBeGreaterThan(0);
+    expect(s.battery.charge).toBeLessThanOrEqual(1);
+    expect(s.joint_positions).toHaveLength(26);
+  });
+  it("`bodylink state --watch --count 3` streams", async () => {
+    const r = await cli("state", "--watch", "--json", "--count", "3");
+    const seqs = r.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { seq: number }).seq);
+    expect(seqs).toHaveLength(3);
+    expect(seqs[2]!).toBeGreaterThan(seqs[0]!);
+  });
+  it("prefs and boards come from the runtime", async () => {
+    expect((await cli("prefs")).stdout).toMatch(/76 values, CRC ok/);
+    expect((await cli("boards")).stdout).toMatch(/RightFootBoard\s+5\/0x53\s+0x0\s+11/);
+  });
+  it("the chest tools and a second serve refuse while it holds the chest board", async () => {
+    const r = await cli("chest", "version");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the chest board is held by a running runtime \(pid \d+, sim\); stop it first: Ctrl-C in its terminal, or kill \d+/);
+    const s = await cli("serve", "--api-port", "0", "--no-lola");
+    expect(s.stderr).toMatch(/a runtime is already running \(pid \d+/);
+  });
+  it("stops cleanly on SIGINT: socket file and runtime record removed", async () => {
+    expect(existsSync(lolaPath)).toBe(true);
+    expect(existsSync(join(dir, "runtime.json"))).toBe(true);
+    const exited = new Promise<number | null>((r) => server.on("exit", (code) => r(code)));
+    server.kill("SIGINT");
+    expect(await exited).toBe(0);
+    expect(existsSync(lolaPath)).toBe(false);
+    expect(existsSync(join(dir, "runtime.json"))).toBe(false);
+  });
+});
