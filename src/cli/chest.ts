@@ -9,12 +9,13 @@ import type { ChestboardTransport } from "../transport/chestboard.js";
 import { ChestboardLink } from "../transport/chestboard-link.js";
 import { openUsbChestboard } from "../transport/usb.js";
 import { findRuntime } from "./discovery.js";
+import { BodylinkError } from "../errors.js";
 import { CliError } from "./errors.js";
 
 async function withFreeBoard<T>(o: { usb?: boolean }, f: (link: ChestboardLink, sim: SimChestboard | null) => Promise<T>): Promise<T> {
   const r = findRuntime();
   if (r && r.body === "nao") {
-    throw new CliError(`the chest board is held by a running runtime (pid ${r.pid}, ${r.transport}); stop it first: Ctrl-C in its terminal, or kill ${r.pid}`);
+    throw new BodylinkError("BL_ERR_LINK_BUSY", `pid ${r.pid}, ${r.transport}`, r.pid);
   }
   const sim = o.usb ? null : new SimChestboard();
   const transport: ChestboardTransport = sim ?? (await openUsbChestboard());

@@ -10,6 +10,7 @@ import { boardAnswer, prefsAnswer } from "../serve/api/bodies/nao.js";
 import { openUsbChestboard } from "../transport/usb.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
 import { findRuntime } from "./discovery.js";
+import { BodylinkError } from "../errors.js";
 import { CliError, parseIntOption } from "./errors.js";
 
 interface UrlOption {
@@ -29,7 +30,7 @@ async function getJson(base: string, path: string): Promise<unknown> {
   try {
     res = await fetch(base + path);
   } catch (e) {
-    throw new CliError(`no runtime answers at ${base} (${(e as Error).cause ?? (e as Error).message}); start one with \`bodylink serve\` (or pass --url)`);
+    throw new BodylinkError("BL_ERR_CLI_NO_RUNTIME", `${base} (${(e as Error).cause ?? (e as Error).message})`);
   }
   const body = (await res.json().catch(() => null)) as { message?: string; code?: string } | null;
   if (!res.ok) throw new CliError(`${path}: ${res.status} ${body?.code ?? ""} ${body?.message ?? ""}`.trim());
