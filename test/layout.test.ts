@@ -1,0 +1,39 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+/** Every relative import of every .ts file under `dir`, as a path from src/ ("wire/bytes.ts"). */
+function imports(dir: string): Array<{ file: string; target: string }> {
+  const out: Array<{ file: string; target: string }> = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (p.endsWith(".ts")) {
+        for (const m of readFileSync(p, "utf8").matchAll(/(?:^|\n)\s*(?:import|export)[^;]*?from\s+"([^"]+)"/g)) {
+          const spec = m[1]!;
+          const target = spec.startsWith(".") ? relative("src", resolve(d, spec)).replace(/\.js$/, ".ts") : spec;
+          out.push({ file: relative("src", p), target });
+        }
+      }
+    }
+  };
+  walk(join("src", dir));
+  return out;
+}
+
+describe("the layout shows the architecture (docs/architecture.md)", () => {
+  it("wire/ imports only wire/ and browser-safe packages: pure codecs, no Node built-ins", () => {
+    const browserSafe = new Set(["msgpackr"]); // LoLA's streaming command decoder (pure-JS fallback)
+    expect(imports("wire").filter((i) => !i.target.startsWith("wire/") && !browserSafe.has(i.target))).toEqual([]);
+  });
+  it("bodies/ imports only bodies/ and wire/", () => {
+    expect(imports("bodies").filter((i) => !/^(bodies|wire)\//.test(i.target))).toEqual([]);
+  });
+  it("client/ (browser SDK) imports only client/, wire/, bodies/ tables and the error table, never node:", () => {
+    expect(imports("client").filter((i) => !/^(client|wire|bodies)\//.test(i.target) && i.target !== "errors.ts")).toEqual([]);
+  });
+  it("runtime/ and sim/ never import the servers or the CLI", () => {
+    expect([...imports("runtime"), ...imports("sim"), ...imports("transport")].filter((i) => /^(serve|cli)\//.test(i.target))).toEqual([]);
+  });
+});
