@@ -1,5 +1,6 @@
 /**
- * Deterministic PRNG for the simulators (mulberry32) with a Gaussian helper.
+ * Deterministic PRNG shared by the simulators (mulberry32) with Gaussian helpers. Not for
+ * anything security-related.
  * State lives in typed arrays: a uint32 above 2^30 stored in an object field is boxed by V8, which
  * would allocate on every draw. No allocation per call.
  */
@@ -48,6 +49,19 @@ export class Rng {
       const a = 2 * Math.PI * this.next();
       out[i] = r * Math.cos(a);
       if (i + 1 < n) out[i + 1] = r * Math.sin(a);
+    }
+  }
+
+  /**
+   * Add normal noise with standard deviation `sigma` to `out[from, to)` in place (hot paths: no
+   * double crosses a call boundary).
+   */
+  addGaussian(out: Float64Array, from: number, to: number, sigma: number): void {
+    for (let i = from; i < to; i += 2) {
+      const r = Math.sqrt(-2 * Math.log(Math.max(1e-12, this.next())));
+      const a = 2 * Math.PI * this.next();
+      out[i] = out[i]! + sigma * r * Math.cos(a);
+      if (i + 1 < to) out[i + 1] = out[i + 1]! + sigma * r * Math.sin(a);
     }
   }
 }

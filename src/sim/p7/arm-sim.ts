@@ -43,7 +43,7 @@ import {
 } from "../../bodies/p7/joints.js";
 import { P7Kinematics } from "../../bodies/p7/kinematics.js";
 import { DEFAULT_P7_SIM_PARAMS, P7_SIM_ERROR, P7_SIM_MAX_CATCHUP_STEPS, P7_SIM_STEP_MS, type P7SimParams } from "./constants.js";
-import { SeededRandom } from "./random.js";
+import { Rng } from "../random.js";
 
 const N = P7_JOINT_COUNT;
 const DT_S = P7_SIM_STEP_MS / 1000;
@@ -116,7 +116,7 @@ function hasBit(value: number, bit: number): boolean {
 
 export class P7Sim {
   readonly params: Readonly<P7SimParams>;
-  readonly #rng: SeededRandom;
+  readonly #rng: Rng;
   readonly #kin = new P7Kinematics();
 
   // True joint state.
@@ -147,7 +147,7 @@ export class P7Sim {
 
   constructor(opts: P7SimOptions = {}) {
     this.params = Object.freeze({ ...DEFAULT_P7_SIM_PARAMS, ...opts.params });
-    this.#rng = new SeededRandom(opts.seed ?? 1);
+    this.#rng = new Rng(opts.seed ?? 1);
     this.#thermalAlpha = 1 - Math.exp(-DT_S / Math.max(1e-6, this.params.thermalTimeConstantS));
     const start = opts.initialAnglesRad ?? P7_HOME_RAD;
     if (start.length !== N) throw new RangeError(`initialAnglesRad needs ${N} values, got ${start.length}`);
