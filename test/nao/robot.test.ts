@@ -195,4 +195,21 @@ describe("commands, leases and safety", () => {
     expect(r.authority.holder()).toBeNull();
     expect(r.state.safetyReason).toBe("emergency stop: test");
   });
+  it("a delayed answer makes the next cycle an overrun, counted, and the late answer still lands", async () => {
+    const { r, run, sim, clock } = await robot();
+    run(2);
+    const seq = r.state.seq;
+    sim.delayAnswers = 1;
+    sim.delayMs = 30;
+    run(1); // the exchange is now waiting for the delayed bulk read
+    expect(r.link.busy).toBe(true);
+    run(1); // next cycle finds it in flight
+    expect(r.health().errors.overruns).toBe(1);
+    await clock.advance(30); // the answer arrives
+    expect(r.link.busy).toBe(false);
+    expect(r.state.seq).toBe(seq + 1);
+    run(1);
+    expect(r.state.seq).toBe(seq + 2);
+    expect(r.state.link).toBe("ok");
+  });
 });
