@@ -24,29 +24,19 @@
  */
 import type { TObject, TSchema } from "typebox";
 import type { BodylinkError } from "../../errors.js";
+import type { LinkStatus } from "../../client/messages.js";
 import type { BodyKind, RobotBase } from "../../runtime/robot.js";
 
 /** Which view of the state to build: the 20 Hz stream's units or REST's. */
 export type StateView = "stream" | "rest";
 
-/** Link status every state message carries (same words as RobotHealth.link). */
-export type ApiLinkStatus = "starting" | "ok" | "degraded" | "lost" | "stopped";
-
 /**
- * The envelope the server puts around every adapter's fields, on the stream and on REST.
- * `seq` and the timestamps are the **source cycle's**, not the time the message was sent.
+ * The state message's envelope and link words are the wire contract the client SDK defines
+ * (`src/client/messages.ts`); the server imports them rather than keeping a second copy.
  */
-export interface StateEnvelope {
-  readonly type: "state";
-  readonly body: BodyKind;
-  /** The runtime cycle that produced these values (increases by one per body cycle). */
-  readonly seq: number;
-  /** The source cycle's time on the runtime's monotonic clock, ms. */
-  readonly timestamp_ms: number;
-  /** The source cycle's wall-clock time, ms since the Unix epoch. */
-  readonly epoch_ms: number;
-  readonly link: ApiLinkStatus;
-}
+export type { StateEnvelope } from "../../client/messages.js";
+/** Link status every state message carries (same words as RobotHealth.link). */
+export type ApiLinkStatus = LinkStatus;
 
 /** The source cycle an adapter's fields come from (the server writes it into the envelope). */
 export interface SourceStamp {
