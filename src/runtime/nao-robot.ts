@@ -90,7 +90,7 @@ export class NaoRobot implements RobotBase, CycleBody {
 
   /** What the controlling client asked for. */
   readonly #requested = new NaoCommands();
-  readonly #decoder: { current: AnswerDecoder | null } = { current: null };
+  #decoder: AnswerDecoder | null = null;
   #frame: CommandFrame | null = null;
   /**
    * Doubles the cycle rewrites: [0] stiffness scale 0..1 (the safety ramp), [1] time of the last
@@ -160,7 +160,7 @@ export class NaoRobot implements RobotBase, CycleBody {
     for (const b of accepted) for (const j of b.joints) this.state.jointInitialized[LOLA_INDEX[j as LolaJoint]] = 1;
     this.#frame = new CommandFrame(accepted, interp.prefs);
     this.#f[2] = this.clock.epochMs() - this.clock.nowMs();
-    this.#decoder.current = new AnswerDecoder(interp.prefs);
+    this.#decoder = new AnswerDecoder(interp.prefs);
   }
 
   async start(): Promise<void> {
@@ -328,7 +328,7 @@ export class NaoRobot implements RobotBase, CycleBody {
     const s = this.state;
     const now = this.clock.nowMs();
     if (outcome === ExchangeOutcome.Answered) {
-      if (this.#decoder.current!.decode(this.link.answer, n, s)) {
+      if (this.#decoder!.decode(this.link.answer, n, s)) {
         this.#failures = 0;
         s.seq++;
         s.timestampMs = now;
@@ -345,7 +345,7 @@ export class NaoRobot implements RobotBase, CycleBody {
       }
       this.#errors.badFrames++;
       s.badFrames++;
-      this.#linkFailure(now, `answer frame unusable: ${FRAME_FAULT_TEXT[this.#decoder.current!.stats.fault]}`);
+      this.#linkFailure(now, `answer frame unusable: ${FRAME_FAULT_TEXT[this.#decoder!.stats.fault]}`);
     } else {
       if (outcome === ExchangeOutcome.Unacknowledged) this.#errors.unacknowledged++;
       else if (outcome === ExchangeOutcome.NoAnswer) this.#errors.noAnswer++;

@@ -11,8 +11,8 @@
  * prepare-side helpers (`request`, `readPreferences`, `handshake`, chest tools) allocate.
  */
 import { toHex } from "../wire/bytes.js";
-import { BOARDS, type BoardSpec, BoardType, ChestMode, ControlOp, HANDSHAKE, Kind, PREFS, Register, USB } from "../wire/chestboard/constants.js";
-import { type ChestMessage, decodeFrame, encodeFrame, FRAME_FAULT_TEXT } from "../wire/chestboard/frame.js";
+import { BOARDS, BoardType, ChestMode, ControlOp, HANDSHAKE, Kind, PREFS, Register, USB } from "../wire/chestboard/constants.js";
+import { type ChestMessage, decodeFrame, encodeFrame } from "../wire/chestboard/frame.js";
 import { type BoardConfiguration, decodeBoardConfiguration } from "../wire/chestboard/handshake.js";
 import { configRequest, controlCommand, prefReadRequest, readRegister, startCommand } from "../wire/chestboard/messages.js";
 import { decodePreferenceBlock, prefPiece } from "../wire/chestboard/prefs.js";
@@ -351,5 +351,3 @@ export class ChestboardLink {
   }
 }
 
-export { FRAME_FAULT_TEXT };
-export type { BoardSpec };
