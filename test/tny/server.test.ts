@@ -295,3 +295,45 @@ describe("TNY server: reply order and control", () => {
     await robot.stop();
   });
 });
+
+describe("TNY server: hostile upgrades", () => {
+  const rawUpgrade = (port: number, headers: string): Promise<import("node:net").Socket> =>
+    import("node:net").then(
+      ({ connect }) =>
+        new Promise((resolve) => {
+          const s = connect(port, "127.0.0.1", () => {
+            s.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n${headers}\r\n`);
+            resolve(s);
+          });
+          s.on("error", () => undefined);
+        }),
+    );
+
+  it("a client that resets while being refused does not crash the server", async () => {
+    const robot = await Tny360Robot.create();
+    const server = await startTnyServer(robot, { port: 0 });
+    const url = `ws://127.0.0.1:${server.port}/`;
+    const full = await Promise.all([RawSocket.open(url), RawSocket.open(url), RawSocket.open(url)]);
+    for (let i = 0; i < 5; i++) {
+      const s = await rawUpgrade(server.port, "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n");
+      s.resetAndDestroy();
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(statusOf(await full[0]!.roundTrip(req(1, "system", "ping", []))).status).toBe(Status.Ok);
+    for (const s of full) await s.close();
+    await server.close();
+    await robot.stop();
+  });
+
+  it("rejected handshakes do not use up connection slots", async () => {
+    const robot = await Tny360Robot.create();
+    const server = await startTnyServer(robot, { port: 0 });
+    for (let i = 0; i < 4; i++) (await rawUpgrade(server.port, "")).end(); // no Sec-WebSocket-Key: ws answers 400
+    await new Promise((r) => setTimeout(r, 50));
+    const s = await RawSocket.open(`ws://127.0.0.1:${server.port}/`);
+    expect(statusOf(await s.roundTrip(req(1, "system", "ping", []))).status).toBe(Status.Ok);
+    await s.close();
+    await server.close();
+    await robot.stop();
+  });
+});

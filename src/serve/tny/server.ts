@@ -71,7 +71,8 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
   const leaseMs = opts.leaseMs ?? 2000;
   const stats: DispatchStats = newDispatchStats();
   const sockets = new Set<WebSocket>();
-  let upgrading = 0;
+  /** Upgrade sockets still in their handshake. */
+  const pending = new Set<Duplex>();
   let accepted = 0;
   let refusedConnections = 0;
   let nextId = 1;
@@ -84,16 +85,21 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
 
   http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (sockets.size + upgrading >= maxConnections) {
+    // Every upgrade socket gets an error listener first: Node removes its own from upgrade
+    // sockets, and a reset (even of a socket we are refusing) must never crash the runtime.
+    socket.on("error", () => socket.destroy());
+    if (sockets.size + pending.size >= maxConnections) {
       refusedConnections++;
       const body = `at most ${maxConnections} connections; close one first\n`;
       socket.end(`HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
       return;
     }
-    upgrading++;
-    socket.on("error", () => undefined); // a reset during the handshake must not crash the server
+    // A handshake ws rejects (bad key, version, method) or a socket closed mid-handshake never
+    // reaches the callback: count it pending until it either upgrades or closes.
+    pending.add(socket);
+    socket.once("close", () => pending.delete(socket));
     wss.handleUpgrade(req, socket, head, (ws) => {
-      upgrading--;
+      pending.delete(socket);
       onConnection(ws, req);
     });
   });
