@@ -103,6 +103,8 @@ export class NaoRobot implements RobotBase, CycleBody {
   readonly #recoveryMs: number;
   #failures = 0;
   #faultReason: string | null = null;
+  /** The lease whose command is in #requested: a new holder's stiffness flows only once it commands. */
+  #commandLease: string | null = null;
   /** Why control last ended ("control expired: …"), until someone takes it again. */
   #releaseReason: string | null = null;
   /** True after a fault until stiffness is back to full: regain it on the ramp, never in one jump. */
@@ -177,7 +179,8 @@ export class NaoRobot implements RobotBase, CycleBody {
     this.#stopped = true;
     this.authority.revoke();
     await this.loop.stop();
-    // Last word to the body: stiffness 0.
+    // Last word to the body: stiffness 0. A USB exchange may still be in flight: let it finish.
+    for (let i = 0; i < 40 && this.link.busy; i++) await new Promise((r) => setTimeout(r, 5));
     if (this.#frame && !this.link.busy) {
       this.#f[0] = 0;
       this.#frame.encode(this.#requested, 0, this.state.stiffness);
@@ -210,6 +213,7 @@ export class NaoRobot implements RobotBase, CycleBody {
     if (!c.ok) return c;
     this.#motion = null;
     this.#estop = null;
+    this.#commandLease = leaseId;
     return { ok: true, problems: applyCommandUpdate(this.#requested, update) };
   }
 
@@ -231,6 +235,7 @@ export class NaoRobot implements RobotBase, CycleBody {
     for (let i = 0; i < 25; i++) if (this.state.jointInitialized[i]) maxDelta = Math.max(maxDelta, Math.abs(to[i]! - from[i]!));
     const moveS = Math.max(SMOOTH_MIN_S, maxDelta / SMOOTH_SPEED_RADS);
     this.#estop = null;
+    this.#commandLease = leaseId;
     this.#motion = { kind, leaseId, t0Ms: this.clock.nowMs(), moveMs: moveS * 1000, fadeMs, from, to: Float64Array.from(to), fromStiffness: Float64Array.from(this.#requested.stiffness) };
     return { ok: true, estimatedS: moveS + fadeMs / 1000 };
   }
@@ -289,12 +294,18 @@ export class NaoRobot implements RobotBase, CycleBody {
       reason = this.#faultReason;
       this.#recovering = true;
     } else if (!holder) reason = this.#releaseReason ?? "no client holds control";
+    // The previous holder's targets are not the new holder's: keep ramping down until it commands.
+    else if (holder.id !== this.#commandLease) reason = `${holder.owner} holds control and has not commanded yet`;
     const step = this.periodMs * this.#rampPerMs;
     const f = this.#f;
     if (reason) {
       f[0] = Math.max(0, f[0]! - step);
       // Once limp, hold the measured positions so that regaining stiffness does not jump.
-      if (f[0] === 0 && this.state.valid) this.#requested.position.set(this.state.position);
+      if (f[0] === 0) {
+        if (this.state.valid) this.#requested.position.set(this.state.position);
+        // Targets nobody holds any more are dropped; a holder's own survive a fault's ramp.
+        if (!holder || holder.id !== this.#commandLease) this.#requested.stiffness.fill(0);
+      }
     } else if (this.#recovering) {
       f[0] = Math.min(1, f[0]! + step);
       if (f[0] === 1) this.#recovering = false;

@@ -48,6 +48,8 @@ describe("examples/lola-client.ts", () => {
     expect(r.stdout).toMatch(/done after 167 cycles/);
     expect(owners[0]).toBe("lola:client#1");
     expect(logs.some((l) => /lola:client#1 disconnected \(\d+ sensor messages sent, 0 dropped, 167 commands\)/.test(l))).toBe(true);
+    // The example's last command (stiffness 0) may land after the last cycle before it exited.
+    await new Promise((r) => setTimeout(r, 50));
     expect(robot.state.stiffness[0]).toBe(0);
   });
 

@@ -212,4 +212,25 @@ describe("commands, leases and safety", () => {
     expect(r.state.seq).toBe(seq + 2);
     expect(r.state.link).toBe("ok");
   });
+  it("a new holder does not inherit the previous holder's stiffness: it flows only once it commands", async () => {
+    const { r, run } = await robot({ stiffnessRampMs: 120 });
+    const a = r.authority.acquire("a", "api", 60_000);
+    if (!a.ok) throw new Error();
+    r.command(a.lease.id, { Stiffness: new Array(25).fill(1) });
+    run(3);
+    expect(r.state.stiffness[0]).toBe(1);
+    a.lease.release();
+    run(3); // mid-ramp
+    const b = r.authority.acquire("b", "api", 60_000);
+    if (!b.ok) throw new Error();
+    run(1);
+    expect(r.state.stiffness[0]).toBeLessThan(1);
+    expect(r.state.safetyReason).toBe("b holds control and has not commanded yet");
+    run(20);
+    expect(r.state.stiffness[0]).toBe(0); // A's targets were dropped, not handed to B
+    r.command(b.lease.id, { Stiffness: new Array(25).fill(0.5) });
+    run(1);
+    expect(r.state.stiffness[0]).toBeCloseTo(0.5, 2);
+    expect(r.state.safetyReason).toBeNull();
+  });
 });
