@@ -84,3 +84,36 @@ describe("Authority", () => {
     expect(a.holder()).toBeNull();
   });
 });
+
+describe("CycleLoop when code throws", () => {
+  it("a throwing cycle or listener is counted, the body is told, and the loop and other listeners go on", () => {
+    const clock = new SimClock();
+    const told: unknown[] = [];
+    let n = 0;
+    const loop = new CycleLoop(
+      {
+        periodMs: 12,
+        cycle: () => {
+          if (++n === 2) throw new Error("bug in cycle");
+        },
+        onCycleError: (e) => told.push(e),
+      },
+      clock,
+    );
+    const seen: number[] = [];
+    loop.onCycle(() => {
+      throw new Error("bug in a listener");
+    });
+    loop.onCycle((seq) => seen.push(seq));
+    const log = console.error;
+    console.error = () => {};
+    try {
+      for (let i = 0; i < 3; i++) loop.step();
+    } finally {
+      console.error = log;
+    }
+    expect(seen).toEqual([1, 2, 3]);
+    expect(told.map((e) => (e as Error).message)).toEqual(["bug in cycle"]);
+    expect(loop.errors).toBe(4);
+  });
+});

@@ -16,6 +16,8 @@ export interface CycleBody {
   cycle(nowMs: number): void;
   /** A cycle started `lateByMs` after its deadline (beyond the loop's bound). */
   onLate?(lateByMs: number): void;
+  /** `cycle` threw (a bug): go to a safe state. The loop keeps running. */
+  onCycleError?(error: unknown): void;
 }
 
 export interface LoopOptions {
@@ -100,14 +102,38 @@ export class CycleLoop {
 
   #runOne(now: number, lateBy: number): void {
     const late = lateBy > this.#lateBoundMs;
-    if (late) this.#body.onLate?.(lateBy);
-    this.#body.cycle(now);
+    try {
+      if (late) this.#body.onLate?.(lateBy);
+      this.#body.cycle(now);
+    } catch (e) {
+      // A bug, not a link error (bodies report those in their state). The loop goes on, so the
+      // body's safety logic keeps running; the body is told (NaoRobot ramps stiffness to 0).
+      this.#failed("cycle", e);
+      try {
+        this.#body.onCycleError?.(e);
+      } catch {
+        // onCycleError must not take the loop down either
+      }
+    }
     const end = this.#clock.nowMs();
     const period = Number.isNaN(this.#lastStartMs) ? this.#body.periodMs : now - this.#lastStartMs;
     this.#lastStartMs = now;
     this.timing.record(period, end - now, late);
     const seq = ++this.#seq;
     const ls = this.#listeners;
-    for (let i = 0; i < ls.length; i++) ls[i]!(seq, now);
+    for (let i = 0; i < ls.length; i++) {
+      try {
+        ls[i]!(seq, now);
+      } catch (e) {
+        this.#failed("cycle listener", e); // one server's bug must not stop the cycle or the others
+      }
+    }
+  }
+
+  /** Exceptions caught in cycles and listeners (bugs); the first and every 1000th are logged. */
+  errors = 0;
+
+  #failed(where: string, e: unknown): void {
+    if (this.errors++ % 1000 === 0) console.error(`bodylink: ${where} threw (${this.errors} so far): ${(e as Error)?.stack ?? e}`);
   }
 }

@@ -274,6 +274,10 @@ export class NaoRobot implements RobotBase, CycleBody {
     this.link.exchange(frame.template.bytes, frame.template.length, this.#afterExchange);
   }
 
+  onCycleError(error: unknown): void {
+    this.#fault(this.clock.nowMs(), `internal error in the cycle: ${(error as Error)?.message ?? error}`);
+  }
+
   onLate(lateByMs: number): void {
     this.#errors.lateCycles++;
     if (lateByMs > this.#safetyLateBoundMs) this.#fault(this.clock.nowMs(), "cycle ran late");
