@@ -15,7 +15,10 @@ export async function startTny(o: ServeOptions): Promise<{ robot: Tny360Robot; c
   ];
   let tnyUrl: string | null = null;
   if (o.tny) {
-    const server = await startTnyServer(robot, { host: o.host, port: o.tnyPort });
+    const server = await startTnyServer(robot, { host: o.host, port: o.tnyPort }).catch(async (e: unknown) => {
+      await robot.stop(); // the caller gets no closers when this throws: stop the robot here
+      throw e;
+    });
     closers.unshift(() => server.close());
     tnyUrl = `ws://${o.host}:${server.port}/`;
     lines.push(`TNY-360 API: ${tnyUrl} (binary WebSocket, at most 3 connections)`);

@@ -233,7 +233,8 @@ export class RemoteTny360 {
       return;
     }
     if (this.#keeper.update(nowMs)) this.#forwardVelocity();
-    if (!this.#polling) void this.#poll(nowMs);
+    // A reply of an unexpected shape must not become an unhandled rejection (it would end the process).
+    if (!this.#polling) this.#poll(nowMs).catch(() => this.counters.pollErrors++);
   }
 
   async #poll(startMs: number): Promise<void> {

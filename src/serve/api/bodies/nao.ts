@@ -55,9 +55,9 @@ const TOUCH_PARTS = Object.keys(TOUCH) as TouchPart[];
 const LEDS = {
   chest: { key: "Chest", n: 3, doc: "R, G, B" },
   left_ear: { key: "LEar", n: 10, doc: "segment i at 36·i degrees" },
-  right_ear: { key: "REar", n: 10, doc: "segment i at 36·i degrees" },
+  right_ear: { key: "REar", n: 10, doc: "segment i at 324 − 36·i degrees (LoLA's REar order: 324°, 288°, …, 0°)" },
   left_eye: { key: "LEye", n: 24, doc: "R×8, G×8, B×8; within each colour 45°, 0°, 315°, 270°, 225°, 180°, 135°, 90°" },
-  right_eye: { key: "REye", n: 24, doc: "R×8, G×8, B×8 (LoLA's order, lola.md §5.2)" },
+  right_eye: { key: "REye", n: 24, doc: "R×8, G×8, B×8; within each colour 0°, 45°, 90°, …, 315°" },
   left_foot: { key: "LFoot", n: 3, doc: "R, G, B" },
   right_foot: { key: "RFoot", n: 3, doc: "R, G, B" },
   skull: { key: "Skull", n: 12, doc: "LoLA's skull order (lola.md §5.2)" },
