@@ -299,7 +299,7 @@ export class NaoRobot implements RobotBase, CycleBody {
       this.#recovering = true;
     } else if (!holder) reason = this.#releaseReason ?? "no client holds control";
     // The previous holder's targets are not the new holder's: keep ramping down until it commands.
-    else if (holder.id !== this.#commandLease) reason = `${holder.owner} holds control and has not commanded yet`;
+    else if (holder.id !== this.#commandLease) reason = this.#waitingFor(holder.id, holder.owner);
     const step = this.periodMs * this.#rampPerMs;
     const f = this.#f;
     if (reason) {
@@ -318,6 +318,13 @@ export class NaoRobot implements RobotBase, CycleBody {
       f[0] = 1;
     }
     this.state.safetyReason = reason;
+  }
+
+  #waiting = { leaseId: "", text: "" };
+  /** The "has not commanded yet" reason, built once per holder (no string per cycle). */
+  #waitingFor(leaseId: string, owner: string): string {
+    if (this.#waiting.leaseId !== leaseId) this.#waiting = { leaseId, text: `${owner} holds control and has not commanded yet` };
+    return this.#waiting.text;
   }
 
   #stepMotion(m: Motion, nowMs: number): void {
