@@ -37,6 +37,7 @@ import { BodylinkError, type ErrorCode } from "../../errors.js";
 import { DEFAULT_LEASE_MS, type LeaseInfo, type LeaseSource, MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
 import type { RobotHealth } from "../../runtime/robot.js";
 import type { BodyAdapter } from "./adapter.js";
+import { registerDashboard } from "./dashboard.js";
 import type { NaoRobot } from "../../runtime/nao-robot.js";
 import type { P7Robot } from "../../runtime/p7-robot.js";
 import type { Tny360Robot } from "../../runtime/tny360-robot.js";
@@ -133,6 +134,7 @@ export function buildApiServer(robot: ApiRobot, opts: ApiServerOptions = {}): Fa
     },
   });
   app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  registerDashboard(app); // GET / and /dashboard/… (docs/dashboard.md), hidden from the OpenAPI document
 
   // Routes go in a child plugin so @fastify/swagger's and @fastify/websocket's hooks see them.
   app.register(async (api) => {
