@@ -35,12 +35,24 @@ export async function step(robot: AnyRobot, clock: SimClock, n = 1): Promise<voi
 }
 
 /** Build the app and record every route it registers (method + url), HEAD excluded. */
-export async function appWithRoutes(robot: AnyRobot): Promise<{ app: FastifyInstance; routes: Set<string> }> {
-  const app = buildApiServer(robot);
+/**
+ * The app and every API route it registers. The dashboard's page routes (GET /, /dashboard/…) are
+ * left out on purpose: they serve HTML and assets, are hidden from the OpenAPI document, and have
+ * their own test (test/dashboard).
+ */
+export async function appWithRoutes(robot: AnyRobot): Promise<{ app: FastifyInstance; routes: Set<string>; pages: Set<string> }> {
   const routes = new Set<string>();
-  app.addHook("onRoute", (r) => {
-    for (const m of Array.isArray(r.method) ? r.method : [r.method]) if (m !== "HEAD") routes.add(`${m} ${r.url}`);
+  const pages = new Set<string>();
+  const app = buildApiServer(robot, {
+    onRoute: (r) => {
+      const hidden = (r.schema as { hide?: boolean } | undefined)?.hide === true;
+      for (const m of Array.isArray(r.method) ? r.method : [r.method]) {
+        if (m === "HEAD") continue;
+        if (hidden && (r.url === "/" || r.url.startsWith("/dashboard/"))) pages.add(`${m} ${r.url}`);
+        else routes.add(`${m} ${r.url}`);
+      }
+    },
   });
   await app.ready();
-  return { app, routes };
+  return { app, routes, pages };
 }

@@ -387,3 +387,15 @@ describe("TNY-360 robot API (inject, simulated time)", () => {
     expect(routes).toContain("POST /v1/commands/velocity");
   });
 });
+
+describe("routes outside the OpenAPI document", () => {
+  it("are exactly the dashboard's page routes, and they answer", async () => {
+    const robot = await simNao();
+    const { app, pages } = await appWithRoutes(robot);
+    expect([...pages].sort()).toEqual(["GET /", "GET /dashboard/:file"]);
+    const page = await app.inject({ url: "/" });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers["content-type"]).toMatch(/text\/html/);
+    await app.close();
+  });
+});

@@ -31,7 +31,7 @@ import type { AddressInfo } from "node:net";
 import swagger from "@fastify/swagger";
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import websocket from "@fastify/websocket";
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type RouteOptions } from "fastify";
 import Type from "typebox";
 import { BodylinkError, type ErrorCode } from "../../errors.js";
 import { DEFAULT_LEASE_MS, type LeaseInfo, type LeaseSource, MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
@@ -66,6 +66,8 @@ import { StateStream, type StreamOptions } from "./stream.js";
 export type ApiRobot = NaoRobot | P7Robot | Tny360Robot;
 
 export interface ApiServerOptions extends StreamOptions {
+  /** Called for every route as it is registered, before any is (fastify's onRoute hook). */
+  onRoute?: (route: RouteOptions) => void;
   /** fastify's logger option. Defaults to false (the CLI turns it on). */
   logger?: FastifyServerOptions["logger"];
 }
@@ -105,6 +107,8 @@ export function buildApiServer(robot: ApiRobot, opts: ApiServerOptions = {}): Fa
   const stream = new StateStream(adapter, opts);
   const authority = robot.authority;
   const app = Fastify({ logger: opts.logger ?? false }).withTypeProvider<TypeBoxTypeProvider>();
+  // Every route, as registered (for tests and tools that check the OpenAPI document against them).
+  if (opts.onRoute) app.addHook("onRoute", opts.onRoute);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((req, reply) => {
