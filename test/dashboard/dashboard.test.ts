@@ -41,6 +41,27 @@ async function open(browser: Browser, api: RunningApiServer): Promise<{ page: Pa
   return { page, requests, problems };
 }
 
+/** Start `robot` and its API, open the dashboard, run `f`, then close the page, server and robot. */
+async function onDashboard<R extends NaoRobot | P7Robot>(
+  browser: Browser,
+  robot: R,
+  f: (ctx: { robot: R; api: RunningApiServer; page: Page; requests: string[]; problems: string[] }) => Promise<void>,
+): Promise<void> {
+  await robot.start();
+  const api = await startApiServer(robot, { port: 0 });
+  try {
+    const opened = await open(browser, api);
+    await f({ robot, api, ...opened });
+    // Rendered without going anywhere but this server, and without console errors.
+    expect(opened.requests.filter((u) => !u.startsWith(`${api.url}/`))).toEqual([]);
+    expect(opened.problems).toEqual([]);
+    await opened.page.close();
+  } finally {
+    await api.close();
+    await robot.stop();
+  }
+}
+
 const positions = (page: Page) => page.$$eval("#joints tbody tr td:nth-child(2)", (tds) => tds.map((td) => td.textContent ?? ""));
 
 describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
@@ -56,11 +77,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
   });
 
   it("NAO: 26 joints with moving numbers, link ok, NAO sensors, health; Emergency stop reaches the runtime", async () => {
-    const robot = await NaoRobot.create({ seed: 11 });
-    await robot.start();
-    const api = await startApiServer(robot, { port: 0 });
-    try {
-      const { page, requests, problems } = await open(browser, api);
+    await onDashboard(browser, await NaoRobot.create({ seed: 11 }), async ({ robot, api, page }) => {
       await page.waitForFunction(() => document.querySelectorAll("#joints tbody tr").length === 26);
       await page.waitForFunction(() => document.querySelector("#link")?.textContent === "ok");
       await page.waitForFunction(() => /^-?\d+\.\d{3}$/.test(document.querySelector("#joints tbody tr td:nth-child(2)")?.textContent ?? ""));
@@ -93,23 +110,11 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
       await expect.poll(async () => (await health(api)).safety_reason, { timeout: 3000 }).toMatch(/emergency stop: dashboard/);
       expect(robot.authority.holder()).toBeNull(); // the stop revoked the test's lease
       await page.waitForFunction(() => /emergency stop: dashboard/.test(document.querySelector("#safety")?.textContent ?? ""), undefined, { timeout: 3000 });
-
-      // Rendered without going anywhere but this server.
-      expect(requests.filter((u) => !u.startsWith(`${api.url}/`))).toEqual([]);
-      expect(problems).toEqual([]);
-      await page.close();
-    } finally {
-      await api.close();
-      await robot.stop();
-    }
+    });
   });
 
   it("P7: 7 joints against the arm's limits, link ok, no NAO panel; Emergency stop is counted", async () => {
-    const robot = await P7Robot.create({ seed: 3 });
-    await robot.start();
-    const api = await startApiServer(robot, { port: 0 });
-    try {
-      const { page, requests, problems } = await open(browser, api);
+    await onDashboard(browser, await P7Robot.create({ seed: 3 }), async ({ api, page }) => {
       await page.waitForFunction(() => document.querySelectorAll("#joints tbody tr").length === 7);
       await page.waitForFunction(() => document.querySelector("#link")?.textContent === "ok");
       await page.waitForFunction(() => Array.from(document.querySelectorAll("#joints tbody tr td:nth-child(2)")).every((td) => /^-?\d+\.\d{3}$/.test(td.textContent ?? "")));
@@ -119,12 +124,6 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
       const before = (await health(api)).errors.emergencyStops ?? 0;
       await page.getByRole("button", { name: "Emergency stop" }).click();
       await expect.poll(async () => (await health(api)).errors.emergencyStops, { timeout: 3000 }).toBe(before + 1);
-      expect(requests.filter((u) => !u.startsWith(`${api.url}/`))).toEqual([]);
-      expect(problems).toEqual([]);
-      await page.close();
-    } finally {
-      await api.close();
-      await robot.stop();
-    }
+    });
   });
 });
