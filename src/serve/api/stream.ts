@@ -14,7 +14,7 @@
  * backlog from user space. (Bytes already handed to the kernel stay there; the SDK keeps only the
  * newest message and applies its staleness bound, so it never acts on an old state.)
  *
- * Sending to many subscribers is done in slices of at most `sliceMs` (default 0.5 ms of the
+ * Sending to many subscribers is done in slices of at most `sliceMs` (default 0.1 ms of the
  * runtime clock), yielding to the event loop between slices, so that a broadcast to hundreds of
  * sockets never delays the next cycle's timer by more than one slice.
  *
@@ -30,7 +30,7 @@ export interface StreamOptions {
   rateHz?: number;
   /** Skip a subscriber whose unsent bytes exceed this. Defaults to 0: skip while anything is pending. */
   maxBufferedBytes?: number;
-  /** Longest stretch of sending before yielding to the event loop, ms. Defaults to 0.5. */
+  /** Longest stretch of sending before yielding to the event loop, ms. Defaults to 0.1 (checked after every send). */
   sliceMs?: number;
 }
 
@@ -58,7 +58,7 @@ export class StateStream {
     this.#adapter = adapter;
     this.#periodMs = 1000 / rate;
     this.#maxBuffered = opts.maxBufferedBytes ?? 0;
-    this.#sliceMs = opts.sliceMs ?? 0.5;
+    this.#sliceMs = opts.sliceMs ?? 0.1;
     this.#unsubscribe = adapter.onCycle(this.#onCycle);
   }
 
@@ -155,7 +155,7 @@ export class StateStream {
       }
       s.send(bytes, { binary: false });
       this.messagesSent++;
-      if ((this.#next & 7) === 0 && clock.nowMs() - t0 > this.#sliceMs && this.#next < targets.length) {
+      if (clock.nowMs() - t0 > this.#sliceMs && this.#next < targets.length) {
         setImmediate(this.#sendSlice);
         return;
       }
