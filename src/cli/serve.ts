@@ -85,7 +85,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     }
     const api = await startApiServer(robot, { host: o.host, port: o.apiPort });
     closers.unshift(() => api.close());
-    lines.push(`robot API: ${api.url}  (state stream ${api.url.replace(/^http/, "ws")}/v1/stream, OpenAPI ${api.url}/openapi.json)`);
+    lines.push(`robot API: ${api.url}  (dashboard ${api.url}/, state stream ${api.url.replace(/^http/, "ws")}/v1/stream, OpenAPI ${api.url}/openapi.json)`);
     writeRuntime({ pid: process.pid, body: o.body, transport, apiUrl: api.url, lolaPath, tnyUrl, startedAt: new Date().toISOString() });
     closers.push(async () => removeRuntime());
   } catch (e) {
