@@ -52,6 +52,7 @@ import {
   type StatusCode,
 } from "../../wire/tny/constants.js";
 import type { ActionKey, KeyDecodedArgs, KeyReturnTuple } from "../../wire/tny/types.js";
+import { Rng } from "../random.js";
 import { ErrorRing, LogRing } from "./rings.js";
 
 export interface SimTny360Options {
@@ -131,7 +132,9 @@ export class SimTny360 {
   readonly #keeper: VelocityKeepAlive;
   readonly #seed: number;
   readonly #nowMs: (() => number) | null;
-  #rng = 0;
+  #rand = new Rng(1);
+  /** Standard normals drawn once per physics step: 3 accelerometer axes, then one per joint. */
+  readonly #z = new Float64Array(3 + JOINT_COUNT);
 
   // firmware state
   readonly #enabled = new Uint8Array(JOINT_COUNT);
@@ -552,9 +555,12 @@ export class SimTny360 {
     }
     this.#heightPrev = height;
     const fx = this.#accW[0]!, fy = this.#accW[1]!, fz = this.#accW[2]! + G;
+    // NOTE: all of this step's noise in one call: a double returned from an out-of-line call is boxed.
+    const z = this.#z;
+    this.#rand.fillGauss(z, z.length);
     for (let k = 0; k < 3; k++) {
       // specific force and gravity direction in the body frame: R^T · v
-      imu.linearAccelerationMS2[k] = w[k]! * fx + w[3 + k]! * fy + w[6 + k]! * fz + ACCEL_NOISE_MS2 * this.#noise();
+      imu.linearAccelerationMS2[k] = w[k]! * fx + w[3 + k]! * fy + w[6 + k]! * fz + ACCEL_NOISE_MS2 * z[k]!;
       imu.down[k] = 0 - w[6 + k]!; // 0 − x, not −x: no −0 in the readings
     }
 
@@ -562,7 +568,7 @@ export class SimTny360 {
     const j = this.state.joints;
     for (let i = 0; i < JOINT_COUNT; i++) {
       const hasFeedback = JOINTS[i]!.adcChannel !== null;
-      this.#feedback[i] = hasFeedback ? m[i]! + FEEDBACK_NOISE_RAD * this.#noise() : m[i]!;
+      this.#feedback[i] = hasFeedback ? m[i]! + FEEDBACK_NOISE_RAD * z[3 + i]! : m[i]!;
       this.#estimated[i] = m[i]! + 0.25 * (this.#feedback[i]! - m[i]!);
       j.velocityRadS[i] = dtS > 0 && !this.#firstPhysics ? (m[i]! - this.#prevModel[i]!) / dtS : 0;
       j.effortNm[i] = 0;
@@ -649,7 +655,7 @@ export class SimTny360 {
 
   #boot(nowMs: number): void {
     this.#bootMs = nowMs;
-    this.#rng = this.#seed || 1;
+    this.#rand = new Rng(this.#seed || 1);
     this.#enabled.fill(0);
     for (let j = 0; j < 12; j++) this.#model[j] = REST_POSE_RAD[j]!;
     this.#model[12] = EAR_DEFAULT_RAD;
@@ -716,19 +722,6 @@ export class SimTny360 {
 
   #error(errorId: number, payload: ArrayLike<number>): void {
     this.errors.add(this.#lastNowMs - this.#bootMs || 0, errorId, payload);
-  }
-
-  /** Deterministic noise, roughly unit variance (sum of three uniforms; mulberry32). */
-  #noise(): number {
-    return (this.#uniform() + this.#uniform() + this.#uniform() - 1.5) * 2;
-  }
-
-  #uniform(): number {
-    this.#rng = (this.#rng + 0x6d2b79f5) | 0;
-    let t = this.#rng;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
 
   #chipTemperatureC(): number {
