@@ -30,6 +30,41 @@ interface Result {
   readonly statuses: Map<number, number>;
 }
 
+/** Latencies and reply statuses of one closed-loop case, counted only inside the measuring window. */
+class Recorder {
+  readonly #lat = new Float64Array(1 << 20);
+  #n = 0;
+  #count = 0;
+  #seconds = 0;
+  readonly statuses = new Map<number, number>();
+  measuring = false;
+  running = true;
+
+  record(latencyUs: number, status: number): void {
+    if (!this.measuring) return;
+    if (this.#n < this.#lat.length) this.#lat[this.#n++] = latencyUs;
+    this.#count++;
+    this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
+  }
+
+  /** Warm up for WARMUP_MS, count for RUN_MS, then tell the loops to stop. */
+  async window(): Promise<void> {
+    await new Promise((r) => setTimeout(r, WARMUP_MS));
+    this.measuring = true;
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, RUN_MS));
+    this.measuring = false;
+    this.#seconds = (performance.now() - t0) / 1000;
+    this.running = false;
+  }
+
+  result(): Result {
+    const n = this.#n;
+    const sorted = this.#lat.subarray(0, n).sort();
+    return { perSecond: this.#count / this.#seconds, medianUs: sorted[Math.floor(n / 2)] ?? Number.NaN, p99Us: sorted[Math.floor(n * 0.99)] ?? Number.NaN, statuses: this.statuses };
+  }
+}
+
 async function openRaw(url: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { perMessageDeflate: false });
@@ -42,12 +77,7 @@ async function openRaw(url: string): Promise<WebSocket> {
 /** Closed loop over raw sockets: `frame` is sent with its msg_id patched per request. */
 async function rawLoop(url: string, connections: number, frame: Uint8Array): Promise<Result> {
   const sockets = await Promise.all(Array.from({ length: connections }, () => openRaw(url)));
-  const lat = new Float64Array(1 << 20);
-  let n = 0;
-  let count = 0;
-  const statuses = new Map<number, number>();
-  let measuring = false;
-  let running = true;
+  const rec = new Recorder();
   const loops = sockets.map(
     (ws) =>
       new Promise<void>((done) => {
@@ -62,46 +92,28 @@ async function rawLoop(url: string, connections: number, frame: Uint8Array): Pro
           ws.send(buf, { binary: true });
         };
         ws.on("message", (data: Buffer) => {
-          if (measuring) {
-            const us = (performance.now() - sentAt) * 1000;
-            if (n < lat.length) lat[n++] = us;
-            count++;
-            const st = data.length >= 6 ? data[4]! | (data[5]! << 8) : -1;
-            statuses.set(st, (statuses.get(st) ?? 0) + 1);
-          }
-          if (running) send();
+          rec.record((performance.now() - sentAt) * 1000, data.length >= 6 ? data[4]! | (data[5]! << 8) : -1);
+          if (rec.running) send();
           else done();
         });
         send();
       }),
   );
-  await new Promise((r) => setTimeout(r, WARMUP_MS));
-  measuring = true;
-  const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, RUN_MS));
-  measuring = false;
-  const seconds = (performance.now() - t0) / 1000;
-  running = false;
+  await rec.window();
   await Promise.all(loops);
   await Promise.all(sockets.map((ws) => new Promise<void>((r) => {
     ws.once("close", () => r());
     ws.close();
   })));
-  const sorted = lat.subarray(0, n).sort();
-  return { perSecond: count / seconds, medianUs: sorted[Math.floor(n / 2)] ?? Number.NaN, p99Us: sorted[Math.floor(n * 0.99)] ?? Number.NaN, statuses };
+  return rec.result();
 }
 
 /** Closed loop through the typed client (SDK path: encode, msg_id matching, decode, promises). */
 async function clientLoop(url: string, connections: number, call: (c: TnyClient) => Promise<unknown>): Promise<Result> {
   const clients = await Promise.all(Array.from({ length: connections }, () => TnyClient.connect(url, { WebSocket })));
-  const lat = new Float64Array(1 << 20);
-  let n = 0;
-  let count = 0;
-  let measuring = false;
-  let running = true;
-  const statuses = new Map<number, number>();
+  const rec = new Recorder();
   const loops = clients.map(async (c) => {
-    while (running) {
+    while (rec.running) {
       const t = performance.now();
       let st = 0;
       try {
@@ -109,27 +121,16 @@ async function clientLoop(url: string, connections: number, call: (c: TnyClient)
       } catch (e) {
         st = (e as { status?: number }).status ?? -1;
       }
-      if (measuring) {
-        if (n < lat.length) lat[n++] = (performance.now() - t) * 1000;
-        count++;
-        statuses.set(st, (statuses.get(st) ?? 0) + 1);
-      }
+      rec.record((performance.now() - t) * 1000, st);
     }
   });
-  await new Promise((r) => setTimeout(r, WARMUP_MS));
-  measuring = true;
-  const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, RUN_MS));
-  measuring = false;
-  const seconds = (performance.now() - t0) / 1000;
-  running = false;
+  await rec.window();
   await Promise.all(loops);
   await Promise.all(clients.map((c) => new Promise<void>((r) => {
     c.onClose(() => r());
     c.close();
   })));
-  const sorted = lat.subarray(0, n).sort();
-  return { perSecond: count / seconds, medianUs: sorted[Math.floor(n / 2)] ?? Number.NaN, p99Us: sorted[Math.floor(n * 0.99)] ?? Number.NaN, statuses };
+  return rec.result();
 }
 
 function statusText(m: Map<number, number>): string {
