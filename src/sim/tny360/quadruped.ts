@@ -18,9 +18,18 @@
  * The physical model (inferred, documented in docs/protocol/tny360.md): ideal servos (the joint
  * is where its velocity-limited model is), the body rests on its lowest foot (or on its belly),
  * planted feet do not slip, so odometry is the motion of the planted feet.
+ *
+ * NOTE: how the tick stays allocation-free. V8 passes arguments and keeps object fields tagged, so
+ * a double handed to a call it does not inline, or kept in a field whose representation went
+ * generic, is boxed: a 16-byte heap number each time. So the tick's scalars (time, step, speed
+ * scale, battery charge, …) live in one Float64Array (`#f`, slots named below) and its stages take
+ * no arguments; the stages are called through one table (`#stages`), a megamorphic call site, so
+ * V8 compiles each on its own with its own inlining budget for the kinematics it calls (one large
+ * tick overran the budget and boxed their arguments); the gait planner and body IK are the
+ * slot-based copies in tick-kinematics.ts (the shared ones are too large to inline).
  */
 import { bodyIK, DEFAULT_BODY_HEIGHT_M, eulerXYZ, footInBody, IK_STATUS_NAMES, IkStatus, legFK, rotationXYZ } from "../../bodies/tny360/kinematics.js";
-import { GaitPlanner, CREEP_MIN_DUTY, DUTY_FACTOR } from "../../bodies/tny360/gait.js";
+import { CREEP_MIN_DUTY, DUTY_FACTOR } from "../../bodies/tny360/gait.js";
 import { ADC_CHANNEL_COUNT, JOINTS, LEG_NAMES, LEG_Y_INVERTED, MAX_JOINT_VELOCITY_RAD_S, PAW_ADC_CHANNELS, withinLimits } from "../../bodies/tny360/joints.js";
 import {
   EAR_DEFAULT_RAD,
@@ -54,6 +63,7 @@ import {
 import type { ActionKey, KeyDecodedArgs, KeyReturnTuple } from "../../wire/tny/types.js";
 import { Rng } from "../random.js";
 import { ErrorRing, LogRing } from "./rings.js";
+import { TickGaitPlanner, tickBodyIK } from "./tick-kinematics.js";
 
 export interface SimTny360Options {
   /** Seed of the sensor-noise generator. Defaults to 1. */
@@ -117,6 +127,25 @@ type UntypedHandler = (args: readonly unknown[]) => readonly unknown[] | StatusC
 const Smooth = { Idle: 0, EnableRest: 1, EnableStand: 2, DisableRest: 3 } as const;
 type SmoothStep = (typeof Smooth)[keyof typeof Smooth];
 
+// Slots of `#f`, the tick's scalars (see the header).
+/** This tick's time, ms. */
+const NOW_MS = 0;
+/** This tick's step, s. */
+const DT_S = 1;
+/** The previous tick's time, ms; NaN before the first tick after boot. */
+const LAST_NOW_MS = 2;
+const BOOT_MS = 3;
+const NEXT_DECISION_MS = 4;
+/** When the decision loop last refreshed the control intent, ms. */
+const INTENT_STAMP_MS = 5;
+/** Joint speed scale (1, or a smooth sequence's 5 % / 10 %). */
+const SPEED_SCALE = 6;
+/** Battery state of charge 0..1. */
+const SOC = 7;
+/** Body height at the previous physics step, m (NaN after boot). */
+const HEIGHT_PREV_M = 8;
+const SLOT_COUNT = 9;
+
 interface RpcJob {
   run: () => TnyReply;
   resolve: (r: TnyReply) => void;
@@ -127,7 +156,7 @@ export class SimTny360 {
   readonly periodMs = SIM_PERIOD_MS;
   readonly log = new LogRing();
   readonly errors = new ErrorRing();
-  readonly planner = new GaitPlanner();
+  readonly planner = new TickGaitPlanner();
 
   readonly #keeper: VelocityKeepAlive;
   readonly #seed: number;
@@ -149,18 +178,15 @@ export class SimTny360 {
   readonly #posture = new Float64Array(6);
   readonly #intentV = new Float64Array(3);
   #intentGait: number = GaitType.Walk;
-  #intentStampMs = 0;
   #gait: number = GaitType.Walk;
-  #nextDecisionMs = 0;
   #watchdogTripped = false;
-  #speedScale = 1;
   #smooth: SmoothStep = Smooth.Idle;
   #controlLoop = true;
   #decisionLoop = true;
   #autolife: number = AutoLifeLevel.Full;
-  #bootMs = 0;
-  #lastNowMs = Number.NaN;
   #rebootPending = false;
+  /** The tick's scalars, by the slot constants above (typed: never boxed). */
+  readonly #f = new Float64Array(SLOT_COUNT);
   readonly #rpc: RpcJob[] = [];
 
   // scratch and physical state
@@ -184,9 +210,25 @@ export class SimTny360 {
   readonly #fk = new Float64Array(3);
   readonly #fkd = new Float64Array(3);
   readonly #adc = new Float32Array(ADC_CHANNEL_COUNT);
-  #heightPrev = Number.NaN;
-  #soc = 0.9;
+  /** Feet on the ground at this physics step. */
+  #nGround = 0;
   #firstPhysics = true;
+
+  /**
+   * The tick, stage by stage (see the header): one call site for all of them, so none is inlined
+   * into another.
+   */
+  readonly #stages: ReadonlyArray<() => void> = [
+    () => this.#decide(),
+    () => this.#controlIntent(),
+    () => this.#controlJoints(),
+    () => this.#bodyPose(),
+    () => this.#odometryImu(),
+    () => this.#jointSensors(),
+    () => this.#powerAdc(),
+    () => this.#publish(),
+    () => this.#runRpc(),
+  ];
 
   readonly #handlers: Handlers;
   /** The same handlers keyed by the table's action objects (no string keys per request). */
@@ -203,7 +245,9 @@ export class SimTny360 {
         if (h) this.#byAction.set(act, h);
       }
     }
-    this.#boot(0);
+    this.#f[SOC] = 0.9;
+    this.#f[NOW_MS] = 0;
+    this.#boot();
   }
 
   /** The velocity keep-alive's timeout (ms). */
@@ -273,14 +317,27 @@ export class SimTny360 {
   // -------------------------------------------------------------------------------------------
   // The control tick
 
-  /** One 5 ms firmware tick at `nowMs` (perform side, allocation-free except log/error entries). */
+  /**
+   * One 5 ms firmware tick at `nowMs` (perform side, allocation-free except log/error entries and
+   * RPC replies). Small, so callers inline it and `nowMs` goes straight into its slot.
+   */
   cycle(nowMs: number): void {
+    this.#f[NOW_MS] = nowMs;
+    const stages = this.#stages;
+    for (let i = 0; i < stages.length; i++) stages[i]!();
+  }
+
+  /** Reboot if asked, the step, the velocity keep-alive and the 30 Hz decision loop. */
+  #decide(): void {
+    const f = this.#f;
     if (this.#rebootPending) {
       this.#rebootPending = false;
-      this.#boot(nowMs);
+      this.#boot();
     }
-    const dtS = Number.isNaN(this.#lastNowMs) ? this.periodMs / 1000 : Math.min(0.05, Math.max(0, (nowMs - this.#lastNowMs) / 1000));
-    this.#lastNowMs = nowMs;
+    const nowMs = f[NOW_MS]!;
+    const last = f[LAST_NOW_MS]!;
+    f[DT_S] = Number.isNaN(last) ? this.periodMs / 1000 : Math.min(0.05, Math.max(0, (nowMs - last) / 1000));
+    f[LAST_NOW_MS] = nowMs;
 
     // bodylink's velocity keep-alive (the firmware has none): not renewed → decay to zero
     const wasDecaying = this.#keeper.decaying;
@@ -288,31 +345,29 @@ export class SimTny360 {
     if (this.#keeper.decaying && !wasDecaying) this.#log(LogLevel.Warning, "body", `velocity not renewed within ${this.#keeper.timeoutMs} ms: decaying to zero`);
 
     // decision loop, 30 Hz: merge requests into the control intent
-    if (this.#decisionLoop && nowMs >= this.#nextDecisionMs) {
+    if (this.#decisionLoop && nowMs >= f[NEXT_DECISION_MS]!) {
       this.#intentV.set(this.#keeper.current);
       this.#intentGait = this.#gait;
-      this.#intentStampMs = nowMs;
-      this.#nextDecisionMs = Math.max(this.#nextDecisionMs + DECISION_PERIOD_MS, nowMs);
+      f[INTENT_STAMP_MS] = nowMs;
+      f[NEXT_DECISION_MS] = Math.max(f[NEXT_DECISION_MS]! + DECISION_PERIOD_MS, nowMs);
     }
-
-    if (this.#controlLoop) this.#control(nowMs, dtS);
-    this.#physics(dtS);
-    this.#publish(nowMs);
-
-    // RPC jobs run at the end of the tick, on the control core (RPC::Process_Core1)
-    if (this.#rpc.length > 0) for (const job of this.#rpc.splice(0)) job.resolve(job.run());
   }
 
-  #control(nowMs: number, dtS: number): void {
-    let vx = this.#intentV[0]!;
-    let vy = this.#intentV[1]!;
-    let wz = this.#intentV[2]!;
+  /** Control loop, first half: intent watchdog, smooth sequencer, gait planner. */
+  #controlIntent(): void {
+    if (!this.#controlLoop) return;
+    const f = this.#f;
+    const input = this.planner.input;
+    input[0] = f[DT_S]!;
+    input[1] = this.#intentV[0]!;
+    input[2] = this.#intentV[1]!;
+    input[3] = this.#intentV[2]!;
     let gait = this.#intentGait;
-    if (nowMs - this.#intentStampMs > CONTROL_WATCHDOG_MS) {
+    if (f[NOW_MS]! - f[INTENT_STAMP_MS]! > CONTROL_WATCHDOG_MS) {
       // a stalled decision loop: the firmware forces velocity 0 and the Walk gait
-      vx = 0;
-      vy = 0;
-      wz = 0;
+      input[1] = 0;
+      input[2] = 0;
+      input[3] = 0;
       gait = GaitType.Walk;
       if (!this.#watchdogTripped) {
         this.#watchdogTripped = true;
@@ -321,16 +376,21 @@ export class SimTny360 {
       }
     } else this.#watchdogTripped = false;
 
-    this.#smoothStep(nowMs);
+    this.#smoothStep();
 
     this.planner.gait = gait;
-    this.planner.step(dtS, vx, vy, wz);
+    this.planner.advance();
+  }
+
+  /** Control loop, second half: leg overrides, body IK, joint overrides, joint models. */
+  #controlJoints(): void {
+    if (!this.#controlLoop) return;
     const feet = this.#feet;
     feet.set(this.planner.feet);
     for (let leg = 0; leg < LEG_COUNT; leg++) {
       if (this.#legOverrideOn[leg]) for (let k = 0; k < 3; k++) feet[leg * 3 + k] = this.#legOverride[leg * 3 + k]!;
     }
-    bodyIK(this.#posture, feet, this.#ik, this.#ikStatus);
+    tickBodyIK(this.#posture, feet, this.#ik, this.#ikStatus);
     for (let leg = 0; leg < LEG_COUNT; leg++) {
       const st = this.#ikStatus[leg]!;
       if (st === IkStatus.Ok) {
@@ -347,7 +407,7 @@ export class SimTny360 {
       const o = this.#override[j]!;
       if (!Number.isNaN(o)) this.#target[j] = o;
     }
-    const maxStep = MAX_JOINT_VELOCITY_RAD_S * this.#speedScale * dtS;
+    const maxStep = MAX_JOINT_VELOCITY_RAD_S * this.#f[SPEED_SCALE]! * this.#f[DT_S]!;
     for (let j = 0; j < JOINT_COUNT; j++) {
       if (!this.#enabled[j]) continue;
       const d = this.#target[j]! - this.#model[j]!;
@@ -358,21 +418,21 @@ export class SimTny360 {
   // -------------------------------------------------------------------------------------------
   // Smooth enable / disable (Body.cpp task, §6 body 0x06/0x07)
 
-  #smoothStep(nowMs: number): void {
+  #smoothStep(): void {
     switch (this.#smooth) {
       case Smooth.EnableRest:
         if (this.#legsAt(REST_POSE_RAD)) {
-          this.#speedScale = SMOOTH_ENABLE_STAND_SPEED;
+          this.#f[SPEED_SCALE] = SMOOTH_ENABLE_STAND_SPEED;
           this.#setLegOverrides(STAND_POSE_RAD);
           this.#smooth = Smooth.EnableStand;
         }
         return;
       case Smooth.EnableStand:
         if (this.#legsAt(STAND_POSE_RAD)) {
-          this.#speedScale = 1;
+          this.#f[SPEED_SCALE] = 1;
           this.#override.fill(Number.NaN); // enableSmooth clears the joint overrides when it finishes
           this.#smooth = Smooth.Idle;
-          this.#log(LogLevel.Success, "body", `smooth enable done at ${((nowMs - this.#bootMs) / 1000).toFixed(3)} s`);
+          this.#log(LogLevel.Success, "body", `smooth enable done at ${((this.#f[NOW_MS]! - this.#f[BOOT_MS]!) / 1000).toFixed(3)} s`);
         }
         return;
       case Smooth.DisableRest:
@@ -381,7 +441,7 @@ export class SimTny360 {
             this.#enabled[j] = 0;
             this.#override[j] = Number.NaN;
           }
-          this.#speedScale = 1;
+          this.#f[SPEED_SCALE] = 1;
           this.#smooth = Smooth.Idle;
           this.#log(LogLevel.Success, "body", "smooth disable done: leg joints off");
         }
@@ -404,7 +464,7 @@ export class SimTny360 {
   #cancelSmooth(why: string): void {
     if (this.#smooth === Smooth.Idle) return;
     this.#smooth = Smooth.Idle;
-    this.#speedScale = 1;
+    this.#f[SPEED_SCALE] = 1;
     this.#log(LogLevel.Warning, "body", `smooth sequence cancelled: ${why}`);
   }
 
@@ -412,7 +472,7 @@ export class SimTny360 {
     if (!this.#controlLoop) return -1; // nothing moves with the control loop stopped
     for (let j = 0; j < JOINT_COUNT; j++) this.#enable(j, true);
     const estimate = smoothEnableEstimateS(this.#model);
-    this.#speedScale = SMOOTH_ENABLE_REST_SPEED;
+    this.#f[SPEED_SCALE] = SMOOTH_ENABLE_REST_SPEED;
     this.#setLegOverrides(REST_POSE_RAD);
     this.#smooth = Smooth.EnableRest;
     this.#log(LogLevel.Info, "body", `smooth enable: REST at 5 %, then STAND at 10 %, about ${estimate.toFixed(2)} s`);
@@ -422,7 +482,7 @@ export class SimTny360 {
   disableSmooth(): number {
     if (!this.#controlLoop) return -1;
     const estimate = smoothDisableEstimateS(this.#model, this.#enabled);
-    this.#speedScale = SMOOTH_DISABLE_SPEED;
+    this.#f[SPEED_SCALE] = SMOOTH_DISABLE_SPEED;
     this.#setLegOverrides(REST_POSE_RAD);
     this.#smooth = Smooth.DisableRest;
     this.#log(LogLevel.Info, "body", `smooth disable: REST at 10 %, then leg joints off, about ${estimate.toFixed(2)} s`);
@@ -437,11 +497,14 @@ export class SimTny360 {
   // -------------------------------------------------------------------------------------------
   // Physics and sensors
 
-  #physics(dtS: number): void {
+  /** Physics, first part: the realized posture, the feet under it, body height and paw contacts. */
+  #bodyPose(): void {
+    const dtS = this.#f[DT_S]!;
     const m = this.#model;
     const legsOn = (this.#enabledMask() & 0x0fff) === 0x0fff && this.#controlLoop;
     // the body follows the requested shift and rotation only while all 12 leg joints hold it
-    for (const k of POSTURE_FOLLOW) {
+    for (let n = 0; n < POSTURE_FOLLOW.length; n++) {
+      const k = POSTURE_FOLLOW[n]!;
       const goal = legsOn ? this.#posture[k]! : 0;
       const rate = k < 2 ? POSTURE_SHIFT_RATE_MS : POSTURE_ROTATION_RATE_RADS;
       const d = goal - this.#realized[k]!;
@@ -471,11 +534,19 @@ export class SimTny360 {
       this.#grounded[leg] = this.#footPlan[i + 2]! <= CONTACT_M ? 1 : 0;
       nGround += this.#grounded[leg]!;
     }
+    this.#nGround = nGround;
     if (this.#firstPhysics) {
       this.#footPlanPrev.set(this.#footPlan);
       this.#groundedPrev.set(this.#grounded);
     }
+  }
 
+  /** Physics, second part: odometry from the planted feet, the IMU, this step's noise. */
+  #odometryImu(): void {
+    const f = this.#f;
+    const dtS = f[DT_S]!;
+    const r = this.#rot;
+    const height = this.#realized[2]!;
     // odometry: the body moves opposite to its planted feet (no slip)
     const od = this.state.odometry;
     let dx = 0, dy = 0, dth = 0;
@@ -549,13 +620,14 @@ export class SimTny360 {
       this.#velWPrev.set(this.#velW);
       this.#velW[0] = (cy * dx - sy * dy) / dtS;
       this.#velW[1] = (sy * dx + cy * dy) / dtS;
-      this.#velW[2] = Number.isNaN(this.#heightPrev) ? 0 : (height - this.#heightPrev) / dtS;
+      const heightPrev = f[HEIGHT_PREV_M]!;
+      this.#velW[2] = Number.isNaN(heightPrev) ? 0 : (height - heightPrev) / dtS;
       if (this.#firstPhysics) this.#velWPrev.set(this.#velW);
       for (let k = 0; k < 3; k++) this.#accW[k] = this.#accW[k]! + 0.2 * ((this.#velW[k]! - this.#velWPrev[k]!) / dtS - this.#accW[k]!);
     }
-    this.#heightPrev = height;
+    f[HEIGHT_PREV_M] = height;
     const fx = this.#accW[0]!, fy = this.#accW[1]!, fz = this.#accW[2]! + G;
-    // NOTE: all of this step's noise in one call: a double returned from an out-of-line call is boxed.
+    // all of this step's noise in one call (a double returned from a call is boxed too)
     const z = this.#z;
     this.#rand.fillGauss(z, z.length);
     for (let k = 0; k < 3; k++) {
@@ -563,7 +635,14 @@ export class SimTny360 {
       imu.linearAccelerationMS2[k] = w[k]! * fx + w[3 + k]! * fy + w[6 + k]! * fz + ACCEL_NOISE_MS2 * z[k]!;
       imu.down[k] = 0 - w[6 + k]!; // 0 − x, not −x: no −0 in the readings
     }
+  }
 
+  /** Physics, third part: joint feedback, estimates, velocities, and holding torques. */
+  #jointSensors(): void {
+    const dtS = this.#f[DT_S]!;
+    const m = this.#model;
+    const z = this.#z;
+    const w = this.#rotW;
     // joints: ideal servos; feedback = angle + noise, estimate = model nudged toward feedback
     const j = this.state.joints;
     for (let i = 0; i < JOINT_COUNT; i++) {
@@ -576,6 +655,7 @@ export class SimTny360 {
     this.#prevModel.set(m);
 
     // efforts: the weight shared by the planted feet, through each leg's Jacobian (J^T F)
+    const nGround = this.#nGround;
     if (nGround > 0) {
       const f = (BODY_MASS_KG * G) / nGround;
       for (let leg = 0; leg < LEG_COUNT; leg++) {
@@ -593,15 +673,21 @@ export class SimTny360 {
         }
       }
     }
+  }
 
+  /** Physics, last part: power draw and battery, the ADC channels. */
+  #powerAdc(): void {
+    const f = this.#f;
+    const dtS = f[DT_S]!;
+    const j = this.state.joints;
     // power: electronics + servos (holding torque and motion), a 2S LiPo with internal resistance
     let amps = ELECTRONICS_A;
     for (let i = 0; i < JOINT_COUNT; i++) {
       if (!this.#enabled[i]) continue;
       amps += i < 12 ? 0.05 + 0.8 * Math.abs(j.effortNm[i]!) + 0.03 * Math.abs(j.velocityRadS[i]!) : 0.02 + 0.01 * Math.abs(j.velocityRadS[i]!);
     }
-    this.#soc = Math.max(0, this.#soc - (amps * dtS) / (BATTERY_CAPACITY_AH * 3600));
-    const volts = 6.8 + 1.6 * this.#soc - BATTERY_R_OHM * amps;
+    f[SOC] = Math.max(0, f[SOC]! - (amps * dtS) / (BATTERY_CAPACITY_AH * 3600));
+    const volts = 6.8 + 1.6 * f[SOC]! - BATTERY_R_OHM * amps;
     const pw = this.state.power;
     pw.currentA = amps;
     pw.voltageV = volts;
@@ -614,10 +700,10 @@ export class SimTny360 {
     this.#firstPhysics = false;
   }
 
-  #publish(nowMs: number): void {
+  #publish(): void {
     const s = this.state;
     s.seq++;
-    s.timestampMs = nowMs;
+    s.timestampMs = this.#f[NOW_MS]!;
     s.valid = true;
     s.link = "ok";
     const j = s.joints;
@@ -653,8 +739,16 @@ export class SimTny360 {
   // -------------------------------------------------------------------------------------------
   // Boot / reset
 
-  #boot(nowMs: number): void {
-    this.#bootMs = nowMs;
+  #runRpc(): void {
+    // RPC jobs run at the end of the tick, on the control core (RPC::Process_Core1)
+    if (this.#rpc.length > 0) for (const job of this.#rpc.splice(0)) job.resolve(job.run());
+  }
+
+  /** Restart at the time in the NOW_MS slot. */
+  #boot(): void {
+    const f = this.#f;
+    const nowMs = f[NOW_MS]!;
+    f[BOOT_MS] = nowMs;
     this.#rand = new Rng(this.#seed || 1);
     this.#enabled.fill(0);
     for (let j = 0; j < 12; j++) this.#model[j] = REST_POSE_RAD[j]!;
@@ -673,10 +767,10 @@ export class SimTny360 {
     this.#intentV.fill(0);
     this.#gait = GaitType.Walk;
     this.#intentGait = GaitType.Walk;
-    this.#intentStampMs = nowMs;
-    this.#nextDecisionMs = nowMs;
+    f[INTENT_STAMP_MS] = nowMs;
+    f[NEXT_DECISION_MS] = nowMs;
     this.#watchdogTripped = false;
-    this.#speedScale = 1;
+    f[SPEED_SCALE] = 1;
     this.#smooth = Smooth.Idle;
     this.#controlLoop = true;
     this.#decisionLoop = true;
@@ -687,14 +781,18 @@ export class SimTny360 {
     od.xM = od.yM = od.yawRad = od.vxMS = od.vyMS = od.yawRateRadS = 0;
     this.#accW.fill(0);
     this.#velW.fill(0);
-    this.#heightPrev = Number.NaN;
+    f[HEIGHT_PREV_M] = Number.NaN;
     this.#firstPhysics = true;
-    this.#lastNowMs = Number.NaN;
+    f[LAST_NOW_MS] = Number.NaN;
     this.log.clear();
     this.errors.clear();
     this.#log(LogLevel.Info, "system", "TNY-360 simulator booted (bodylink); joints off, REST pose");
-    this.#physics(0);
-    this.#publish(nowMs);
+    f[DT_S] = 0;
+    this.#bodyPose();
+    this.#odometryImu();
+    this.#jointSensors();
+    this.#powerAdc();
+    this.#publish();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -702,7 +800,8 @@ export class SimTny360 {
 
   #now(): number {
     if (this.#nowMs) return this.#nowMs();
-    return Number.isNaN(this.#lastNowMs) ? this.#bootMs : this.#lastNowMs;
+    const last = this.#f[LAST_NOW_MS]!;
+    return Number.isNaN(last) ? this.#f[BOOT_MS]! : last;
   }
 
   #enabledMask(): number {
@@ -712,7 +811,7 @@ export class SimTny360 {
   }
 
   #log(level: LogLevelCode, tag: string, message: string): void {
-    this.log.add(this.#lastNowMs - this.#bootMs || 0, level, tag, message);
+    this.log.add(this.#f[LAST_NOW_MS]! - this.#f[BOOT_MS]! || 0, level, tag, message);
   }
 
   /** Log a line from outside (the TNY server records refused commands here). */
@@ -721,7 +820,7 @@ export class SimTny360 {
   }
 
   #error(errorId: number, payload: ArrayLike<number>): void {
-    this.errors.add(this.#lastNowMs - this.#bootMs || 0, errorId, payload);
+    this.errors.add(this.#f[LAST_NOW_MS]! - this.#f[BOOT_MS]! || 0, errorId, payload);
   }
 
   #chipTemperatureC(): number {
