@@ -5,9 +5,20 @@
  * the runtime process's CPU share (user + system, % of one core), its event-loop utilisation, and
  * the cycle's timing (period p99 and jitter p99 = |period − 12 ms| at the 99th percentile).
  *
- * Phases are interleaved (none, 200, none, 200, none; after a warm-up) because the machine is
- * shared; the result is the median jitter p99 with subscribers against the median without.
- * Target: grows by ≤ 0.2 ms.
+ * Phases are interleaved (none, 200, none, 200, …, none) because the machine is shared, after a
+ * warm-up that includes one unmeasured round with subscribers (the first broadcasts compile the
+ * server's send path; measured, they looked like jitter). The p99 of one 3 s phase is its third
+ * worst cycle, so one hiccup of the VM decides it; instead the periods of all phases of a kind are
+ * pooled and the p99 is taken over the pool (1,500 cycles each). The noise floor is the same figure
+ * between two halves of the baseline phases (odd against even): a growth smaller than that is not
+ * a measurement. Target: the pooled jitter p99 grows by ≤ 0.2 ms.
+ *
+ * Collections: the loop collects V8's young generation itself between cycles (src/runtime/gc.ts);
+ * the gc column counts every collection in the phase, the scheduled ones in brackets, and the
+ * longest pause. Two switches, for comparisons on the same machine:
+ * - BENCH_API_V8_GC=1 leaves collection to V8 (the loop schedules none), to see what it costs;
+ * - BENCH_RT=<1..99> runs the runtime at SCHED_FIFO priority (chrt, Linux, root), as a robot's HAL
+ *   runs, so that other load on a shared machine does not decide the figure.
  *
  * The subscribers run in a child process (this file, started with --api-bench-clients) at the
  * lowest scheduling priority, so their own JSON parsing neither counts as the runtime's CPU nor
@@ -16,7 +27,7 @@
 import { execFileSync, fork } from "node:child_process";
 import { availableParallelism, loadavg, setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
-import { performance } from "node:perf_hooks";
+import { PerformanceObserver, performance } from "node:perf_hooks";
 import WebSocket from "ws";
 import { MonotonicClock } from "../src/runtime/clock.js";
 import { NaoRobot } from "../src/runtime/nao-robot.js";
@@ -28,7 +39,8 @@ const SUBSCRIBERS = 200;
 const PHASE_MS = 3000;
 const SETTLE_MS = 500;
 const WARMUP_MS = 2000;
-const ROUNDS = 5;
+const ROUNDS = 6;
+const NOMINAL_MS = 12;
 
 interface PhaseResult {
   name: string;
@@ -42,17 +54,39 @@ interface PhaseResult {
   cycles: number;
   sentPerS: number;
   skipped: number;
+  /** How long one stretch of the stream's sending held the event loop: p99 and max, ms. */
+  sliceP99Ms: number;
+  sliceMaxMs: number;
+  /** Garbage collections during the phase: how many, the longest pause (ms), and how many of them the loop scheduled between cycles. */
+  gcCount: number;
+  gcMaxMs: number;
+  gcScheduled: number;
+  /** Every cycle period of the phase, ms (for the pooled percentiles). */
+  periods: Float64Array;
+}
+
+/** |period − nominal| at the 99th percentile over all periods of `phases` together. */
+function pooledJitterP99(phases: readonly PhaseResult[]): number {
+  const all = phases.flatMap((p) => Array.from(p.periods, (v) => Math.abs(v - NOMINAL_MS))).sort((a, b) => a - b);
+  return all.length ? all[Math.min(all.length - 1, Math.floor(0.99 * all.length))]! : 0;
 }
 
 async function phase(
   name: string,
   robot: NaoRobot,
+  stream: StateStream,
   subscribers: number,
   counters: () => Promise<{ sent: number; skipped: number }>,
 ): Promise<PhaseResult> {
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const c0 = await counters();
   robot.loop.timing.reset();
+  stream.resetSliceStats();
+  const gcs: number[] = [];
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcs.push(e.duration);
+  });
+  gcObserver.observe({ entryTypes: ["gc"] });
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
   const t0 = performance.now();
@@ -61,6 +95,8 @@ async function phase(
   const cpu = process.cpuUsage(cpu0);
   const elu = performance.eventLoopUtilization(elu0);
   const t = robot.loop.timing.summary();
+  const slices = stream.sliceStats();
+  gcObserver.disconnect();
   const c1 = await counters();
   return {
     name,
@@ -74,11 +110,18 @@ async function phase(
     cycles: t.cycles,
     sentPerS: ((c1.sent - c0.sent) / wallMs) * 1000,
     skipped: c1.skipped - c0.skipped,
+    periods: robot.loop.timing.periods(),
+    sliceP99Ms: slices.p99Ms,
+    sliceMaxMs: slices.maxMs,
+    gcCount: gcs.length,
+    gcMaxMs: gcs.length ? Math.max(...gcs) : 0,
+    gcScheduled: t.gc.collections,
   };
 }
 
 export async function run(): Promise<void> {
-  const robot = await NaoRobot.create({ clock: new MonotonicClock() });
+  const v8Gc = process.env.BENCH_API_V8_GC === "1";
+  const robot = await NaoRobot.create({ clock: new MonotonicClock(), ...(v8Gc ? { youngGcEveryMs: 0 } : {}) });
   await robot.start();
   const server = await startApiServer(robot, { port: 0 });
   // Stream counters from /v1/health, asked in process (inject: no socket) at phase boundaries.
@@ -108,6 +151,7 @@ export async function run(): Promise<void> {
   } catch {
     // not permitted: measure anyway
   }
+  if (process.env.BENCH_RT) execFileSync("chrt", ["-a", "-f", "-p", process.env.BENCH_RT, String(process.pid)], { stdio: "inherit" });
   const ask = <T>(cmd: string): Promise<T> =>
     new Promise((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`subscriber process exited with ${code}`));
@@ -121,22 +165,27 @@ export async function run(): Promise<void> {
   const results: PhaseResult[] = [];
   const reports: Array<{ messages: number; perClientHz: number; outOfOrder: number; clients: number }> = [];
   try {
-    await new Promise((r) => setTimeout(r, WARMUP_MS)); // JIT, simulator, first GCs: not measured
+    // JIT, simulator, first GCs, and one round of broadcasts to compile the send path: not measured.
+    await new Promise((r) => setTimeout(r, WARMUP_MS));
+    await ask("connect");
+    await new Promise((r) => setTimeout(r, WARMUP_MS));
+    await ask("disconnect");
     for (let round = 0; round < ROUNDS; round++) {
-      results.push(await phase("no subscribers", robot, 0, counters));
+      results.push(await phase("no subscribers", robot, server.stream, 0, counters));
       await ask("connect");
-      results.push(await phase(`${SUBSCRIBERS} subscribers`, robot, SUBSCRIBERS, counters));
+      results.push(await phase(`${SUBSCRIBERS} subscribers`, robot, server.stream, SUBSCRIBERS, counters));
       reports.push(await ask("disconnect"));
     }
-    results.push(await phase("no subscribers", robot, 0, counters));
+    results.push(await phase("no subscribers", robot, server.stream, 0, counters));
 
     console.log(
-      `robot API, NAO runtime (simulated chest board, 12 ms cycle, real clock); ${PHASE_MS / 1000} s phases, interleaved; subscribers in a separate process`,
+      `robot API, NAO runtime (simulated chest board, 12 ms cycle, real clock); ${PHASE_MS / 1000} s phases, interleaved; subscribers in a separate process; ` +
+        `young-generation GC ${robot.loop.schedulesGc ? "scheduled between cycles" : "left to V8"}${process.env.BENCH_RT ? `; runtime at SCHED_FIFO ${process.env.BENCH_RT}` : ""}`,
     );
-    console.log("phase              subs   cpu %   elu %   period p99   jitter p99   exec p99   late/cycles   stream msg/s   skipped");
+    console.log("phase              subs   cpu %   elu %   period p99   jitter p99   exec p99   late/cycles   stream msg/s   skipped   send slice p99/max   gc: n (scheduled) max");
     for (const p of results) {
       console.log(
-        `${p.name.padEnd(18)} ${String(p.subscribers).padStart(4)}  ${fmt(p.cpuPct, 1).padStart(6)}  ${fmt(p.eluPct, 1).padStart(6)}   ${fmt(p.periodP99Ms, 3).padStart(7)} ms   ${fmt(p.jitterP99Ms, 3).padStart(7)} ms  ${fmt(p.execP99Ms, 3).padStart(6)} ms   ${`${p.lateCycles}/${p.cycles}`.padStart(11)}   ${fmt(p.sentPerS, 0).padStart(12)}   ${p.skipped}`,
+        `${p.name.padEnd(18)} ${String(p.subscribers).padStart(4)}  ${fmt(p.cpuPct, 1).padStart(6)}  ${fmt(p.eluPct, 1).padStart(6)}   ${fmt(p.periodP99Ms, 3).padStart(7)} ms   ${fmt(p.jitterP99Ms, 3).padStart(7)} ms  ${fmt(p.execP99Ms, 3).padStart(6)} ms   ${`${p.lateCycles}/${p.cycles}`.padStart(11)}   ${fmt(p.sentPerS, 0).padStart(12)}   ${String(p.skipped).padStart(7)}   ${(p.subscribers ? `${fmt(p.sliceP99Ms, 3)}/${fmt(p.sliceMaxMs, 3)} ms` : "-").padStart(18)}   ${p.gcCount} (${p.gcScheduled}) ${fmt(p.gcMaxMs, 2)} ms`,
       );
     }
     // What one broadcast costs before any socket: building and encoding the message.
@@ -150,21 +199,35 @@ export async function run(): Promise<void> {
     const med = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const without = results.filter((p) => p.subscribers === 0);
     const withSubs = results.filter((p) => p.subscribers > 0);
-    const jBase = med(without.map((p) => p.jitterP99Ms));
-    const jWith = med(withSubs.map((p) => p.jitterP99Ms));
+    const jBase = pooledJitterP99(without);
+    const jWith = pooledJitterP99(withSubs);
     const cBase = med(without.map((p) => p.cpuPct));
     const cWith = med(withSubs.map((p) => p.cpuPct));
     const msgs = reports.reduce((a, r) => a + r.messages, 0);
     const hz = reports.reduce((a, r) => a + r.perClientHz, 0) / reports.length;
     const ooo = reports.reduce((a, r) => a + r.outOfOrder, 0);
     console.log(`subscribers received ${msgs} messages: ${fmt(hz, 2)} msg/s per client (${SUBSCRIBERS} clients), ${ooo} out of order`);
-    // The verdict means something only if the machine is quieter than the effect: when the
-    // baselines alone differ by more than the target, say so instead of "met" or "not met".
-    const spread = Math.max(...without.map((p) => p.jitterP99Ms)) - Math.min(...without.map((p) => p.jitterP99Ms));
+    // The noise floor: the same statistic between two halves of the baselines, which differ only by chance.
+    const noise = Math.abs(pooledJitterP99(without.filter((_, i) => i % 2 === 0)) - pooledJitterP99(without.filter((_, i) => i % 2 === 1)));
+    // Per round: a phase with subscribers against the mean of the baselines either side of it.
+    const paired = withSubs.map((p) => {
+      const k = results.indexOf(p);
+      return p.jitterP99Ms - (results[k - 1]!.jitterP99Ms + results[k + 1]!.jitterP99Ms) / 2;
+    });
     const grow = jWith - jBase;
-    const verdict = spread > 0.2 ? `inconclusive: the baselines alone differ by ${fmt(spread, 3)} ms (a shared, loaded machine)` : grow <= 0.2 ? "met" : "NOT met";
+    const verdict = grow <= 0.2 ? (noise <= 0.2 ? "met" : `met, but the noise floor is ${fmt(noise, 3)} ms`) : grow > 0.2 + noise ? "NOT met" : `inconclusive: noise floor ${fmt(noise, 3)} ms`;
+    // The direct figure, which the VM's noise does not decide: the stream delays a cycle's wake-up
+    // by at most the stretch of sending in progress when the deadline passes.
+    const sliceP99 = med(withSubs.map((p) => p.sliceP99Ms));
+    const sliceMax = Math.max(...withSubs.map((p) => p.sliceMaxMs));
     console.log(
-      `median jitter p99: ${fmt(jBase, 3)} ms without, ${fmt(jWith, 3)} ms with ${SUBSCRIBERS} subscribers: grows by ${fmt(grow, 3)} ms ` +
+      `the stream held the event loop for ${fmt(sliceP99, 3)} ms at a time (median of the phases' p99), ${fmt(sliceMax, 3)} ms at most: ` +
+        `the most it can delay a cycle (bound ≤ 0.2 ms: ${sliceP99 <= 0.2 ? "met" : "NOT met"} at p99)`,
+    );
+    console.log(
+      `pooled jitter p99 (${without.reduce((a, p) => a + p.periods.length, 0)} and ${withSubs.reduce((a, p) => a + p.periods.length, 0)} cycles): ` +
+        `${fmt(jBase, 3)} ms without, ${fmt(jWith, 3)} ms with ${SUBSCRIBERS} subscribers: grows by ${fmt(grow, 3)} ms ` +
+        `(noise floor ${fmt(noise, 3)} ms; per-round growth median ${fmt(med(paired), 3)} ms, range ${fmt(Math.min(...paired), 3)}..${fmt(Math.max(...paired), 3)}) ` +
         `(target ≤ 0.2 ms: ${verdict})`,
     );
     console.log(`median runtime CPU: ${fmt(cBase, 1)} % → ${fmt(cWith, 1)} % of one core (×${fmt(cWith / Math.max(0.1, cBase), 2)}); load average ${loadavg().map((v) => fmt(v, 2)).join(" ")}`);

@@ -1,7 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { Authority } from "../src/runtime/authority.js";
 import { MonotonicClock, SimClock } from "../src/runtime/clock.js";
+import { constants, PerformanceObserver } from "node:perf_hooks";
+import { youngGenerationCollector } from "../src/runtime/gc.js";
 import { CycleLoop } from "../src/runtime/loop.js";
+import { CycleTiming } from "../src/runtime/timing.js";
+
+describe("CycleTiming", () => {
+  it("returns the recorded periods oldest first, and only the newest `capacity` once the ring wraps", () => {
+    const t = new CycleTiming(12, 4);
+    for (const p of [11, 12, 13]) t.record(p, 0.1, false);
+    expect([...t.periods()]).toEqual([11, 12, 13]);
+    for (const p of [14, 15, 16]) t.record(p, 0.1, false);
+    expect([...t.periods()]).toEqual([13, 14, 15, 16]);
+    expect(t.summary().periodMs.max).toBe(16);
+    t.reset();
+    expect(t.periods().length).toBe(0);
+  });
+});
 
 describe("CycleLoop", () => {
   it("paces cycles on absolute deadlines in simulated time, without drift", async () => {
@@ -42,6 +58,57 @@ describe("CycleLoop", () => {
     expect(n).toBeGreaterThanOrEqual(20);
     expect(n).toBeLessThanOrEqual(28);
     expect(clock.nowMs() - t0).toBeGreaterThan(300);
+  });
+});
+
+describe("CycleLoop: scheduled young-generation collection", () => {
+  it("collects every youngGcEveryMs of the clock, after a cycle, and records each duration", async () => {
+    const clock = new SimClock();
+    const loop = new CycleLoop({ periodMs: 12, cycle: () => {} }, clock, { youngGcEveryMs: 24 });
+    expect(loop.schedulesGc).toBe(true);
+    loop.start();
+    await clock.advance(12 * 10); // cycles at 0, 12, …, 120: collections at 0, 24, 48, 72, 96, 120
+    await loop.stop();
+    const gc = loop.timing.summary().gc;
+    expect(gc.collections).toBe(6);
+    expect(gc.ms.max).toBeGreaterThanOrEqual(gc.ms.p50);
+  });
+  it("skips a collection when less than a quarter period is left before the next deadline", async () => {
+    const clock = new SimClock();
+    // Each cycle "takes" 10 of its 12 ms: 2 ms of slack is under a quarter period (3 ms).
+    const loop = new CycleLoop({ periodMs: 12, cycle: (t) => clock.set(t + 10) }, clock, { youngGcEveryMs: 12 });
+    loop.start();
+    await clock.advance(12 * 5);
+    await loop.stop();
+    expect(loop.timing.cycles).toBeGreaterThan(3);
+    expect(loop.timing.summary().gc.collections).toBe(0);
+  });
+  it("leaves collection to V8 on a simulated clock by default, and schedules it on the wall clock", async () => {
+    expect(new CycleLoop({ periodMs: 12, cycle: () => {} }, new SimClock()).schedulesGc).toBe(false);
+    const loop = new CycleLoop({ periodMs: 12, cycle: () => {} }, new MonotonicClock());
+    expect(loop.schedulesGc).toBe(true);
+    loop.start();
+    await new Promise((r) => setTimeout(r, 250));
+    await loop.stop();
+    expect(loop.timing.summary().gc.collections).toBeGreaterThanOrEqual(1);
+  });
+  it("refuses a negative or non-finite interval", () => {
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => new CycleLoop({ periodMs: 12, cycle: () => {} }, new SimClock(), { youngGcEveryMs: bad })).toThrow(RangeError);
+    }
+  });
+  it("the collector is V8's own: calling it produces a minor GC entry", async () => {
+    const collect = youngGenerationCollector();
+    expect(collect).toBeTypeOf("function");
+    const kinds: number[] = [];
+    const obs = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) kinds.push((e as PerformanceEntry & { detail: { kind: number } }).detail.kind);
+    });
+    obs.observe({ entryTypes: ["gc"] });
+    collect!();
+    await new Promise((r) => setTimeout(r, 50)); // entries are delivered asynchronously
+    obs.disconnect();
+    expect(kinds).toContain(constants.NODE_PERFORMANCE_GC_MINOR);
   });
 });
 

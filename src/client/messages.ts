@@ -155,10 +155,19 @@ export interface HealthAnswer {
     readonly period_ms: { readonly p50: number; readonly p99: number; readonly max: number };
     readonly exec_ms: { readonly p50: number; readonly p99: number; readonly max: number };
     readonly jitter_p99_ms: number;
+    /** Young-generation collections the runtime scheduled between cycles, and their durations, ms. */
+    readonly gc_collections: number;
+    readonly gc_ms: { readonly p50: number; readonly p99: number; readonly max: number };
   };
   readonly errors: Readonly<Record<string, number>>;
   readonly control: ControlHolder | null;
-  readonly api: { readonly subscribers: number; readonly messages_sent: number; readonly messages_skipped: number };
+  readonly api: {
+    readonly subscribers: number;
+    readonly messages_sent: number;
+    readonly messages_skipped: number;
+    /** How long one stretch of sending held the server's event loop, ms: the most the stream delays a cycle. */
+    readonly send_slice_ms: { readonly p99: number; readonly max: number };
+  };
 }
 
 export interface ControlStatusAnswer {

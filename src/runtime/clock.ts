@@ -8,6 +8,8 @@
  */
 
 export interface Clock {
+  /** True when time passes on its own (a wall clock); false or absent for simulated time. */
+  readonly realTime?: boolean;
   /** Monotonic milliseconds (arbitrary origin). */
   nowMs(): number;
   /** Wall-clock milliseconds since the Unix epoch, for timestamps shown to users. */
@@ -17,6 +19,7 @@ export interface Clock {
 }
 
 export class MonotonicClock implements Clock {
+  readonly realTime = true;
   readonly #epochOffsetMs = Date.now() - performance.now();
   nowMs(): number {
     return performance.now();

@@ -5,8 +5,13 @@
  *
  * Pacing policy: deadline += period each cycle (no drift). If the loop falls more than one period
  * behind, it does not burst to catch up: it skips to now and counts the cycle as late.
+ *
+ * Garbage collection: on a real-time clock the loop collects V8's young generation itself, in the
+ * slack after a cycle, so that V8 does not stop the thread at a random moment (see gc.ts). Each
+ * collection's duration is recorded with the cycle timing.
  */
 import type { Clock } from "./clock.js";
+import { youngGenerationCollector } from "./gc.js";
 import { CycleTiming } from "./timing.js";
 
 /** What the loop drives. Bodies implement this; the loop owns pacing, timing and late detection. */
@@ -23,6 +28,12 @@ export interface CycleBody {
 export interface LoopOptions {
   /** A cycle that starts later than this after its deadline counts as late. Defaults to half a period. */
   lateBoundMs?: number;
+  /**
+   * Collect the young generation after a cycle at most this often, ms of the clock; 0 leaves
+   * collection to V8. Defaults to 100 on a real-time clock and 0 on a simulated one (no deadlines
+   * to protect). A collection is skipped when less than a quarter period is left before the next deadline.
+   */
+  youngGcEveryMs?: number;
 }
 
 export type CycleListener = (seq: number, nowMs: number) => void;
@@ -40,12 +51,24 @@ export class CycleLoop {
   #signalStop: () => void = () => {};
   #seq = 0;
   #lastStartMs = Number.NaN;
+  readonly #gcEveryMs: number;
+  readonly #collectYoung: (() => void) | null;
+  #lastGcMs = Number.NEGATIVE_INFINITY;
 
   constructor(body: CycleBody, clock: Clock, opts: LoopOptions = {}) {
     this.#body = body;
     this.#clock = clock;
     this.#lateBoundMs = opts.lateBoundMs ?? body.periodMs / 2;
     this.timing = new CycleTiming(body.periodMs);
+    const gcEvery = opts.youngGcEveryMs ?? (clock.realTime ? 100 : 0);
+    if (!(gcEvery >= 0 && Number.isFinite(gcEvery))) throw new RangeError(`youngGcEveryMs must be a finite number ≥ 0, got ${gcEvery}`);
+    this.#collectYoung = gcEvery > 0 ? youngGenerationCollector() : null;
+    this.#gcEveryMs = this.#collectYoung ? gcEvery : 0;
+  }
+
+  /** Whether the loop schedules young-generation collections itself (see gc.ts). */
+  get schedulesGc(): boolean {
+    return this.#gcEveryMs > 0;
   }
 
   get running(): boolean {
@@ -97,6 +120,7 @@ export class CycleLoop {
       this.#runOne(now, lateBy);
       deadline += period;
       if (now - deadline > period) deadline = now + period; // fell behind: skip, don't burst
+      if (this.#gcEveryMs > 0 && now - this.#lastGcMs >= this.#gcEveryMs) this.#collect(deadline, period);
     }
   }
 
@@ -128,6 +152,15 @@ export class CycleLoop {
         this.#failed("cycle listener", e); // one server's bug must not stop the cycle or the others
       }
     }
+  }
+
+  /** Collect the young generation now if the slack before `nextDeadline` allows it; record how long it took. */
+  #collect(nextDeadline: number, period: number): void {
+    const t0 = this.#clock.nowMs();
+    if (nextDeadline - t0 < period / 4) return; // too close to the next cycle: try after it
+    this.#lastGcMs = t0;
+    this.#collectYoung!();
+    this.timing.recordGc(this.#clock.nowMs() - t0);
   }
 
   /** Exceptions caught in cycles and listeners (bugs); the first and every 1000th are logged. */

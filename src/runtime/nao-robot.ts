@@ -49,6 +49,8 @@ export interface NaoRobotOptions {
   safetyLateBoundMs?: number;
   /** Fault-free time before stiffness ramps back up, ms. Defaults to 250. */
   recoveryMs?: number;
+  /** See LoopOptions.youngGcEveryMs: defaults to 100 on a real-time clock, 0 (V8 decides) on a simulated one. */
+  youngGcEveryMs?: number;
 }
 
 export const NAO_PERIOD_MS = 12;
@@ -126,7 +128,10 @@ export class NaoRobot implements RobotBase, CycleBody {
     this.#linkLostAfter = opts.linkLostAfter ?? 5;
     this.#safetyLateBoundMs = opts.safetyLateBoundMs ?? 2 * NAO_PERIOD_MS;
     this.#recoveryMs = opts.recoveryMs ?? 250;
-    this.loop = new CycleLoop(this, this.clock, { lateBoundMs: NAO_PERIOD_MS / 2 });
+    this.loop = new CycleLoop(this, this.clock, {
+      lateBoundMs: NAO_PERIOD_MS / 2,
+      ...(opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs }),
+    });
     this.#requested.setIdle();
     this.authority.on("released", (info, why) => {
       this.#cancelMotion();

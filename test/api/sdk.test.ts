@@ -83,6 +83,9 @@ describe("robot API over loopback with the SDK", () => {
         expect(c.getJointState()!.angles).toHaveLength(joints);
         const health = await c.fetchHealth();
         expect(health.api.subscribers).toBe(1);
+        // Real sends happened in at least one slice; the longest bounds the 99th percentile.
+        expect(health.api.send_slice_ms.max).toBeGreaterThan(0);
+        expect(health.api.send_slice_ms.p99).toBeLessThanOrEqual(health.api.send_slice_ms.max);
         expect(health.link).toBe("ok");
       } finally {
         await c.close();

@@ -122,7 +122,7 @@ describe("NAO robot API (inject, simulated time)", () => {
     expect(info.joint_names).toEqual([...API_ORDER]);
     await step(robot, clock, 5);
     const health = (await call(app, "GET", "/v1/health")).body;
-    expect(health).toMatchObject({ body: "nao", link: "ok", control: null, api: { subscribers: 0 } });
+    expect(health).toMatchObject({ body: "nao", link: "ok", control: null, api: { subscribers: 0, send_slice_ms: { p99: 0, max: 0 } } });
     expect((health.cycle as Json).cycles).toBe(5);
   });
 

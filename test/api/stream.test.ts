@@ -143,6 +143,13 @@ describe("state stream", () => {
     for (let i = 0; i < 20; i++) await flush();
     expect(got()).toBe(40);
     expect(new Set(socks.map((s) => s.states().at(-1))).size).toBe(1); // the same state to all
+    // 13 slices of 3 sends (0.12 ms each) and one of 1 (0.04 ms): what /v1/health reports.
+    const stats = stream.sliceStats();
+    expect(stats.slices).toBe(14);
+    expect(stats.maxMs).toBeCloseTo(0.12, 9);
+    expect(stats.p99Ms).toBeCloseTo(0.12, 9);
+    stream.resetSliceStats();
+    expect(stream.sliceStats()).toEqual({ p99Ms: 0, maxMs: 0, slices: 0 });
     stream.close();
   });
 

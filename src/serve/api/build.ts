@@ -84,6 +84,8 @@ export interface RunningApiServer {
   readonly url: string;
   readonly port: number;
   readonly app: FastifyInstance;
+  /** The state stream (its counters and send-slice figures, as /v1/health reports them). */
+  readonly stream: StateStream;
   close(): Promise<void>;
 }
 
@@ -103,6 +105,10 @@ const errorAnswers = (...codes: number[]) => Object.fromEntries(codes.map((c) =>
 
 /** Build the app (routes, schemas, OpenAPI) without listening. */
 export function buildApiServer(robot: ApiRobot, opts: ApiServerOptions = {}): FastifyInstance {
+  return build(robot, opts).app;
+}
+
+function build(robot: ApiRobot, opts: ApiServerOptions): { app: FastifyInstance; stream: StateStream } {
   const adapter = adapterFor(robot);
   const stream = new StateStream(adapter, opts);
   const authority = robot.authority;
@@ -348,17 +354,17 @@ export function buildApiServer(robot: ApiRobot, opts: ApiServerOptions = {}): Fa
     return h ? Object.assign(e, { holder: holderAnswer(h) }) : e;
   }
 
-  return app as unknown as FastifyInstance;
+  return { app: app as unknown as FastifyInstance, stream };
 }
 
 /** Build, listen on host:port (default 127.0.0.1, a free port), and report the URL. */
 export async function startApiServer(robot: ApiRobot, opts: StartApiServerOptions = {}): Promise<RunningApiServer> {
   const { host = "127.0.0.1", port = 0, ...rest } = opts;
-  const app = buildApiServer(robot, rest);
+  const { app, stream } = build(robot, rest);
   await app.listen({ host, port });
   const addr = app.server.address() as AddressInfo;
   const h = addr.family === "IPv6" || host.includes(":") ? `[${addr.address}]` : addr.address;
-  return { url: `http://${h}:${addr.port}`, port: addr.port, app, close: () => app.close() };
+  return { url: `http://${h}:${addr.port}`, port: addr.port, app, stream, close: () => app.close() };
 }
 
 function holderAnswer(h: LeaseInfo) {
@@ -394,6 +400,8 @@ function healthAnswer(h: RobotHealth, stream: StateStream) {
       period_ms: c.periodMs,
       exec_ms: c.execMs,
       jitter_p99_ms: c.jitterP99Ms,
+      gc_collections: c.gc.collections,
+      gc_ms: c.gc.ms,
     },
     errors: { ...h.errors },
     control: h.control
@@ -404,7 +412,12 @@ function healthAnswer(h: RobotHealth, stream: StateStream) {
           expires_at: new Date(h.control.expiresAtEpochMs).toISOString(),
         }
       : null,
-    api: { subscribers: stream.subscribers, messages_sent: stream.messagesSent, messages_skipped: stream.messagesSkipped },
+    api: {
+      subscribers: stream.subscribers,
+      messages_sent: stream.messagesSent,
+      messages_skipped: stream.messagesSkipped,
+      send_slice_ms: (({ p99Ms, maxMs }) => ({ p99: p99Ms, max: maxMs }))(stream.sliceStats()),
+    },
   };
 }
 

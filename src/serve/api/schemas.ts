@@ -127,6 +127,10 @@ export const HealthSchema = Type.Object({
     period_ms: Percentiles,
     exec_ms: Percentiles,
     jitter_p99_ms: Type.Number({ description: "|period − nominal| at the 99th percentile, ms" }),
+    gc_collections: Type.Integer({
+      description: "Young-generation collections the runtime scheduled between cycles (0 on a simulated clock, where V8 schedules them)",
+    }),
+    gc_ms: Type.Intersect([Percentiles], { description: "Duration of those collections, ms" }),
   }),
   errors: Type.Record(Type.String(), Type.Number(), { description: "Cumulative error counters by name" }),
   control: Type.Union([HolderSchema, Type.Null()]),
@@ -134,6 +138,13 @@ export const HealthSchema = Type.Object({
     subscribers: Type.Integer({ description: "Open state-stream WebSockets" }),
     messages_sent: Type.Integer(),
     messages_skipped: Type.Integer({ description: "Messages not sent to a client because it had not yet taken the previous ones" }),
+    send_slice_ms: Type.Object(
+      { p99: Type.Number(), max: Type.Number() },
+      {
+        description:
+          "How long one stretch of sending held the event loop, ms (99th percentile of the last 1,024 stretches, and the longest): the most the stream delays the body's next cycle",
+      },
+    ),
   }),
 });
 

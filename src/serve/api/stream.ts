@@ -18,6 +18,10 @@
  * runtime clock), yielding to the event loop between slices, so that a broadcast to hundreds of
  * sockets never delays the next cycle's timer by more than one slice.
  *
+ * How long each slice held the event loop is recorded (a ring of the last 1,024 slices): it is the
+ * most the stream can delay the next cycle's wake-up, and /v1/health reports it, so the bound above
+ * is a measurement and not only a design.
+ *
  * Prepare side: allocates one string, one buffer and one socket list per broadcast. The cycle
  * listener does not allocate except the one setImmediate per period.
  */
@@ -51,6 +55,10 @@ export class StateStream {
   #next = 0;
   messagesSent = 0;
   messagesSkipped = 0;
+  // Durations of the most recent send slices, ms (ring), and the longest since the last reset.
+  readonly #slices = new Float64Array(1024);
+  #sliceCount = 0;
+  #sliceMaxMs = 0;
 
   constructor(adapter: BodyAdapter, opts: StreamOptions = {}) {
     const rate = opts.rateHz ?? 20;
@@ -91,6 +99,22 @@ export class StateStream {
       const now = this.encode();
       if (now) socket.send(now, { binary: false });
     }
+  }
+
+  /**
+   * How long one send slice held the event loop, ms: the 99th percentile over the last 1,024
+   * slices and the longest since the last reset (prepare side: sorts a copy).
+   */
+  sliceStats(): { p99Ms: number; maxMs: number; slices: number } {
+    const n = Math.min(this.#sliceCount, this.#slices.length);
+    const sorted = this.#slices.slice(0, n).sort();
+    return { p99Ms: n ? sorted[Math.min(n - 1, Math.floor(0.99 * n))]! : 0, maxMs: this.#sliceMaxMs, slices: this.#sliceCount };
+  }
+
+  /** Forget the slice figures (benchmarks measure windows). */
+  resetSliceStats(): void {
+    this.#sliceCount = 0;
+    this.#sliceMaxMs = 0;
   }
 
   /** The current state as the stream's message bytes, or null when there is no state yet. */
@@ -156,11 +180,18 @@ export class StateStream {
       s.send(bytes, { binary: false });
       this.messagesSent++;
       if (clock.nowMs() - t0 > this.#sliceMs && this.#next < targets.length) {
+        this.#recordSlice(clock.nowMs() - t0);
         setImmediate(this.#sendSlice);
         return;
       }
     }
+    this.#recordSlice(clock.nowMs() - t0);
     this.#bytes = null;
     this.#targets = [];
   };
+
+  #recordSlice(ms: number): void {
+    this.#slices[this.#sliceCount++ % this.#slices.length] = ms;
+    if (ms > this.#sliceMaxMs) this.#sliceMaxMs = ms;
+  }
 }
