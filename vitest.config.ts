@@ -8,6 +8,8 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     reporters: ["default"],
+    // dist/ fresh before any file runs (the CLI runs from it; test/package.test.ts imports it).
+    globalSetup: ["test/support/build-dist.ts"],
     projects: [
       {
         extends: true,

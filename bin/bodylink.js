@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 // Entry point for `bodylink` / `npx bodylink` / `npm start`.
-// Runs the compiled CLI from dist/ when it exists (after `npm run build`), else the TypeScript
-// sources through tsx, so a fresh clone needs no build step.
-import { existsSync } from "node:fs";
+// Runs the compiled CLI from dist/ (built by `npm ci` through the `prepare` script, or by
+// `npm run build`) when it is at least as new as every file under src/; otherwise the TypeScript
+// sources through tsx, so an edited checkout never runs stale code and a fresh one needs no build.
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { distState } from "./dist-fresh.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const built = `${root}dist/cli/main.js`;
-if (existsSync(built)) {
-  await import(pathToFileURL(built).href);
+const state = distState(root);
+if (state === "fresh") {
+  await import(pathToFileURL(`${root}dist/cli/main.js`).href);
 } else {
+  if (state === "stale") process.stderr.write("bodylink: dist/ is older than src/, running the sources (npm run build refreshes dist/)\n");
   const { register } = await import("tsx/esm/api");
   register();
   await import(pathToFileURL(`${root}src/cli/main.ts`).href);
