@@ -1,8 +1,54 @@
 /**
- * Helpers the body adapters share: float32 values as short JSON numbers, joint-order remapping.
+ * What the body adapters share: the part of BodyAdapter every body does the same way (AdapterBase),
+ * float32 values as short JSON numbers, joint-order remapping.
  *
  * Prepare side (allocates: these build the 20 Hz message and REST answers).
  */
+import type { CycleListener } from "../../../runtime/loop.js";
+import type { RobotBase } from "../../../runtime/robot.js";
+
+/** The runtime surface AdapterBase delegates to (NaoRobot, P7Robot and Tny360Robot all have it). */
+export interface AdaptedRobot extends RobotBase {
+  emergencyStop(reason: string): void;
+  onCycle(listener: CycleListener): () => void;
+}
+
+/**
+ * Holds the runtime and delegates the emergency stop and cycle listeners to it; an adapter that
+ * keeps per-cycle state of its own registers it with `listen`, and `close` drops it.
+ */
+export abstract class AdapterBase<R extends AdaptedRobot> {
+  protected readonly body: R;
+  #unsubscribe: (() => void) | null = null;
+
+  protected constructor(robot: R) {
+    this.body = robot;
+  }
+
+  get robot(): RobotBase {
+    return this.body;
+  }
+
+  /** No lease needed: the body goes to its safe stop now and control is revoked. */
+  emergencyStop(reason: string): void {
+    this.body.emergencyStop(reason);
+  }
+
+  onCycle(listener: CycleListener): () => void {
+    return this.body.onCycle(listener);
+  }
+
+  /** Drop the adapter's own cycle listener (server close). */
+  close(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+  }
+
+  /** Run `perCycle` after every body cycle until close (perform side: keep it allocation-free). */
+  protected listen(perCycle: () => void): void {
+    this.#unsubscribe = this.body.onCycle(perCycle);
+  }
+}
 
 /**
  * The shortest decimal that reads back as the same float32. State values are float32 (LoLA's

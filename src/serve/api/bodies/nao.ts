@@ -27,10 +27,9 @@ import type { NaoCommandUpdate } from "../../../bodies/nao/commands.js";
 import type { NaoPreferences } from "../../../bodies/nao/prefs.js";
 import type { NaoRobot } from "../../../runtime/nao-robot.js";
 import type { BoardReport } from "../../../transport/chestboard-link.js";
-import type { RobotBase } from "../../../runtime/robot.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp, StateView } from "../adapter.js";
 import { numbers } from "../schemas.js";
-import { f32, f32Array, intArray } from "./common.js";
+import { AdapterBase, f32, f32Array, intArray } from "./common.js";
 
 /** For each LoLA index, the API index of the same joint (LHipYawPitch → API 8). */
 const LOLA_TO_API: Int8Array = Int8Array.from(LOLA_ORDER, (n) => API_ORDER.indexOf(n));
@@ -205,22 +204,20 @@ export function boardAnswer(b: BoardReport) {
 
 const SmoothResult = Type.Object({ estimated_s: Type.Number({ description: "Estimated seconds until the posture is reached" }) });
 
-export class NaoAdapter implements BodyAdapter {
+export class NaoAdapter extends AdapterBase<NaoRobot> implements BodyAdapter {
   readonly kind = "nao" as const;
   readonly jointNames: readonly string[] = API_ORDER;
   readonly schemas = { stream: naoFieldsSchema("stream"), rest: naoFieldsSchema("rest") };
   readonly reads: readonly ReadRoute[];
   readonly commands: readonly CommandRoute[];
-  readonly #robot: NaoRobot;
-  readonly #unsubscribe: () => void;
   // Velocity estimate (LoLA order), updated every cycle without allocating.
   readonly #prevPosition = new Float32Array(LOLA_JOINT_COUNT);
   readonly #velocity = new Float32Array(LOLA_JOINT_COUNT);
   #prevTimestampMs = Number.NaN;
 
   constructor(robot: NaoRobot) {
-    this.#robot = robot;
-    this.#unsubscribe = robot.onCycle(() => this.#estimateVelocity());
+    super(robot);
+    this.listen(() => this.#estimateVelocity());
     this.reads = [
       {
         path: "/v1/preferences",
@@ -275,12 +272,9 @@ export class NaoAdapter implements BodyAdapter {
     this.commands = [joints, leds, sonar, smooth(true), smooth(false)] as CommandRoute[];
   }
 
-  get robot(): RobotBase {
-    return this.#robot;
-  }
 
   source(): SourceStamp | null {
-    const s = this.#robot.state;
+    const s = this.body.state;
     // Once a state was decoded, keep serving it with its link status (lost/stopped included), so
     // clients see why values stopped changing; the SDK returns null unless the link is ok/degraded.
     if (s.seq === 0) return null;
@@ -288,7 +282,7 @@ export class NaoAdapter implements BodyAdapter {
   }
 
   read(view: StateView): BodyFields | null {
-    const s = this.#robot.state;
+    const s = this.body.state;
     if (s.seq === 0) return null;
     const b = s.battery;
     const touch = {} as Record<TouchPart, boolean>;
@@ -327,21 +321,10 @@ export class NaoAdapter implements BodyAdapter {
     };
   }
 
-  emergencyStop(reason: string): void {
-    this.#robot.emergencyStop(reason);
-  }
-
-  onCycle(listener: (seq: number, nowMs: number) => void): () => void {
-    return this.#robot.onCycle(listener);
-  }
-
-  close(): void {
-    this.#unsubscribe();
-  }
 
   /** Perform side, every cycle: allocation-free finite difference. */
   #estimateVelocity(): void {
-    const s = this.#robot.state;
+    const s = this.body.state;
     if (!s.valid) return;
     const dtS = (s.timestampMs - this.#prevTimestampMs) / 1000;
     const pos = s.position;
@@ -413,7 +396,7 @@ export class NaoAdapter implements BodyAdapter {
     clamped: Array<{ joint: string; field: string; requested: number; applied: number }>,
     notes: string[] = [],
   ): CommandOutcome {
-    const r = this.#robot.command(leaseId, update);
+    const r = this.body.command(leaseId, update);
     if (!r.ok) return r;
     if (r.problems.length > 0) {
       // The schema already checked lengths and finiteness, so this is the runtime refusing a key.

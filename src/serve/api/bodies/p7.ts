@@ -24,9 +24,9 @@
 import Type from "typebox";
 import { P7_JOINT_COUNT, P7_JOINT_NAMES, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "../../../bodies/p7/joints.js";
 import type { P7Robot } from "../../../runtime/p7-robot.js";
-import type { RobotBase } from "../../../runtime/robot.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp } from "../adapter.js";
 import { numbers } from "../schemas.js";
+import { AdapterBase } from "./common.js";
 
 const n = P7_JOINT_COUNT;
 const jointNote = `${n} values, J1..J7`;
@@ -69,14 +69,12 @@ const ClearSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export class P7Adapter implements BodyAdapter {
+export class P7Adapter extends AdapterBase<P7Robot> implements BodyAdapter {
   readonly kind = "p7" as const;
   readonly jointNames: readonly string[] = P7_JOINT_NAMES;
   readonly schemas = { stream: P7FieldsSchema, rest: P7FieldsSchema };
   readonly reads: readonly ReadRoute[] = [];
   readonly commands: readonly CommandRoute[];
-  readonly #robot: P7Robot;
-  readonly #unsubscribe: () => void;
   // The last complete cycle's values (perform-side copy of the store; no allocation).
   #seq = 0;
   #timestampMs = 0;
@@ -90,8 +88,8 @@ export class P7Adapter implements BodyAdapter {
   readonly #linearAcceleration = new Float64Array(3);
 
   constructor(robot: P7Robot) {
-    this.#robot = robot;
-    this.#unsubscribe = robot.onCycle(() => this.#copy());
+    super(robot);
+    this.listen(() => this.#copy());
     const move: CommandRoute<{ positions: number[]; speed?: number | number[] }> = {
       path: "/v1/commands/move-joints",
       summary: "Move all 7 joints to targets (rad) under a speed limit; joints arrive together",
@@ -127,13 +125,10 @@ export class P7Adapter implements BodyAdapter {
     this.commands = [move, servo, clear] as CommandRoute[];
   }
 
-  get robot(): RobotBase {
-    return this.#robot;
-  }
 
   /** Perform side: copy the store when the cycle produced all three models. */
   #copy(): void {
-    const s = this.#robot.state;
+    const s = this.body.state;
     if (!s.jointValid || !s.motorValid || !s.imuValid) return;
     this.#seq = s.seq;
     this.#timestampMs = s.timestampMs;
@@ -149,7 +144,7 @@ export class P7Adapter implements BodyAdapter {
 
   source(): SourceStamp | null {
     if (this.#seq === 0) return null;
-    return { seq: this.#seq, timestampMs: this.#timestampMs, epochMs: this.#epochMs, link: this.#robot.link };
+    return { seq: this.#seq, timestampMs: this.#timestampMs, epochMs: this.#epochMs, link: this.body.link };
   }
 
   read(): BodyFields | null {
@@ -164,15 +159,4 @@ export class P7Adapter implements BodyAdapter {
     };
   }
 
-  emergencyStop(reason: string): void {
-    this.#robot.emergencyStop(reason);
-  }
-
-  onCycle(listener: (seq: number, nowMs: number) => void): () => void {
-    return this.#robot.onCycle(listener);
-  }
-
-  close(): void {
-    this.#unsubscribe();
-  }
 }

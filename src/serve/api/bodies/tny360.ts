@@ -29,11 +29,10 @@ import Type from "typebox";
 import { JOINT_COUNT, JOINT_NAMES, JOINTS, LEG_COUNT } from "../../../bodies/tny360/joints.js";
 import type { Tny360Snapshot } from "../../../bodies/tny360/state.js";
 import type { Tny360Robot } from "../../../runtime/tny360-robot.js";
-import type { RobotBase } from "../../../runtime/robot.js";
 import { GAIT_NAMES } from "../../../wire/tny/constants.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp } from "../adapter.js";
 import { numbers } from "../schemas.js";
-import { f32 } from "./common.js";
+import { AdapterBase, f32 } from "./common.js";
 
 const n = JOINT_COUNT;
 const jointNote = `${n} values in JointId order (GET /v1/info joint_names)`;
@@ -97,16 +96,15 @@ const TnyFieldsSchema = Type.Object({
 const clearOverrides = Type.Optional(Type.Boolean({ description: "Clear joint overrides (default true)" }));
 const Forwarded = Type.Object({ forwarded: Type.Boolean({ description: "Sent on to a real robot, which answers later" }) });
 
-export class Tny360Adapter implements BodyAdapter {
+export class Tny360Adapter extends AdapterBase<Tny360Robot> implements BodyAdapter {
   readonly kind = "tny360" as const;
   readonly jointNames: readonly string[] = JOINT_NAMES;
   readonly schemas = { stream: TnyFieldsSchema, rest: TnyFieldsSchema };
   readonly reads: readonly ReadRoute[] = [];
   readonly commands: readonly CommandRoute[];
-  readonly #robot: Tny360Robot;
 
   constructor(robot: Tny360Robot) {
-    this.#robot = robot;
+    super(robot);
     const done = (r: ReturnType<Tny360Robot["setGait"]>): CommandOutcome => (r.ok ? { ok: true, result: { forwarded: r.forwarded } } : { ok: false, error: r.error });
     const route = <B>(path: string, summary: string, request: ReturnType<typeof Type.Object>, handle: (leaseId: string, b: B) => CommandOutcome, description?: string): CommandRoute =>
       ({ path, summary, request, response: Forwarded, handle, ...(description ? { description } : {}) }) as CommandRoute;
@@ -176,18 +174,15 @@ export class Tny360Adapter implements BodyAdapter {
     this.commands = [...this.commands, smooth(true), smooth(false)];
   }
 
-  get robot(): RobotBase {
-    return this.#robot;
-  }
 
   source(): SourceStamp | null {
-    const s = this.#robot.state;
+    const s = this.body.state;
     if (!s.valid) return null;
     return { seq: s.seq, timestampMs: s.timestampMs, epochMs: s.epochMs, link: s.link };
   }
 
   read(): BodyFields | null {
-    const s: Tny360Snapshot | null = this.#robot.snapshot();
+    const s: Tny360Snapshot | null = this.body.snapshot();
     if (!s) return null;
     const j = s.joints;
     const b = s.body;
@@ -227,13 +222,4 @@ export class Tny360Adapter implements BodyAdapter {
     };
   }
 
-  emergencyStop(reason: string): void {
-    this.#robot.emergencyStop(reason);
-  }
-
-  onCycle(listener: (seq: number, nowMs: number) => void): () => void {
-    return this.#robot.onCycle(listener);
-  }
-
-  close(): void {}
 }
