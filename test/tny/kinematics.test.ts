@@ -59,7 +59,7 @@ describe("TNY-360 leg kinematics (§10.3)", () => {
   it("IK of the default stance foot is close to STAND", () => {
     // FL default foot (0.09, 0.10, 0) under a 0.12 m body, relative to the hip, y negated
     const out = new Float64Array(3);
-    expect(legIK(0.09 - 0.086, -(0.1 - 0.052), -0.12, out)).toBe(IkStatus.Ok);
+    expect(legIK(Float64Array.of(0.09 - 0.086, -(0.1 - 0.052), -0.12), out)).toBe(IkStatus.Ok);
     expect(out[0]! / DEG).toBeCloseTo(6.54, 1);
     expect(out[1]! / DEG).toBeCloseTo(-49.6, 1);
     expect(out[2]! / DEG).toBeCloseTo(102.8, 1);
@@ -75,7 +75,7 @@ describe("TNY-360 leg kinematics (§10.3)", () => {
         const down = THIGH_LENGTH_M * Math.cos(pitch) + CALF_LENGTH_M * Math.cos(pitch + knee);
         fc.pre(down > 1e-4);
         legFK(roll, pitch, knee, target);
-        expect(legIK(target[0]!, target[1]!, target[2]!, solved)).toBe(IkStatus.Ok);
+        expect(legIK(target, solved)).toBe(IkStatus.Ok);
         legFK(solved[0]!, solved[1]!, solved[2]!, back);
         expect(dist(target, back)).toBeLessThan(1e-6);
         expect(Math.abs(solved[0]! - roll) + Math.abs(solved[1]! - pitch) + Math.abs(solved[2]! - knee)).toBeLessThan(1e-6);
@@ -85,6 +85,7 @@ describe("TNY-360 leg kinematics (§10.3)", () => {
   });
 
   it("property: any target is either solved exactly within the limits or refused, never NaN", () => {
+    const target = new Float64Array(3);
     const out = new Float64Array(3);
     const back = new Float64Array(3);
     const coord = fc.oneof(
@@ -94,7 +95,8 @@ describe("TNY-360 leg kinematics (§10.3)", () => {
     fc.assert(
       fc.property(coord, coord, coord, (x, y, z) => {
         out.fill(7);
-        const st = legIK(x, y, z, out);
+        target.set([x, y, z]);
+        const st = legIK(target, out);
         if (st === IkStatus.Ok) {
           expect(out.every(Number.isFinite)).toBe(true);
           expect(out[0]).toBeGreaterThanOrEqual(-45 * DEG - 1e-9);
@@ -111,13 +113,14 @@ describe("TNY-360 leg kinematics (§10.3)", () => {
 
   it("names why a target is refused", () => {
     const out = new Float64Array(3);
-    expect(legIK(0, -0.01, -0.01, out)).toBe(IkStatus.InsideHipOffset); // y² + z² < h²: sqrt of a negative upstream
-    expect(legIK(0.25, -HIP_OFFSET_M, -0.1, out)).toBe(IkStatus.OutOfReach);
-    expect(legIK(0, -HIP_OFFSET_M, -0.21, out)).toBe(IkStatus.OutOfReach);
-    expect(legIK(Number.NaN, 0, -0.1, out)).toBe(IkStatus.NonFinite);
-    expect(legIK(0, -HIP_OFFSET_M, 0, out)).toBe(IkStatus.AtHip);
-    expect(legIK(0, 0.15, -0.05, out)).toBe(IkStatus.JointLimits); // needs a roll far beyond 45°
-    expect(legIK(0, 0.15, -0.05, out, 0, false)).toBe(IkStatus.Ok);
+    const xyz = (x: number, y: number, z: number) => Float64Array.of(x, y, z);
+    expect(legIK(xyz(0, -0.01, -0.01), out)).toBe(IkStatus.InsideHipOffset); // y² + z² < h²: sqrt of a negative upstream
+    expect(legIK(xyz(0.25, -HIP_OFFSET_M, -0.1), out)).toBe(IkStatus.OutOfReach);
+    expect(legIK(xyz(0, -HIP_OFFSET_M, -0.21), out)).toBe(IkStatus.OutOfReach);
+    expect(legIK(xyz(Number.NaN, 0, -0.1), out)).toBe(IkStatus.NonFinite);
+    expect(legIK(xyz(0, -HIP_OFFSET_M, 0), out)).toBe(IkStatus.AtHip);
+    expect(legIK(xyz(0, 0.15, -0.05), out)).toBe(IkStatus.JointLimits); // needs a roll far beyond 45°
+    expect(legIK(xyz(0, 0.15, -0.05), out, 0, false)).toBe(IkStatus.Ok);
   });
 });
 

@@ -1,7 +1,11 @@
 /**
  * TNY-360 gait planner (`GaitPlanner.cpp`, tny360.md §10.4): foot targets in the planner frame
- * from a body velocity command. Perform side: `step()` writes into preallocated arrays and
- * allocates nothing.
+ * from a body velocity command. Perform side: `advance()` reads its step and velocity from the
+ * `input` slots and writes into preallocated arrays; it allocates nothing.
+ *
+ * Why slots: V8 passes arguments tagged, so a double handed to a call it does not inline is boxed
+ * (a 16-byte heap number per argument per call), and `advance()` is over V8's inlining budget.
+ * `step(dtS, vx, vy, wz)` is a small (inlinable) wrapper that fills the slots and advances.
  *
  * - Step frequency 2 Hz, duty factor 0.6, step height 0.02 m, stance depth 0.
  * - Leg phase = (global phase + offset) mod 1; stance while phase < duty, swing after.
@@ -47,11 +51,13 @@ export class GaitPlanner {
   /** 1 while the leg is in stance. */
   readonly stance: Uint8Array = new Uint8Array(LEG_COUNT).fill(1);
   readonly params: GaitParams;
-  /** Global phase 0..1. */
-  phase = 0;
+  /** Inputs of the next `advance()`: [dtS, vx m/s, vy m/s, wz rad/s], planner frame. */
+  readonly input: Float64Array = new Float64Array(4);
   gait: number = GaitType.Walk;
   /** False when planted and idle (no velocity and every foot at its default). */
   active = false;
+  /** [0] = global phase 0..1 (a slot: a double field is boxed once its representation goes generic). */
+  readonly #phase = new Float64Array(1);
   readonly #liftoff = new Float64Array(LEG_COUNT * 3);
   readonly #touchdown = new Float64Array(LEG_COUNT * 3);
 
@@ -59,26 +65,41 @@ export class GaitPlanner {
     this.params = params;
   }
 
+  /** Global phase 0..1. */
+  get phase(): number {
+    return this.#phase[0]!;
+  }
+
   /** Planted at the default feet, idle. */
   reset(): void {
     this.feet.set(DEFAULT_FEET_M);
     this.stance.fill(1);
-    this.phase = 0;
+    this.#phase[0] = 0;
     this.active = false;
   }
 
-  /**
-   * Advance by `dtS` with body velocity (vx, vy) m/s and yaw rate wz rad/s in the planner frame.
-   * Allocation-free.
-   */
+  /** Advance by `dtS` with body velocity (vx, vy) m/s and yaw rate wz rad/s in the planner frame. */
   step(dtS: number, vx: number, vy: number, wz: number): void {
+    const input = this.input;
+    input[0] = dtS;
+    input[1] = vx;
+    input[2] = vy;
+    input[3] = wz;
+    this.advance();
+  }
+
+  /** Advance by the step and velocity in `input` (see `step`). Allocation-free. */
+  advance(): void {
+    const input = this.input;
+    const dtS = input[0]!, vx = input[1]!, vy = input[2]!, wz = input[3]!;
     const moving = vx !== 0 || vy !== 0 || wz !== 0;
     if (!moving && !this.active) return;
     this.active = true;
     const { stepFrequencyHz: freq, dutyFactor: duty, stepHeightM: height } = this.params;
     const offsets = GAIT_PHASE_OFFSETS[this.gait] ?? GAIT_PHASE_OFFSETS[GaitType.Walk]!;
     const stanceS = duty / freq;
-    this.phase = (this.phase + freq * dtS) % 1;
+    const phase = (this.#phase[0]! + freq * dtS) % 1;
+    this.#phase[0] = phase;
     const feet = this.feet;
     let settled = !moving;
     for (let leg = 0; leg < LEG_COUNT; leg++) {
@@ -87,7 +108,7 @@ export class GaitPlanner {
       const dy = DEFAULT_FEET_M[i + 1]!;
       const lvx = vx - wz * dy;
       const lvy = vy + wz * dx;
-      const legPhase = (this.phase + offsets[leg]!) % 1;
+      const legPhase = (phase + offsets[leg]!) % 1;
       // Where this leg's next touchdown is: stance centred on the default foot.
       const tx = dx + (lvx * stanceS) / 2;
       const ty = dy + (lvy * stanceS) / 2;
@@ -121,7 +142,7 @@ export class GaitPlanner {
     }
     if (settled) {
       this.feet.set(DEFAULT_FEET_M);
-      this.phase = 0;
+      this.#phase[0] = 0;
       this.active = false;
     }
   }

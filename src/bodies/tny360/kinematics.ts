@@ -2,6 +2,10 @@
  * TNY-360 kinematics (tny360.md §10.1–§10.3): leg IK and FK, body IK, and the frames they use.
  * Pure; every function writes into caller-owned arrays and allocates nothing (perform side).
  *
+ * Why `legIK` takes its target in a Float64Array: V8 passes arguments tagged, so a double handed
+ * to a call it does not inline is boxed (a 16-byte heap number per argument per call), and
+ * `legIK` is over V8's inlining budget. The small functions here take plain numbers: inlined.
+ *
  * Frames (all metres, radians):
  * - **planner frame**: ground level under the body centre, x forward, y left, z up, yawed with the
  *   robot. The gait planner's feet and `leg.setPosition` live here (default FL foot (0.09, 0.10, 0)).
@@ -52,11 +56,12 @@ const H = HIP_OFFSET_M;
 const REACH_EPS_M = 1e-12;
 
 /**
- * Leg IK (`computeLegIK`): foot target (x, y, z) in the leg frame → hip roll, hip pitch, knee (rad)
- * written to `out[at..at+2]`. With `checkLimits` (default) the angles must be inside the leg's
- * joint limits (those of FL, identical for all legs).
+ * Leg IK (`computeLegIK`): foot target `target[0..2]` = (x, y, z) in the leg frame → hip roll,
+ * hip pitch, knee (rad) written to `out[at..at+2]` (`out` may be `target`). With `checkLimits`
+ * (default) the angles must be inside the leg's joint limits (those of FL, identical for all legs).
  */
-export function legIK(x: number, y: number, z: number, out: Float64Array, at = 0, checkLimits = true): IkStatusCode {
+export function legIK(target: Float64Array, out: Float64Array, at = 0, checkLimits = true): IkStatusCode {
+  const x = target[0]!, y = target[1]!, z = target[2]!;
   if (!(Number.isFinite(x) && Number.isFinite(y) && Number.isFinite(z))) return IkStatus.NonFinite;
   const r2 = y * y + z * z - H * H;
   if (r2 < 0) return IkStatus.InsideHipOffset; // the firmware would take sqrt of a negative: NaN
@@ -127,7 +132,8 @@ export function eulerXYZ(m: Float64Array, out: Float64Array, at = 0): void {
 // Body IK and the way back
 
 const rot = new Float64Array(9);
-const legOut = new Float64Array(3);
+/** The leg-frame foot target of the leg being solved: [x, y, z] m. */
+const legTarget = new Float64Array(3);
 
 /**
  * Body IK (`computeBodyIK`, §10.2): for each leg, the planner-frame foot target is taken into the
@@ -141,28 +147,24 @@ export function bodyIK(posture: ArrayLike<number>, feet: ArrayLike<number>, outA
   let refused = 0;
   for (let leg = 0; leg < LEG_COUNT; leg++) {
     const st = footToLegFrame(leg, feet[leg * 3]! - posture[0]!, feet[leg * 3 + 1]! - posture[1]!, feet[leg * 3 + 2]! - posture[2]!, rot);
-    const code = st === IkStatus.Ok ? legIK(legOut[0]!, legOut[1]!, legOut[2]!, legOut) : st;
+    const code = st === IkStatus.Ok ? legIK(legTarget, outAngles, leg * 3, true) : st; // refused: angles untouched
     status[leg] = code;
-    if (code === IkStatus.Ok) {
-      outAngles[leg * 3] = legOut[0]!;
-      outAngles[leg * 3 + 1] = legOut[1]!;
-      outAngles[leg * 3 + 2] = legOut[2]!;
-    } else refused++;
+    if (code !== IkStatus.Ok) refused++;
   }
   return refused;
 }
 
-/** (dx, dy, dz) = foot − body position in the planner frame → leg frame in `legOut`. */
+/** (dx, dy, dz) = foot − body position in the planner frame → leg frame in `legTarget`. Small: inlined. */
 function footToLegFrame(leg: number, dx: number, dy: number, dz: number, r: Float64Array): IkStatusCode {
   if (!(Number.isFinite(dx) && Number.isFinite(dy) && Number.isFinite(dz))) return IkStatus.NonFinite;
   // R^T · d
   const bx = r[0]! * dx + r[3]! * dy + r[6]! * dz;
   const by = r[1]! * dx + r[4]! * dy + r[7]! * dz;
   const bz = r[2]! * dx + r[5]! * dy + r[8]! * dz;
-  legOut[0] = bx - HIP_POSITIONS_M[leg * 2]!;
+  legTarget[0] = bx - HIP_POSITIONS_M[leg * 2]!;
   const ly = by - HIP_POSITIONS_M[leg * 2 + 1]!;
-  legOut[1] = LEG_Y_INVERTED[leg] ? -ly : ly;
-  legOut[2] = bz;
+  legTarget[1] = LEG_Y_INVERTED[leg] ? -ly : ly;
+  legTarget[2] = bz;
   return IkStatus.Ok;
 }
 

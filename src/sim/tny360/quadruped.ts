@@ -25,11 +25,12 @@
  * scale, battery charge, …) live in one Float64Array (`#f`, slots named below) and its stages take
  * no arguments; the stages are called through one table (`#stages`), a megamorphic call site, so
  * V8 compiles each on its own with its own inlining budget for the kinematics it calls (one large
- * tick overran the budget and boxed their arguments); the gait planner and body IK are the
- * slot-based copies in tick-kinematics.ts (the shared ones are too large to inline).
+ * tick overran the budget and boxed their arguments); the gait planner and the leg IK, too large
+ * to inline, take their numbers in typed-array slots (`planner.input`, see gait.ts and
+ * kinematics.ts).
  */
 import { bodyIK, DEFAULT_BODY_HEIGHT_M, eulerXYZ, footInBody, IK_STATUS_NAMES, IkStatus, legFK, rotationXYZ } from "../../bodies/tny360/kinematics.js";
-import { CREEP_MIN_DUTY, DUTY_FACTOR } from "../../bodies/tny360/gait.js";
+import { CREEP_MIN_DUTY, DUTY_FACTOR, GaitPlanner } from "../../bodies/tny360/gait.js";
 import { ADC_CHANNEL_COUNT, JOINTS, LEG_NAMES, LEG_Y_INVERTED, MAX_JOINT_VELOCITY_RAD_S, PAW_ADC_CHANNELS, withinLimits } from "../../bodies/tny360/joints.js";
 import {
   EAR_DEFAULT_RAD,
@@ -63,7 +64,6 @@ import {
 import type { ActionKey, KeyDecodedArgs, KeyReturnTuple } from "../../wire/tny/types.js";
 import { Rng } from "../random.js";
 import { ErrorRing, LogRing } from "./rings.js";
-import { TickGaitPlanner, tickBodyIK } from "./tick-kinematics.js";
 
 export interface SimTny360Options {
   /** Seed of the sensor-noise generator. Defaults to 1. */
@@ -156,7 +156,7 @@ export class SimTny360 {
   readonly periodMs = SIM_PERIOD_MS;
   readonly log = new LogRing();
   readonly errors = new ErrorRing();
-  readonly planner = new TickGaitPlanner();
+  readonly planner = new GaitPlanner();
 
   readonly #keeper: VelocityKeepAlive;
   readonly #seed: number;
@@ -357,7 +357,7 @@ export class SimTny360 {
   #controlIntent(): void {
     if (!this.#controlLoop) return;
     const f = this.#f;
-    const input = this.planner.input;
+    const input = this.planner.input; // [dtS, vx, vy, wz]
     input[0] = f[DT_S]!;
     input[1] = this.#intentV[0]!;
     input[2] = this.#intentV[1]!;
@@ -390,7 +390,7 @@ export class SimTny360 {
     for (let leg = 0; leg < LEG_COUNT; leg++) {
       if (this.#legOverrideOn[leg]) for (let k = 0; k < 3; k++) feet[leg * 3 + k] = this.#legOverride[leg * 3 + k]!;
     }
-    tickBodyIK(this.#posture, feet, this.#ik, this.#ikStatus);
+    bodyIK(this.#posture, feet, this.#ik, this.#ikStatus);
     for (let leg = 0; leg < LEG_COUNT; leg++) {
       const st = this.#ikStatus[leg]!;
       if (st === IkStatus.Ok) {
