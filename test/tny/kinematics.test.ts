@@ -10,6 +10,7 @@ import {
   eulerXYZ,
   footInPlanner,
   HIP_OFFSET_M,
+  IK_LIMIT_TOLERANCE_RAD,
   IkStatus,
   legFK,
   legIK,
@@ -82,6 +83,27 @@ describe("TNY-360 leg kinematics (§10.3)", () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it("solves a reachable target at a limit despite the knee's rounding near full extension (was refused by a 1e-9 rad tolerance)", () => {
+    // fast-check seed 284116571 found it: knee 4.4e-9 rad comes back from acos slightly past its 0 limit.
+    const target = new Float64Array(3);
+    const out = new Float64Array(3);
+    legFK(0, 1.2e-9, 4.4e-9, target);
+    expect(legIK(target, out)).toBe(IkStatus.Ok);
+    expect(out[2]).toBeGreaterThanOrEqual(JOINT_MIN_RAD[2]!); // clamped onto the limit, never past it
+    expect(Math.abs(out[1]! - 1.2e-9) + Math.abs(out[2]! - 4.4e-9)).toBeLessThan(1e-6);
+  });
+
+  it("a pose past a limit by more than the tolerance is refused; within it, the angle is the limit itself", () => {
+    const target = new Float64Array(3);
+    const out = new Float64Array(3);
+    const maxPitch = JOINT_MAX_RAD[1]!;
+    legFK(0.1, maxPitch + 10 * IK_LIMIT_TOLERANCE_RAD, 1.2, target);
+    expect(legIK(target, out)).toBe(IkStatus.JointLimits);
+    legFK(0.1, maxPitch + IK_LIMIT_TOLERANCE_RAD / 2, 1.2, target);
+    expect(legIK(target, out)).toBe(IkStatus.Ok);
+    expect(out[1]).toBe(maxPitch);
   });
 
   it("property: any target is either solved exactly within the limits or refused, never NaN", () => {

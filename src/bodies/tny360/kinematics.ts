@@ -76,16 +76,31 @@ export function legIK(target: Float64Array, out: Float64Array, at = 0, checkLimi
   const pitch = Math.atan2(x, dzy) - Math.acos(cosA);
   const cosK = clamp1((L1 * L1 + L2 * L2 - d2) / (2 * L1 * L2));
   const knee = Math.PI - Math.acos(cosK); // 0 = fully extended
-  if (checkLimits && !legAnglesWithinLimits(roll, pitch, knee)) return IkStatus.JointLimits;
-  out[at] = roll;
-  out[at + 1] = pitch;
-  out[at + 2] = knee;
+  if (!checkLimits) {
+    out[at] = roll;
+    out[at + 1] = pitch;
+    out[at + 2] = knee;
+    return IkStatus.Ok;
+  }
+  if (!legAnglesWithinLimits(roll, pitch, knee)) return IkStatus.JointLimits;
+  // Within the tolerance but past a limit: the limit itself (rounding, not a different pose).
+  out[at] = Math.min(Math.max(roll, JOINT_MIN_RAD[0]!), JOINT_MAX_RAD[0]!);
+  out[at + 1] = Math.min(Math.max(pitch, JOINT_MIN_RAD[1]!), JOINT_MAX_RAD[1]!);
+  out[at + 2] = Math.min(Math.max(knee, JOINT_MIN_RAD[2]!), JOINT_MAX_RAD[2]!);
   return IkStatus.Ok;
 }
 
-/** Are (roll, pitch, knee) within the leg joint limits (1e-9 rad tolerance)? */
+/**
+ * How far past a joint limit an IK solution may land and still count as at the limit, rad. Near
+ * full extension the knee comes out of `acos` with an error of about √ε ≈ 1.5e-8 rad (the FK is flat
+ * there, so the target does not pin it down any better): a tolerance below that refused reachable
+ * targets at the boundary. 1e-6 rad is three orders below a servo's resolution.
+ */
+export const IK_LIMIT_TOLERANCE_RAD = 1e-6;
+
+/** Are (roll, pitch, knee) within the leg joint limits (IK_LIMIT_TOLERANCE_RAD tolerance)? */
 export function legAnglesWithinLimits(roll: number, pitch: number, knee: number): boolean {
-  const e = 1e-9;
+  const e = IK_LIMIT_TOLERANCE_RAD;
   return (
     roll >= JOINT_MIN_RAD[0]! - e && roll <= JOINT_MAX_RAD[0]! + e &&
     pitch >= JOINT_MIN_RAD[1]! - e && pitch <= JOINT_MAX_RAD[1]! + e &&
