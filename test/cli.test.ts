@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "bodylink-cli-"));
 const env = { ...process.env, BODYLINK_RUNTIME_DIR: dir };
-const bin = ["--import", "tsx", "src/cli/main.ts"];
+// The installed entry, as `npx bodylink` runs it: dist/ (fresh: vitest's global setup builds it).
+const bin = ["bin/bodylink.js"];
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
