@@ -55,6 +55,7 @@ describe("bodylink without a runtime", () => {
   });
   it("bad flags are usage errors (exit 2) and --help works everywhere", async () => {
     expect((await cli("serve", "--api-port", "99999")).code).toBe(2);
+    expect((await cli("serve", "--gc-every-ms", "-1")).stderr).toMatch(/--gc-every-ms/);
     expect((await cli("serve", "--body", "hexapod", "--api-port", "0", "--no-lola")).stderr).toMatch(/unknown body "hexapod"; choose nao, p7 or tny360/);
     for (const c of [[], ["serve"], ["state"], ["prefs"], ["boards"], ["chest"], ["chest", "harakiri"]]) {
       const r = await cli(...c, "--help");
@@ -104,6 +105,12 @@ describe("bodylink serve (the README's first command, on the simulator)", () => 
     const seqs = r.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { seq: number }).seq);
     expect(seqs).toHaveLength(3);
     expect(seqs[2]!).toBeGreaterThan(seqs[0]!);
+  });
+  it("schedules young-generation collections between cycles (--gc-every-ms, default 100), reported on /v1/health", async () => {
+    const url = /robot API: (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
+    const h = (await (await fetch(`${url}/v1/health`)).json()) as { cycle: { gc_collections: number; gc_ms: { max: number } } };
+    expect(h.cycle.gc_collections).toBeGreaterThan(0);
+    expect(h.cycle.gc_ms.max).toBeGreaterThan(0);
   });
   it("prefs and boards come from the runtime", async () => {
     expect((await cli("prefs")).stdout).toMatch(/76 values, CRC ok/);

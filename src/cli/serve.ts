@@ -32,6 +32,8 @@ export interface ServeOptions {
   tny: boolean;
   tnyPort: number;
   tnyHost?: string;
+  /** Collect V8's young generation between cycles at most this often, ms; 0 leaves it to V8. Defaults to 100. */
+  gcEveryMs?: number;
   quiet?: boolean;
 }
 
@@ -53,7 +55,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     if (o.body === "nao") {
       const usb = o.usb ? await openUsbChestboard() : undefined;
       transport = usb ? "usb" : "sim";
-      const nao = await NaoRobot.create({ transport: usb, seed: o.seed, acceptBoardVersions: o.acceptBoardVersion });
+      const nao = await NaoRobot.create({ transport: usb, seed: o.seed, acceptBoardVersions: o.acceptBoardVersion, youngGcEveryMs: o.gcEveryMs });
       robot = nao;
       await nao.start();
       closers.unshift(() => nao.stop());
@@ -67,7 +69,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         lines.push(`LoLA socket: ${lola.path}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
       }
     } else if (o.body === "p7") {
-      const p7 = await P7Robot.create({ seed: o.seed });
+      const p7 = await P7Robot.create({ seed: o.seed, youngGcEveryMs: o.gcEveryMs });
       robot = p7;
       await p7.start();
       closers.unshift(() => p7.stop());
@@ -121,6 +123,12 @@ export function registerServe(program: Command): void {
     .option("--no-tny", "TNY-360: do not open the TNY-360 API server")
     .option("--tny-port <port>", "TNY-360: API server port", parseIntOption("--tny-port", 0, 65535), 5621)
     .option("--tny-host <host>", "TNY-360: drive a real robot at this address instead of the simulator")
+    .option(
+      "--gc-every-ms <ms>",
+      "collect V8's young generation between cycles at most this often, so it never stops a cycle at random (0: leave it to V8)",
+      parseIntOption("--gc-every-ms", 0, 60000),
+      100,
+    )
     .action(async (raw: Omit<ServeOptions, "acceptBoardVersion"> & { acceptBoardVersion?: number[] }) => {
       const o: ServeOptions = { ...raw, acceptBoardVersion: raw.acceptBoardVersion ?? [...HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS] };
       const other = findRuntime();

@@ -61,6 +61,8 @@ export interface P7RobotOptions {
   simParams?: Partial<P7SimParams>;
   /** Starting joint angles of the simulated arm, rad. Defaults to all zeros (upright). */
   initialAnglesRad?: ArrayLike<number>;
+  /** See LoopOptions.youngGcEveryMs: defaults to 100 on a real-time clock, 0 (V8 decides) on a simulated one. */
+  youngGcEveryMs?: number;
 }
 
 export type P7CommandResult<T extends object = Record<never, never>> = ({ readonly ok: true } & T) | { readonly ok: false; readonly error: BodylinkError };
@@ -125,7 +127,7 @@ export class P7Robot implements RobotBase {
     this.authority = opts.authority ?? new Authority(this.clock);
     this.sim = new P7Sim({ seed: opts.seed ?? 1, params: opts.simParams, initialAnglesRad: opts.initialAnglesRad });
     const body: CycleBody = { periodMs: P7_PERIOD_MS, cycle: (nowMs) => this.#cycle(nowMs) };
-    this.loop = new CycleLoop(body, this.clock);
+    this.loop = new CycleLoop(body, this.clock, opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs });
     this.authority.on("released", this.#onReleased);
   }
 

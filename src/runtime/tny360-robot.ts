@@ -82,6 +82,8 @@ export interface Tny360RobotOptions {
   WebSocket?: TnyWebSocketConstructor;
   /** Real robot: how long `start()` waits for the first connection before resolving anyway. Defaults to 3000 ms. */
   connectWaitMs?: number;
+  /** See LoopOptions.youngGcEveryMs: defaults to 100 on a real-time clock, 0 (V8 decides) on a simulated one. */
+  youngGcEveryMs?: number;
 }
 
 /**
@@ -180,6 +182,7 @@ export class Tny360Robot implements RobotBase {
         },
       },
       this.clock,
+      opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs },
     );
     this.authority.on("acquired", () => {
       this.#safetyReason = null;
