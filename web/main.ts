@@ -258,8 +258,9 @@ function renderHealth(h: HealthAnswer): void {
     ["Exec p50 / p99 / max", `${fmt(c.exec_ms.p50, 3)} / ${fmt(c.exec_ms.p99, 3)} / ${fmt(c.exec_ms.max, 3)} ms`],
     ["Jitter p99", ms(c.jitter_p99_ms)],
     ["Cycles (late)", `${c.cycles} (${c.late_cycles})`],
+    ["GC between cycles", c.gc_collections ? `${c.gc_collections}, p99 ${fmt(c.gc_ms.p99, 2)} ms, max ${fmt(c.gc_ms.max, 2)} ms` : "left to V8"],
     ...Object.entries(h.errors).map(([k, v]): [string, string] => [`Errors: ${k}`, String(v)]),
-    ["Stream", `${h.api.subscribers} subscribers, ${h.api.messages_sent} sent, ${h.api.messages_skipped} skipped`],
+    ["Stream", `${h.api.subscribers} subscribers, ${h.api.messages_sent} sent, ${h.api.messages_skipped} skipped; sending held the loop ≤ ${fmt(h.api.send_slice_ms.max, 2)} ms`],
   ];
   const dl = el("health");
   if (dl.children.length !== items.length * 2) dl.replaceChildren(...items.flatMap(([k]) => [make("dt", undefined, k), make("dd")]));

@@ -82,6 +82,8 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
       await page.waitForFunction(() => document.querySelector("#link")?.textContent === "ok");
       await page.waitForFunction(() => /^-?\d+\.\d{3}$/.test(document.querySelector("#joints tbody tr td:nth-child(2)")?.textContent ?? ""));
       await page.waitForFunction(() => /Jitter p99/.test(document.querySelector("#health")?.textContent ?? ""));
+      // A real-clock runtime collects between cycles: the panel shows how many and how long.
+      await page.waitForFunction(() => /GC between cycles\d+, p99 [\d.]+ ms/.test(document.querySelector("#health")?.textContent ?? ""));
       expect(await page.textContent("#control")).toBe("nobody");
       const first = await positions(page);
       expect(first).toHaveLength(26);
