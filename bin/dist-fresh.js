@@ -18,7 +18,8 @@ function newestMtimeMs(dir) {
 
 /** "fresh", "stale" (built, but src/ changed since) or "missing", for the package at `root`. */
 export function distState(root) {
-  const built = join(root, "dist", "cli", "main.js");
-  if (!existsSync(built)) return "missing";
-  return statSync(built).mtimeMs >= newestMtimeMs(join(root, "src")) ? "fresh" : "stale";
+  // dist/.built is written at the end of every build (bin/build.js), after all outputs.
+  const stamp = join(root, "dist", ".built");
+  if (!existsSync(stamp) || !existsSync(join(root, "dist", "cli", "main.js"))) return "missing";
+  return statSync(stamp).mtimeMs >= newestMtimeMs(join(root, "src")) ? "fresh" : "stale";
 }

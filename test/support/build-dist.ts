@@ -11,5 +11,6 @@ import { distState } from "../../bin/dist-fresh.js";
 
 export default function setup(): void {
   const root = fileURLToPath(new URL("../..", import.meta.url));
-  if (distState(root) !== "fresh") execFileSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  // Incremental (a few seconds after an edit); `npm run build` and `npm ci` build from clean.
+  if (distState(root) !== "fresh") execFileSync(process.execPath, ["bin/build.js", "--incremental"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
 }
