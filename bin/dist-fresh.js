@@ -16,10 +16,15 @@ function newestMtimeMs(dir) {
   return newest;
 }
 
-/** "fresh", "stale" (built, but src/ changed since) or "missing", for the package at `root`. */
+/**
+ * "fresh", "stale" (built, but src/ changed since) or "missing", for the package at `root`.
+ * Only a checkout (a .git beside src/) is compared by time: an installed package's files all carry
+ * the time they were unpacked, in no useful order, and nobody edits its src/.
+ */
 export function distState(root) {
-  // dist/.built is written at the end of every build (bin/build.js), after all outputs.
+  // dist/.built is written by every build (bin/build.js), dated when the build started.
   const stamp = join(root, "dist", ".built");
   if (!existsSync(stamp) || !existsSync(join(root, "dist", "cli", "main.js"))) return "missing";
+  if (!existsSync(join(root, ".git"))) return "fresh";
   return statSync(stamp).mtimeMs >= newestMtimeMs(join(root, "src")) ? "fresh" : "stale";
 }

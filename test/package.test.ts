@@ -1,32 +1,41 @@
 /**
- * The package as a consumer gets it: a project with `bodylink` in its node_modules imports the
- * subpath exports with plain `node` (no tsx, no bundler) and type-checks against the published
- * declarations with strict TypeScript. Both go through package.json's `exports`, so a wrong path,
- * a missing build output or a declaration that does not resolve fails here.
+ * The package as a consumer gets it: `npm pack` makes the tarball that would be published, it is
+ * unpacked into a project's node_modules (its dependencies linked from ours), and the project
+ * imports the subpath exports with plain `node` (no tsx, no bundler), runs the CLI, and
+ * type-checks against the published declarations with strict TypeScript. A wrong `exports` path,
+ * a file missing from `files`, a missing build output or a declaration that does not resolve
+ * fails here.
  *
- * dist/ is built by `npm ci` (the `prepare` script) and checked fresh by vitest's global setup.
+ * dist/ is built by `npm ci` (the `prepare` script) and rebuilt if stale by vitest's global setup.
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { distState } from "../bin/dist-fresh.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-
 let project = "";
+let installed = "";
 
 beforeAll(() => {
-  // dist/ is fresh: test/support/build-dist.ts (vitest's global setup) saw to it.
-  // A consumer project: bodylink installed (linked) into its node_modules, like `npm install bodylink`.
+  if (distState(root) !== "fresh") throw new Error("dist/ is not built from the current src/ (see the test setup's tsc errors above)");
   project = mkdtempSync(join(tmpdir(), "bodylink-consumer-"));
+  // The tarball npm would publish (dist/ is fresh, so no need to run prepare again).
+  execFileSync("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", project], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  const tgz = readdirSync(project).find((f) => f.endsWith(".tgz"))!;
+  execFileSync("tar", ["-xzf", tgz], { cwd: project });
   mkdirSync(join(project, "node_modules"));
-  symlinkSync(root, join(project, "node_modules", "bodylink"), "dir");
-  // Node 20 has no global WebSocket: the consumer installs ws itself, as docs/api.md says.
+  installed = join(project, "node_modules", "bodylink");
+  renameSync(join(project, "package"), installed);
+  // Its dependencies, as npm would install them, and ws for the consumer itself (Node 20 has no
+  // global WebSocket, as docs/api.md says).
+  symlinkSync(join(root, "node_modules"), join(installed, "node_modules"), "dir");
   symlinkSync(join(root, "node_modules", "ws"), join(project, "node_modules", "ws"), "dir");
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-});
+}, 60_000);
 
 afterAll(() => {
   if (project) rmSync(project, { recursive: true, force: true });
@@ -61,6 +70,26 @@ describe("package exports", () => {
     const out = execFileSync(process.execPath, ["main.mjs"], { cwd: project, encoding: "utf8", timeout: 60_000 });
     expect(JSON.parse(out)).toEqual({ body: "nao", crc: "cbf43926", wire: ["object", "object", "object"], tny: "function" });
   }, 60_000);
+
+  it("the installed CLI runs from dist/ without a warning, whatever times unpacking gave its files", () => {
+    expect(distState(installed)).toBe("fresh");
+    const r = spawnSync(process.execPath, [join(installed, "bin", "bodylink.js"), "--version"], { cwd: project, encoding: "utf8" });
+    expect({ status: r.status, stdout: r.stdout.trim(), stderr: r.stderr }).toEqual({ status: 0, stdout: "0.1.0", stderr: "" });
+  });
+
+  it("`prepare` without TypeScript (npm ci --omit=dev) says so and succeeds; a plain build fails clearly", () => {
+    const lone = join(project, "lone");
+    mkdirSync(join(lone, "bin"), { recursive: true });
+    writeFileSync(join(lone, "bin", "build.js"), readFileSync(join(root, "bin", "build.js")));
+    writeFileSync(join(lone, "package.json"), JSON.stringify({ type: "module" }));
+    const run = (env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [join(lone, "bin", "build.js")], { cwd: lone, encoding: "utf8", env });
+    const prepare = run({ ...process.env, npm_lifecycle_event: "prepare" });
+    expect(prepare.status).toBe(0);
+    expect(prepare.stderr).toMatch(/TypeScript is not installed \(dev dependencies omitted\): dist\/ not built/);
+    const build = run({ ...process.env, npm_lifecycle_event: "build" });
+    expect(build.status).toBe(1);
+    expect(build.stderr).toMatch(/TypeScript is not installed: run `npm ci`/);
+  });
 
   it("strict TypeScript type-checks a consumer against the published declarations", () => {
     const source = `
