@@ -6,9 +6,9 @@
  * Pacing policy: deadline += period each cycle (no drift). If the loop falls more than one period
  * behind, it does not burst to catch up: it skips to now and counts the cycle as late.
  *
- * Garbage collection: on a real-time clock the loop collects V8's young generation itself, in the
- * slack after a cycle, so that V8 does not stop the thread at a random moment (see gc.ts). Each
- * collection's duration is recorded with the cycle timing.
+ * Garbage collection: with `youngGcEveryMs` the loop collects V8's young
+ * generation itself, in the slack after a cycle, so that V8 does not stop the thread at a random
+ * moment (see gc.ts). Each collection's duration is recorded with the cycle timing.
  */
 import type { Clock } from "./clock.js";
 import { youngGenerationCollector } from "./gc.js";
@@ -29,11 +29,14 @@ export interface LoopOptions {
   /** A cycle that starts later than this after its deadline counts as late. Defaults to half a period. */
   lateBoundMs?: number;
   /**
-   * Collect the young generation after a cycle at most this often, ms of the clock; 0 leaves
-   * collection to V8. Defaults to 100 on a real-time clock and 0 on a simulated one (no deadlines
-   * to protect). A collection is skipped when less than a quarter period is left before the next deadline.
+   * Collect the young generation after a cycle at most this often, ms of the clock; 0 (the
+   * default) leaves collection to V8. `bodylink serve` sets 100 (`--gc-every-ms`). A collection is
+   * skipped unless the slack before the next deadline is at least a quarter period and twice the
+   * recent collections' duration.
    */
   youngGcEveryMs?: number;
+  /** What collects, when `youngGcEveryMs` is set. Defaults to V8's minor GC (gc.ts); tests pass their own. */
+  youngGcCollector?: () => void;
 }
 
 export type CycleListener = (seq: number, nowMs: number) => void;
@@ -53,16 +56,18 @@ export class CycleLoop {
   #lastStartMs = Number.NaN;
   readonly #gcEveryMs: number;
   readonly #collectYoung: (() => void) | null;
-  #lastGcMs = Number.NEGATIVE_INFINITY;
+  // [0] running average of collection durations, ms; [1] when the last one started. Typed slots:
+  // a double field would be boxed on every update.
+  readonly #gc = Float64Array.of(0, Number.NEGATIVE_INFINITY);
 
   constructor(body: CycleBody, clock: Clock, opts: LoopOptions = {}) {
     this.#body = body;
     this.#clock = clock;
     this.#lateBoundMs = opts.lateBoundMs ?? body.periodMs / 2;
     this.timing = new CycleTiming(body.periodMs);
-    const gcEvery = opts.youngGcEveryMs ?? (clock.realTime ? 100 : 0);
+    const gcEvery = opts.youngGcEveryMs ?? 0;
     if (!(gcEvery >= 0 && Number.isFinite(gcEvery))) throw new RangeError(`youngGcEveryMs must be a finite number ≥ 0, got ${gcEvery}`);
-    this.#collectYoung = gcEvery > 0 ? youngGenerationCollector() : null;
+    this.#collectYoung = gcEvery > 0 ? (opts.youngGcCollector ?? youngGenerationCollector()) : null;
     this.#gcEveryMs = this.#collectYoung ? gcEvery : 0;
   }
 
@@ -110,6 +115,9 @@ export class CycleLoop {
 
   async #run(): Promise<void> {
     const period = this.#body.periodMs;
+    // The first collections of a fresh heap are the slow ones (3–20 ms measured): take one now,
+    // before the first deadline, rather than in a cycle's slack.
+    if (this.#gcEveryMs > 0) this.#collect(Number.POSITIVE_INFINITY, period, false);
     let deadline = this.#clock.nowMs();
     while (this.#running) {
       // NOTE: pacing allocates a promise (and, on the wall clock, a timer) per cycle; the cycle itself does not.
@@ -120,7 +128,7 @@ export class CycleLoop {
       this.#runOne(now, lateBy);
       deadline += period;
       if (now - deadline > period) deadline = now + period; // fell behind: skip, don't burst
-      if (this.#gcEveryMs > 0 && now - this.#lastGcMs >= this.#gcEveryMs) this.#collect(deadline, period);
+      if (this.#gcEveryMs > 0 && now - this.#gc[1]! >= this.#gcEveryMs) this.#collect(deadline, period);
     }
   }
 
@@ -154,13 +162,25 @@ export class CycleLoop {
     }
   }
 
-  /** Collect the young generation now if the slack before `nextDeadline` allows it; record how long it took. */
-  #collect(nextDeadline: number, period: number): void {
+  /**
+   * Collect the young generation now if the slack before `nextDeadline` allows it (a quarter
+   * period, and twice the recent collections' duration), and record how long it took. A skipped
+   * collection lets the estimate decay, so one slow collection cannot stop the scheduling for good
+   * (V8 then collects on its own meanwhile, as without scheduling). `typical` is false for the
+   * collection before the first cycle, which is slow and says nothing about the next ones.
+   */
+  #collect(nextDeadline: number, period: number, typical = true): void {
     const t0 = this.#clock.nowMs();
-    if (nextDeadline - t0 < period / 4) return; // too close to the next cycle: try after it
-    this.#lastGcMs = t0;
+    const gc = this.#gc;
+    if (nextDeadline - t0 < Math.max(period / 4, 2 * gc[0]!)) {
+      gc[0] = 0.9 * gc[0]!; // too close to the next cycle: try after it, a little less cautious
+      return;
+    }
+    gc[1] = t0;
     this.#collectYoung!();
-    this.timing.recordGc(this.#clock.nowMs() - t0);
+    const took = this.#clock.nowMs() - t0;
+    this.timing.recordGc(took);
+    if (typical) gc[0] = gc[0] === 0 ? took : 0.8 * gc[0]! + 0.2 * took;
   }
 
   /** Exceptions caught in cycles and listeners (bugs); the first and every 1000th are logged. */

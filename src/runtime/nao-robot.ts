@@ -49,7 +49,7 @@ export interface NaoRobotOptions {
   safetyLateBoundMs?: number;
   /** Fault-free time before stiffness ramps back up, ms. Defaults to 250. */
   recoveryMs?: number;
-  /** See LoopOptions.youngGcEveryMs: defaults to 100 on a real-time clock, 0 (V8 decides) on a simulated one. */
+  /** See LoopOptions.youngGcEveryMs: collect the young generation between cycles this often, ms. Defaults to 0 (V8 decides); `bodylink serve` sets 100. */
   youngGcEveryMs?: number;
 }
 

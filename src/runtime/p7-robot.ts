@@ -61,7 +61,7 @@ export interface P7RobotOptions {
   simParams?: Partial<P7SimParams>;
   /** Starting joint angles of the simulated arm, rad. Defaults to all zeros (upright). */
   initialAnglesRad?: ArrayLike<number>;
-  /** See LoopOptions.youngGcEveryMs: defaults to 100 on a real-time clock, 0 (V8 decides) on a simulated one. */
+  /** See LoopOptions.youngGcEveryMs: collect the young generation between cycles this often, ms. Defaults to 0 (V8 decides); `bodylink serve` sets 100. */
   youngGcEveryMs?: number;
 }
 

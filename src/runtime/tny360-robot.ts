@@ -82,7 +82,7 @@ export interface Tny360RobotOptions {
   WebSocket?: TnyWebSocketConstructor;
   /** Real robot: how long `start()` waits for the first connection before resolving anyway. Defaults to 3000 ms. */
   connectWaitMs?: number;
-  /** See LoopOptions.youngGcEveryMs: defaults to 100 on a real-time clock, 0 (V8 decides) on a simulated one. */
+  /** See LoopOptions.youngGcEveryMs: collect the young generation between cycles this often, ms. Defaults to 0 (V8 decides); `bodylink serve` sets 100. */
   youngGcEveryMs?: number;
 }
 

@@ -77,7 +77,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
   });
 
   it("NAO: 26 joints with moving numbers, link ok, NAO sensors, health; Emergency stop reaches the runtime", async () => {
-    await onDashboard(browser, await NaoRobot.create({ seed: 11 }), async ({ robot, api, page }) => {
+    await onDashboard(browser, await NaoRobot.create({ seed: 11, youngGcEveryMs: 100 }), async ({ robot, api, page }) => {
       await page.waitForFunction(() => document.querySelectorAll("#joints tbody tr").length === 26);
       await page.waitForFunction(() => document.querySelector("#link")?.textContent === "ok");
       await page.waitForFunction(() => /^-?\d+\.\d{3}$/.test(document.querySelector("#joints tbody tr td:nth-child(2)")?.textContent ?? ""));

@@ -128,9 +128,9 @@ export const HealthSchema = Type.Object({
     exec_ms: Percentiles,
     jitter_p99_ms: Type.Number({ description: "|period − nominal| at the 99th percentile, ms" }),
     gc_collections: Type.Integer({
-      description: "Young-generation collections the runtime scheduled between cycles (0 on a simulated clock, where V8 schedules them)",
+      description: "Young-generation collections the runtime scheduled between cycles (0 when it leaves them to V8: `serve --gc-every-ms 0`, or a library runtime without youngGcEveryMs)",
     }),
-    gc_ms: Type.Intersect([Percentiles], { description: "Duration of those collections, ms" }),
+    gc_ms: Type.Object(Percentiles.properties, { description: "Duration of those collections, ms" }),
   }),
   errors: Type.Record(Type.String(), Type.Number(), { description: "Cumulative error counters by name" }),
   control: Type.Union([HolderSchema, Type.Null()]),

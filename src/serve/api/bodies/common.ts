@@ -19,7 +19,7 @@ export interface AdaptedRobot extends RobotBase {
  */
 export abstract class AdapterBase<R extends AdaptedRobot> {
   protected readonly body: R;
-  #unsubscribe: (() => void) | null = null;
+  readonly #unsubscribe: Array<() => void> = [];
 
   protected constructor(robot: R) {
     this.body = robot;
@@ -38,15 +38,14 @@ export abstract class AdapterBase<R extends AdaptedRobot> {
     return this.body.onCycle(listener);
   }
 
-  /** Drop the adapter's own cycle listener (server close). */
+  /** Drop the adapter's own cycle listeners (server close). */
   close(): void {
-    this.#unsubscribe?.();
-    this.#unsubscribe = null;
+    for (const off of this.#unsubscribe.splice(0)) off();
   }
 
   /** Run `perCycle` after every body cycle until close (perform side: keep it allocation-free). */
   protected listen(perCycle: () => void): void {
-    this.#unsubscribe = this.body.onCycle(perCycle);
+    this.#unsubscribe.push(this.body.onCycle(perCycle));
   }
 }
 
