@@ -5,13 +5,14 @@
  * the runtime process's CPU share (user + system, % of one core), its event-loop utilisation, and
  * the cycle's timing (period p99 and jitter p99 = |period − 12 ms| at the 99th percentile).
  *
- * Phases are interleaved (none, 200, none, 200, …, none) because the machine is shared, after a
- * warm-up that includes one unmeasured round with subscribers (the first broadcasts compile the
- * server's send path; measured, they looked like jitter). The p99 of one 3 s phase is its third
- * worst cycle, so one hiccup of the VM decides it; instead the periods of all phases of a kind are
- * pooled and the p99 is taken over the pool (1,500 cycles each). The noise floor is the same figure
- * between two halves of the baseline phases (odd against even): a growth smaller than that is not
- * a measurement. Target: the pooled jitter p99 grows by ≤ 0.2 ms.
+ * Phases are interleaved (none, 200, none, 200, …, none; ten rounds) because the machine is
+ * shared, after a warm-up that includes one unmeasured round with subscribers (the first
+ * broadcasts compile the server's send path; measured, they looked like jitter). The p99 of one
+ * 3 s phase is its third-worst cycle, so a burst of VM stalls decides it, and such bursts come as
+ * often without subscribers as with them. So each phase with subscribers is compared with the
+ * baselines either side of it, and the verdict is the median of those ten growths; the same
+ * statistic between baselines alone shows what chance gives. The pooled p99 is printed too.
+ * Target: the jitter p99 grows by ≤ 0.2 ms.
  *
  * Collections: the loop collects V8's young generation itself between cycles (src/runtime/gc.ts);
  * the gc column counts every collection in the phase, the scheduled ones in brackets, and the
@@ -43,7 +44,7 @@ const SUBSCRIBERS = 200;
 const PHASE_MS = 3000;
 const SETTLE_MS = 500;
 const WARMUP_MS = 2000;
-const ROUNDS = 6;
+const ROUNDS = 10;
 const NOMINAL_MS = 12;
 
 interface PhaseResult {
@@ -221,17 +222,20 @@ export async function run(): Promise<void> {
     const hz = reports.reduce((a, r) => a + r.perClientHz, 0) / reports.length;
     const ooo = reports.reduce((a, r) => a + r.outOfOrder, 0);
     console.log(`subscribers received ${msgs} messages: ${fmt(hz, 2)} msg/s per client (${SUBSCRIBERS} clients), ${ooo} out of order`);
-    // The noise floor: the same statistic between two halves of the baselines, which differ only by chance.
-    const noise = Math.abs(pooledJitterP99(without.filter((_, i) => i % 2 === 0)) - pooledJitterP99(without.filter((_, i) => i % 2 === 1)));
-    // Per round: a phase with subscribers against the mean of the baselines either side of it.
+    // Per round: the phase with subscribers against the mean of the baselines either side of it.
+    // The verdict is the median over rounds: a burst of VM stalls (1–9 ms, seen in baselines as
+    // often as with subscribers) decides a phase's p99, and the median ignores the rounds it hits.
     const paired = withSubs.map((p) => {
       const k = results.indexOf(p);
       return p.jitterP99Ms - (results[k - 1]!.jitterP99Ms + results[k + 1]!.jitterP99Ms) / 2;
     });
-    const grow = jWith - jBase;
-    const verdict = grow <= 0.2 ? (noise <= 0.2 ? "met" : `met, but the noise floor is ${fmt(noise, 3)} ms`) : grow > 0.2 + noise ? "NOT met" : `inconclusive: noise floor ${fmt(noise, 3)} ms`;
-    // The direct figure, which the VM's noise does not decide: the stream delays a cycle's wake-up
-    // by at most the stretch of sending in progress when the deadline passes.
+    // The same between baselines alone (each against the baselines two phases either side): what
+    // chance gives when nothing changes.
+    const placebo = without.slice(1, -1).map((p, i) => p.jitterP99Ms - (without[i]!.jitterP99Ms + without[i + 2]!.jitterP99Ms) / 2);
+    const q = (xs: number[], f: number) => xs.slice().sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(f * xs.length))]!;
+    const growth = med(paired);
+    const verdict = growth <= 0.2 ? "met" : "NOT met";
+    // The direct figure: the stream delays a cycle's wake-up by at most the stretch in progress.
     const sliceP99 = med(withSubs.map((p) => p.sliceP99Ms));
     const sliceMax = Math.max(...withSubs.map((p) => p.sliceMaxMs));
     console.log(
@@ -240,9 +244,12 @@ export async function run(): Promise<void> {
     );
     console.log(
       `pooled jitter p99 (${without.reduce((a, p) => a + p.periods.length, 0)} and ${withSubs.reduce((a, p) => a + p.periods.length, 0)} cycles): ` +
-        `${fmt(jBase, 3)} ms without, ${fmt(jWith, 3)} ms with ${SUBSCRIBERS} subscribers: grows by ${fmt(grow, 3)} ms ` +
-        `(noise floor ${fmt(noise, 3)} ms; per-round growth median ${fmt(med(paired), 3)} ms, range ${fmt(Math.min(...paired), 3)}..${fmt(Math.max(...paired), 3)}) ` +
-        `(target ≤ 0.2 ms: ${verdict})`,
+        `${fmt(jBase, 3)} ms without, ${fmt(jWith, 3)} ms with ${SUBSCRIBERS} subscribers (a few phases with VM stalls decide it)`,
+    );
+    console.log(
+      `jitter p99 growth with ${SUBSCRIBERS} subscribers, median over ${paired.length} rounds: ${fmt(growth, 3)} ms ` +
+        `(quartiles ${fmt(q(paired, 0.25), 3)}..${fmt(q(paired, 0.75), 3)}); between baselines alone: median ${fmt(med(placebo), 3)} ms ` +
+        `(quartiles ${fmt(q(placebo, 0.25), 3)}..${fmt(q(placebo, 0.75), 3)}) — target ≤ 0.2 ms: ${verdict}`,
     );
     console.log(`median runtime CPU: ${fmt(cBase, 1)} % → ${fmt(cWith, 1)} % of one core (×${fmt(cWith / Math.max(0.1, cBase), 2)}); load average ${loadavg().map((v) => fmt(v, 2)).join(" ")}`);
   } finally {

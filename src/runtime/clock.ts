@@ -23,8 +23,9 @@ export interface MonotonicClockOptions {
   /**
    * How `sleepUntil` meets a deadline. "spin" (the default): a timer until ~1 ms before, then
    * setImmediate until the deadline; exact, ~8 % of a core at 83 Hz. "thread": a helper thread
-   * sleeps in a futex until 0.05 ms before and wakes this one (waker.ts); ~3 % of a core, wakes
-   * tens of microseconds after the deadline.
+   * sleeps in a futex until 0.05 ms before and wakes this one (waker.ts); ~4 % of a core, wakes
+   * tens of microseconds after the deadline. On a virtual machine an idle vCPU can be slow to
+   * wake: measure before choosing it (docs/architecture.md).
    */
   wake?: "spin" | "thread";
 }
