@@ -5,9 +5,10 @@
  *
  * Here a helper thread sleeps instead: `Atomics.wait` with a timeout is a futex wait, precise to
  * tens of microseconds, and at the deadline the thread posts one message to this thread, whose
- * event loop is asleep in epoll until then. Measured on the development VM (tprobe, 12 ms period,
- * 8 s): CPU 8 % → 3.4 % of a core, median wake-up 2 µs → 30–40 µs after the deadline (a constant
- * offset: the period's jitter p99 stays within the machine's noise).
+ * event loop is asleep in epoll until then. Measured on the development VM (a bare 12 ms loop,
+ * 8 s): CPU 8–9 % → 3.4–4 % of a core, median wake-up 2 µs → 30–40 µs after the deadline. Under
+ * the API bench the same VM showed a worse jitter p99 with it (an idle vCPU is slow to wake), so
+ * it is opt-in: `new MonotonicClock({ wake: "thread" })`.
  *
  * One thread per process serves every clock: sleepers are kept here, sorted, and the thread only
  * ever sleeps until the earliest. It is unreferenced (it never keeps the process alive); the port
