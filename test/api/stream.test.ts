@@ -156,6 +156,35 @@ describe("state stream", () => {
     stream.close();
   });
 
+  it("a broadcast that supersedes one in progress continues its chain of slices instead of starting a second", async () => {
+    const clock = new SimClock();
+    const robot = await simNao(clock);
+    await step(robot, clock, 1);
+    const stream = new StateStream(adapterFor(robot));
+    let sends = 0;
+    for (let i = 0; i < 60; i++) {
+      const s = new StubSocket();
+      stream.add(s as unknown as WebSocket);
+      s.send = () => {
+        sends++;
+        clock.set(clock.nowMs() + 0.04); // each send takes 0.04 ms: 3 per 0.1 ms slice
+      };
+    }
+    robot.loop.step(); // due: schedules a broadcast
+    await flush(); // encoding
+    await flush(); // 3 sends
+    clock.set(clock.nowMs() + 60);
+    robot.loop.step(); // due again while 57 sockets wait: a newer broadcast supersedes
+    const perTurn: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const before = sends;
+      await flush();
+      perTurn.push(sends - before);
+    }
+    expect(Math.max(...perTurn)).toBeLessThanOrEqual(3); // one chain: never two slices in one turn
+    stream.close();
+  });
+
   it("sends nothing while nobody listens and after a subscriber closes", async () => {
     const clock = new SimClock();
     const robot = await simNao(clock);

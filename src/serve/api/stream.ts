@@ -60,6 +60,7 @@ export class StateStream {
   readonly #slices = new Float64Array(1024);
   #sliceCount = 0;
   #sliceMaxMs = 0;
+  #sliceScheduled = false;
 
   constructor(adapter: BodyAdapter, opts: StreamOptions = {}) {
     const rate = opts.rateHz ?? 20;
@@ -167,10 +168,18 @@ export class StateStream {
     this.#bytes = bytes;
     this.#targets = [...this.#sockets];
     this.#next = 0;
-    setImmediate(this.#sendSlice);
+    this.#scheduleSlice();
   };
 
+  /** One chain of slices at a time: a broadcast that supersedes another reuses its pending slice. */
+  #scheduleSlice(): void {
+    if (this.#sliceScheduled) return;
+    this.#sliceScheduled = true;
+    setImmediate(this.#sendSlice);
+  }
+
   readonly #sendSlice = (): void => {
+    this.#sliceScheduled = false;
     const bytes = this.#bytes;
     if (!bytes) return;
     const clock = this.#adapter.robot.clock;
@@ -187,7 +196,7 @@ export class StateStream {
       this.messagesSent++;
       if (clock.nowMs() - t0 > this.#sliceMs && this.#next < targets.length) {
         this.#recordSlice(clock.nowMs() - t0);
-        setImmediate(this.#sendSlice);
+        this.#scheduleSlice();
         return;
       }
     }
