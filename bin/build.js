@@ -2,6 +2,7 @@
 //   node bin/build.js                 a clean build: dist/ wiped first, so deleted modules do not linger
 //   node bin/build.js --incremental   only what changed since the last build (the test suite's setup);
 //                                     a clean build when dist/ is missing or incomplete
+//   node bin/build.js --prepare       npm's `prepare`: like the first, but without TypeScript it succeeds
 // It ends by writing dist/.built, the stamp bin/dist-fresh.js compares with src/, dated when the
 // build *started* (an edit made during the build must count as newer). An incremental build
 // rewrites only the outputs that changed, so no output file's time says when the build ran.
@@ -20,7 +21,7 @@ let tsc;
 try {
   tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 } catch {
-  if (process.env.npm_lifecycle_event === "prepare") {
+  if (process.argv.includes("--prepare")) {
     console.error("bodylink: TypeScript is not installed (dev dependencies omitted): dist/ not built; the CLI runs the sources through tsx");
     process.exit(0);
   }

@@ -2,7 +2,7 @@
 // Shared by the CLI entry (bin/bodylink.js) and the test suite's global setup, so both agree on
 // when dist/ may be used and neither ever runs stale code.
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 
 /** The newest modification time of any file under `dir`, ms (0 when it does not exist). */
 function newestMtimeMs(dir) {
@@ -18,13 +18,13 @@ function newestMtimeMs(dir) {
 
 /**
  * "fresh", "stale" (built, but src/ changed since) or "missing", for the package at `root`.
- * Only a checkout (a .git beside src/) is compared by time: an installed package's files all carry
- * the time they were unpacked, in no useful order, and nobody edits its src/.
+ * An installed package (under node_modules) trusts its dist/: its files all carry the time they
+ * were unpacked, in no useful order, and nobody edits its src/. Anywhere else dist/ is compared by time.
  */
 export function distState(root) {
   // dist/.built is written by every build (bin/build.js), dated when the build started.
   const stamp = join(root, "dist", ".built");
   if (!existsSync(stamp) || !existsSync(join(root, "dist", "cli", "main.js"))) return "missing";
-  if (!existsSync(join(root, ".git"))) return "fresh";
+  if (root.split(sep).includes("node_modules")) return "fresh";
   return statSync(stamp).mtimeMs >= newestMtimeMs(join(root, "src")) ? "fresh" : "stale";
 }

@@ -77,16 +77,27 @@ describe("package exports", () => {
     expect({ status: r.status, stdout: r.stdout.trim(), stderr: r.stderr }).toEqual({ status: 0, stdout: "0.1.0", stderr: "" });
   });
 
-  it("`prepare` without TypeScript (npm ci --omit=dev) says so and succeeds; a plain build fails clearly", () => {
-    const lone = join(project, "lone");
-    mkdirSync(join(lone, "bin"), { recursive: true });
+  it("`npm run prepare` without TypeScript (npm ci --omit=dev) says so and succeeds", () => {
+    // A package with our build scripts and no TypeScript anywhere up its tree, run through npm.
+    const lone = mkdtempSync(join(tmpdir(), "bodylink-lone-"));
+    mkdirSync(join(lone, "bin"));
     writeFileSync(join(lone, "bin", "build.js"), readFileSync(join(root, "bin", "build.js")));
-    writeFileSync(join(lone, "package.json"), JSON.stringify({ type: "module" }));
-    const run = (env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [join(lone, "bin", "build.js")], { cwd: lone, encoding: "utf8", env });
-    const prepare = run({ ...process.env, npm_lifecycle_event: "prepare" });
+    const { scripts } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    writeFileSync(join(lone, "package.json"), JSON.stringify({ name: "lone", type: "module", scripts: { prepare: scripts.prepare, build: scripts.build } }));
+    const run = (script: string) => spawnSync("npm", ["run", "--silent", script], { cwd: lone, encoding: "utf8" });
+    const prepare = run("prepare");
+    rmSync(lone, { recursive: true, force: true });
     expect(prepare.status).toBe(0);
     expect(prepare.stderr).toMatch(/TypeScript is not installed \(dev dependencies omitted\): dist\/ not built/);
-    const build = run({ ...process.env, npm_lifecycle_event: "build" });
+  });
+
+  it("a plain build without TypeScript fails clearly", () => {
+    const lone = mkdtempSync(join(tmpdir(), "bodylink-lone-"));
+    mkdirSync(join(lone, "bin"));
+    writeFileSync(join(lone, "bin", "build.js"), readFileSync(join(root, "bin", "build.js")));
+    writeFileSync(join(lone, "package.json"), JSON.stringify({ type: "module" }));
+    const build = spawnSync(process.execPath, [join(lone, "bin", "build.js")], { cwd: lone, encoding: "utf8" });
+    rmSync(lone, { recursive: true, force: true });
     expect(build.status).toBe(1);
     expect(build.stderr).toMatch(/TypeScript is not installed: run `npm ci`/);
   });
@@ -113,7 +124,7 @@ describe("package exports", () => {
     writeFileSync(
       join(project, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2023", "DOM", "esnext.disposable"], noEmit: true, skipLibCheck: true, types: [] },
+        compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2023", "DOM", "esnext.disposable"], noEmit: true, skipLibCheck: false, types: [] },
         files: ["consumer.ts"],
       }),
     );

@@ -55,7 +55,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     if (o.body === "nao") {
       const usb = o.usb ? await openUsbChestboard() : undefined;
       transport = usb ? "usb" : "sim";
-      const nao = await NaoRobot.create({ transport: usb, seed: o.seed, acceptBoardVersions: o.acceptBoardVersion, youngGcEveryMs: o.gcEveryMs });
+      const nao = await NaoRobot.create({ transport: usb, seed: o.seed, acceptBoardVersions: o.acceptBoardVersion, youngGcEveryMs: o.gcEveryMs ?? 100 });
       robot = nao;
       await nao.start();
       closers.unshift(() => nao.stop());
@@ -69,7 +69,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         lines.push(`LoLA socket: ${lola.path}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
       }
     } else if (o.body === "p7") {
-      const p7 = await P7Robot.create({ seed: o.seed, youngGcEveryMs: o.gcEveryMs });
+      const p7 = await P7Robot.create({ seed: o.seed, youngGcEveryMs: o.gcEveryMs ?? 100 });
       robot = p7;
       await p7.start();
       closers.unshift(() => p7.stop());

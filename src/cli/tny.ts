@@ -5,7 +5,7 @@ import type { ServeOptions } from "./serve.js";
 
 export async function startTny(o: ServeOptions): Promise<{ robot: Tny360Robot; closers: Array<() => Promise<void>>; lines: string[]; tnyUrl: string | null }> {
   const target = o.tnyHost ? parseTnyHost(o.tnyHost) : null;
-  const robot = await Tny360Robot.create({ ...(target ? { host: target.host, port: target.port } : { seed: o.seed }), youngGcEveryMs: o.gcEveryMs });
+  const robot = await Tny360Robot.create({ ...(target ? { host: target.host, port: target.port } : { seed: o.seed }), youngGcEveryMs: o.gcEveryMs ?? 100 });
   await robot.start();
   const closers: Array<() => Promise<void>> = [() => robot.stop()];
   const lines = [

@@ -167,7 +167,7 @@ export class CycleLoop {
    * period, and twice the recent collections' duration), and record how long it took. A skipped
    * collection lets the estimate decay, so one slow collection cannot stop the scheduling for good
    * (V8 then collects on its own meanwhile, as without scheduling). `typical` is false for the
-   * collection before the first cycle, which is slow and says nothing about the next ones.
+   * collection before the first cycle, which is slow and is neither recorded nor averaged.
    */
   #collect(nextDeadline: number, period: number, typical = true): void {
     const t0 = this.#clock.nowMs();
@@ -178,9 +178,10 @@ export class CycleLoop {
     }
     gc[1] = t0;
     this.#collectYoung!();
+    if (!typical) return; // not counted: it ran before any cycle and says nothing of the next ones
     const took = this.#clock.nowMs() - t0;
     this.timing.recordGc(took);
-    if (typical) gc[0] = gc[0] === 0 ? took : 0.8 * gc[0]! + 0.2 * took;
+    gc[0] = gc[0] === 0 ? took : 0.8 * gc[0]! + 0.2 * took;
   }
 
   /** Exceptions caught in cycles and listeners (bugs); the first and every 1000th are logged. */
