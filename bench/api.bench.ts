@@ -36,9 +36,10 @@ import { PerformanceObserver, performance } from "node:perf_hooks";
 import WebSocket from "ws";
 import { MonotonicClock } from "../src/runtime/clock.js";
 import { NaoRobot } from "../src/runtime/nao-robot.js";
+import { quantileOfSorted } from "../src/runtime/timing.js";
 import { adapterFor, startApiServer } from "../src/serve/api/build.js";
 import { StateStream } from "../src/serve/api/stream.js";
-import { fmt, timeIt } from "./util.js";
+import { fmt, median, timeIt } from "./util.js";
 
 const SUBSCRIBERS = 200;
 const PHASE_MS = 3000;
@@ -72,8 +73,7 @@ interface PhaseResult {
 
 /** |period − nominal| at the 99th percentile over all periods of `phases` together. */
 function pooledJitterP99(phases: readonly PhaseResult[]): number {
-  const all = phases.flatMap((p) => Array.from(p.periods, (v) => Math.abs(v - NOMINAL_MS))).sort((a, b) => a - b);
-  return all.length ? all[Math.min(all.length - 1, Math.floor(0.99 * all.length))]! : 0;
+  return quantileOfSorted(phases.flatMap((p) => Array.from(p.periods, (v) => Math.abs(v - NOMINAL_MS))).sort((a, b) => a - b), 0.99);
 }
 
 async function phase(
@@ -211,13 +211,13 @@ export async function run(): Promise<void> {
     encodeStream.close();
     encodeAdapter.close();
     console.log(`encoding one state message (${bytes} bytes): ${fmt(encodeNs / 1000, 1)} µs, ${fmt((encodeNs / 1e6 / 12) * 100, 2)} % of a 12 ms cycle, 20 times a second`);
-    const med = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const q = (xs: number[], f: number) => quantileOfSorted(xs.slice().sort((x, y) => x - y), f);
     const without = results.filter((p) => p.subscribers === 0);
     const withSubs = results.filter((p) => p.subscribers > 0);
     const jBase = pooledJitterP99(without);
     const jWith = pooledJitterP99(withSubs);
-    const cBase = med(without.map((p) => p.cpuPct));
-    const cWith = med(withSubs.map((p) => p.cpuPct));
+    const cBase = median(without.map((p) => p.cpuPct));
+    const cWith = median(withSubs.map((p) => p.cpuPct));
     const msgs = reports.reduce((a, r) => a + r.messages, 0);
     const hz = reports.reduce((a, r) => a + r.perClientHz, 0) / reports.length;
     const ooo = reports.reduce((a, r) => a + r.outOfOrder, 0);
@@ -232,13 +232,12 @@ export async function run(): Promise<void> {
     // The same between baselines alone (each against the baselines two phases either side): what
     // chance gives when nothing changes.
     const placebo = without.slice(1, -1).map((p, i) => p.jitterP99Ms - (without[i]!.jitterP99Ms + without[i + 2]!.jitterP99Ms) / 2);
-    const q = (xs: number[], f: number) => xs.slice().sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(f * xs.length))]!;
-    const growth = med(paired);
+    const growth = median(paired);
     // When chance alone (the placebo) moves the figure by more than the target, say so.
-    const noisy = Math.abs(med(placebo)) > 0.2 || q(placebo, 0.75) - q(placebo, 0.25) > 0.2;
+    const noisy = Math.abs(median(placebo)) > 0.2 || q(placebo, 0.75) - q(placebo, 0.25) > 0.2;
     const verdict = noisy ? "inconclusive: baselines alone move it by more than the target on this machine" : growth <= 0.2 ? "met" : "NOT met";
     // The direct figure: the stream delays a cycle's wake-up by at most the stretch in progress.
-    const sliceP99 = med(withSubs.map((p) => p.sliceP99Ms));
+    const sliceP99 = median(withSubs.map((p) => p.sliceP99Ms));
     const sliceMax = Math.max(...withSubs.map((p) => p.sliceMaxMs));
     console.log(
       `the stream held the event loop for ${fmt(sliceP99, 3)} ms at a time (median of the phases' p99), ${fmt(sliceMax, 3)} ms at most: ` +
@@ -250,7 +249,7 @@ export async function run(): Promise<void> {
     );
     console.log(
       `jitter p99 growth with ${SUBSCRIBERS} subscribers, median over ${paired.length} rounds: ${fmt(growth, 3)} ms ` +
-        `(quartiles ${fmt(q(paired, 0.25), 3)}..${fmt(q(paired, 0.75), 3)}); between baselines alone: median ${fmt(med(placebo), 3)} ms ` +
+        `(quartiles ${fmt(q(paired, 0.25), 3)}..${fmt(q(paired, 0.75), 3)}); between baselines alone: median ${fmt(median(placebo), 3)} ms ` +
         `(quartiles ${fmt(q(placebo, 0.25), 3)}..${fmt(q(placebo, 0.75), 3)}) — target ≤ 0.2 ms: ${verdict}`,
     );
     console.log(`median runtime CPU: ${fmt(cBase, 1)} % → ${fmt(cWith, 1)} % of one core (×${fmt(cWith / Math.max(0.1, cBase), 2)}); load average ${loadavg().map((v) => fmt(v, 2)).join(" ")}`);

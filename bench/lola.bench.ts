@@ -18,7 +18,7 @@ import { LolaCommandWriter } from "../src/wire/lola/command-message.js";
 import { LolaCommandReader } from "../src/wire/lola/command-reader.js";
 import { LOLA_SENSOR_KEYS, LOLA_SENSOR_MESSAGE_BYTES } from "../src/wire/lola/constants.js";
 import { LolaSensorWriter } from "../src/wire/lola/sensor-message.js";
-import { bytesPerCall, fmt, timeIt } from "./util.js";
+import { bytesPerCall, fmt, median, timeIt } from "./util.js";
 
 const CONFIG = { bodyId: "P0000073A07S94700012", bodyVersion: "6.0.0", headId: "P0000074A05S93M00061", headVersion: "6.0.0" };
 
@@ -133,8 +133,7 @@ export async function run(): Promise<void> {
     });
   }
   rows.forEach((row, i) => {
-    const xs = samples[i]!.sort((x, y) => x - y);
-    row.nsPerMsg = xs[Math.floor(xs.length / 2)]!;
+    row.nsPerMsg = median(samples[i]!);
   });
 
   // The measurement's own noise: what an empty function "allocates" per call.

@@ -13,7 +13,7 @@ import { NaoRobot } from "../src/runtime/nao-robot.js";
 import { ReplayChestboard } from "../src/transport/replay.js";
 import { FrameIndex, indexFrame } from "../src/wire/chestboard/frame.js";
 import { crc32 } from "../src/wire/crc32.js";
-import { bytesPerCall, fmt, timeIt } from "./util.js";
+import { bytesPerCall, fmt, median, timeIt } from "./util.js";
 
 async function commandedRobot(clock: SimClock): Promise<NaoRobot> {
   const robot = await NaoRobot.create({ clock });
@@ -59,8 +59,7 @@ export async function run(): Promise<void> {
     ns.physics!.push(timeIt(physics, 200));
     ns.crc!.push(timeIt(crc, 200));
   }
-  const med = (a: number[]) => a.sort((x, y) => x - y)[a.length >> 1]!;
-  const [f, o, p, c] = [med(ns.full!), med(ns.own!), med(ns.physics!), med(ns.crc!)];
+  const [f, o, p, c] = [median(ns.full!), median(ns.own!), median(ns.physics!), median(ns.crc!)];
   const allocFull = bytesPerCall(full);
   const allocOwn = bytesPerCall(own);
   const ok = robot.state.link === "ok" && replayed.state.link === "ok" && replayed.state.badFrames === 0;

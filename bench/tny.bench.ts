@@ -21,7 +21,8 @@ import { startTnyServer } from "../src/serve/tny/server.js";
 import { SimTny360 } from "../src/sim/tny360/quadruped.js";
 import { actionSpec } from "../src/wire/tny/constants.js";
 import { encodeRequest, encodeResponse } from "../src/wire/tny/encode.js";
-import { bytesPerCall, fmt, timeIt } from "./util.js";
+import { quantileOfSorted } from "../src/runtime/timing.js";
+import { bytesPerCall, fmt, median, timeIt } from "./util.js";
 
 const RUN_MS = 400;
 const WARMUP_MS = 100;
@@ -66,7 +67,8 @@ class Recorder {
   result(): Result {
     const n = this.#n;
     const sorted = this.#lat.subarray(0, n).sort();
-    return { perSecond: this.#count / this.#seconds, medianUs: sorted[Math.floor(n / 2)] ?? Number.NaN, p99Us: sorted[Math.floor(n * 0.99)] ?? Number.NaN, statuses: this.statuses };
+    const at = (q: number) => (n ? quantileOfSorted(sorted, q) : Number.NaN);
+    return { perSecond: this.#count / this.#seconds, medianUs: at(0.5), p99Us: at(0.99), statuses: this.statuses };
   }
 }
 
@@ -191,13 +193,12 @@ export async function run(): Promise<void> {
         await drained();
       }
     }
-    const med = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-    const base = { rt: med(results[0]!.map((r) => r.perSecond)), lat: med(results[0]!.map((r) => r.medianUs)) };
+    const base = { rt: median(results[0]!.map((r) => r.perSecond)), lat: median(results[0]!.map((r) => r.medianUs)) };
     cases.forEach(([name], i) => {
       const rs = results[i]!;
-      const rt = med(rs.map((r) => r.perSecond));
-      const lat = med(rs.map((r) => r.medianUs));
-      const p99 = med(rs.map((r) => r.p99Us));
+      const rt = median(rs.map((r) => r.perSecond));
+      const lat = median(rs.map((r) => r.medianUs));
+      const p99 = median(rs.map((r) => r.p99Us));
       console.log(
         `${name.padEnd(30)}${String(conns).padStart(5)}${fmt(rt, 0).padStart(15)}${fmt(rt / base.rt).padStart(7)}${fmt(lat, 0).padStart(11)}${fmt(lat / base.lat).padStart(7)}${fmt(p99, 0).padStart(8)}  ${statusText(rs[rs.length - 1]!.statuses)}`,
       );

@@ -1,4 +1,10 @@
 import { getHeapSpaceStatistics } from "node:v8";
+import { quantileOfSorted } from "../src/runtime/timing.js";
+
+/** The median of `xs` (the element at floor(n/2) once sorted, as every percentile here), without reordering `xs`. */
+export function median(xs: readonly number[]): number {
+  return quantileOfSorted([...xs].sort((a, b) => a - b), 0.5);
+}
 
 /** Small helpers shared by the benchmarks: timing loops and allocation measurement. */
 

@@ -71,9 +71,9 @@ export const PAW_ADC_CHANNELS: readonly number[] = [3, 7, 11, 15];
 /** Number of ADC channels on the analog multiplexer. */
 export const ADC_CHANNEL_COUNT = 16;
 
-/** Is `rad` within the limits of joint `id` (inclusive, with a 1e-9 rad tolerance for rounding)? */
-export function withinLimits(id: number, rad: number): boolean {
-  return Number.isFinite(rad) && rad >= JOINT_MIN_RAD[id]! - 1e-9 && rad <= JOINT_MAX_RAD[id]! + 1e-9;
+/** Is `rad` within the limits of joint `id` (inclusive, with `toleranceRad` for rounding, 1e-9 by default)? */
+export function withinLimits(id: number, rad: number, toleranceRad = 1e-9): boolean {
+  return Number.isFinite(rad) && rad >= JOINT_MIN_RAD[id]! - toleranceRad && rad <= JOINT_MAX_RAD[id]! + toleranceRad;
 }
 
 /** JointId by name. */

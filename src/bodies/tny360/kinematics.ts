@@ -20,7 +20,7 @@
  * non-zero status and leaves the output untouched.
  */
 import { LEG_COUNT } from "../../wire/tny/constants.js";
-import { JOINT_MAX_RAD, JOINT_MIN_RAD, LEG_Y_INVERTED } from "./joints.js";
+import { JOINT_MAX_RAD, JOINT_MIN_RAD, LEG_Y_INVERTED, withinLimits } from "./joints.js";
 
 /** `config.hpp` constants (§10.1). */
 export const THIGH_LENGTH_M = 0.1;
@@ -101,11 +101,7 @@ export const IK_LIMIT_TOLERANCE_RAD = 1e-6;
 /** Are (roll, pitch, knee) within the leg joint limits (IK_LIMIT_TOLERANCE_RAD tolerance)? */
 export function legAnglesWithinLimits(roll: number, pitch: number, knee: number): boolean {
   const e = IK_LIMIT_TOLERANCE_RAD;
-  return (
-    roll >= JOINT_MIN_RAD[0]! - e && roll <= JOINT_MAX_RAD[0]! + e &&
-    pitch >= JOINT_MIN_RAD[1]! - e && pitch <= JOINT_MAX_RAD[1]! + e &&
-    knee >= JOINT_MIN_RAD[2]! - e && knee <= JOINT_MAX_RAD[2]! + e
-  );
+  return withinLimits(0, roll, e) && withinLimits(1, pitch, e) && withinLimits(2, knee, e);
 }
 
 /**

@@ -27,6 +27,7 @@
  * slice of its own; the sends start after a yield.
  */
 import type { WebSocket } from "ws";
+import { quantileOfSorted } from "../../runtime/timing.js";
 import type { BodyAdapter } from "./adapter.js";
 import { API_VERSION } from "./schemas.js";
 
@@ -109,8 +110,7 @@ export class StateStream {
    */
   sliceStats(): { p99Ms: number; maxMs: number; slices: number } {
     const n = Math.min(this.#sliceCount, this.#slices.length);
-    const sorted = this.#slices.slice(0, n).sort();
-    return { p99Ms: n ? sorted[Math.min(n - 1, Math.floor(0.99 * n))]! : 0, maxMs: this.#sliceMaxMs, slices: this.#sliceCount };
+    return { p99Ms: quantileOfSorted(this.#slices.slice(0, n).sort(), 0.99), maxMs: this.#sliceMaxMs, slices: this.#sliceCount };
   }
 
   /** Forget the slice figures (benchmarks measure windows). */
