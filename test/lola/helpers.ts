@@ -125,3 +125,24 @@ export const KNOWN_ROBOT_CONFIG = {
 export function toHex(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 }
+
+/**
+ * A known full command (all 11 keys, nidhogg's order) with whole values (0.0, 1.0) among them,
+ * for the golden vector test/lola/golden/command-full.hex that the writer and the reader share.
+ */
+export function knownCommandValues() {
+  const ramp = (n: number, f: (i: number) => number) => Array.from({ length: n }, (_, i) => Math.fround(f(i)));
+  return {
+    Position: ramp(25, (i) => (i - 12) * 0.05),
+    Stiffness: ramp(25, (i) => (i % 5) / 4), // 0, 0.25, 0.5, 0.75, 1
+    REar: ramp(10, (i) => i / 9),
+    LEar: ramp(10, (i) => 1 - i / 9),
+    Chest: [1, 0, 0.5],
+    LEye: ramp(24, (i) => (i % 8) / 7),
+    REye: ramp(24, (i) => ((i + 3) % 8) / 7),
+    LFoot: [0, 1, 0],
+    RFoot: [0, 0, 1],
+    Skull: ramp(12, (i) => (i % 2 === 0 ? 1 : 0.125)),
+    Sonar: [true, false],
+  };
+}
