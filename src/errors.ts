@@ -24,6 +24,7 @@ export const ERRORS = {
   BL_ERR_API_BAD_REQUEST: { status: 400, message: "invalid request: %s" },
   BL_ERR_API_NO_ROUTE: { status: 404, message: "no route %s %s; GET /openapi.json lists every route" },
   BL_ERR_API_INTERNAL: { status: 500, message: "internal error: %s; this is a bug, please report it with the request that caused it" },
+  BL_ERR_API_BODY_TOO_LARGE: { status: 413, message: "request body too large: this route takes at most %s bytes; send one command per request" },
   BL_ERR_CLIENT_WRONG_BODY: { status: 409, message: "the server at %s serves a %s body, not %s; check the URL or the expectBody option" },
   BL_ERR_CLIENT_NO_WEBSOCKET: { status: 500, message: "no WebSocket implementation; pass { WebSocket } to connect() (in Node 20: import WebSocket from \"ws\")" },
   BL_ERR_CLIENT_CLOSED: { status: 499, message: "the client was closed; connect() again" },

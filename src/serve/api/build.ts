@@ -25,45 +25,38 @@
  * releases or its lease expires (a lease not renewed expires by itself); others get 409 naming the
  * holder and until when; emergency stop needs no lease and revokes the lease.
  *
+ * Layout: this file builds the app and registers one route plugin per concern (`routes/meta.ts`,
+ * `state.ts`, `stream.ts`, `control.ts`, `estop.ts`, `commands.ts`, each given an `ApiContext`);
+ * `guard.ts` holds the checks that run before a body is read (size, lease), `body-limit.ts`
+ * derives each route's body limit from its schema, `answers.ts` the answer shapes and errors.
+ *
  * Prepare side throughout (allocates); the only perform-side code is the stream's cycle listener.
  */
 import type { AddressInfo } from "node:net";
 import swagger from "@fastify/swagger";
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import websocket from "@fastify/websocket";
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type RouteOptions } from "fastify";
-import Type from "typebox";
-import { BodylinkError, type ErrorCode } from "../../errors.js";
-import { DEFAULT_LEASE_MS, type LeaseInfo, type LeaseSource, MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
-import type { RobotHealth } from "../../runtime/robot.js";
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from "fastify";
+import { BodylinkError } from "../../errors.js";
 import type { BodyAdapter } from "./adapter.js";
+import { errorHandler, sendError } from "./answers.js";
+import { MIN_BODY_LIMIT_BYTES } from "./body-limit.js";
 import { registerDashboard } from "./dashboard.js";
-import type { NaoRobot } from "../../runtime/nao-robot.js";
-import type { P7Robot } from "../../runtime/p7-robot.js";
-import type { Tny360Robot } from "../../runtime/tny360-robot.js";
 import { NaoAdapter } from "./bodies/nao.js";
 import { P7Adapter } from "./bodies/p7.js";
 import { Tny360Adapter } from "./bodies/tny360.js";
-import {
-  AcquireBodySchema,
-  API_VERSION,
-  CommandAnswerSchema,
-  ControlStatusSchema,
-  ErrorSchema,
-  EstopBodySchema,
-  HealthSchema,
-  InfoSchema,
-  LEASE_HEADER,
-  LeaseSchema,
-  RenewBodySchema,
-  STREAM_PATH,
-  STREAM_RATE_HZ,
-  stateSchema,
-} from "./schemas.js";
+import { refuseOversized } from "./guard.js";
+import { commandRoutes } from "./routes/commands.js";
+import type { ApiContext, ApiRobot } from "./routes/context.js";
+import { controlRoutes } from "./routes/control.js";
+import { estopRoutes } from "./routes/estop.js";
+import { metaRoutes } from "./routes/meta.js";
+import { stateRoutes } from "./routes/state.js";
+import { streamRoutes } from "./routes/stream.js";
+import { API_VERSION, LEASE_HEADER } from "./schemas.js";
 import { StateStream, type StreamOptions } from "./stream.js";
 
-/** Any body the robot API serves. */
-export type ApiRobot = NaoRobot | P7Robot | Tny360Robot;
+export type { ApiRobot } from "./routes/context.js";
 
 export interface ApiServerOptions extends StreamOptions {
   /** Called for every route as it is registered, before any is (fastify's onRoute hook). */
@@ -101,8 +94,6 @@ export function adapterFor(robot: ApiRobot): BodyAdapter {
   }
 }
 
-const errorAnswers = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorSchema]));
-
 /** Build the app (routes, schemas, OpenAPI) without listening. */
 export function buildApiServer(robot: ApiRobot, opts: ApiServerOptions = {}): FastifyInstance {
   return build(robot, opts).app;
@@ -111,8 +102,10 @@ export function buildApiServer(robot: ApiRobot, opts: ApiServerOptions = {}): Fa
 function build(robot: ApiRobot, opts: ApiServerOptions): { app: FastifyInstance; stream: StateStream } {
   const adapter = adapterFor(robot);
   const stream = new StateStream(adapter, opts);
-  const authority = robot.authority;
-  const app = Fastify({ logger: opts.logger ?? false }).withTypeProvider<TypeBoxTypeProvider>();
+  const ctx: ApiContext = { robot, adapter, stream, authority: robot.authority };
+  // bodyLimit: the ceiling for a route that sets none (each route with a body sets its own, from
+  // its schema: body-limit.ts).
+  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: MIN_BODY_LIMIT_BYTES }).withTypeProvider<TypeBoxTypeProvider>();
   // Every route, as registered (for tests and tools that check the OpenAPI document against them).
   if (opts.onRoute) app.addHook("onRoute", opts.onRoute);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
@@ -120,6 +113,7 @@ function build(robot: ApiRobot, opts: ApiServerOptions): { app: FastifyInstance;
   app.setNotFoundHandler((req, reply) => {
     sendError(reply, new BodylinkError("BL_ERR_API_NO_ROUTE", req.method, req.url.split("?")[0]!));
   });
+  app.decorateRequest("bodylinkLeaseId", null);
   app.addHook("onClose", async () => {
     stream.close();
     adapter.close();
@@ -146,213 +140,22 @@ function build(robot: ApiRobot, opts: ApiServerOptions): { app: FastifyInstance;
   app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerDashboard(app); // GET / and /dashboard/… (docs/dashboard.md), hidden from the OpenAPI document
 
-  // Routes go in a child plugin so @fastify/swagger's and @fastify/websocket's hooks see them.
+  // Routes go in a child plugin so @fastify/swagger's and @fastify/websocket's hooks see them; one
+  // plugin per concern (routes/).
   app.register(async (api) => {
-    const r = api.withTypeProvider<TypeBoxTypeProvider>();
+    // Before anything is read: a declared body over the route's limit (guard.ts).
+    api.addHook("onRequest", refuseOversized);
     // Requests whose fields are all optional may come without a body (curl -X POST …/v1/estop).
-    r.addHook("preValidation", async (req) => {
+    api.addHook("preValidation", async (req) => {
       if (req.body === undefined && (req.method === "POST" || req.method === "PUT")) req.body = {};
     });
-
-    r.get("/openapi.json", { schema: { summary: "This OpenAPI document", tags: ["state"] } }, async () => api.swagger());
-
-    r.get(
-      "/v1/info",
-      { schema: { summary: "Body, joint order, stream rate and lease limits", tags: ["state"], response: { 200: InfoSchema } } },
-      async () => ({
-        body: adapter.kind,
-        api_version: API_VERSION,
-        joint_names: [...adapter.jointNames],
-        stream: { path: STREAM_PATH, rate_hz: stream.rateHz },
-        lease: { header: LEASE_HEADER, min_ms: MIN_LEASE_MS, max_ms: MAX_LEASE_MS, default_ms: DEFAULT_LEASE_MS },
-      }),
-    );
-
-    const restState = stateSchema(adapter.schemas.rest, "The latest state, REST units");
-    r.get(
-      "/v1/state",
-      {
-        schema: {
-          summary: "The latest state (same fields as the stream; REST units)",
-          tags: ["state"],
-          response: { 200: restState, 503: ErrorSchema },
-        },
-      },
-      async (_req, reply) => {
-        const src = adapter.source();
-        const fields = src && adapter.read("rest");
-        if (!src || !fields) return sendError(reply, new BodylinkError("BL_ERR_STATE_NONE"));
-        return { type: "state", body: adapter.kind, seq: src.seq, timestamp_ms: src.timestampMs, epoch_ms: src.epochMs, link: src.link, ...fields };
-      },
-    );
-
-    r.get(
-      "/v1/health",
-      { schema: { summary: "Link, cycle timing, error counters, control holder, stream statistics", tags: ["state"], response: { 200: HealthSchema } } },
-      async () => healthAnswer(robot.health(), stream),
-    );
-
-    r.get(
-      STREAM_PATH,
-      {
-        websocket: true,
-        // @fastify/websocket marks WebSocket routes hidden; this one is part of the API, so list it.
-        config: { swaggerTransform: ({ schema, url }: { schema: object; url: string }) => ({ schema: { ...schema, hide: false }, url }) },
-        schema: {
-          summary: "WebSocket state stream",
-          description:
-            `Upgrade to a WebSocket. The server sends a hello ({type: "hello", body, joint_names, rate_hz}), the current state at once, ` +
-            `then one state message every ${1000 / STREAM_RATE_HZ} ms (stream units; see GET /v1/state's schema, where only the NAO's ` +
-            "battery.temperature differs: LoLA's scale on the stream). A client that has not taken the previous message is skipped, " +
-            "so it always gets the newest state, never a backlog.",
-          tags: ["state"],
-          response: { 101: Type.Null({ description: "Switching protocols" }) },
-        },
-      },
-      (socket) => stream.add(socket),
-    );
-
-    // --- control leases ---
-    r.get(
-      "/v1/control",
-      { schema: { summary: "Who holds control and until when (never the lease id)", tags: ["control"], response: { 200: ControlStatusSchema } } },
-      async () => {
-        const h = authority.holder();
-        return { held: h !== null, holder: h ? holderAnswer(h) : null };
-      },
-    );
-
-    r.post(
-      "/v1/control",
-      {
-        schema: {
-          summary: "Acquire control: a lease that expires unless renewed",
-          tags: ["control"],
-          body: AcquireBodySchema,
-          response: { 201: LeaseSchema, 400: ErrorSchema, 409: ErrorSchema },
-        },
-      },
-      async (req, reply) => {
-        const leaseMs = req.body.lease_ms ?? DEFAULT_LEASE_MS;
-        const got = authority.acquire(req.body.owner, "api", leaseMs);
-        if (!got.ok) return sendError(reply, heldError(got.holder));
-        const info = got.lease.info!;
-        return reply.code(201).send(leaseAnswer(info, leaseMs));
-      },
-    );
-
-    r.put(
-      "/v1/control",
-      {
-        schema: {
-          summary: "Renew your lease for lease_ms from now",
-          tags: ["control"],
-          body: RenewBodySchema,
-          security: [{ lease: [] }],
-          response: { 200: LeaseSchema, 400: ErrorSchema, 403: ErrorSchema },
-        },
-      },
-      async (req, reply) => {
-        const id = leaseIdOf(req);
-        if (id instanceof BodylinkError) return sendError(reply, id);
-        const leaseMs = req.body.lease_ms ?? DEFAULT_LEASE_MS;
-        if (!authority.renew(id, leaseMs)) return sendError(reply, unknownLease(id));
-        return leaseAnswer(authority.holder()!, leaseMs);
-      },
-    );
-
-    r.delete(
-      "/v1/control",
-      {
-        schema: {
-          summary: "Release your lease (the body ramps stiffness down when nobody holds control)",
-          tags: ["control"],
-          security: [{ lease: [] }],
-          response: { 200: Type.Object({ released: Type.Literal(true) }), 403: ErrorSchema },
-        },
-      },
-      async (req, reply) => {
-        const id = leaseIdOf(req);
-        if (id instanceof BodylinkError) return sendError(reply, id);
-        if (!authority.release(id)) return sendError(reply, unknownLease(id));
-        return { released: true as const };
-      },
-    );
-
-    r.post(
-      "/v1/estop",
-      {
-        schema: {
-          summary: "Emergency stop: no lease needed; the body goes to its safe stop and control is revoked",
-          tags: ["control"],
-          body: EstopBodySchema,
-          response: { 200: Type.Object({ stopped: Type.Literal(true), reason: Type.String() }), 400: ErrorSchema },
-        },
-      },
-      async (req) => {
-        const reason = req.body.reason ?? "emergency stop (robot API)";
-        adapter.emergencyStop(reason);
-        return { stopped: true as const, reason };
-      },
-    );
-
-    // --- body-specific reads and commands ---
-    for (const read of adapter.reads) {
-      r.get(
-        read.path,
-        {
-          schema: {
-            summary: read.summary,
-            ...(read.description ? { description: read.description } : {}),
-            tags: ["state"],
-            response: { 200: read.response, 503: ErrorSchema },
-          },
-        },
-        async (_req, reply) => {
-          const v = read.get();
-          if (v instanceof BodylinkError) return sendError(reply, v);
-          return v;
-        },
-      );
-    }
-    for (const cmd of adapter.commands) {
-      r.post(
-        cmd.path,
-        {
-          schema: {
-            summary: cmd.summary,
-            ...(cmd.description ? { description: cmd.description } : {}),
-            tags: ["commands"],
-            body: cmd.request,
-            security: [{ lease: [] }],
-            response: { 200: CommandAnswerSchema(cmd.response), ...errorAnswers(400, 403, 409, 503) },
-          },
-        },
-        async (req, reply) => {
-          const id = leaseIdOf(req);
-          if (id instanceof BodylinkError) return sendError(reply, id);
-          const out = cmd.handle(id, req.body);
-          if (!out.ok) return sendError(reply, out.error);
-          return { ok: true as const, result: out.result };
-        },
-      );
-    }
+    api.register(metaRoutes, ctx);
+    api.register(stateRoutes, ctx);
+    api.register(streamRoutes, ctx);
+    api.register(controlRoutes, ctx);
+    api.register(estopRoutes, ctx);
+    api.register(commandRoutes, ctx);
   });
-
-  /** The lease id from the header, checked against the authority; or the 403 to send. */
-  function leaseIdOf(req: FastifyRequest): string | BodylinkError {
-    const raw = req.headers[LEASE_HEADER];
-    const id = Array.isArray(raw) ? raw[0] : raw;
-    if (!id) return new BodylinkError("BL_ERR_AUTH_REQUIRED");
-    if (!authority.isHeld(id)) return unknownLease(id);
-    return id;
-  }
-
-  function unknownLease(id: string): BodylinkError {
-    const e = new BodylinkError("BL_ERR_AUTH_UNKNOWN_LEASE", id.length > 12 ? `${id.slice(0, 8)}…` : id);
-    const h = authority.holder();
-    return h ? Object.assign(e, { holder: holderAnswer(h) }) : e;
-  }
 
   return { app: app as unknown as FastifyInstance, stream };
 }
@@ -367,85 +170,3 @@ export async function startApiServer(robot: ApiRobot, opts: StartApiServerOption
   return { url: `http://${h}:${addr.port}`, port: addr.port, app, stream, close: () => app.close() };
 }
 
-function holderAnswer(h: LeaseInfo) {
-  return { owner: h.owner, source: h.source, expires_at_epoch_ms: h.expiresAtEpochMs, expires_at: new Date(h.expiresAtEpochMs).toISOString() };
-}
-
-function leaseAnswer(info: LeaseInfo, leaseMs: number) {
-  return {
-    lease_id: info.id,
-    owner: info.owner,
-    source: "api" as const,
-    lease_ms: leaseMs,
-    expires_at_epoch_ms: info.expiresAtEpochMs,
-    expires_at: new Date(info.expiresAtEpochMs).toISOString(),
-  };
-}
-
-function heldError(h: LeaseInfo): BodylinkError {
-  const e = new BodylinkError("BL_ERR_AUTH_HELD", `${h.owner} (${h.source})`, new Date(h.expiresAtEpochMs).toISOString());
-  return Object.assign(e, { holder: holderAnswer(h) });
-}
-
-function healthAnswer(h: RobotHealth, stream: StateStream) {
-  const c = h.cycle;
-  return {
-    body: h.body,
-    link: h.link,
-    safety_reason: h.safetyReason,
-    cycle: {
-      nominal_period_ms: c.nominalPeriodMs,
-      cycles: c.cycles,
-      late_cycles: c.lateCycles,
-      period_ms: c.periodMs,
-      exec_ms: c.execMs,
-      jitter_p99_ms: c.jitterP99Ms,
-      gc_collections: c.gc.collections,
-      gc_ms: c.gc.ms,
-    },
-    errors: { ...h.errors },
-    control: h.control
-      ? {
-          owner: h.control.owner,
-          source: h.control.source as LeaseSource,
-          expires_at_epoch_ms: h.control.expiresAtEpochMs,
-          expires_at: new Date(h.control.expiresAtEpochMs).toISOString(),
-        }
-      : null,
-    api: {
-      subscribers: stream.subscribers,
-      messages_sent: stream.messagesSent,
-      messages_skipped: stream.messagesSkipped,
-      send_slice_ms: (({ p99Ms, maxMs }) => ({ p99: p99Ms, max: maxMs }))(stream.sliceStats()),
-    },
-  };
-}
-
-type ErrorExtras = { holder?: unknown; problems?: unknown };
-
-function sendError(reply: FastifyReply, e: BodylinkError): FastifyReply {
-  const extra = e as BodylinkError & ErrorExtras;
-  return reply.code(e.status).send({
-    code: e.code,
-    status: e.status,
-    message: e.message,
-    ...(extra.holder ? { holder: extra.holder } : {}),
-    ...(extra.problems ? { problems: extra.problems } : {}),
-  });
-}
-
-/** Validation → 400 naming the field; BodylinkError → its status; anything else → its 4xx or 500. */
-function errorHandler(err: FastifyError | BodylinkError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (err instanceof BodylinkError) return sendError(reply, err);
-  if (err.validation) {
-    const finite = /must be number/.test(err.message) ? " (a finite number: NaN and Infinity are refused)" : "";
-    return sendError(reply, new BodylinkError("BL_ERR_API_BAD_REQUEST", `${err.message}${finite}`));
-  }
-  const status = err.statusCode ?? 500;
-  if (status >= 400 && status < 500) {
-    const code: ErrorCode = "BL_ERR_API_BAD_REQUEST";
-    return reply.code(status).send({ code, status, message: `invalid request: ${err.message}` });
-  }
-  req.log.error(err);
-  return sendError(reply, new BodylinkError("BL_ERR_API_INTERNAL", err.message));
-}
