@@ -57,7 +57,7 @@ describe("bodylink without a runtime", () => {
     expect((await cli("serve", "--api-port", "99999")).code).toBe(2);
     expect((await cli("serve", "--gc-every-ms", "-1")).stderr).toMatch(/--gc-every-ms/);
     expect((await cli("serve", "--body", "hexapod", "--api-port", "0", "--no-lola")).stderr).toMatch(/unknown body "hexapod"; choose nao, p7 or tny360/);
-    for (const c of [[], ["serve"], ["state"], ["prefs"], ["boards"], ["chest"], ["chest", "harakiri"]]) {
+    for (const c of [[], ["serve"], ["ls"], ["state"], ["prefs"], ["boards"], ["chest"], ["chest", "harakiri"]]) {
       const r = await cli(...c, "--help");
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^Usage: bodylink/);
@@ -116,20 +116,59 @@ describe("bodylink serve (the README's first command, on the simulator)", () => 
     expect((await cli("prefs")).stdout).toMatch(/76 values, CRC ok/);
     expect((await cli("boards")).stdout).toMatch(/RightFootBoard\s+5\/0x53\s+0x0\s+11/);
   });
-  it("the chest tools and a second serve refuse while it holds the chest board", async () => {
+  it("the chest tools refuse while it holds the chest board; a second serve of the same name is refused", async () => {
     const r = await cli("chest", "version");
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/the chest board is held by a running runtime \(pid \d+, sim\); stop it first: Ctrl-C in its terminal, or kill \d+/);
-    const s = await cli("serve", "--api-port", "0", "--no-lola");
-    expect(s.stderr).toMatch(/a runtime is already running \(pid \d+/);
+    expect(r.stderr).toMatch(/the chest board is held by a running runtime \(nao-[\w-]+, pid \d+, sim\); stop it first: Ctrl-C in its terminal, or kill \d+/);
+    const name = /^runtime: ([\w-]+) \(pid \d+\)$/m.exec(out)![1]!;
+    const s = await cli("serve", "--name", name, "--api-port", "0", "--no-lola");
+    expect(s.code).toBe(1);
+    expect(s.stderr.trim()).toMatch(new RegExp(`^bodylink: a runtime named ${name} is already running \\(pid \\d+, nao on sim, API http://127\\.0\\.0\\.1:\\d+\\); stop it first, or choose another --name \\[BL_ERR_RUNTIME_NAME_TAKEN\\]$`));
   });
+  it("several runtimes side by side: ls lists them, --robot chooses, none chosen among several is a clear error", async () => {
+    const second = spawn(process.execPath, [...bin, "serve", "--body", "p7", "--name", "arm-1", "--api-port", "0"], { env });
+    let out2 = "";
+    second.stdout!.on("data", (d) => {
+      out2 += String(d);
+    });
+    try {
+      const t0 = Date.now();
+      while (!/Ctrl-C to stop/.test(out2)) {
+        if (Date.now() - t0 > 30_000) throw new Error(`second serve did not start: ${out2}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(out2).toMatch(/^runtime: arm-1 \(pid \d+\)$/m);
+      const ls = await cli("ls");
+      expect(ls.code).toBe(0);
+      const rows = ls.stdout.trim().split("\n");
+      expect(rows[0]).toMatch(/^NAME\s+BODY\s+LINK\s+PID\s+UPTIME\s+SERVES$/);
+      expect(rows).toHaveLength(3);
+      expect(ls.stdout).toMatch(/^arm-1\s+p7\s+sim\s+\d+\s+\d+s\s+http:\/\/127\.0\.0\.1:\d+$/m);
+      expect(ls.stdout).toMatch(new RegExp(`^nao-[\\w-]+\\s+nao\\s+sim\\s+\\d+\\s+\\S+( \\S+)?\\s+http://127\\.0\\.0\\.1:\\d+ lola:${lolaPath}$`, "m"));
+      const json = JSON.parse((await cli("ls", "--json")).stdout) as { name: string; body: string; apiUrl: string }[];
+      expect(json.map((r) => r.body).sort()).toEqual(["nao", "p7"]);
+      const which = await cli("state", "--json");
+      expect(which.code).toBe(1);
+      expect(which.stderr.trim()).toMatch(/^bodylink: 2 runtimes are running \(arm-1, nao-[\w-]+\); choose one with --robot NAME \(or --url\) \[BL_ERR_CLI_WHICH_ROBOT\]$/);
+      const arm = await cli("state", "--json", "--robot", "arm-1");
+      expect((JSON.parse(arm.stdout) as { body: string }).body).toBe("p7");
+      const none = await cli("state", "--robot", "nope");
+      expect(none.stderr).toMatch(/no runtime named nope is running on this machine \(running: arm-1, nao-/);
+    } finally {
+      const exited = new Promise((r) => second.once("exit", r));
+      second.kill("SIGINT");
+      await exited;
+    }
+    expect((await cli("ls", "--json")).stdout).not.toMatch(/arm-1/);
+  }, 60_000);
   it("stops cleanly on SIGINT: socket file and runtime record removed", async () => {
     expect(existsSync(lolaPath)).toBe(true);
-    expect(existsSync(join(dir, "runtime.json"))).toBe(true);
+    const name = /^runtime: ([\w-]+) \(pid \d+\)$/m.exec(out)![1]!;
+    expect(existsSync(join(dir, `${name}.json`))).toBe(true);
     const exited = new Promise<number | null>((r) => server.on("exit", (code) => r(code)));
     server.kill("SIGINT");
     expect(await exited).toBe(0);
     expect(existsSync(lolaPath)).toBe(false);
-    expect(existsSync(join(dir, "runtime.json"))).toBe(false);
+    expect(existsSync(join(dir, `${name}.json`))).toBe(false);
   });
 });

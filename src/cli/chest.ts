@@ -8,14 +8,16 @@ import { SimChestboard } from "../sim/nao/chestboard.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
 import { ChestboardLink } from "../transport/chestboard-link.js";
 import { openUsbChestboard } from "../transport/usb.js";
-import { findRuntime } from "./discovery.js";
+import { listRuntimes } from "./discovery.js";
 import { BodylinkError } from "../errors.js";
 import { CliError } from "./errors.js";
 
 async function withFreeBoard<T>(o: { usb?: boolean }, f: (link: ChestboardLink, sim: SimChestboard | null) => Promise<T>): Promise<T> {
-  const r = findRuntime();
-  if (r && r.body === "nao") {
-    throw new BodylinkError("BL_ERR_LINK_BUSY", `pid ${r.pid}, ${r.transport}`, r.pid);
+  const naos = listRuntimes().filter((x) => x.body === "nao");
+  // The USB board is held by a runtime on USB; a simulated one by any NAO runtime (as before several ran).
+  const r = naos.find((x) => x.transport === "usb") ?? (o.usb ? undefined : naos[0]);
+  if (r) {
+    throw new BodylinkError("BL_ERR_LINK_BUSY", `${r.name}, pid ${r.pid}, ${r.transport}`, r.pid);
   }
   const sim = o.usb ? null : new SimChestboard();
   const transport: ChestboardTransport = sim ?? (await openUsbChestboard());

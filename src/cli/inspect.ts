@@ -9,21 +9,12 @@ import { NaoRobot } from "../runtime/nao-robot.js";
 import { boardAnswer, prefsAnswer } from "../serve/api/bodies/nao.js";
 import { openUsbChestboard } from "../transport/usb.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
-import { findRuntime } from "./discovery.js";
+import { apiUrlFor, type TargetOptions } from "./discovery.js";
 import { BodylinkError } from "../errors.js";
 import { CliError, parseIntOption } from "./errors.js";
 
-interface UrlOption {
-  url?: string;
-}
-
-function apiUrl(o: UrlOption, required: boolean): string | null {
-  if (o.url) return o.url.replace(/\/$/, "");
-  const r = findRuntime();
-  if (r?.apiUrl) return r.apiUrl;
-  if (required) throw new CliError("no runtime is running on this machine; start one with `bodylink serve` (or pass --url http://HOST:PORT)");
-  return null;
-}
+type UrlOption = TargetOptions;
+const apiUrl = apiUrlFor;
 
 async function getJson(base: string, path: string): Promise<unknown> {
   let res: Response;
@@ -70,6 +61,7 @@ export function registerInspect(program: Command): void {
     .option("--json", "print JSON")
     .option("--watch", "stream the state (20 Hz) until Ctrl-C")
     .option("--count <n>", "with --watch: stop after n messages", parseIntOption("--count", 1, 1e9))
+    .option("--robot <name>", "the runtime of this name on this machine (`bodylink ls`); needed when several run")
     .option("--url <url>", "robot API base URL (default: the runtime running on this machine)")
     .action(async (o: UrlOption & { json?: boolean; watch?: boolean; count?: number }) => {
       const base = apiUrl(o, true)!;
@@ -97,6 +89,7 @@ export function registerInspect(program: Command): void {
     .description("print the chest board's 76 preference values with names and units (like naoctl prefs)")
     .option("--json", "print JSON")
     .option("--usb", "with no runtime running: read the real chest board over USB")
+    .option("--robot <name>", "the runtime of this name on this machine (`bodylink ls`); needed when several run")
     .option("--url <url>", "robot API base URL (default: the runtime running on this machine)")
     .action(async (o: UrlOption & { json?: boolean; usb?: boolean }) => {
       const base = apiUrl(o, false);
@@ -113,6 +106,7 @@ export function registerInspect(program: Command): void {
     .option("--json", "print JSON")
     .option("--usb", "with no runtime running: run the handshake on the real chest board over USB")
     .option("--accept-board-version <v...>", "with no runtime running: accepted versions", (v: string, prev: number[] | undefined) => [...(prev ?? []), parseIntOption("--accept-board-version", 0, 255)(v)])
+    .option("--robot <name>", "the runtime of this name on this machine (`bodylink ls`); needed when several run")
     .option("--url <url>", "robot API base URL (default: the runtime running on this machine)")
     .action(async (o: UrlOption & { json?: boolean; usb?: boolean; acceptBoardVersion?: number[] }) => {
       const base = apiUrl(o, false);

@@ -7,6 +7,7 @@ import { BodylinkError } from "../errors.js";
 import { registerChest } from "./chest.js";
 import { CliError } from "./errors.js";
 import { registerInspect } from "./inspect.js";
+import { registerLs } from "./ls.js";
 import { registerServe } from "./serve.js";
 
 export function buildProgram(): Command {
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   registerServe(program);
+  registerLs(program);
   registerInspect(program);
   registerChest(program);
   return program;

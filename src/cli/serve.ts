@@ -12,7 +12,9 @@ import type { RobotBase } from "../runtime/robot.js";
 import type { Tny360Robot } from "../runtime/tny360-robot.js";
 import { openUsbChestboard } from "../transport/usb.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
-import { findRuntime, removeRuntime, writeRuntime } from "./discovery.js";
+import { join } from "node:path";
+import { BodylinkError } from "../errors.js";
+import { checkName, checkRuntimeDir, defaultName, listRuntimes, ownProcStart, type RuntimeRecord, removeRuntimeRecord, updateRuntime, writeRuntime } from "./discovery.js";
 import { CliError, parseIntOption } from "./errors.js";
 
 export const DEFAULT_API_PORT = 8780;
@@ -20,17 +22,22 @@ export const DEFAULT_LOLA_PATH = "/tmp/robocup";
 
 export interface ServeOptions {
   body: string;
+  /** The runtime's name (unique on this machine; the robot's name in a fleet). Default: body and host, made unique. */
+  name?: string;
   usb?: boolean;
   host: string;
-  apiPort: number;
+  /** Default: 8780, or a free port when 8780 is taken. 0 picks a free port. */
+  apiPort?: number;
   lola: boolean;
-  lolaPath: string;
+  /** Default: /tmp/robocup while no other runtime serves it, else `<runtime dir>/<name>.lola`. */
+  lolaPath?: string;
   lolaReaders: number;
   lolaGraceMs: number;
   acceptBoardVersion: number[];
   seed: number;
   tny: boolean;
-  tnyPort: number;
+  /** Default: 5621, or a free port when 5621 is taken. */
+  tnyPort?: number;
   tnyHost?: string;
   /** Collect V8's young generation between cycles at most this often, ms; 0 leaves it to V8. Defaults to 100. */
   gcEveryMs?: number;
@@ -38,6 +45,10 @@ export interface ServeOptions {
 }
 
 export interface RunningRuntime {
+  /** The name it is recorded under (`bodylink ls`, --robot). */
+  name: string;
+  /** The record as `bodylink ls` shows it. */
+  record: RuntimeRecord;
   robot: RobotBase;
   lines: string[];
   close(): Promise<void>;
@@ -51,6 +62,15 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   let transport = "sim";
   let lolaPath: string | null = null;
   let tnyUrl: string | null = null;
+  if (!["nao", "p7", "tny360"].includes(o.body)) throw new CliError(`unknown body ${JSON.stringify(o.body)}; choose nao, p7 or tny360`, 2);
+  const others = listRuntimes();
+  const name = o.name ?? defaultName(o.body, new Set(others.map((r) => r.name)));
+  const bad = checkName(name);
+  if (bad) throw new CliError(`--name: ${bad}`, 2);
+  // The name is claimed before the body is opened, so a second runtime of the same name never touches it.
+  let record: RuntimeRecord = { name, pid: process.pid, procStart: ownProcStart(), body: o.body, transport, apiUrl: null, lolaPath: null, tnyUrl: null, startedAt: new Date().toISOString() };
+  writeRuntime(record);
+  closers.push(async () => removeRuntimeRecord(name));
   try {
     if (o.body === "nao") {
       const usb = o.usb ? await openUsbChestboard() : undefined;
@@ -63,7 +83,15 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       lines.push(`nao: ${transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${nao.prefs?.bodyId}, ${nao.boards.length - rejected.length}/${nao.boards.length} boards started`);
       for (const b of rejected) lines.push(`  board ${b.name} left uninitialized: ${b.reason}`);
       if (o.lola) {
-        const lola = await startLolaServer(nao, { path: o.lolaPath, readers: o.lolaReaders, graceMs: o.lolaGraceMs });
+        const derived = join(checkRuntimeDir(true)!, `${name}.lola`);
+        const usedByOther = others.some((r) => r.lolaPath === DEFAULT_LOLA_PATH);
+        const path = o.lolaPath ?? (usedByOther ? derived : DEFAULT_LOLA_PATH);
+        const lolaOpts = { readers: o.lolaReaders, graceMs: o.lolaGraceMs };
+        // Without --lola-path, a busy /tmp/robocup (another runtime, or LoLA itself) is no error: take the derived path.
+        const lola = await startLolaServer(nao, { path, ...lolaOpts }).catch((e: unknown) => {
+          if (o.lolaPath === undefined && path !== derived && e instanceof BodylinkError && e.code === "BL_ERR_LOLA_SOCKET") return startLolaServer(nao, { path: derived, ...lolaOpts });
+          throw e;
+        });
         closers.unshift(() => lola.close());
         lolaPath = lola.path;
         lines.push(`LoLA socket: ${lola.path}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
@@ -85,17 +113,24 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     } else {
       throw new CliError(`unknown body ${JSON.stringify(o.body)}; choose nao, p7 or tny360`, 2);
     }
-    const api = await startApiServer(robot, { host: o.host, port: o.apiPort });
+    const api = await startApiServer(robot, { host: o.host, port: o.apiPort ?? DEFAULT_API_PORT }).catch((e: unknown) => {
+      // Without --api-port, a taken 8780 (another runtime) is no error: take a free port and print it.
+      if (o.apiPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startApiServer(robot, { host: o.host, port: 0 });
+      throw e;
+    });
     closers.unshift(() => api.close());
+    lines.unshift(`runtime: ${name} (pid ${process.pid})`);
     lines.push(`robot API: ${api.url}  (dashboard ${api.url}/, state stream ${api.url.replace(/^http/, "ws")}/v1/stream, OpenAPI ${api.url}/openapi.json)`);
-    writeRuntime({ pid: process.pid, body: o.body, transport, apiUrl: api.url, lolaPath, tnyUrl, startedAt: new Date().toISOString() });
-    closers.push(async () => removeRuntime());
+    record = { ...record, transport, apiUrl: api.url, lolaPath, tnyUrl };
+    updateRuntime(record);
   } catch (e) {
     for (const c of closers) await c().catch(() => {});
     throw e;
   }
   let closed = false;
   return {
+    name,
+    record,
     robot,
     lines,
     async close() {
@@ -111,17 +146,18 @@ export function registerServe(program: Command): void {
     .command("serve")
     .description("run the runtime: a body (simulated unless told otherwise) and its servers")
     .option("--body <body>", "nao | p7 | tny360", "nao")
+    .option("--name <name>", "this runtime's name: unique on this machine, the robot's name in a fleet (default: BODY-HOST, then BODY-HOST-2 …)")
     .option("--usb", "NAO: talk to the real chest board over USB instead of the simulator")
     .option("--host <address>", "address the servers bind to (loopback unless told otherwise)", "127.0.0.1")
-    .option("--api-port <port>", "robot API port (0 picks a free one)", parseIntOption("--api-port", 0, 65535), DEFAULT_API_PORT)
+    .option("--api-port <port>", `robot API port; 0 picks a free one (default: ${DEFAULT_API_PORT}, or a free one when that is taken)`, parseIntOption("--api-port", 0, 65535))
     .option("--no-lola", "NAO: do not open the LoLA socket")
-    .option("--lola-path <path>", "NAO: LoLA socket path", DEFAULT_LOLA_PATH)
+    .option("--lola-path <path>", `NAO: LoLA socket path (default: ${DEFAULT_LOLA_PATH}, or <runtime dir>/NAME.lola when another runtime serves that)`)
     .option("--lola-readers <n>", "NAO: read-only LoLA clients allowed besides the controlling one", parseIntOption("--lola-readers", 0, 16), 0)
     .option("--lola-grace-ms <ms>", "NAO: how long a silent LoLA client's last command stays in force", parseIntOption("--lola-grace-ms", 50, 60000), 100)
     .option("--accept-board-version <v...>", "NAO: accepted motor-board configuration versions", (v: string, prev: number[] | undefined) => [...(prev ?? []), parseIntOption("--accept-board-version", 0, 255)(v)])
     .option("--seed <n>", "simulator seed", parseIntOption("--seed", 0, 2 ** 31 - 1), 1)
     .option("--no-tny", "TNY-360: do not open the TNY-360 API server")
-    .option("--tny-port <port>", "TNY-360: API server port", parseIntOption("--tny-port", 0, 65535), 5621)
+    .option("--tny-port <port>", "TNY-360: API server port (default: 5621, or a free one when that is taken)", parseIntOption("--tny-port", 0, 65535))
     .option("--tny-host <host>", "TNY-360: drive a real robot at this address instead of the simulator")
     .option(
       "--gc-every-ms <ms>",
@@ -131,9 +167,8 @@ export function registerServe(program: Command): void {
     )
     .action(async (raw: Omit<ServeOptions, "acceptBoardVersion"> & { acceptBoardVersion?: number[] }) => {
       const o: ServeOptions = { ...raw, acceptBoardVersion: raw.acceptBoardVersion ?? [...HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS] };
-      const other = findRuntime();
-      if (other) throw new CliError(`a runtime is already running (pid ${other.pid}, ${other.body} on ${other.transport}, API ${other.apiUrl}); stop it first (Ctrl-C in its terminal, or kill ${other.pid})`);
       const rt = await startRuntime(o);
+      process.once("exit", () => removeRuntimeRecord()); // whatever ends the process, the record goes (synchronous)
       for (const l of rt.lines) console.log(l);
       console.log("Ctrl-C to stop.");
       const stop = async (sig: string) => {

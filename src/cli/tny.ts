@@ -1,6 +1,7 @@
 /** `bodylink serve --body tny360`: the simulated TNY-360 (or a real one with --tny-host) and its binary API server. */
 import { parseTnyHost, Tny360Robot } from "../runtime/tny360-robot.js";
 import { startTnyServer } from "../serve/tny/server.js";
+import { TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
 import type { ServeOptions } from "./serve.js";
 
 export async function startTny(o: ServeOptions): Promise<{ robot: Tny360Robot; closers: Array<() => Promise<void>>; lines: string[]; tnyUrl: string | null }> {
@@ -15,10 +16,16 @@ export async function startTny(o: ServeOptions): Promise<{ robot: Tny360Robot; c
   ];
   let tnyUrl: string | null = null;
   if (o.tny) {
-    const server = await startTnyServer(robot, { host: o.host, port: o.tnyPort }).catch(async (e: unknown) => {
-      await robot.stop(); // the caller gets no closers when this throws: stop the robot here
-      throw e;
-    });
+    const server = await startTnyServer(robot, { host: o.host, port: o.tnyPort ?? TNY_DEFAULT_PORT })
+      // Without --tny-port, a taken 5621 (another runtime) is no error: take a free port and print it.
+      .catch((e: unknown) => {
+        if (o.tnyPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startTnyServer(robot, { host: o.host, port: 0 });
+        throw e;
+      })
+      .catch(async (e: unknown) => {
+        await robot.stop(); // the caller gets no closers when this throws: stop the robot here
+        throw e;
+      });
     closers.unshift(() => server.close());
     tnyUrl = `ws://${o.host}:${server.port}/`;
     lines.push(`TNY-360 API: ${tnyUrl} (binary WebSocket, at most 3 connections)`);
