@@ -62,7 +62,7 @@ describe("bodylink without a runtime", () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^Usage: bodylink/);
     }
-  });
+  }, 60_000);
 });
 
 describe("bodylink serve (the README's first command, on the simulator)", () => {
