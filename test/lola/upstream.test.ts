@@ -242,7 +242,7 @@ describe("LoLA upstream client", () => {
       };
       next();
     });
-    const { up, seen } = upstream(path);
+    const { up, seen } = upstream(path, { stallMs: 10_000 }); // pieces 2 ms apart may be far apart on a loaded machine
     const taken: number[] = [];
     up.onMessage = () => {
       if (up.take()) taken.push(up.staged.position[0]!);
