@@ -1,105 +1,121 @@
 /**
- * The dashboard page's script (served bundled as /dashboard/main.js; see src/serve/api/dashboard.ts).
- * Read-only: it shows the state through the client SDK (the same `connect` programs use; getters
- * return frozen snapshots or null when the data is not current) and polls GET /v1/health once a
- * second. Its only command is the emergency stop, which needs no lease.
+ * The dashboard page's script (served bundled as /dashboard/main.js; see src/serve/api/dashboard.ts
+ * and docs/dashboard.md). It reads the robot through the client SDK exactly as programs do (the
+ * same `connect`, the same getters: frozen snapshots, or null when the data is not current), polls
+ * GET /v1/health and GET /v1/estop once a second, and commands only under a lease it takes like
+ * any client (teleop.ts); the emergency stop needs none.
  *
- * Plain DOM, no framework. The rows are built once per connection; after that every frame only
- * writes text and a few attributes (at most one render per animation frame, whatever the rate).
+ * Every stream message adds one row to the plots' history (store.ts, allocation-free); drawing
+ * happens at most once per animation frame (tables, 3D view, feet) and at most ten times a second
+ * for the plots, which only redraw what is on screen.
  */
 import { JOINT_LIMITS } from "../src/bodies/nao/joints.js";
+import { NaoKinematics } from "../src/bodies/nao/kinematics.js";
 import { P7_MAX_RAD, P7_MIN_RAD } from "../src/bodies/p7/joints.js";
 import { JOINT_MAX_RAD as TNY_MAX_RAD, JOINT_MIN_RAD as TNY_MIN_RAD } from "../src/bodies/tny360/joints.js";
-import { type BodyKind, type BodylinkClient, connect, type HealthAnswer, type LinkStatus, type StateMessage } from "../src/client/index.js";
+import {
+  type BodyKind,
+  type BodylinkClient,
+  connect,
+  type FetchLike,
+  type HealthAnswer,
+  type LinkStatus,
+  type StateMessage,
+  type WebSocketConstructor,
+} from "../src/client/index.js";
+import { type BodyPanel, naoPanel, p7Panel, tnyPanel } from "./panels.js";
+import { type ChartSpec, PALETTE, Plots, type SeriesSpec, WINDOWS_S } from "./plots.js";
+import { BodyView } from "./scene.js";
+import { SeriesStore } from "./store.js";
+import { holderText, Teleop } from "./teleop.js";
+import { clockTime, el, errorText, fmt, type Level, make, setLevel, setText } from "./util.js";
 
 const ESTOP_REASON = "dashboard";
-const HEALTH_EVERY_MS = 1000;
+const POLL_EVERY_MS = 1000;
 /** Re-render this often even without messages, so a stalled stream shows as stale. */
 const IDLE_RENDER_MS = 250;
+/** 120 s of history at the stream's 20 Hz, plus room. */
+const HISTORY_ROWS = 2600;
+const MAX_PLOTTED_JOINTS = 6;
+const MAX_EVENTS = 300;
 
-interface Limit {
-  readonly minRad: number;
-  readonly maxRad: number;
+// ---- the API, with the page's access token (if the URL has ?token=, every call carries it) ------
+
+const TOKEN = new URLSearchParams(location.search).get("token");
+function withToken(url: string): string {
+  if (!TOKEN) return url;
+  const u = new URL(url, location.href);
+  u.searchParams.set("token", TOKEN);
+  return u.toString();
 }
+const tokenFetch: FetchLike = (url, init) => fetch(withToken(url), init);
+const TokenWebSocket: WebSocketConstructor = class extends WebSocket {
+  constructor(url: string) {
+    super(withToken(url));
+  }
+};
 
-interface JointRow {
-  readonly name: string;
-  readonly limit: Limit | null;
-  readonly position: HTMLElement;
-  readonly bar: HTMLElement;
-  readonly mark: HTMLElement;
-  readonly velocity: HTMLElement;
-  readonly effort: HTMLElement;
-  readonly temperature: HTMLElement;
-}
-
-function el(id: string): HTMLElement {
-  const e = document.getElementById(id);
-  if (!e) throw new Error(`dashboard: #${id} is missing from index.html`);
-  return e;
-}
-
-function make<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-/** Write only when the text changed (saves layout work at 20 Hz). */
-function setText(e: HTMLElement, text: string): void {
-  if (e.textContent !== text) e.textContent = text;
-}
-
-function setLevel(e: HTMLElement, text: string, level: "ok" | "warn" | "bad"): void {
-  setText(e, text);
-  if (e.dataset.level !== level) e.dataset.level = level;
-}
-
-const fmt = (v: number | null | undefined, digits = 3): string => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(digits) : "—");
-
-/** Joint limits by the body's joint names (the same tables the runtime clamps or refuses with). */
-function limitsFor(body: BodyKind, names: readonly string[]): Array<Limit | null> {
-  return names.map((name, i) => {
-    switch (body) {
-      case "nao":
-        return (JOINT_LIMITS as Readonly<Record<string, Limit>>)[name] ?? null;
-      case "p7":
-        return i < P7_MIN_RAD.length ? { minRad: P7_MIN_RAD[i]!, maxRad: P7_MAX_RAD[i]! } : null;
-      case "tny360":
-        return i < TNY_MIN_RAD.length ? { minRad: TNY_MIN_RAD[i]!, maxRad: TNY_MAX_RAD[i]! } : null;
-    }
-    return null;
-  });
-}
-
-function linkLevel(link: LinkStatus): "ok" | "warn" | "bad" {
-  return link === "ok" ? "ok" : link === "degraded" || link === "starting" ? "warn" : "bad";
-}
-
-function status(text: string): void {
-  setText(el("status"), `${new Date().toLocaleTimeString()}: ${text}`);
-}
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
-// ---- emergency stop: works before the SDK is connected too (plain fetch) --------------------------
+// ---- shared state ---------------------------------------------------------------------------------
 
 let client: BodylinkClient | null = null;
+let teleop: Teleop | null = null;
+let view: BodyView | null = null;
+let plots: Plots | null = null;
+let panel: BodyPanel | null = null;
+const store = new SeriesStore(HISTORY_ROWS);
+const naoKin = new NaoKinematics();
+
+function status(text: string): void {
+  setText(el("status"), `${clockTime(Date.now())}: ${text}`);
+}
+
+// ---- event log ------------------------------------------------------------------------------------
+
+function logEvent(kind: string, text: string, level: "info" | "warn" | "bad" = "info"): void {
+  const list = el("events");
+  const li = make("li");
+  li.dataset.level = level;
+  li.dataset.kind = kind;
+  li.append(make("time", undefined, clockTime(Date.now())), make("span", "kind", kind), make("span", "text", text));
+  list.prepend(li);
+  while (list.children.length > MAX_EVENTS) list.lastElementChild?.remove();
+}
+
+// ---- emergency stop (works before the SDK is connected too) and its latch --------------------------
+
+interface EstopAnswer {
+  latched: boolean;
+  reason: string | null;
+  source: string | null;
+  since_ms: number | null;
+  category: number | null;
+  phase: string;
+}
+/** Whether this runtime has the latched e-stop's GET /v1/estop (asked once, from /openapi.json). */
+let estopSupported = false;
+let estopLatched: boolean | null = null;
+
+async function api(method: string, path: string, body?: unknown): Promise<unknown> {
+  const r = await tokenFetch(path, { method, headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const text = await r.text();
+  if (!r.ok) {
+    let msg = text.slice(0, 200);
+    try {
+      msg = (JSON.parse(text) as { message?: string }).message ?? msg;
+    } catch {}
+    throw Object.assign(new Error(`HTTP ${r.status}: ${msg}`), { status: r.status });
+  }
+  return text ? JSON.parse(text) : null;
+}
 
 async function emergencyStop(): Promise<void> {
-  const button = el("estop") as HTMLButtonElement;
+  const button = el<HTMLButtonElement>("estop");
   button.disabled = true;
   try {
     if (client) await client.emergencyStop(ESTOP_REASON);
-    else {
-      const r = await fetch("/v1/estop", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ reason: ESTOP_REASON }) });
-      if (!r.ok) throw new Error(`HTTP ${r.status}: ${(await r.text()).slice(0, 200)}`);
-    }
+    else await api("POST", "/v1/estop", { reason: ESTOP_REASON });
     status("emergency stop sent; control revoked");
-    void refreshHealth();
+    void poll();
   } catch (e) {
     status(`emergency stop FAILED: ${errorText(e)}`);
   } finally {
@@ -107,12 +123,78 @@ async function emergencyStop(): Promise<void> {
   }
 }
 
-// ---- joints ------------------------------------------------------------------------------------
+async function resetEstop(): Promise<void> {
+  const b = el<HTMLButtonElement>("estop-reset");
+  b.disabled = true;
+  try {
+    await api("POST", "/v1/estop/reset", { reason: "reset from the dashboard" });
+    status("emergency stop reset: take control again to command the robot");
+    void poll();
+  } catch (e) {
+    status(`reset refused: ${errorText(e)}`);
+  } finally {
+    b.disabled = false;
+  }
+}
 
+function renderEstop(e: EstopAnswer | null, h: HealthAnswer | null): void {
+  // Without the latch route, an emergency stop shows through the health's safety reason.
+  const latched = e ? e.latched : /emergency stop/.test(h?.safety_reason ?? "");
+  const banner = el("estop-banner");
+  banner.hidden = !latched;
+  document.body.classList.toggle("estop-latched", latched);
+  el("estop-reset").hidden = !e;
+  if (latched) {
+    const parts = e
+      ? [e.since_ms ? `since ${clockTime(e.since_ms)}` : "", e.source ? `by ${e.source}` : "", e.reason ? `(${e.reason})` : "", e.category !== null ? `category ${e.category}` : "", e.phase !== "none" ? `phase: ${e.phase}` : ""]
+      : [h?.safety_reason ?? "", "(this runtime's stop does not latch)"];
+    setText(el("estop-text"), `${parts.filter(Boolean).join(" ")}. Commands are refused until it is reset.`);
+  }
+  if (estopLatched !== null && latched !== estopLatched) logEvent("e-stop", latched ? `emergency stop latched${e?.source ? ` by ${e.source}` : ""}${e?.reason ? `: ${e.reason}` : ""}` : "emergency stop reset", latched ? "bad" : "info");
+  estopLatched = latched;
+}
+
+// ---- joints table ---------------------------------------------------------------------------------
+
+interface Limit {
+  readonly minRad: number;
+  readonly maxRad: number;
+}
+interface JointRow {
+  readonly limit: Limit | null;
+  readonly position: HTMLElement;
+  readonly bar: HTMLElement;
+  readonly mark: HTMLElement;
+  readonly velocity: HTMLElement;
+  readonly effort: HTMLElement;
+  readonly temperature: HTMLElement | null;
+  readonly extra: HTMLElement | null;
+}
 let rows: JointRow[] = [];
 
+function limitsFor(body: BodyKind, names: readonly string[]): Array<Limit | null> {
+  return names.map((name, i) => {
+    if (body === "nao") return (JOINT_LIMITS as Readonly<Record<string, Limit>>)[name] ?? null;
+    if (body === "p7") return i < P7_MIN_RAD.length ? { minRad: P7_MIN_RAD[i]!, maxRad: P7_MAX_RAD[i]! } : null;
+    return i < TNY_MIN_RAD.length ? { minRad: TNY_MIN_RAD[i]!, maxRad: TNY_MAX_RAD[i]! } : null;
+  });
+}
+
+const EXTRA_COLUMN: Readonly<Record<BodyKind, string>> = { nao: "Stiffness", p7: "Error id", tny360: "Target (rad)" };
+
 function buildJointRows(body: BodyKind, names: readonly string[]): void {
+  const head = el("joints-head");
+  const cols = ["Joint", "Position", "Position within limits", "Velocity (rad/s)", "Effort", ...(body === "tny360" ? [] : ["Temp. (°C)"]), EXTRA_COLUMN[body]];
+  head.replaceChildren(
+    ...cols.map((c, i) => {
+      const th = make("th", i === 0 ? undefined : i === 2 ? "bar-col" : "num", c);
+      th.scope = "col";
+      if (c === "Effort") th.id = "effort-h";
+      return th;
+    }),
+  );
   const tbody = el("joints").querySelector("tbody")!;
+  tbody.replaceChildren();
   const limits = limitsFor(body, names);
   rows = names.map((name, i) => {
     const limit = limits[i] ?? null;
@@ -140,24 +222,35 @@ function buildJointRows(body: BodyKind, names: readonly string[]): void {
     barCell.append(bar);
     const velocity = make("td", "num", "—");
     const effort = make("td", "num", "—");
-    const temperature = make("td", "num", "—");
-    tr.append(th, position, barCell, velocity, effort, temperature);
+    const temperature = body === "tny360" ? null : make("td", "num", "—");
+    const extra = make("td", "num", "—");
+    tr.append(th, position, barCell, velocity, effort, ...(temperature ? [temperature] : []), extra);
     tbody.append(tr);
-    return { name, limit, position, bar, mark, velocity, effort, temperature };
+    return { limit, position, bar, mark, velocity, effort, temperature, extra };
   });
 }
 
-function renderJoints(c: BodylinkClient): void {
+function renderJoints(c: BodylinkClient, m: Readonly<StateMessage> | null): void {
   const joints = c.getJointState();
   const motors = c.getMotorState();
-  setText(el("effort-h"), `Effort (${joints?.effortUnit ?? "—"})`);
+  const effortH = document.getElementById("effort-h");
+  if (effortH) setText(effortH, `Effort (${joints?.effortUnit ?? "—"})`);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
-    const v = joints?.angles[i];
+    // The TNY-360 on a real robot has no efforts, so its joint model is null: read the message.
+    const v = joints?.angles[i] ?? (m?.body === "tny360" ? m.joint_positions[i] : undefined);
     setText(row.position, fmt(v));
-    setText(row.velocity, fmt(joints?.velocities[i]));
+    setText(row.velocity, fmt(joints?.velocities[i] ?? (m?.body === "tny360" ? m.joint_velocities[i] : undefined)));
     setText(row.effort, fmt(joints?.efforts[i], 2));
-    setText(row.temperature, fmt(motors?.temperatures[i], 0));
+    if (row.temperature) setText(row.temperature, fmt(motors?.temperatures[i], 0));
+    if (row.extra) {
+      if (m?.body === "nao") setText(row.extra, fmt(m.joint_stiffness[i], 2));
+      else if (m?.body === "p7") {
+        const id = motors?.errorIds[i];
+        setText(row.extra, id === undefined ? "—" : String(id));
+        row.extra.dataset.level = id ? "bad" : "";
+      } else if (m?.body === "tny360") setText(row.extra, fmt(m.joint_targets[i]));
+    }
     if (v === undefined || !row.limit) {
       row.mark.hidden = true;
       row.bar.removeAttribute("aria-valuenow");
@@ -173,8 +266,6 @@ function renderJoints(c: BodylinkClient): void {
   }
 }
 
-// ---- IMU and the NAO's own sensors --------------------------------------------------------------
-
 function renderImu(c: BodylinkClient, msg: Readonly<StateMessage> | null): void {
   const imu = c.getImuState();
   const axes = ["x", "y", "z"] as const;
@@ -183,69 +274,213 @@ function renderImu(c: BodylinkClient, msg: Readonly<StateMessage> | null): void 
     setText(el(`gyr-${axes[k]}`), fmt(imu?.angularVelocity[k], 3));
   }
   let extra = "";
-  const current = imu !== null && msg !== null;
-  if (current && msg.body === "nao") extra = `roll ${fmt(msg.imu.roll_pitch[0])} rad, pitch ${fmt(msg.imu.roll_pitch[1])} rad (inertial unit)`;
-  else if (current && msg.body === "tny360") extra = `orientation ${msg.imu.orientation.map((x) => fmt(x)).join(", ")}`;
+  if (imu && msg?.body === "nao") extra = `roll ${fmt(msg.imu.roll_pitch[0])} rad, pitch ${fmt(msg.imu.roll_pitch[1])} rad (inertial unit)`;
+  else if (msg?.body === "tny360") extra = `orientation ${msg.imu.orientation.map((x) => fmt(x)).join(", ")} rad`;
   setText(el("imu-extra"), extra);
 }
 
-const TOUCH_LABELS = [
-  ["chestButton", "Chest button"],
-  ["headFront", "Head front"],
-  ["headMiddle", "Head middle"],
-  ["headRear", "Head rear"],
-  ["leftHand", "Left hand"],
-  ["rightHand", "Right hand"],
-  ["leftFoot", "Left foot bumper"],
-  ["rightFoot", "Right foot bumper"],
-] as const;
+// ---- recording (one row per stream message) and the charts -----------------------------------------
 
-function buildNao(): void {
-  el("nao").hidden = false;
-  const list = el("touch");
-  list.replaceChildren(...TOUCH_LABELS.map(([key, label]) => Object.assign(make("li", undefined, label), { id: `touch-${key}` })));
+interface Health {
+  periodP99: number;
+  execP99: number;
+  lateRate: number;
+}
+const healthNow: Health = { periodP99: Number.NaN, execP99: Number.NaN, lateRate: Number.NaN };
+let prevSeq = -1;
+let prevTimestampMs = 0;
+let jointNames: readonly string[] = [];
+let plottedJoints: string[] = [];
+
+function defaultPlotted(body: BodyKind): string[] {
+  if (body === "nao") return ["HeadYaw", "LKneePitch", "RKneePitch"];
+  if (body === "p7") return ["joint1", "joint2", "joint4"];
+  return ["FrontLeftHipPitch", "FrontLeftKneePitch", "BackRightKneePitch"];
 }
 
-function renderNao(c: BodylinkClient): void {
-  const b = c.getBatteryState();
-  // The stream carries LoLA's battery temperature scale (0.1 applied twice): ×10 is about °C.
-  setText(
-    el("battery"),
-    b
-      ? `${Math.round(b.charge * 100)} %, ${fmt(b.currentA, 2)} A, ${b.charging ? "charging" : "discharging"}, ≈ ${fmt(b.temperatureLola * 10, 0)} °C`
-      : "—",
-  );
-  const s = c.getSonarState();
-  setText(el("sonar"), s ? `${fmt(s.leftM, 2)} m / ${fmt(s.rightM, 2)} m` : "—");
-  const h = c.getHeadState();
-  setText(el("head"), h ? `${fmt(h.voltageV, 2)} V, ${fmt(h.powerW, 2)} W, face ${fmt(h.faceTemperatureC, 1)} °C` : "—");
-  const f = c.getFootState();
-  const feet = el("feet").querySelectorAll("tbody tr");
-  const sides = [f ? [...f.leftPressureKg, f.leftWeightKg] : null, f ? [...f.rightPressureKg, f.rightWeightKg] : null];
-  for (let side = 0; side < feet.length; side++) {
-    const cells = feet[side]!.querySelectorAll("td");
-    for (let k = 0; k < cells.length; k++) setText(cells[k]!, fmt(sides[side]?.[k], 2));
+function record(m: Readonly<StateMessage>): void {
+  const row = store.push(m.epoch_ms / 1000);
+  const put = (key: string, v: number | null | undefined) => {
+    store.column(key)[row] = typeof v === "number" && Number.isFinite(v) ? v : Number.NaN;
+  };
+  const imu = m.imu as { linear_acceleration: ReadonlyArray<number | null>; angular_velocity: ReadonlyArray<number | null> };
+  for (let k = 0; k < 3; k++) {
+    put(`acc.${"xyz"[k]}`, imu.linear_acceleration[k]);
+    put(`gyr.${"xyz"[k]}`, imu.angular_velocity[k]);
   }
-  const t = c.getTouchState();
-  for (const [key, label] of TOUCH_LABELS) {
-    const li = el(`touch-${key}`);
-    const on = t ? t[key] : null;
-    // Colour is not the only cue: the text says it too.
-    setText(li, on === null ? `${label}: —` : on ? `${label}: touched` : label);
-    li.dataset.on = String(on === true);
+  const targets = teleop?.commanded() ?? null;
+  for (let i = 0; i < jointNames.length; i++) {
+    const n = jointNames[i]!;
+    put(`${n}.position`, m.joint_positions[i]);
+    if (m.body === "tny360") put(`${n}.target`, m.joint_targets[i]);
+    else put(`${n}.target`, targets ? targets[i] : null);
+    if (m.body === "nao") {
+      put(`${n}.effort`, m.joint_currents[i]);
+      put(`${n}.temperature`, m.joint_temperatures[i]);
+      put(`${n}.stiffness`, m.joint_stiffness[i]);
+    } else if (m.body === "p7") {
+      put(`${n}.effort`, m.joint_efforts[i]);
+      put(`${n}.temperature`, m.motor_temperatures[i]);
+    } else put(`${n}.effort`, m.joint_efforts[i]);
+  }
+  if (m.body === "nao") {
+    put("angle.roll", m.imu.roll_pitch[0]);
+    put("angle.pitch", m.imu.roll_pitch[1]);
+    put("battery.charge", m.battery.charge * 100);
+    put("battery.current", m.battery.current);
+    put("feet.left", m.foot_weight.left);
+    put("feet.right", m.foot_weight.right);
+  } else if (m.body === "tny360") {
+    put("angle.roll", m.imu.orientation[0]);
+    put("angle.pitch", m.imu.orientation[1]);
+    put("angle.yaw", m.imu.orientation[2]);
+    put("power.voltage", m.power.voltage);
+    put("power.current", m.power.current);
+  }
+  // Cycle period between two stream messages (the stream sends every ~50 ms, cycles run faster).
+  if (prevSeq >= 0 && m.seq > prevSeq) put("cycle.period", (m.timestamp_ms - prevTimestampMs) / (m.seq - prevSeq));
+  prevSeq = m.seq;
+  prevTimestampMs = m.timestamp_ms;
+  put("cycle.period_p99", healthNow.periodP99);
+  put("cycle.exec_p99", healthNow.execP99);
+  put("cycle.late_per_s", healthNow.lateRate);
+}
+
+function jointSeries(field: string): SeriesSpec[] {
+  const out: SeriesSpec[] = [];
+  plottedJoints.forEach((n, i) => {
+    const color = PALETTE[i % PALETTE.length]!;
+    out.push({ key: `${n}.${field}`, label: n, color });
+    if (field === "position") out.push({ key: `${n}.target`, label: `${n} target`, color, dash: [5, 4] });
+  });
+  return out;
+}
+
+function chartSpecs(body: BodyKind): ChartSpec[] {
+  const xyz = (p: string): SeriesSpec[] => ["x", "y", "z"].map((a, i) => ({ key: `${p}.${a}`, label: a, color: PALETTE[i]! }));
+  const specs: ChartSpec[] = [
+    { id: "imu-acc", title: "Acceleration (m/s²)", axes: [{ scale: "a", label: "m/s²" }], series: xyz("acc") },
+    { id: "imu-gyr", title: "Angular velocity (rad/s)", axes: [{ scale: "w", label: "rad/s" }], series: xyz("gyr") },
+  ];
+  if (body === "nao") specs.push({ id: "imu-angles", title: "Torso angles, inertial unit (rad)", axes: [{ scale: "r", label: "rad" }], series: [{ key: "angle.roll", label: "roll", color: PALETTE[0]! }, { key: "angle.pitch", label: "pitch", color: PALETTE[1]! }] });
+  if (body === "tny360") specs.push({ id: "imu-angles", title: "Orientation (rad)", axes: [{ scale: "r", label: "rad" }], series: ["roll", "pitch", "yaw"].map((k, i) => ({ key: `angle.${k}`, label: k, color: PALETTE[i]! })) });
+  specs.push(...jointCharts(body));
+  specs.push({
+    id: "cycle",
+    title: "Cycle (ms) and late cycles per second",
+    axes: [
+      { scale: "ms", label: "ms" },
+      { scale: "n", label: "late/s" },
+    ],
+    series: [
+      { key: "cycle.period", label: "period (between messages)", color: PALETTE[0]! },
+      { key: "cycle.period_p99", label: "period p99", color: PALETTE[1]! },
+      { key: "cycle.exec_p99", label: "exec p99", color: PALETTE[2]! },
+      { key: "cycle.late_per_s", label: "late/s", color: PALETTE[4]!, scale: "n" },
+    ],
+  });
+  if (body === "nao") {
+    specs.push({
+      id: "battery",
+      title: "Battery",
+      axes: [
+        { scale: "pct", label: "%" },
+        { scale: "A", label: "A" },
+      ],
+      series: [
+        { key: "battery.charge", label: "charge %", color: PALETTE[2]! },
+        { key: "battery.current", label: "current A", color: PALETTE[1]!, scale: "A" },
+      ],
+    });
+    specs.push({ id: "feet", title: "Weight per foot (kg)", axes: [{ scale: "kg", label: "kg" }], series: [{ key: "feet.left", label: "left", color: PALETTE[0]! }, { key: "feet.right", label: "right", color: PALETTE[1]! }] });
+  }
+  if (body === "tny360") {
+    specs.push({
+      id: "battery",
+      title: "Power",
+      axes: [
+        { scale: "V", label: "V" },
+        { scale: "A", label: "A" },
+      ],
+      series: [
+        { key: "power.voltage", label: "voltage V", color: PALETTE[2]! },
+        { key: "power.current", label: "current A", color: PALETTE[1]!, scale: "A" },
+      ],
+    });
+  }
+  return specs;
+}
+
+function jointCharts(body: BodyKind): ChartSpec[] {
+  const out: ChartSpec[] = [
+    { id: "joints-position", title: "Joint position (rad; dashed = target)", axes: [{ scale: "rad", label: "rad" }], series: jointSeries("position") },
+    { id: "joints-effort", title: body === "nao" ? "Motor current (A)" : "Effort (N·m)", axes: [{ scale: "e", label: body === "nao" ? "A" : "N·m" }], series: jointSeries("effort") },
+  ];
+  if (body !== "tny360") out.push({ id: "joints-temperature", title: "Motor temperature (°C)", axes: [{ scale: "c", label: "°C" }], series: jointSeries("temperature") });
+  return out;
+}
+
+function buildPlots(body: BodyKind): void {
+  const p = new Plots(el("plots"), store, el("plots-state"));
+  plots = p;
+  for (const s of chartSpecs(body)) p.set(s);
+  const win = el<HTMLSelectElement>("plots-window");
+  win.replaceChildren(...WINDOWS_S.map((s) => Object.assign(make("option", undefined, `${s} s`), { value: String(s), selected: s === p.windowS })));
+  win.addEventListener("change", () => p.setWindow(Number(win.value)));
+  const pause = el<HTMLButtonElement>("plots-pause");
+  const live = el<HTMLButtonElement>("plots-live");
+  const sync = () => {
+    pause.hidden = p.paused;
+    live.hidden = !p.paused;
+  };
+  pause.addEventListener("click", () => {
+    p.pause();
+    sync();
+  });
+  live.addEventListener("click", () => {
+    p.live();
+    sync();
+  });
+  el("plots").addEventListener("pointerup", () => setTimeout(sync, 0)); // a drag-zoom pauses
+  el("plots-csv").addEventListener("click", () => {
+    const { text, rows } = p.csv();
+    const a = make("a");
+    a.href = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
+    a.download = `bodylink-${body}-${new Date().toISOString().replace(/[:.]/g, "-")}.csv`;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+    status(`exported ${rows} rows of the visible window as CSV`);
+  });
+  const list = el("plots-joint-list");
+  for (const n of jointNames) {
+    const label = make("label", "chip");
+    const box = make("input");
+    box.type = "checkbox";
+    box.value = n;
+    box.checked = plottedJoints.includes(n);
+    label.append(box, document.createTextNode(n));
+    box.addEventListener("change", () => {
+      if (box.checked && plottedJoints.length >= MAX_PLOTTED_JOINTS) {
+        box.checked = false;
+        status(`at most ${MAX_PLOTTED_JOINTS} joints at once`);
+        return;
+      }
+      plottedJoints = jointNames.filter((x) => (x === n ? box.checked : plottedJoints.includes(x)));
+      for (const s of jointCharts(body)) p.set(s);
+    });
+    list.append(label);
   }
 }
 
-// ---- health ------------------------------------------------------------------------------------
+// ---- health -----------------------------------------------------------------------------------------
 
-async function refreshHealth(): Promise<void> {
-  if (!client) return;
-  try {
-    renderHealth(await client.fetchHealth());
-  } catch (e) {
-    setLevel(el("control"), "unknown", "warn");
-    status(`health unavailable: ${errorText(e)}`);
-  }
+let lastHealth: { late: number; atMs: number; errors: Readonly<Record<string, number>>; holder: string; safety: string | null } | null = null;
+
+/** A lease ending by itself or being released is a normal state, not an alarm. */
+function safetyLevel(reason: string): Level {
+  return /released|expired|no client|no control|nobody|not held|without a lease/i.test(reason) ? "calm" : "bad";
 }
 
 function renderHealth(h: HealthAnswer): void {
@@ -262,33 +497,84 @@ function renderHealth(h: HealthAnswer): void {
     ...Object.entries(h.errors).map(([k, v]): [string, string] => [`Errors: ${k}`, String(v)]),
     ["Stream", `${h.api.subscribers} subscribers, ${h.api.messages_sent} sent, ${h.api.messages_skipped} skipped; sending held the loop ≤ ${fmt(h.api.send_slice_ms.max, 2)} ms`],
   ];
-  const dl = el("health");
-  if (dl.children.length !== items.length * 2) dl.replaceChildren(...items.flatMap(([k]) => [make("dt", undefined, k), make("dd")]));
-  for (let i = 0; i < items.length; i++) setText(dl.children[i * 2 + 1] as HTMLElement, items[i]![1]);
-  dl.dataset.updated = String(Date.now());
+  const dlist = el("health");
+  if (dlist.children.length !== items.length * 2) dlist.replaceChildren(...items.flatMap(([k]) => [make("dt", undefined, k), make("dd")]));
+  for (let i = 0; i < items.length; i++) setText(dlist.children[i * 2 + 1] as HTMLElement, items[i]![1]);
+  dlist.dataset.updated = String(Date.now());
+
+  const now = Date.now();
+  healthNow.periodP99 = c.period_ms.p99;
+  healthNow.execP99 = c.exec_ms.p99;
+  healthNow.lateRate = lastHealth ? (Math.max(0, c.late_cycles - lastHealth.late) * 1000) / Math.max(1, now - lastHealth.atMs) : 0;
 
   const holder = h.control;
-  if (holder) setLevel(el("control"), `${holder.owner} (${holder.source}) until ${new Date(holder.expires_at_epoch_ms).toLocaleTimeString()}`, "warn");
-  else setLevel(el("control"), "nobody", "ok");
+  const holderKey = holder ? `${holder.owner} (${holder.source})` : "";
+  const mine = teleop?.held === true;
+  if (holder) setLevel(el("control"), `${mine ? "this page: " : ""}${holderText(holder)}`, mine ? "ok" : "warn");
+  else setLevel(el("control"), "nobody", "calm");
+  el("control").dataset.holder = holder?.owner ?? "";
   const safety = el("safety");
-  safety.hidden = !h.safety_reason;
-  setText(safety, h.safety_reason ? `Safety: ${h.safety_reason}` : "");
+  safety.hidden = !h.safety_reason || /emergency stop/.test(h.safety_reason);
+  if (h.safety_reason) setLevel(safety, `Safety: ${h.safety_reason}`, safetyLevel(h.safety_reason));
+  safety.setAttribute("role", h.safety_reason && safetyLevel(h.safety_reason) === "bad" ? "alert" : "status");
+
+  if (lastHealth) {
+    if (holderKey !== lastHealth.holder) logEvent("lease", holder ? `control taken by ${holderKey}` : `control released (was ${lastHealth.holder})`);
+    const late = c.late_cycles - lastHealth.late;
+    if (late > 0) logEvent("late", `${late} late cycle${late === 1 ? "" : "s"} (period p99 ${fmt(c.period_ms.p99, 2)} ms)`, "warn");
+    for (const [k, v] of Object.entries(h.errors)) {
+      const d = v - (lastHealth.errors[k] ?? 0);
+      if (d > 0 && k !== "emergencyStops" && k !== "lateCycles") logEvent("fault", `${k} +${d} (total ${v})`, "warn");
+    }
+    if (h.safety_reason !== lastHealth.safety && h.safety_reason) logEvent("safety", h.safety_reason, safetyLevel(h.safety_reason) === "bad" ? "bad" : "info");
+  }
+  lastHealth = { late: c.late_cycles, atMs: now, errors: h.errors, holder: holderKey, safety: h.safety_reason };
 }
 
-// ---- wiring ------------------------------------------------------------------------------------
+async function poll(): Promise<void> {
+  if (!client) return;
+  let h: HealthAnswer | null = null;
+  try {
+    h = await client.fetchHealth();
+    renderHealth(h);
+  } catch (e) {
+    setLevel(el("control"), "unknown", "warn");
+    status(`health unavailable: ${errorText(e)}`);
+  }
+  let e: EstopAnswer | null = null;
+  if (estopSupported) {
+    try {
+      e = (await api("GET", "/v1/estop")) as EstopAnswer;
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) estopSupported = false;
+    }
+  }
+  renderEstop(e, h);
+}
+
+// ---- rendering ------------------------------------------------------------------------------------------
 
 let framePending = false;
+let lastLink: LinkStatus | null = null;
 
-function render(): void {
+function render(now: number): void {
   framePending = false;
   const c = client;
   if (!c) return;
   const msg = c.getBodyState();
-  renderJoints(c);
+  renderJoints(c, msg);
   renderImu(c, msg);
-  if (c.body === "nao") renderNao(c);
   const age = c.ageMs();
   setText(el("age"), Number.isFinite(age) ? `${Math.max(0, age).toFixed(0)} ms` : "—");
+  const j = c.getJointState();
+  const q = j?.angles ?? (msg?.body === "tny360" ? msg.joint_positions : null);
+  if (view && q) {
+    const tilt = msg?.body === "nao" ? msg.imu.roll_pitch : msg?.body === "tny360" ? msg.imu.orientation : null;
+    view.update(q, tilt, teleop?.commanded() ?? null);
+  }
+  if (msg?.body === "nao" && j) naoKin.update(j.angles);
+  panel?.update(msg);
+  plots?.tick(now);
 }
 
 function scheduleRender(): void {
@@ -300,37 +586,65 @@ function scheduleRender(): void {
 function setUp(c: BodylinkClient): void {
   client = c;
   const body = c.body!;
+  document.body.dataset.body = body;
   setText(el("body-name"), body === "nao" ? "NAO v6" : body === "p7" ? "AIRBOT P7" : "TNY-360");
-  document.title = `bodylink dashboard: ${body}`;
+  document.title = `bodylink: ${body === "nao" ? "NAO v6" : body === "p7" ? "AIRBOT P7" : "TNY-360"}`;
   setText(el("joints-meta"), body === "nao" ? "(rad; hands: opening 0..1, 0 closed; velocities estimated)" : "(rad)");
-  buildJointRows(body, c.jointNames);
-  if (body === "nao") buildNao();
+  jointNames = c.jointNames;
+  plottedJoints = defaultPlotted(body).filter((n) => jointNames.includes(n));
+  buildJointRows(body, jointNames);
+  buildPlots(body);
+  try {
+    view = new BodyView(el("view3d"), body);
+    setText(el("view-note"), body === "nao" ? "Forward kinematics from Aldebaran's NAO v6 link lengths; torso tilted by the inertial unit, lowest sole on the ground." : body === "p7" ? "The arm's link model (src/bodies/p7/kinematics.ts)." : "Leg kinematics from the firmware's constants; body tilted by the IMU.");
+  } catch (e) {
+    setText(el("view-note"), `3D view unavailable (WebGL): ${errorText(e)}`);
+  }
+  const host = el("body-panel");
+  setText(el("body-h"), body === "nao" ? "Feet, sensors, boards, preferences" : body === "p7" ? "Arm: error ids, flange" : "Odometry, gait, paws, power");
+  panel = body === "nao" ? naoPanel(host, c, naoKin) : body === "p7" ? p7Panel(host, c) : tnyPanel(host);
+  teleop = new Teleop(el("teleop"), c, logEvent);
   setLevel(el("connection"), "connected", "ok");
+  logEvent("stream", `connected to ${body}`);
 
-  // Every message (complete or not) carries the link status; the getters return null unless it is ok/degraded.
   c.on("message", (m) => {
-    setLevel(el("link"), m.link, linkLevel(m.link));
+    setLevel(el("link"), m.link, m.link === "ok" ? "ok" : m.link === "degraded" || m.link === "starting" ? "warn" : "bad");
+    if (m.link !== lastLink) {
+      if (lastLink !== null) logEvent("link", `link ${lastLink} → ${m.link}`, m.link === "ok" ? "info" : "bad");
+      lastLink = m.link;
+    }
+    if (m.link === "ok" || m.link === "degraded") record(m);
+    teleop?.state(m);
     scheduleRender();
   });
-  c.subscribe(scheduleRender);
   c.on("disconnected", (e) => {
     setLevel(el("connection"), e.willReconnect ? "disconnected, retrying" : "disconnected", "bad");
     setLevel(el("link"), "unknown", "bad");
+    logEvent("stream", `disconnected (${e.code}${e.reason ? `: ${e.reason}` : ""})`, "bad");
     scheduleRender();
   });
   c.on("reconnecting", (e) => setLevel(el("connection"), `reconnecting (attempt ${e.attempt})`, "warn"));
-  c.on("open", () => setLevel(el("connection"), "connected", "ok"));
+  c.on("open", (e) => {
+    setLevel(el("connection"), "connected", "ok");
+    if (e.reconnected) logEvent("stream", "reconnected");
+  });
   c.on("error", (e) => status(errorText(e)));
   setInterval(scheduleRender, IDLE_RENDER_MS);
-  setInterval(() => void refreshHealth(), HEALTH_EVERY_MS);
-  void refreshHealth();
+  setInterval(() => void poll(), POLL_EVERY_MS);
+  void api("GET", "/openapi.json")
+    .then((doc) => {
+      estopSupported = Boolean((doc as { paths?: Record<string, { get?: unknown }> }).paths?.["/v1/estop"]?.get);
+    })
+    .catch(() => {})
+    .finally(() => void poll());
 }
 
 async function main(): Promise<void> {
   el("estop").addEventListener("click", () => void emergencyStop());
+  el("estop-reset").addEventListener("click", () => void resetEstop());
   for (;;) {
     try {
-      setUp(await connect(location.origin, { owner: "dashboard" }));
+      setUp(await connect(location.origin, { owner: "dashboard", fetch: tokenFetch, WebSocket: TokenWebSocket }));
       return;
     } catch (e) {
       setLevel(el("connection"), "not connected", "bad");

@@ -31,7 +31,7 @@ interface Asset {
 
 const ASSETS: Readonly<Record<string, Asset>> = {
   "index.html": { contentType: "text/html; charset=utf-8", load: () => readFile(`${WEB_DIR}index.html`, "utf8") },
-  "style.css": { contentType: "text/css; charset=utf-8", load: () => readFile(`${WEB_DIR}style.css`, "utf8") },
+  "style.css": { contentType: "text/css; charset=utf-8", load: loadStyle },
   "main.js": { contentType: "text/javascript; charset=utf-8", load: bundleMain },
 };
 
@@ -47,6 +47,13 @@ function load(name: string, asset: Asset): Promise<string> {
     p.catch(() => loaded.delete(name));
   }
   return p;
+}
+
+/** web/style.css after uPlot's own stylesheet (one request; the page's rules win). */
+async function loadStyle(): Promise<string> {
+  const uplotCss = fileURLToPath(import.meta.resolve("uplot/dist/uPlot.min.css"));
+  const [u, own] = await Promise.all([readFile(uplotCss, "utf8"), readFile(`${WEB_DIR}style.css`, "utf8")]);
+  return `${u}\n${own}`;
 }
 
 /** Bundle web/main.ts and its imports into one ES module (esbuild, in memory). */

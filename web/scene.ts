@@ -1,0 +1,356 @@
+/**
+ * The 3D view (three.js): each body drawn from its own kinematics, in the robot's frame (x
+ * forward, y left, z up, metres), standing on a grid. Joints live from the stream; the commanded
+ * pose as a translucent ghost while this page holds control (or, on the TNY-360, the runtime's
+ * joint targets). Orbit with the mouse (drag, wheel, right-drag pans).
+ *
+ * Rendered on demand only: a new state or a camera move asks for one frame, so an idle page
+ * costs nothing and a 20 Hz stream costs 20 frames a second, whatever the display's rate.
+ */
+import {
+  AmbientLight,
+  BoxGeometry,
+  Color,
+  CylinderGeometry,
+  DirectionalLight,
+  GridHelper,
+  Group,
+  HemisphereLight,
+  Matrix4,
+  Mesh,
+  MeshStandardMaterial,
+  PerspectiveCamera,
+  Quaternion,
+  Scene,
+  SphereGeometry,
+  Vector3,
+  WebGLRenderer,
+} from "three";
+import { OrbitControls } from "three/addons/controls/OrbitControls.js";
+import { NAO_BONES, NAO_FRAME_INDEX as NF, NAO_FRAMES, NaoKinematics } from "../src/bodies/nao/kinematics.js";
+import { P7_JOINT_COUNT } from "../src/bodies/p7/joints.js";
+import { P7Kinematics } from "../src/bodies/p7/kinematics.js";
+import { LEG_Y_INVERTED } from "../src/bodies/tny360/joints.js";
+import { footInBody, HIP_OFFSET_M, HIP_POSITIONS_M, rotationXYZ, THIGH_LENGTH_M } from "../src/bodies/tny360/kinematics.js";
+import type { BodyKind } from "../src/client/index.js";
+
+const UP = new Vector3(0, 1, 0);
+
+/** Unit-length cylinders and spheres, scaled per bone; one geometry each, shared. */
+const BONE_GEOMETRY = new CylinderGeometry(1, 1, 1, 16);
+const JOINT_GEOMETRY = new SphereGeometry(1, 16, 12);
+const BOX_GEOMETRY = new BoxGeometry(1, 1, 1);
+
+interface Box {
+  /** Frame (point index) the box moves with, and its offset/size in that frame, m. */
+  readonly frame: number;
+  readonly offset: readonly [number, number, number];
+  readonly size: readonly [number, number, number];
+  readonly mesh: Mesh;
+}
+
+/**
+ * A body's drawing: points (joint origins) joined by bones, plus boxes that follow a frame's
+ * rotation. `pose(points, rotations)` moves everything; points are 3·n numbers, rotations 9·n.
+ */
+class Figure {
+  readonly group = new Group();
+  readonly #bones: Array<{ a: number; b: number; mesh: Mesh; radius: number }> = [];
+  readonly #joints: Array<{ i: number; mesh: Mesh }> = [];
+  readonly #boxes: Box[] = [];
+  readonly #a = new Vector3();
+  readonly #b = new Vector3();
+  readonly #d = new Vector3();
+  readonly #m = new Matrix4();
+  readonly #q = new Quaternion();
+
+  constructor(
+    readonly material: MeshStandardMaterial,
+    readonly jointMaterial: MeshStandardMaterial,
+  ) {}
+
+  bone(a: number, b: number, radius: number): void {
+    const mesh = new Mesh(BONE_GEOMETRY, this.material);
+    this.group.add(mesh);
+    this.#bones.push({ a, b, mesh, radius });
+  }
+
+  joint(i: number, radius: number): void {
+    const mesh = new Mesh(JOINT_GEOMETRY, this.jointMaterial);
+    mesh.scale.setScalar(radius);
+    this.group.add(mesh);
+    this.#joints.push({ i, mesh });
+  }
+
+  box(frame: number, offset: readonly [number, number, number], size: readonly [number, number, number], material = this.material, round = false): void {
+    const mesh = new Mesh(round ? JOINT_GEOMETRY : BOX_GEOMETRY, material);
+    // The sphere has radius 1, the box side 1: halve the sizes of a round one.
+    const k = round ? 0.5 : 1;
+    mesh.scale.set(size[0] * k, size[1] * k, size[2] * k);
+    this.group.add(mesh);
+    this.#boxes.push({ frame, offset, size, mesh });
+  }
+
+  pose(p: ArrayLike<number>, r: ArrayLike<number>): void {
+    for (const bone of this.#bones) {
+      this.#a.set(p[3 * bone.a]!, p[3 * bone.a + 1]!, p[3 * bone.a + 2]!);
+      this.#b.set(p[3 * bone.b]!, p[3 * bone.b + 1]!, p[3 * bone.b + 2]!);
+      this.#d.subVectors(this.#b, this.#a);
+      const len = this.#d.length();
+      bone.mesh.visible = len > 1e-6;
+      if (!bone.mesh.visible) continue;
+      bone.mesh.position.addVectors(this.#a, this.#b).multiplyScalar(0.5);
+      bone.mesh.quaternion.setFromUnitVectors(UP, this.#d.divideScalar(len));
+      bone.mesh.scale.set(bone.radius, len, bone.radius);
+    }
+    for (const j of this.#joints) j.mesh.position.set(p[3 * j.i]!, p[3 * j.i + 1]!, p[3 * j.i + 2]!);
+    for (const b of this.#boxes) {
+      const o = 9 * b.frame;
+      // three's Matrix4.set takes row-major values, as the kinematics store them.
+      this.#m.set(r[o]!, r[o + 1]!, r[o + 2]!, 0, r[o + 3]!, r[o + 4]!, r[o + 5]!, 0, r[o + 6]!, r[o + 7]!, r[o + 8]!, 0, 0, 0, 0, 1);
+      this.#q.setFromRotationMatrix(this.#m);
+      b.mesh.quaternion.copy(this.#q);
+      this.#a.set(b.offset[0], b.offset[1], b.offset[2]).applyQuaternion(this.#q);
+      b.mesh.position.set(p[3 * b.frame]! + this.#a.x, p[3 * b.frame + 1]! + this.#a.y, p[3 * b.frame + 2]! + this.#a.z);
+    }
+  }
+}
+
+/** Turns joint angles (+ orientation) into points and rotations on the ground, per body. */
+interface BodyModel {
+  readonly points: Float64Array;
+  readonly rotations: Float64Array;
+  build(f: Figure): void;
+  /** `q`: joint angles (API order); `tilt`: [roll, pitch] rad of the base, or null. */
+  solve(q: ArrayLike<number>, tilt: readonly number[] | null): void;
+  /** Camera target height and distance. */
+  readonly view: { readonly targetZ: number; readonly distance: number };
+}
+
+/** Rotate all points/rotations by R = Ry(pitch)·Rx(roll) and lift the lowest of `feet` to z = 0. */
+function tiltAndGround(points: Float64Array, rotations: Float64Array, tilt: readonly number[] | null, feet: readonly number[]): void {
+  const roll = tilt?.[0] ?? 0;
+  const pitch = tilt?.[1] ?? 0;
+  const R = new Float64Array(9);
+  rotationXYZ(roll, pitch, 0, R);
+  const n = points.length / 3;
+  for (let i = 0; i < n; i++) {
+    const x = points[3 * i]!, y = points[3 * i + 1]!, z = points[3 * i + 2]!;
+    points[3 * i] = R[0]! * x + R[1]! * y + R[2]! * z;
+    points[3 * i + 1] = R[3]! * x + R[4]! * y + R[5]! * z;
+    points[3 * i + 2] = R[6]! * x + R[7]! * y + R[8]! * z;
+    const o = 9 * i;
+    const m = rotations.slice(o, o + 9);
+    for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) rotations[o + 3 * r + c] = R[3 * r]! * m[c]! + R[3 * r + 1]! * m[3 + c]! + R[3 * r + 2]! * m[6 + c]!;
+  }
+  let minZ = Number.POSITIVE_INFINITY;
+  for (const f of feet) minZ = Math.min(minZ, points[3 * f + 2]!);
+  if (!Number.isFinite(minZ)) return;
+  for (let i = 0; i < n; i++) points[3 * i + 2] = points[3 * i + 2]! - minZ;
+}
+
+function naoModel(): BodyModel {
+  const k = new NaoKinematics();
+  const n = NAO_FRAMES.length;
+  const points = new Float64Array(3 * n);
+  const rotations = new Float64Array(9 * n);
+  return {
+    points,
+    rotations,
+    view: { targetZ: 0.28, distance: 0.95 },
+    build(f) {
+      for (const [a, b] of NAO_BONES) if (a !== NF.Torso) f.bone(a, b, a === NF.LHip || a === NF.RHip || a === NF.LKnee || a === NF.RKnee ? 0.022 : 0.017);
+      for (const i of [NF.LShoulder, NF.RShoulder, NF.LElbow, NF.RElbow, NF.LWrist, NF.RWrist, NF.LHip, NF.RHip, NF.LKnee, NF.RKnee, NF.LAnkle, NF.RAnkle]) f.joint(i, 0.024);
+      // Torso from the hips to the neck (x 85 mm deep, y 130 mm wide); head above the neck; soles.
+      f.box(NF.Torso, [-0.005, 0, 0.02], [0.085, 0.135, 0.2]);
+      f.box(NF.Head, [0, 0, 0.065], [0.12, 0.135, 0.125], f.jointMaterial, true);
+      f.box(NF.Head, [0.055, 0, 0.075], [0.02, 0.1, 0.035], f.material);
+      f.box(NF.LSole, [0.02, 0.005, 0.012], [0.16, 0.088, 0.024]);
+      f.box(NF.RSole, [0.02, -0.005, 0.012], [0.16, 0.088, 0.024]);
+    },
+    solve(q, tilt) {
+      k.update(q);
+      for (let i = 0; i < n; i++) {
+        points[3 * i] = k.poses[12 * i + 9]!;
+        points[3 * i + 1] = k.poses[12 * i + 10]!;
+        points[3 * i + 2] = k.poses[12 * i + 11]!;
+        rotations.set(k.poses.subarray(12 * i, 12 * i + 9), 9 * i);
+      }
+      tiltAndGround(points, rotations, tilt, [NF.LSole, NF.RSole]);
+    },
+  };
+}
+
+function p7Model(): BodyModel {
+  const k = new P7Kinematics();
+  const n = P7_JOINT_COUNT + 2; // base, 7 joints, flange
+  const points = new Float64Array(3 * n);
+  const rotations = new Float64Array(9 * n);
+  return {
+    points,
+    rotations,
+    view: { targetZ: 0.45, distance: 1.9 },
+    build(f) {
+      for (let i = 0; i < n - 1; i++) f.bone(i, i + 1, i < 4 ? 0.032 : 0.024);
+      for (let i = 1; i < n - 1; i++) f.joint(i, i < 4 ? 0.042 : 0.032);
+      f.box(0, [0, 0, 0.06], [0.16, 0.16, 0.12], f.jointMaterial);
+      f.box(n - 1, [0, 0, 0.02], [0.05, 0.09, 0.04]);
+    },
+    solve(q) {
+      k.update(q);
+      points.fill(0);
+      rotations.fill(0);
+      rotations[0] = rotations[4] = rotations[8] = 1;
+      for (let i = 0; i < P7_JOINT_COUNT; i++) {
+        points[3 * (i + 1)] = k.jointPosM[3 * i]!;
+        points[3 * (i + 1) + 1] = k.jointPosM[3 * i + 1]!;
+        points[3 * (i + 1) + 2] = k.jointPosM[3 * i + 2]!;
+        rotations.set(k.rotation.subarray(9 * i, 9 * i + 9), 9 * (i + 1));
+      }
+      points.set(k.flangeM, 3 * (n - 1));
+      rotations.set(k.rotation.subarray(9 * (P7_JOINT_COUNT - 1), 9 * P7_JOINT_COUNT), 9 * (n - 1));
+    },
+  };
+}
+
+/** TNY-360: point 0 = body centre, then per leg: hip, hip-offset end, knee, foot. */
+function tnyModel(): BodyModel {
+  const n = 1 + 4 * 4;
+  const points = new Float64Array(3 * n);
+  const rotations = new Float64Array(9 * n);
+  const foot = new Float64Array(3);
+  const feet = [4, 8, 12, 16];
+  return {
+    points,
+    rotations,
+    view: { targetZ: 0.06, distance: 0.6 },
+    build(f) {
+      for (let leg = 0; leg < 4; leg++) {
+        const b = 1 + 4 * leg;
+        f.bone(b, b + 1, 0.012);
+        f.bone(b + 1, b + 2, 0.014);
+        f.bone(b + 2, b + 3, 0.011);
+        f.joint(b + 2, 0.016);
+        f.joint(b + 3, 0.013);
+      }
+      f.box(0, [0, 0, 0.012], [0.22, 0.1, 0.05]);
+      f.box(0, [0.125, 0, 0.03], [0.05, 0.07, 0.05], f.jointMaterial);
+    },
+    solve(q, tilt) {
+      points.fill(0);
+      rotations.fill(0);
+      for (let i = 0; i < n; i++) rotations[9 * i] = rotations[9 * i + 4] = rotations[9 * i + 8] = 1;
+      for (let leg = 0; leg < 4; leg++) {
+        const roll = q[3 * leg] ?? 0, pitch = q[3 * leg + 1] ?? 0, knee = q[3 * leg + 2] ?? 0;
+        const hx = HIP_POSITIONS_M[2 * leg]!, hy = HIP_POSITIONS_M[2 * leg + 1]!;
+        const sign = LEG_Y_INVERTED[leg] ? -1 : 1;
+        const c = Math.cos(roll), s = Math.sin(roll);
+        const b = 1 + 4 * leg;
+        points.set([hx, hy, 0], 3 * b);
+        // The end of the hip offset, then the knee (the leg FK's formula with the thigh only).
+        points.set([hx, hy + sign * (-HIP_OFFSET_M * c), HIP_OFFSET_M * s], 3 * (b + 1));
+        const kx = THIGH_LENGTH_M * Math.sin(pitch), kz = -THIGH_LENGTH_M * Math.cos(pitch);
+        points.set([hx + kx, hy + sign * (-HIP_OFFSET_M * c + kz * s), HIP_OFFSET_M * s + kz * c], 3 * (b + 2));
+        footInBody(leg, roll, pitch, knee, foot);
+        points.set(foot, 3 * (b + 3));
+      }
+      tiltAndGround(points, rotations, tilt, feet);
+    },
+  };
+}
+
+export class BodyView {
+  readonly canvas: HTMLCanvasElement;
+  readonly #renderer: WebGLRenderer;
+  readonly #scene = new Scene();
+  readonly #camera: PerspectiveCamera;
+  readonly #controls: OrbitControls;
+  readonly #model: BodyModel;
+  readonly #ghostModel: BodyModel;
+  readonly #figure: Figure;
+  readonly #ghost: Figure;
+  #pending = false;
+  /** Frames rendered (tests and the page's data-frames attribute). */
+  frames = 0;
+
+  constructor(
+    readonly host: HTMLElement,
+    readonly body: BodyKind,
+  ) {
+    this.#renderer = new WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    this.#renderer.setPixelRatio(Math.min(2, window.devicePixelRatio || 1));
+    this.canvas = this.#renderer.domElement;
+    this.canvas.setAttribute("role", "img");
+    this.canvas.setAttribute("aria-label", `3D view of the ${body} from its joint positions`);
+    host.append(this.canvas);
+    this.#scene.background = new Color(0xf4f6f9);
+    this.#scene.add(new HemisphereLight(0xffffff, 0xb8c2cc, 1.6));
+    this.#scene.add(new AmbientLight(0xffffff, 0.3));
+    const sun = new DirectionalLight(0xffffff, 1.6);
+    sun.position.set(1.5, 1, 3);
+    this.#scene.add(sun);
+    const grid = new GridHelper(2, 20, 0x9aa7b4, 0xd5dbe1);
+    grid.rotation.x = Math.PI / 2; // three's grid lies in x–z; the robot's ground is x–y
+    this.#scene.add(grid);
+
+    const factory = body === "nao" ? naoModel : body === "p7" ? p7Model : tnyModel;
+    this.#model = factory();
+    this.#ghostModel = factory();
+    const solid = new MeshStandardMaterial({ color: 0xe9edf2, roughness: 0.55, metalness: 0.05 });
+    const accent = new MeshStandardMaterial({ color: body === "p7" ? 0x3a4350 : 0x1f5fa8, roughness: 0.45, metalness: 0.1 });
+    this.#figure = new Figure(solid, accent);
+    this.#model.build(this.#figure);
+    const ghostMat = new MeshStandardMaterial({ color: 0xf59e0b, transparent: true, opacity: 0.28, depthWrite: false });
+    this.#ghost = new Figure(ghostMat, ghostMat);
+    this.#ghostModel.build(this.#ghost);
+    this.#ghost.group.visible = false;
+    this.#scene.add(this.#figure.group, this.#ghost.group);
+
+    this.#camera = new PerspectiveCamera(40, 1, 0.01, 20);
+    this.#camera.up.set(0, 0, 1);
+    const { targetZ, distance } = this.#model.view;
+    this.#camera.position.set(distance * 0.8, distance * 0.55, targetZ + distance * 0.3);
+    this.#controls = new OrbitControls(this.#camera, this.canvas);
+    this.#controls.target.set(0, 0, targetZ);
+    this.#controls.enableDamping = false;
+    this.#controls.update();
+    this.#controls.addEventListener("change", () => this.request());
+    new ResizeObserver(() => this.#fit()).observe(host);
+    this.#fit();
+  }
+
+  /** Show joint angles `q` (API order) and, when given, the commanded pose as a ghost. */
+  update(q: ArrayLike<number>, tilt: readonly number[] | null, ghost: ArrayLike<number> | null): void {
+    this.#model.solve(q, tilt);
+    this.#figure.pose(this.#model.points, this.#model.rotations);
+    this.#ghost.group.visible = ghost !== null;
+    if (ghost) {
+      this.#ghostModel.solve(ghost, tilt);
+      this.#ghost.pose(this.#ghostModel.points, this.#ghostModel.rotations);
+    }
+    this.request();
+  }
+
+  /** Ask for one frame (coalesced to the next animation frame). */
+  request(): void {
+    if (this.#pending) return;
+    this.#pending = true;
+    requestAnimationFrame(() => {
+      this.#pending = false;
+      this.#renderer.render(this.#scene, this.#camera);
+      this.frames++;
+      this.host.dataset.frames = String(this.frames);
+    });
+  }
+
+  #fit(): void {
+    const w = Math.max(100, this.host.clientWidth);
+    const h = Math.max(100, this.host.clientHeight);
+    this.#renderer.setSize(w, h, false);
+    this.canvas.style.width = "100%";
+    this.canvas.style.height = "100%";
+    this.#camera.aspect = w / h;
+    this.#camera.updateProjectionMatrix();
+    this.request();
+  }
+}
