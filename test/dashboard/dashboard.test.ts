@@ -150,7 +150,10 @@ const release = async (page: Page) => {
   expect(await page.$eval("#control-status", (e) => (e as HTMLElement).dataset.level)).toBe("calm");
 };
 
-describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
+/** A browser test does a body's whole story; on a loaded 2-core machine that takes a while. */
+const BROWSER_TEST_MS = 90_000;
+
+describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
