@@ -31,6 +31,38 @@ describe("CycleLoop", () => {
     expect(starts).toEqual(Array.from({ length: 11 }, (_, i) => i * 12));
     expect(loop.timing.summary().jitterP99Ms).toBe(0);
   });
+  it("with a pacer, cycles start at the device's events and fall back to the clock when it has none", async () => {
+    const clock = new SimClock();
+    const starts: number[] = [];
+    const deadlines: number[] = [];
+    let wake: (() => void) | null = null;
+    // A device that has something when the test says so; otherwise the loop's own deadline.
+    const pacer = {
+      wait(deadlineMs: number) {
+        deadlines.push(deadlineMs);
+        return new Promise<void>((resolve) => {
+          wake = resolve;
+          void clock.sleepUntil(deadlineMs).then(resolve);
+        });
+      },
+    };
+    const late: number[] = [];
+    const loop = new CycleLoop({ periodMs: 12, cycle: (t) => starts.push(t), onLate: (ms) => late.push(ms) }, clock, { pacer });
+    loop.start();
+    await clock.advance(0); // the first wait
+    await clock.advance(5);
+    wake!(); // the device's message at t=5 starts a cycle at once
+    await clock.advance(0);
+    await clock.advance(7);
+    wake!(); // and one at t=12
+    await clock.advance(0);
+    await clock.advance(40); // silence: the clock takes over, one period after the last cycle
+    await loop.stop();
+    expect(starts).toEqual([0, 5, 12, 24, 36, 48]); // the first at start, as without a pacer
+    // Each deadline is one period after the cycle before it actually started: the device's pace.
+    expect(deadlines.slice(0, 6)).toEqual([0, 12, 17, 24, 36, 48]);
+    expect(late).toEqual([]);
+  });
   it("stops while asleep on a SimClock without time passing", async () => {
     const clock = new SimClock();
     const loop = new CycleLoop({ periodMs: 12, cycle: () => {} }, clock);

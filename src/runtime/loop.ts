@@ -6,6 +6,11 @@
  * Pacing policy: deadline += period each cycle (no drift). If the loop falls more than one period
  * behind, it does not burst to catch up: it skips to now and counts the cycle as late.
  *
+ * A body whose link has its own clock (an upstream LoLA sends one message per 12 ms) gives a
+ * {@link CyclePacer}: the loop then waits on it instead of the clock, and each cycle's deadline is
+ * one period after the previous cycle actually started (the device's period, not ours), so timing
+ * and lateness describe the device's pace.
+ *
  * Garbage collection: with `youngGcEveryMs` the loop collects V8's young
  * generation itself, in the slack after a cycle, so that V8 does not stop the thread at a random
  * moment (see gc.ts). Each collection's duration is recorded with the cycle timing.
@@ -25,7 +30,19 @@ export interface CycleBody {
   onCycleError?(error: unknown): void;
 }
 
+/**
+ * Paces the loop by the body's own events. `wait` resolves when the next cycle should start: when
+ * the device has something (an upstream message), or, when it has nothing, by itself around
+ * `deadlineMs` (one period after the last cycle), so the safety logic keeps running on the
+ * loop's clock. Called once per cycle, on the thread that runs the loop.
+ */
+export interface CyclePacer {
+  wait(deadlineMs: number): Promise<void>;
+}
+
 export interface LoopOptions {
+  /** Wait on this instead of the clock between cycles (see {@link CyclePacer}). Defaults to none: the clock's deadlines. */
+  pacer?: CyclePacer;
   /** A cycle that starts later than this after its deadline counts as late. Defaults to half a period. */
   lateBoundMs?: number;
   /**
@@ -54,6 +71,7 @@ export class CycleLoop {
   #signalStop: () => void = () => {};
   #seq = 0;
   #lastStartMs = Number.NaN;
+  readonly #pacer: CyclePacer | null;
   readonly #gcEveryMs: number;
   readonly #collectYoung: (() => void) | null;
   // [0] running average of collection durations, ms; [1] when the last one started. Typed slots:
@@ -65,6 +83,7 @@ export class CycleLoop {
     this.#clock = clock;
     this.#lateBoundMs = opts.lateBoundMs ?? body.periodMs / 2;
     this.timing = new CycleTiming(body.periodMs);
+    this.#pacer = opts.pacer ?? null;
     const gcEvery = opts.youngGcEveryMs ?? 0;
     if (!(gcEvery >= 0 && Number.isFinite(gcEvery))) throw new RangeError(`youngGcEveryMs must be a finite number ≥ 0, got ${gcEvery}`);
     this.#collectYoung = gcEvery > 0 ? (opts.youngGcCollector ?? youngGenerationCollector()) : null;
@@ -119,15 +138,19 @@ export class CycleLoop {
     // before the first deadline, rather than in a cycle's slack.
     if (this.#gcEveryMs > 0) this.#collect(Number.POSITIVE_INFINITY, period, false);
     let deadline = this.#clock.nowMs();
+    const pacer = this.#pacer;
     while (this.#running) {
       // NOTE: pacing allocates a promise (and, on the wall clock, a timer) per cycle; the cycle itself does not.
-      await Promise.race([this.#clock.sleepUntil(deadline), this.#stopSignal]);
+      await Promise.race([pacer ? pacer.wait(deadline) : this.#clock.sleepUntil(deadline), this.#stopSignal]);
       if (!this.#running) break;
       const now = this.#clock.nowMs();
       const lateBy = now - deadline;
       this.#runOne(now, lateBy);
-      deadline += period;
-      if (now - deadline > period) deadline = now + period; // fell behind: skip, don't burst
+      if (pacer) deadline = now + period; // the device's pace: one period after this cycle
+      else {
+        deadline += period;
+        if (now - deadline > period) deadline = now + period; // fell behind: skip, don't burst
+      }
       if (this.#gcEveryMs > 0 && now - this.#gc[1]! >= this.#gcEveryMs) this.#collect(deadline, period);
     }
   }

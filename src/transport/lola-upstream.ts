@@ -190,6 +190,10 @@ export class LolaUpstream {
   get robotConfigChanges(): number {
     return this.#reader.robotConfigChanges;
   }
+  /** Messages decoded into `staged` and not taken yet. */
+  get pending(): number {
+    return this.#fresh;
+  }
   /** The last fault, or "" before any. */
   get lastFault(): string {
     return this.#lastFault;
