@@ -8,6 +8,7 @@ import { registerChest } from "./chest.js";
 import { CliError } from "./errors.js";
 import { registerInspect } from "./inspect.js";
 import { registerLs } from "./ls.js";
+import { registerRecord } from "./record.js";
 import { registerServe } from "./serve.js";
 
 export function buildProgram(): Command {
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerServe(program);
   registerLs(program);
+  registerRecord(program);
   registerInspect(program);
   registerChest(program);
   return program;

@@ -12,6 +12,10 @@ import type { RobotBase } from "../runtime/robot.js";
 import type { Tny360Robot } from "../runtime/tny360-robot.js";
 import { openUsbChestboard } from "../transport/usb.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
+import { MonotonicClock } from "../runtime/clock.js";
+import { RECORD_RING_BYTES, Recorder } from "../record/recorder.js";
+import { RecordTap, TappedChestboard } from "../record/tap.js";
+import { ByteRing } from "../shm/ring.js";
 import { join } from "node:path";
 import { BodylinkError } from "../errors.js";
 import { checkName, checkRuntimeDir, defaultName, listRuntimes, ownProcStart, type RuntimeRecord, removeRuntimeRecord, updateRuntime, writeRuntime } from "./discovery.js";
@@ -42,6 +46,14 @@ export interface ServeOptions {
   /** Collect V8's young generation between cycles at most this often, ms; 0 leaves it to V8. Defaults to 100. */
   gcEveryMs?: number;
   quiet?: boolean;
+  /** Record to this MCAP file (docs/recordings.md). */
+  record?: string;
+  /** With `record`: start a new file every this many MB. */
+  splitMb?: number;
+  /** With `record`: stop recording after this many seconds. */
+  duration?: number;
+  /** With `record`: called when the recording ends by itself (null: `duration` reached; else the failure). */
+  onRecordingStop?: (reason: string | null) => void;
 }
 
 export interface RunningRuntime {
@@ -50,6 +62,8 @@ export interface RunningRuntime {
   /** The record as `bodylink ls` shows it. */
   record: RuntimeRecord;
   robot: RobotBase;
+  /** The recorder, with `record`. */
+  recorder: Recorder | null;
   lines: string[];
   close(): Promise<void>;
 }
@@ -71,11 +85,22 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   let record: RuntimeRecord = { name, pid: process.pid, procStart: ownProcStart(), body: o.body, transport, apiUrl: null, lolaPath: null, tnyUrl: null, startedAt: new Date().toISOString() };
   writeRuntime(record);
   closers.push(async () => removeRuntimeRecord(name));
+  let recorder: Recorder | null = null;
+  // Recording: the ring and the tap exist before the body, so configure() is recorded too.
+  const clock = new MonotonicClock();
+  const tap = o.record ? new RecordTap(ByteRing.create(RECORD_RING_BYTES), clock) : null;
   try {
     if (o.body === "nao") {
       const usb = o.usb ? await openUsbChestboard() : undefined;
       transport = usb ? "usb" : "sim";
-      const nao = await NaoRobot.create({ transport: usb, seed: o.seed, acceptBoardVersions: o.acceptBoardVersion, youngGcEveryMs: o.gcEveryMs ?? 100 });
+      const nao = await NaoRobot.create({
+        transport: usb,
+        clock,
+        seed: o.seed,
+        acceptBoardVersions: o.acceptBoardVersion,
+        youngGcEveryMs: o.gcEveryMs ?? 100,
+        ...(tap ? { wrapTransport: (t) => new TappedChestboard(t, tap) } : {}),
+      });
       robot = nao;
       await nao.start();
       closers.unshift(() => nao.stop());
@@ -86,7 +111,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         const derived = join(checkRuntimeDir(true)!, `${name}.lola`);
         const usedByOther = others.some((r) => r.lolaPath === DEFAULT_LOLA_PATH);
         const path = o.lolaPath ?? (usedByOther ? derived : DEFAULT_LOLA_PATH);
-        const lolaOpts = { readers: o.lolaReaders, graceMs: o.lolaGraceMs };
+        const lolaOpts = { readers: o.lolaReaders, graceMs: o.lolaGraceMs, ...(tap ? { tap: tap.lola } : {}) };
         // Without --lola-path, a busy /tmp/robocup (another runtime, or LoLA itself) is no error: take the derived path.
         const lola = await startLolaServer(nao, { path, ...lolaOpts }).catch((e: unknown) => {
           if (o.lolaPath === undefined && path !== derived && e instanceof BodylinkError && e.code === "BL_ERR_LOLA_SOCKET") return startLolaServer(nao, { path: derived, ...lolaOpts });
@@ -121,6 +146,16 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     closers.unshift(() => api.close());
     lines.unshift(`runtime: ${name} (pid ${process.pid})`);
     lines.push(`robot API: ${api.url}  (dashboard ${api.url}/, state stream ${api.url.replace(/^http/, "ws")}/v1/stream, OpenAPI ${api.url}/openapi.json)`);
+    if (tap && o.record) {
+      const rec = await Recorder.start(
+        { tap, robot, transport },
+        { path: o.record, splitMb: o.splitMb, durationS: o.duration, library: "bodylink 0.1.0", ...(o.onRecordingStop ? { onStop: o.onRecordingStop } : {}) },
+      );
+      recorder = rec;
+      // After the body has stopped: its last frame (stiffness 0) is in the recording too.
+      closers.push(() => rec.stop());
+      lines.push(`recording: ${rec.files[0]}${o.splitMb ? ` (a new file every ${o.splitMb} MB)` : ""}${o.duration ? `, for ${o.duration} s` : ""}`);
+    }
     record = { ...record, transport, apiUrl: api.url, lolaPath, tnyUrl };
     updateRuntime(record);
   } catch (e) {
@@ -132,6 +167,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     name,
     record,
     robot,
+    recorder,
     lines,
     async close() {
       if (closed) return;
@@ -141,10 +177,9 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   };
 }
 
-export function registerServe(program: Command): void {
-  program
-    .command("serve")
-    .description("run the runtime: a body (simulated unless told otherwise) and its servers")
+/** The options `serve` and `record` share. */
+export function addServeOptions(cmd: Command): Command {
+  return cmd
     .option("--body <body>", "nao | p7 | tny360", "nao")
     .option("--name <name>", "this runtime's name: unique on this machine, the robot's name in a fleet (default: BODY-HOST, then BODY-HOST-2 …)")
     .option("--usb", "NAO: talk to the real chest board over USB instead of the simulator")
@@ -165,18 +200,60 @@ export function registerServe(program: Command): void {
       parseIntOption("--gc-every-ms", 0, 60000),
       100,
     )
-    .action(async (raw: Omit<ServeOptions, "acceptBoardVersion"> & { acceptBoardVersion?: number[] }) => {
-      const o: ServeOptions = { ...raw, acceptBoardVersion: raw.acceptBoardVersion ?? [...HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS] };
-      const rt = await startRuntime(o);
-      process.once("exit", () => removeRuntimeRecord()); // whatever ends the process, the record goes (synchronous)
-      for (const l of rt.lines) console.log(l);
-      console.log("Ctrl-C to stop.");
-      const stop = async (sig: string) => {
-        console.log(`\n${sig}: stopping (stiffness off) …`);
-        await rt.close();
-        process.exit(0);
-      };
-      process.once("SIGINT", () => void stop("SIGINT"));
-      process.once("SIGTERM", () => void stop("SIGTERM"));
-    });
+    .option("--split-mb <mb>", "with a recording: start a new file every N MB (files FILE-0001.mcap, FILE-0002.mcap, ...)", parseIntOption("--split-mb", 1, 1_000_000))
+    .option("--duration <s>", "with a recording: stop recording after N seconds", parseIntOption("--duration", 1, 31_536_000));
+}
+
+type RawServeOptions = Omit<ServeOptions, "acceptBoardVersion"> & { acceptBoardVersion?: number[] };
+
+/**
+ * Run `serve` (or `record`) until SIGINT/SIGTERM. With a recording: progress on a terminal
+ * (elapsed, messages, MB, MB/min) and, after `--duration`, a clean stop.
+ */
+export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEnds?: boolean } = {}): Promise<void> {
+  const o: ServeOptions = { ...raw, acceptBoardVersion: raw.acceptBoardVersion ?? [...HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS] };
+  if ((o.splitMb || o.duration) && !o.record) throw new CliError("--split-mb and --duration need a recording (serve --record FILE, or bodylink record FILE)", 2);
+  let progress: NodeJS.Timeout | null = null;
+  let rt: RunningRuntime | null = null;
+  const stop = async (sig: string, code = 0) => {
+    if (progress) clearInterval(progress);
+    if (process.stdout.isTTY) process.stdout.write("\n");
+    console.log(`${sig}: stopping (stiffness off) …`);
+    await rt?.close();
+    const p = rt?.recorder?.progress();
+    if (p && !p.failure) console.log(`recorded ${p.messages.toLocaleString("en-US")} messages, ${(p.bytes / 1e6).toFixed(2)} MB in ${p.files.join(", ")}`);
+    process.exit(code);
+  };
+  o.onRecordingStop = (reason) => {
+    if (reason === null) {
+      if (opts.exitWhenRecordingEnds) void stop(`recorded for ${o.duration} s`);
+      else console.log(`\nrecording ended after ${o.duration} s; the runtime goes on`);
+    } else if (progress) {
+      clearInterval(progress);
+      progress = null;
+    }
+  };
+  rt = await startRuntime(o);
+  process.once("exit", () => removeRuntimeRecord()); // whatever ends the process, the record goes (synchronous)
+  for (const l of rt.lines) console.log(l);
+  console.log("Ctrl-C to stop.");
+  const rec = rt.recorder;
+  if (rec && process.stdout.isTTY) {
+    progress = setInterval(() => {
+      const p = rec.progress();
+      if (p.stopped) return;
+      const t = Math.floor(p.elapsedS);
+      const hms = `${String(Math.floor(t / 3600)).padStart(2, "0")}:${String(Math.floor(t / 60) % 60).padStart(2, "0")}:${String(t % 60).padStart(2, "0")}`;
+      process.stdout.write(`\rrecording ${p.files[p.files.length - 1]}: ${hms}, ${p.messages.toLocaleString("en-US")} messages, ${(p.bytes / 1e6).toFixed(1)} MB, ${p.mbPerMin.toFixed(1)} MB/min${p.dropped ? `, ${p.dropped} lost` : ""}   `);
+    }, 1000);
+    progress.unref();
+  }
+  process.once("SIGINT", () => void stop("SIGINT"));
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+}
+
+export function registerServe(program: Command): void {
+  addServeOptions(program.command("serve").description("run the runtime: a body (simulated unless told otherwise) and its servers"))
+    .option("--record <file>", "record everything to an MCAP file while serving (docs/recordings.md)")
+    .action(async (raw: RawServeOptions) => runServe(raw));
 }

@@ -49,6 +49,11 @@ export interface NaoRobotOptions {
   safetyLateBoundMs?: number;
   /** Fault-free time before stiffness ramps back up, ms. Defaults to 250. */
   recoveryMs?: number;
+  /**
+   * Wraps the transport before anything is read through it (the recorder's TappedChestboard sees
+   * the preference reads and the handshake too). Defaults to none.
+   */
+  wrapTransport?: (transport: ChestboardTransport) => ChestboardTransport;
   /** See LoopOptions.youngGcEveryMs: collect the young generation between cycles this often, ms. Defaults to 0 (V8 decides); `bodylink serve` sets 100. */
   youngGcEveryMs?: number;
 }
@@ -122,7 +127,8 @@ export class NaoRobot implements RobotBase, CycleBody {
     this.clock = opts.clock ?? new MonotonicClock();
     this.authority = new Authority(this.clock);
     this.sim = opts.transport ? null : new SimChestboard({ seed: opts.seed ?? 1, clock: this.clock });
-    this.link = new ChestboardLink(opts.transport ?? this.sim!);
+    const transport = opts.transport ?? this.sim!;
+    this.link = new ChestboardLink(opts.wrapTransport ? opts.wrapTransport(transport) : transport);
     this.acceptBoardVersions = opts.acceptBoardVersions ?? HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS;
     this.#rampPerMs = 1 / Math.max(1, opts.stiffnessRampMs ?? 500);
     this.#linkLostAfter = opts.linkLostAfter ?? 5;

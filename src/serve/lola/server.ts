@@ -43,6 +43,7 @@ import { MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
 import { BodylinkError } from "../../errors.js";
 import { LolaCommandReader, type LolaCommandProblem, type LolaCommandUpdate } from "../../wire/lola/command-reader.js";
 import { LOLA_SENSOR_MESSAGE_BYTES, LOLA_SOCKET_PATH } from "../../wire/lola/constants.js";
+import type { LolaTap } from "../../record/tap.js";
 import {
   LolaConfigError,
   type LolaRobotConfig,
@@ -85,6 +86,11 @@ export interface LolaServerOptions {
   padRobotConfig?: boolean;
   /** Where log lines go. Defaults to stderr, prefixed "LoLA server:". */
   log?: LolaLog;
+  /**
+   * Sees every sensor message as written (once per cycle, whether or not a client is connected)
+   * and every chunk of bytes a client sent, as received (the recorder's tap). Defaults to none.
+   */
+  tap?: LolaTap;
 }
 
 export type LolaClientRole = "controller" | "reader";
@@ -188,7 +194,7 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
 
   await clearStaleSocket(path);
   const server = createServer({ allowHalfOpen: false, pauseOnConnect: false });
-  const state = new ServerState(robot, server, writer, path, readers, graceMs, log);
+  const state = new ServerState(robot, server, writer, path, readers, graceMs, log, opts.tap ?? null);
   await new Promise<void>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException) => {
       reject(new BodylinkError("BL_ERR_LOLA_SOCKET", path, `${e.code ?? ""} ${e.message}; choose another path`.trim()));
@@ -273,6 +279,7 @@ class ServerState {
     readonly maxReaders: number,
     readonly graceMs: number,
     readonly log: LolaLog,
+    readonly tap: LolaTap | null,
   ) {}
 
   readonly #onExit = (): void => {
@@ -303,6 +310,7 @@ class ServerState {
   readonly #onCycle = (): void => {
     try {
       const frame = this.writer.write(this.robot.state);
+      this.tap?.sensor(frame, frame.length);
       const cs = this.#clients;
       for (let i = 0; i < cs.length; i++) this.#send(cs[i]!, frame);
     } catch (e) {
@@ -413,6 +421,7 @@ class ServerState {
 
   #onData(c: Client, chunk: Buffer): void {
     if (c.closed) return;
+    this.tap?.command(c.id, chunk, chunk.length);
     if (!c.reader) {
       if (!c.ignoredBytesLogged) {
         c.ignoredBytesLogged = true;

@@ -1,0 +1,98 @@
+/**
+ * The recording's channels: one table (like a protocol's constants.ts) that the tap, the
+ * recorder, `--info`, verify, replay, the Foxglove server and docs/recordings.md all read.
+ *
+ * `ring` is the channel's number in the {@link ByteRing} records the real-time side writes;
+ * `topic`, `messageEncoding` and `schema` are what the MCAP file (and Foxglove) see. Raw channels
+ * carry the bytes exactly as they crossed the wire and have no schema (MCAP schema id 0); their
+ * formats are in docs/recordings.md. JSON channels declare a JSON Schema so that Foxglove plots
+ * fields by name.
+ */
+
+export const RECORDING_PROFILE = "bodylink";
+/** Bumped when a channel's payload format changes incompatibly. */
+export const RECORDING_FORMAT_VERSION = 1;
+
+export const RING_CHANNEL = {
+  /** A chest-board command frame, as handed to bulk OUT (the whole frame, CRC trailer included). */
+  chestOut: 1,
+  /** A chest-board answer frame, as bulk IN returned it. */
+  chestIn: 2,
+  /** Every other chest-board transfer: vendor requests (ack 0x14, status 0x15) and failed transfers. */
+  chestTransfer: 3,
+  /** The 896-byte LoLA sensor message the LoLA server wrote this cycle. */
+  lolaSensor: 4,
+  /** Bytes a LoLA client sent, as received (flags: the client's number). */
+  lolaCommand: 5,
+  /** The decoded NAO state of one cycle, in the binary layout of nao-state-record.ts. */
+  naoState: 6,
+  /** The robot API's state message (the 20 Hz stream's JSON), UTF-8. */
+  apiState: 7,
+  /** A runtime event, UTF-8 JSON. */
+  event: 8,
+  /** A LoLA sensor message as received from an upstream LoLA (bodylink as LoLA's client). */
+  lolaUpstreamSensor: 9,
+  /** Bytes sent to an upstream LoLA. */
+  lolaUpstreamCommand: 10,
+} as const;
+export type RingChannel = (typeof RING_CHANNEL)[keyof typeof RING_CHANNEL];
+
+/** `chestTransfer` payload: u8 op | u8 request | i32 result (LE) | the bytes transferred. */
+export const TRANSFER_OP = { bulkOut: 1, vendorIn: 2, bulkIn: 3 } as const;
+export const TRANSFER_OP_NAME: Readonly<Record<number, string>> = { 1: "bulk_out", 2: "vendor_in", 3: "bulk_in" };
+export const TRANSFER_HEADER_BYTES = 6;
+
+export interface ChannelSpec {
+  readonly ring: RingChannel;
+  readonly topic: string;
+  readonly messageEncoding: string;
+  /** JSON Schema (as an object) for JSON channels; null for raw ones. */
+  readonly schemaName: string | null;
+  readonly description: string;
+}
+
+const RAW_FRAME = "bodylink.chestboard.frame";
+const RAW_LOLA = "bodylink.lola.msgpack";
+
+export const CHANNELS: readonly ChannelSpec[] = [
+  { ring: RING_CHANNEL.chestOut, topic: "/nao/chestboard/out", messageEncoding: RAW_FRAME, schemaName: null, description: "command frames, bulk OUT EP1, as sent" },
+  { ring: RING_CHANNEL.chestIn, topic: "/nao/chestboard/in", messageEncoding: RAW_FRAME, schemaName: null, description: "answer frames, bulk IN EP1, as received" },
+  { ring: RING_CHANNEL.chestTransfer, topic: "/nao/chestboard/transfer", messageEncoding: "json", schemaName: "bodylink.ChestTransfer", description: "vendor requests (ack, status) and failed transfers" },
+  { ring: RING_CHANNEL.lolaSensor, topic: "/lola/sensor", messageEncoding: RAW_LOLA, schemaName: null, description: "LoLA sensor messages as sent (896 bytes, MessagePack)" },
+  { ring: RING_CHANNEL.lolaCommand, topic: "/lola/command", messageEncoding: RAW_LOLA, schemaName: null, description: "bytes LoLA clients sent, as received" },
+  { ring: RING_CHANNEL.naoState, topic: "/nao/state", messageEncoding: "json", schemaName: "bodylink.NaoState", description: "the decoded state, every cycle" },
+  { ring: RING_CHANNEL.apiState, topic: "/api/state", messageEncoding: "json", schemaName: "bodylink.ApiState", description: "the robot API's state message (20 Hz)" },
+  { ring: RING_CHANNEL.event, topic: "/events", messageEncoding: "json", schemaName: "bodylink.Event", description: "runtime events: handshake, leases, e-stops, late cycles, faults, recording gaps" },
+  { ring: RING_CHANNEL.lolaUpstreamSensor, topic: "/lola/upstream/sensor", messageEncoding: RAW_LOLA, schemaName: null, description: "LoLA sensor messages as received from an upstream LoLA" },
+  { ring: RING_CHANNEL.lolaUpstreamCommand, topic: "/lola/upstream/command", messageEncoding: RAW_LOLA, schemaName: null, description: "bytes sent to an upstream LoLA" },
+];
+
+export const CHANNEL_BY_RING: ReadonlyMap<number, ChannelSpec> = new Map(CHANNELS.map((c) => [c.ring, c]));
+export const CHANNEL_BY_TOPIC: ReadonlyMap<string, ChannelSpec> = new Map(CHANNELS.map((c) => [c.topic, c]));
+
+/** Attachment holding the NAO's raw preference block (so every split file can be verified alone). */
+export const PREFS_ATTACHMENT = "nao-preferences.bin";
+/** Metadata record describing the recording. */
+export const METADATA_NAME = "bodylink";
+
+export const EVENT_SCHEMA = {
+  type: "object",
+  properties: {
+    type: { type: "string", description: "handshake, lease_acquired, lease_released, estop, estop_reset, late_cycle, link, safety, recording_gap, recording_started, recording_stopped, lola_client" },
+    seq: { type: "number", description: "cycle sequence number when the event was seen" },
+    text: { type: "string", description: "one line for humans" },
+  },
+  required: ["type", "text"],
+  additionalProperties: true,
+} as const;
+
+export const TRANSFER_SCHEMA = {
+  type: "object",
+  properties: {
+    op: { type: "string", enum: ["bulk_out", "vendor_in", "bulk_in"] },
+    request: { type: "number", description: "vendor request code (0x14 ack, 0x15 status); 0 for bulk transfers" },
+    result: { type: "number", description: "bytes transferred, or -1 timed out, -2 error, -3 device gone" },
+    bytes_hex: { type: "string" },
+  },
+  required: ["op", "request", "result", "bytes_hex"],
+} as const;

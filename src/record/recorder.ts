@@ -1,0 +1,499 @@
+/**
+ * The recorder: drains the recording ring into MCAP files (`@mcap/core`'s writer, chunked,
+ * zstd-compressed, indexed), one channel per stream (channels.ts).
+ *
+ * Who runs where: the real-time side only copies bytes into the ring (tap.ts; a cycle listener
+ * adds the decoded state). Everything else — JSON, compression, the file — happens here, after
+ * a cycle (setImmediate from the cycle listener, so it lands in the slack before the next
+ * deadline) and through libuv's thread pool for the disk. The ring is a SharedArrayBuffer, so the
+ * same recorder keeps working when the cycle moves into a worker thread.
+ *
+ * Failure never reaches the runtime: a write error (a full disk, a removed drive) stops the
+ * recording with one line and `onStop(reason)`; the robot keeps running. A full ring (the
+ * recorder fell seconds behind) is recorded as a `recording_gap` event with the count lost.
+ *
+ * A killed recorder leaves a file without its summary: every chunk written so far is still
+ * readable, and `bodylink record --info` says the file was cut short (info.ts).
+ */
+import type { EventEmitter } from "node:events";
+import { basename, dirname, extname, join } from "node:path";
+import { McapWriter } from "@mcap/core";
+import type { NaoRobot } from "../runtime/nao-robot.js";
+import type { RobotBase } from "../runtime/robot.js";
+import type { CycleListener } from "../runtime/loop.js";
+import type { BodyAdapter } from "../serve/api/adapter.js";
+import { adapterFor } from "../serve/api/build.js";
+import { stateSchema } from "../serve/api/schemas.js";
+import { BodylinkError } from "../errors.js";
+import { toHex } from "../wire/bytes.js";
+import type { ByteRing } from "../shm/ring.js";
+import {
+  CHANNELS,
+  CHANNEL_BY_RING,
+  EVENT_SCHEMA,
+  METADATA_NAME,
+  PREFS_ATTACHMENT,
+  RECORDING_FORMAT_VERSION,
+  RECORDING_PROFILE,
+  RING_CHANNEL,
+  TRANSFER_HEADER_BYTES,
+  TRANSFER_OP_NAME,
+  TRANSFER_SCHEMA,
+} from "./channels.js";
+import { FileWritable, compressZstd, loadZstd } from "./mcap-io.js";
+import { NAO_STATE_SCHEMA, readNaoStateRecord } from "./nao-state-record.js";
+import { PreferenceAssembler } from "./prefs-from-frames.js";
+import type { RecordTap } from "./tap.js";
+
+/** Ring size: ~10 s of a NAO's traffic (frames, LoLA, state ≈ 250 kB/s), so a stalled disk or GC never loses data. */
+export const RECORD_RING_BYTES = 8 * 1024 * 1024;
+/** Chunk size before compression: ~1 s of NAO traffic; compressing one takes ~1 ms here. */
+export const DEFAULT_CHUNK_BYTES = 256 * 1024;
+const API_STATE_EVERY_MS = 50;
+
+export interface RecorderOptions {
+  /** The file to write, e.g. "run.mcap". With `splitMb`, files are named run-0001.mcap, run-0002.mcap, … */
+  path: string;
+  /** Start a new file once the current one reaches this many MB (10^6 bytes). Defaults to none. */
+  splitMb?: number;
+  /** Stop after this many seconds. Defaults to none (until `stop()`). */
+  durationS?: number;
+  /** Uncompressed chunk size, bytes. Defaults to 256 KiB. */
+  chunkBytes?: number;
+  /** Library name written into the MCAP header. */
+  library?: string;
+  /** Called once when the recording ends by itself: `reason` null after `durationS`, else why it failed. */
+  onStop?: (reason: string | null) => void;
+  /** Where the one-line failure report goes. Defaults to stderr. */
+  log?: (line: string) => void;
+}
+
+export interface RecordingProgress {
+  readonly elapsedS: number;
+  readonly messages: number;
+  /** Bytes written to files so far (all parts). */
+  readonly bytes: number;
+  readonly mbPerMin: number;
+  readonly files: readonly string[];
+  /** Records the ring refused (the recorder fell behind). */
+  readonly dropped: number;
+  readonly stopped: boolean;
+  /** Why it stopped on its own, or null. */
+  readonly failure: string | null;
+}
+
+/** What a recorder records from: the ring the tap writes, and the runtime. */
+export interface RecordSource {
+  readonly tap: RecordTap;
+  readonly robot: RobotBase & { onCycle(listener: CycleListener): () => void };
+  /** "sim", "usb", "replay", … for the metadata. */
+  readonly transport: string;
+}
+
+interface Pending {
+  channelId: number;
+  logTime: bigint;
+  data: Uint8Array;
+}
+
+const te = new TextEncoder();
+
+function nsOf(epochMs: number): bigint {
+  return BigInt(Math.round(epochMs * 1000)) * 1000n;
+}
+
+/** The file name of part `index` (1-based) of a split recording. */
+export function splitPath(path: string, index: number): string {
+  const ext = extname(path) || ".mcap";
+  return join(dirname(path), `${basename(path, extname(path))}-${String(index).padStart(4, "0")}${ext}`);
+}
+
+export class Recorder {
+  readonly #src: RecordSource;
+  readonly #ring: ByteRing;
+  readonly #opts: RecorderOptions;
+  readonly #log: (line: string) => void;
+  readonly #adapter: BodyAdapter | null;
+  readonly #nao: NaoRobot | null;
+  readonly #prefs = new PreferenceAssembler();
+  #prefsBlock: Uint8Array | null = null;
+  #prefsAttached = false;
+  #writer: McapWriter | null = null;
+  #file: FileWritable | null = null;
+  readonly #files: string[] = [];
+  #bytesClosed = 0;
+  /** Ring channel → MCAP channel id in the current file. */
+  #ids = new Map<number, number>();
+  readonly #seq = new Map<number, number>();
+  #queue: Pending[] = [];
+  #pumping: Promise<void> | null = null;
+  #messages = 0;
+  #droppedSeen = 0;
+  #startedMs = 0;
+  #stopped = false;
+  #stopping: Promise<void> | null = null;
+  #failure: string | null = null;
+  #drainScheduled = false;
+  readonly #unsubscribe: Array<() => void> = [];
+  readonly #timers: NodeJS.Timeout[] = [];
+  // Per-cycle change detection (perform side: compares, allocates only on a change).
+  #lastLink = "";
+  #lastSafety: string | null = null;
+  #lastLate = 0;
+  #lastApiSeq = -1;
+
+  private constructor(src: RecordSource, opts: RecorderOptions) {
+    this.#src = src;
+    this.#ring = src.tap.ring;
+    this.#opts = opts;
+    this.#log = opts.log ?? ((l) => console.error(l));
+    this.#nao = src.robot.kind === "nao" ? (src.robot as NaoRobot) : null;
+    let adapter: BodyAdapter | null = null;
+    try {
+      adapter = adapterFor(src.robot as Parameters<typeof adapterFor>[0]);
+    } catch {
+      adapter = null; // a runtime the robot API does not know (tests' fakes): no /api/state
+    }
+    this.#adapter = adapter;
+  }
+
+  /** Open the first file and start draining. Rejects (BL_ERR_RECORD_OPEN) when the file cannot be created. */
+  static async start(src: RecordSource, opts: RecorderOptions): Promise<Recorder> {
+    if (opts.splitMb !== undefined && !(opts.splitMb > 0)) throw new RangeError(`splitMb must be > 0, got ${opts.splitMb}`);
+    if (opts.durationS !== undefined && !(opts.durationS > 0)) throw new RangeError(`durationS must be > 0, got ${opts.durationS}`);
+    await loadZstd();
+    const r = new Recorder(src, opts);
+    await r.#openFile();
+    r.#attach();
+    return r;
+  }
+
+  get files(): readonly string[] {
+    return this.#files;
+  }
+
+  progress(): RecordingProgress {
+    const elapsedS = this.#startedMs ? (this.#src.robot.clock.nowMs() - this.#startedMs) / 1000 : 0;
+    const bytes = this.#bytesClosed + (this.#file?.bytes ?? 0);
+    return {
+      elapsedS,
+      messages: this.#messages,
+      bytes,
+      mbPerMin: elapsedS > 0 ? bytes / 1e6 / (elapsedS / 60) : 0,
+      files: [...this.#files],
+      dropped: this.#ring.dropped,
+      stopped: this.#stopped,
+      failure: this.#failure,
+    };
+  }
+
+  // ---- producers (main thread, outside the cycle) ---------------------------------------------
+
+  /** Record a runtime event (JSON) through the ring, so it sits in order with the frames. */
+  event(type: string, text: string, extra: Record<string, unknown> = {}): void {
+    if (this.#stopped) return;
+    const b = te.encode(JSON.stringify({ type, seq: this.#src.robot.loop.seq, text, ...extra }));
+    this.#src.tap.bytes(RING_CHANNEL.event, 0, b, b.length);
+  }
+
+  #attach(): void {
+    const robot = this.#src.robot;
+    this.#startedMs = robot.clock.nowMs();
+    this.#unsubscribe.push(robot.onCycle(this.#onCycle));
+    const auth = robot.authority;
+    const onAcquired = (info: { owner: string; source: string; expiresAtEpochMs: number }) =>
+      this.event("lease_acquired", `${info.owner} (${info.source}) took control`, { owner: info.owner, source: info.source });
+    const onReleased = (info: { owner: string; source: string }, why: string) =>
+      this.event("lease_released", `${info.owner} (${info.source}) lost control: ${why}`, { owner: info.owner, source: info.source, why });
+    auth.on("acquired", onAcquired);
+    auth.on("released", onReleased);
+    this.#unsubscribe.push(() => {
+      auth.off("acquired", onAcquired);
+      auth.off("released", onReleased);
+    });
+    // The latched e-stop's events (issue 10), where the authority has them.
+    const em = auth as unknown as EventEmitter;
+    const onEstop = (e: unknown) => this.event("estop", `emergency stop latched${describe(e)}`, { detail: plain(e) });
+    const onReset = (e: unknown) => this.event("estop_reset", `emergency stop reset${describe(e)}`, { detail: plain(e) });
+    em.on("estop", onEstop);
+    em.on("reset", onReset);
+    this.#unsubscribe.push(() => {
+      em.off("estop", onEstop);
+      em.off("reset", onReset);
+    });
+    if (this.#nao) {
+      const boards = this.#nao.boards;
+      const ok = boards.filter((b) => b.accepted).length;
+      this.event("handshake", `${ok}/${boards.length} motor boards started`, {
+        boards: boards.map((b) => ({ name: b.name, accepted: b.accepted, reason: b.reason, version: b.configVersion, serial: b.serial })),
+      });
+    }
+    this.event("recording_started", `recording to ${this.#files[0]}`, { body: robot.kind, transport: this.#src.transport });
+    if (this.#adapter) this.#timers.push(setInterval(() => this.#apiState(), API_STATE_EVERY_MS));
+    // Drains also when no cycle runs (a paused replay, a stopped body).
+    this.#timers.push(setInterval(() => this.#drain(), 100));
+    if (this.#opts.durationS) {
+      this.#timers.push(
+        setTimeout(() => {
+          void this.stop().then(() => this.#opts.onStop?.(null));
+        }, this.#opts.durationS * 1000),
+      );
+    }
+    for (const t of this.#timers) t.unref();
+  }
+
+  /** Perform side: the decoded state, and events on a change. */
+  readonly #onCycle: CycleListener = () => {
+    const nao = this.#nao;
+    if (nao) {
+      const s = nao.state;
+      this.#src.tap.naoState(s);
+      if (s.link !== this.#lastLink) {
+        const from = this.#lastLink;
+        this.#lastLink = s.link;
+        if (from) this.event("link", `body link ${from} → ${s.link}`, { from, to: s.link });
+      }
+      if (s.safetyReason !== this.#lastSafety) {
+        this.#lastSafety = s.safetyReason;
+        this.event("safety", s.safetyReason ? `stiffness ramps to 0: ${s.safetyReason}` : "commands flow normally", { reason: s.safetyReason });
+      }
+    }
+    const late = this.#src.robot.loop.timing.lateCycles;
+    if (late !== this.#lastLate) {
+      const n = late - this.#lastLate;
+      this.#lastLate = late;
+      if (n > 0) this.event("late_cycle", `cycle started late (${late} so far)`, { late_cycles: late });
+    }
+    if (!this.#drainScheduled) {
+      this.#drainScheduled = true;
+      setImmediate(this.#drainSoon);
+    }
+  };
+
+  readonly #drainSoon = (): void => {
+    this.#drainScheduled = false;
+    this.#drain();
+  };
+
+  #apiState(): void {
+    const a = this.#adapter!;
+    const src = a.source();
+    if (!src || src.seq === this.#lastApiSeq) return;
+    this.#lastApiSeq = src.seq;
+    const fields = a.read("stream");
+    if (!fields) return;
+    const msg = { type: "state", body: a.kind, seq: src.seq, timestamp_ms: src.timestampMs, epoch_ms: src.epochMs, link: src.link, ...fields };
+    const b = te.encode(JSON.stringify(msg));
+    this.#src.tap.bytes(RING_CHANNEL.apiState, 0, b, b.length);
+  }
+
+  // ---- consumer --------------------------------------------------------------------------------
+
+  #drain(): void {
+    if (this.#stopped && !this.#stopping) return;
+    const ring = this.#ring;
+    const dropped = ring.dropped;
+    if (dropped !== this.#droppedSeen) {
+      const n = dropped - this.#droppedSeen;
+      this.#droppedSeen = dropped;
+      const gap = te.encode(JSON.stringify({ type: "recording_gap", seq: this.#src.robot.loop.seq, text: `${n} records lost: the recorder fell behind and the ring was full`, lost: n }));
+      this.#enqueue(RING_CHANNEL.event, this.#src.robot.clock.epochMs(), gap);
+    }
+    ring.drain(this.#onRecord);
+  }
+
+  readonly #onRecord = (channel: number, _flags: number, timeMs: number, offset: number, length: number): void => {
+    const b = this.#ring.bytes;
+    let data: Uint8Array;
+    if (channel === RING_CHANNEL.naoState) {
+      data = te.encode(JSON.stringify(readNaoStateRecord(this.#ring.view, offset)));
+    } else if (channel === RING_CHANNEL.chestTransfer) {
+      const v = this.#ring.view;
+      const op = v.getUint8(offset);
+      data = te.encode(
+        JSON.stringify({
+          op: TRANSFER_OP_NAME[op] ?? `op_${op}`,
+          request: v.getUint8(offset + 1),
+          result: v.getInt32(offset + 2, true),
+          bytes_hex: toHex(b.subarray(offset + TRANSFER_HEADER_BYTES, offset + length)),
+        }),
+      );
+    } else {
+      data = b.slice(offset, offset + length);
+      if (channel === RING_CHANNEL.chestIn && !this.#prefsBlock && this.#prefs.push(data)) {
+        this.#prefsBlock = this.#prefs.result();
+      }
+    }
+    this.#enqueue(channel, timeMs, data);
+  };
+
+  #enqueue(channel: number, timeMs: number, data: Uint8Array): void {
+    if (this.#stopped && !this.#stopping) return;
+    this.#queue.push({ channelId: channel, logTime: nsOf(timeMs), data });
+    this.#pumping ??= this.#pump();
+  }
+
+  async #pump(): Promise<void> {
+    try {
+      while (this.#queue.length > 0 && this.#writer) {
+        const batch = this.#queue;
+        this.#queue = [];
+        for (const m of batch) {
+          if (this.#prefsBlock && !this.#prefsAttached) await this.#attachPrefs();
+          const id = this.#ids.get(m.channelId);
+          if (id === undefined) continue;
+          const sequence = (this.#seq.get(m.channelId) ?? 0) + 1;
+          this.#seq.set(m.channelId, sequence);
+          await this.#writer.addMessage({ channelId: id, sequence, logTime: m.logTime, publishTime: m.logTime, data: m.data });
+          this.#messages++;
+          if (this.#opts.splitMb && this.#file!.bytes >= this.#opts.splitMb * 1e6) await this.#rotate();
+        }
+      }
+    } catch (e) {
+      this.#fail(e as Error);
+    } finally {
+      this.#pumping = null;
+    }
+  }
+
+  async #attachPrefs(): Promise<void> {
+    this.#prefsAttached = true;
+    const t = nsOf(this.#src.robot.clock.epochMs());
+    await this.#writer!.addAttachment({ name: PREFS_ATTACHMENT, logTime: t, createTime: t, mediaType: "application/octet-stream", data: this.#prefsBlock! });
+  }
+
+  async #openFile(): Promise<void> {
+    const path = this.#opts.splitMb ? splitPath(this.#opts.path, this.#files.length + 1) : this.#opts.path;
+    let file: FileWritable;
+    try {
+      file = await FileWritable.open(path);
+    } catch (e) {
+      throw new BodylinkError("BL_ERR_RECORD_OPEN", path, (e as Error).message);
+    }
+    const writer = new McapWriter({ writable: file, chunkSize: this.#opts.chunkBytes ?? DEFAULT_CHUNK_BYTES, compressChunk: compressZstd });
+    await writer.start({ profile: RECORDING_PROFILE, library: this.#opts.library ?? "bodylink" });
+    const ids = new Map<number, number>();
+    const nao = this.#nao !== null;
+    for (const c of CHANNELS) {
+      const naoOnly = c.topic.startsWith("/nao/") || c.topic.startsWith("/lola/");
+      if (naoOnly && !nao) continue;
+      if (c.ring === RING_CHANNEL.apiState && !this.#adapter) continue;
+      let schemaId = 0;
+      if (c.schemaName) {
+        const schema = this.#schemaFor(c.ring);
+        schemaId = await writer.registerSchema({ name: c.schemaName, encoding: "jsonschema", data: te.encode(JSON.stringify(schema)) });
+      }
+      const id = await writer.registerChannel({ topic: c.topic, messageEncoding: c.messageEncoding, schemaId, metadata: new Map([["description", c.description]]) });
+      ids.set(c.ring, id);
+    }
+    const meta = new Map<string, string>([
+      ["format_version", String(RECORDING_FORMAT_VERSION)],
+      ["body", this.#src.robot.kind],
+      ["transport", this.#src.transport],
+      ["part", String(this.#files.length + 1)],
+      ["started_epoch_ms", String(this.#src.robot.clock.epochMs())],
+    ]);
+    if (this.#nao?.prefs) {
+      meta.set("body_id", this.#nao.prefs.bodyId);
+      meta.set("body_version", this.#nao.prefs.bodyVersion);
+    }
+    await writer.addMetadata({ name: METADATA_NAME, metadata: meta });
+    this.#writer = writer;
+    this.#file = file;
+    this.#ids = ids;
+    this.#files.push(path);
+    this.#prefsAttached = false;
+  }
+
+  #schemaFor(ring: number): object {
+    if (ring === RING_CHANNEL.naoState) return NAO_STATE_SCHEMA;
+    if (ring === RING_CHANNEL.chestTransfer) return TRANSFER_SCHEMA;
+    if (ring === RING_CHANNEL.event) return EVENT_SCHEMA;
+    return stateSchema(this.#adapter!.schemas.stream, `The robot API's state message (${this.#adapter!.kind})`);
+  }
+
+  async #closeFile(): Promise<void> {
+    const w = this.#writer;
+    const f = this.#file;
+    this.#writer = null;
+    this.#file = null;
+    if (!w || !f) return;
+    try {
+      await w.end();
+    } finally {
+      await f.close();
+      this.#bytesClosed += f.bytes;
+    }
+  }
+
+  async #rotate(): Promise<void> {
+    await this.#closeFile();
+    await this.#openFile();
+  }
+
+  #detach(): void {
+    for (const u of this.#unsubscribe.splice(0)) u();
+    for (const t of this.#timers.splice(0)) clearTimeout(t);
+  }
+
+  #fail(e: Error): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    const path = this.#files[this.#files.length - 1] ?? this.#opts.path;
+    this.#failure = `cannot write ${path}: ${e.message}`;
+    this.#detach();
+    this.#queue = [];
+    const f = this.#file;
+    this.#file = null;
+    this.#writer = null;
+    if (f) {
+      this.#bytesClosed += f.writtenBytes;
+      void f.close().catch(() => {});
+    }
+    const err = new BodylinkError("BL_ERR_RECORD_WRITE", this.#failure);
+    this.#log(`bodylink: ${err.message} [${err.code}]`);
+    this.#opts.onStop?.(this.#failure);
+  }
+
+  /** Drain what is left, write the summary and close the file. Idempotent. */
+  stop(): Promise<void> {
+    if (this.#stopping) return this.#stopping;
+    if (this.#stopped) return Promise.resolve();
+    this.#stopping = (async () => {
+      this.event("recording_stopped", "recording stopped");
+      this.#detach();
+      this.#drain();
+      while (this.#pumping) await this.#pumping;
+      this.#stopped = true;
+      if (this.#failure) return;
+      try {
+        await this.#closeFile();
+      } catch (e) {
+        this.#stopping = null;
+        this.#stopped = false;
+        this.#fail(e as Error);
+      }
+    })();
+    return this.#stopping;
+  }
+}
+
+function plain(e: unknown): unknown {
+  try {
+    return JSON.parse(JSON.stringify(e ?? null));
+  } catch {
+    return String(e);
+  }
+}
+
+function describe(e: unknown): string {
+  if (e && typeof e === "object") {
+    const o = e as { source?: unknown; reason?: unknown };
+    const parts = [o.source ? `by ${String(o.source)}` : "", o.reason ? String(o.reason) : ""].filter(Boolean);
+    return parts.length ? ` (${parts.join(": ")})` : "";
+  }
+  return "";
+}
+
+/** For tests and docs: every channel the recorder may write. */
+export { CHANNEL_BY_RING };

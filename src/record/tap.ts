@@ -1,0 +1,156 @@
+/**
+ * The recording tap: what the real-time side (and the LoLA servers) call to put bytes into the
+ * recording ring. Every method is perform side: it copies into the {@link ByteRing} and
+ * returns; nothing waits, nothing allocates. A full ring refuses the record and counts it
+ * (`ring.dropped`); the recorder turns that into a `recording_gap` event.
+ *
+ * - {@link TappedChestboard} wraps a chest-board transport and records every transfer: command
+ *   frames (bulk OUT) and answer frames (bulk IN) on their own channels, vendor requests and
+ *   failed transfers on `/nao/chestboard/transfer`. Installed before `configure()`, so the
+ *   preference reads and the handshake are in the recording too.
+ * - `lolaSensor`/`lolaCommand`: the LoLA server's messages as sent and received.
+ * - `lolaUpstreamSensor`/`lolaUpstreamCommand`: for a LoLA-upstream link (bodylink as a client of
+ *   Aldebaran's LoLA): the bytes exactly as received from and sent to it. This is the LoLA half
+ *   of `bodylink verify`'s robot recipe (docs/recordings.md).
+ *
+ * Times are the clock's epoch milliseconds (MCAP log times are nanoseconds since the epoch).
+ */
+import type { NaoState } from "../bodies/nao/state.js";
+import type { Clock } from "../runtime/clock.js";
+import type { ByteRing } from "../shm/ring.js";
+import type { ChestboardTransport, TransferDone } from "../transport/chestboard.js";
+import { RING_CHANNEL, TRANSFER_HEADER_BYTES, TRANSFER_OP } from "./channels.js";
+import { NAO_STATE_RECORD_BYTES, writeNaoStateRecord } from "./nao-state-record.js";
+
+/** What a LoLA server (ours, or an upstream link) calls for each message. Perform side. */
+export interface LolaTap {
+  /** A sensor message as written to (or read from) the socket: `bytes[0, length)`. */
+  sensor(bytes: Uint8Array, length: number): void;
+  /** Bytes a client sent (or bytes sent upstream), as one chunk; `client` numbers the connection. */
+  command(client: number, bytes: Uint8Array, length: number): void;
+}
+
+export class RecordTap {
+  readonly ring: ByteRing;
+  readonly clock: Clock;
+  /** The LoLA server's own messages. */
+  readonly lola: LolaTap;
+  /** An upstream LoLA's messages (bodylink as LoLA's client). */
+  readonly lolaUpstream: LolaTap;
+
+  constructor(ring: ByteRing, clock: Clock) {
+    this.ring = ring;
+    this.clock = clock;
+    this.lola = {
+      sensor: (b, n) => this.bytes(RING_CHANNEL.lolaSensor, 0, b, n),
+      command: (c, b, n) => this.bytes(RING_CHANNEL.lolaCommand, c & 0xffff, b, n),
+    };
+    this.lolaUpstream = {
+      sensor: (b, n) => this.bytes(RING_CHANNEL.lolaUpstreamSensor, 0, b, n),
+      command: (c, b, n) => this.bytes(RING_CHANNEL.lolaUpstreamCommand, c & 0xffff, b, n),
+    };
+  }
+
+  /** Record `bytes[0, length)` on ring channel `channel`. */
+  bytes(channel: number, flags: number, bytes: ArrayLike<number>, length: number): boolean {
+    return this.ring.write(channel, flags, this.clock.epochMs(), bytes, 0, length);
+  }
+
+  /** A chest-board transfer other than a frame (or a failed one): op, request, result, bytes. */
+  transfer(op: number, request: number, result: number, bytes: ArrayLike<number> | null, length: number): boolean {
+    const n = bytes && length > 0 ? length : 0;
+    const at = this.ring.reserve(RING_CHANNEL.chestTransfer, 0, this.clock.epochMs(), TRANSFER_HEADER_BYTES + n);
+    if (at < 0) return false;
+    const v = this.ring.view;
+    v.setUint8(at, op);
+    v.setUint8(at + 1, request);
+    v.setInt32(at + 2, result, true);
+    const b = this.ring.bytes;
+    for (let i = 0; i < n; i++) b[at + TRANSFER_HEADER_BYTES + i] = bytes![i]!;
+    this.ring.commit();
+    return true;
+  }
+
+  /** The decoded NAO state of this cycle. */
+  naoState(s: NaoState): boolean {
+    const at = this.ring.reserve(RING_CHANNEL.naoState, 0, this.clock.epochMs(), NAO_STATE_RECORD_BYTES);
+    if (at < 0) return false;
+    writeNaoStateRecord(this.ring.view, at, s);
+    this.ring.commit();
+    return true;
+  }
+}
+
+/**
+ * A chest-board transport that records every transfer through `tap` and otherwise behaves exactly
+ * like `inner` (same results, same timing: one copy per transfer). Allocation-free per transfer.
+ */
+export class TappedChestboard implements ChestboardTransport {
+  readonly name: string;
+  readonly #inner: ChestboardTransport;
+  readonly #tap: RecordTap;
+  // The transfer in flight of each kind (the link runs one exchange at a time).
+  #outData: Uint8Array | null = null;
+  #outLength = 0;
+  #outDone: TransferDone | null = null;
+  #vendorRequest = 0;
+  #vendorInto: Uint8Array | null = null;
+  #vendorDone: TransferDone | null = null;
+  #inInto: Uint8Array | null = null;
+  #inDone: TransferDone | null = null;
+  readonly #afterOut = (r: number) => {
+    const done = this.#outDone!;
+    this.#outDone = null;
+    if (r === this.#outLength) this.#tap.bytes(RING_CHANNEL.chestOut, 0, this.#outData!, this.#outLength);
+    else this.#tap.transfer(TRANSFER_OP.bulkOut, 0, r, this.#outData, this.#outLength);
+    this.#outData = null;
+    done(r);
+  };
+  readonly #afterVendor = (r: number) => {
+    const done = this.#vendorDone!;
+    this.#vendorDone = null;
+    this.#tap.transfer(TRANSFER_OP.vendorIn, this.#vendorRequest, r, this.#vendorInto, r);
+    this.#vendorInto = null;
+    done(r);
+  };
+  readonly #afterIn = (r: number) => {
+    const done = this.#inDone!;
+    this.#inDone = null;
+    if (r >= 0) this.#tap.bytes(RING_CHANNEL.chestIn, 0, this.#inInto!, r);
+    else this.#tap.transfer(TRANSFER_OP.bulkIn, 0, r, null, 0);
+    this.#inInto = null;
+    done(r);
+  };
+
+  constructor(inner: ChestboardTransport, tap: RecordTap) {
+    this.#inner = inner;
+    this.#tap = tap;
+    this.name = inner.name;
+  }
+
+  bulkOut(data: Uint8Array, length: number, timeoutMs: number, done: TransferDone): void {
+    // The frame is recorded when the transfer completes (so a failed write is marked as such),
+    // from the caller's buffer, which the link does not touch until `done`.
+    this.#outData = data;
+    this.#outLength = length;
+    this.#outDone = done;
+    this.#inner.bulkOut(data, length, timeoutMs, this.#afterOut);
+  }
+
+  vendorIn(request: number, into: Uint8Array, length: number, done: TransferDone): void {
+    this.#vendorRequest = request;
+    this.#vendorInto = into;
+    this.#vendorDone = done;
+    this.#inner.vendorIn(request, into, length, this.#afterVendor);
+  }
+
+  bulkIn(into: Uint8Array, timeoutMs: number, done: TransferDone): void {
+    this.#inInto = into;
+    this.#inDone = done;
+    this.#inner.bulkIn(into, timeoutMs, this.#afterIn);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}
