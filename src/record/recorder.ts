@@ -455,6 +455,12 @@ export class Recorder {
     this.#opts.onStop?.(this.#failure);
   }
 
+  /** Drain the ring now and wait until everything in it was handed to the writer (tests, replay's step). */
+  async flush(): Promise<void> {
+    this.#drain();
+    while (this.#pumping) await this.#pumping;
+  }
+
   /** Drain what is left, write the summary and close the file. Idempotent. */
   stop(): Promise<void> {
     if (this.#stopping) return this.#stopping;
