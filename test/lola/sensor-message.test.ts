@@ -145,6 +145,23 @@ describe("LoLA sensor message writer", () => {
 });
 
 describe("RobotConfig strings", () => {
+  it("can be changed in place (a robot identified later): only the string bytes change", () => {
+    const w = new LolaSensorWriter();
+    const before = Uint8Array.from(w.write(knownSensorValues()));
+    w.setRobotConfig(KNOWN_ROBOT_CONFIG);
+    const after = w.write(knownSensorValues());
+    expect(toHex(after)).toBe(toHex(new LolaSensorWriter(KNOWN_ROBOT_CONFIG).write(knownSensorValues())));
+    const strings = w.field("RobotConfig")!.elementOffsets;
+    const lengths = [20, 5, 20, 5];
+    for (let i = 0; i < 896; i++) {
+      const inString = strings.some((o, k) => i >= o && i < o + lengths[k]!);
+      if (!inString) expect(after[i], `byte ${i}`).toBe(before[i]);
+    }
+    expect(w.robotConfig).toEqual(KNOWN_ROBOT_CONFIG);
+    expect(() => w.setRobotConfig({ ...KNOWN_ROBOT_CONFIG, headId: "short" })).toThrow(/headId "short" is 5 characters/);
+    expect(w.robotConfig).toEqual(KNOWN_ROBOT_CONFIG);
+  });
+
   it("defaults to the Webots server's values", () => {
     expect(normalizeLolaRobotConfig().config).toEqual(DEFAULT_LOLA_ROBOT_CONFIG);
   });

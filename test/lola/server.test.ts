@@ -424,3 +424,45 @@ describe("LoLA server: socket file and configuration", () => {
     expect(existsSync(path)).toBe(false);
   });
 });
+
+describe("LoLA server on top of a link identified later (an upstream LoLA)", () => {
+  it("holdUntilValid: nothing before the first valid state or while the link is lost, then every cycle", async () => {
+    const r = await rig({ holdUntilValid: true });
+    expect(r.robot.state.valid).toBe(false); // configured, no cycle yet
+    const c = await r.connect();
+    await new Promise((res) => setTimeout(res, 30));
+    expect(c.pending).toBe(0); // no zeros passed off as a robot
+    await r.step();
+    expect((await c.frame()).length).toBe(896);
+    r.robot.sim!.dropAnswers = 8; // the chest board stops answering: lost after 5
+    await r.step(5);
+    expect(r.robot.state.link).toBe("lost");
+    await new Promise((res) => setTimeout(res, 30));
+    c.discard();
+    await r.step(3);
+    await new Promise((res) => setTimeout(res, 30));
+    expect(c.pending).toBe(0);
+    await r.step(); // the link answers again
+    expect(r.robot.state.valid).toBe(true);
+    expect((await c.frame()).length).toBe(896);
+  });
+
+  it("robotConfigSource: RobotConfig follows the source in place (padded), given fields win, bad ones are logged", async () => {
+    let source: Partial<{ bodyId: string; bodyVersion: string; headId: string; headVersion: string }> | null = null;
+    const r = await rig({ robotConfigSource: () => source, robotConfig: { headVersion: "6.0.1" } });
+    const c = await r.connect();
+    const config = async () => {
+      c.discard();
+      await r.step();
+      return (decode(await c.frame()) as { RobotConfig: string[] }).RobotConfig;
+    };
+    expect((await config())[0]).toBe(r.robot.prefs!.bodyId); // nothing from the source yet
+    source = { bodyId: "P0000073A07S94799999", bodyVersion: "6.0.0", headId: "P0000074A05S93M0006", headVersion: "6.0.0" };
+    expect(await config()).toEqual(["P0000073A07S94799999", "6.0.0", "P0000074A05S93M0006 ", "6.0.1"]);
+    expect(r.server.robotConfig.bodyId).toBe("P0000073A07S94799999");
+    expect(r.logged(/RobotConfig now P0000073A07S94799999 6\.0\.0 P0000074A05S93M0006  6\.0\.1/)).toBe(true);
+    source = { bodyId: "P0000073A07S947999991" };
+    expect((await config())[0]).toBe("P0000073A07S94799999"); // kept
+    expect(r.logged(/kept out of the messages: .*is 21 characters/)).toBe(true);
+  });
+});

@@ -82,6 +82,19 @@ export interface LolaServerOptions {
    * "6.0.0" (the head's own ids are not in the body's preferences). Given fields win.
    */
   robotConfig?: Partial<LolaRobotConfig>;
+  /**
+   * Where RobotConfig comes from when the robot is identified only later (an upstream LoLA's
+   * messages): polled every cycle; a different object rewrites the strings in place (same lengths,
+   * so the layout never changes; short strings padded as below). Fields given in `robotConfig` win.
+   * Defaults to none.
+   */
+  robotConfigSource?: () => Partial<LolaRobotConfig> | null;
+  /**
+   * Send sensor messages only while the state is valid (the body link delivers): before the body's
+   * first state, and while the link is lost, clients receive nothing, as from a LoLA that stalls,
+   * rather than zeros or stale values. Defaults to false (a message every cycle, from accept on).
+   */
+  holdUntilValid?: boolean;
   /** Pad RobotConfig strings shorter than 20/5 characters with spaces (logged). Defaults to true; false fails instead. */
   padRobotConfig?: boolean;
   /** Where log lines go. Defaults to stderr, prefixed "LoLA server:". */
@@ -116,7 +129,7 @@ export interface LolaClientInfo {
 export interface LolaServer {
   /** The socket path actually served. */
   readonly path: string;
-  /** The RobotConfig strings every message carries. */
+  /** The RobotConfig strings every message carries (they change when `robotConfigSource` does). */
   readonly robotConfig: LolaRobotConfig;
   readonly graceMs: number;
   readonly readers: number;
@@ -195,6 +208,13 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
   await clearStaleSocket(path);
   const server = createServer({ allowHalfOpen: false, pauseOnConnect: false });
   const state = new ServerState(robot, server, writer, path, readers, graceMs, log, opts.tap ?? null);
+  state.holdUntilValid = opts.holdUntilValid ?? false;
+  if (opts.robotConfigSource) {
+    const source = opts.robotConfigSource;
+    const overrides = definedOnly(opts.robotConfig);
+    const pad = opts.padRobotConfig ?? true;
+    state.followRobotConfig(source, (c) => normalizeLolaRobotConfig({ ...definedOnly(c), ...overrides }, { padShort: pad }));
+  }
   await new Promise<void>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException) => {
       reject(new BodylinkError("BL_ERR_LOLA_SOCKET", path, `${e.code ?? ""} ${e.message}; choose another path`.trim()));
@@ -209,7 +229,9 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
   log("info", `serving LoLA on ${path} (1 controlling client, ${readers} read-only; grace ${graceMs} ms; RobotConfig ${writer.robotConfig.bodyId} ${writer.robotConfig.bodyVersion} ${writer.robotConfig.headId} ${writer.robotConfig.headVersion})`);
   return {
     path,
-    robotConfig: writer.robotConfig,
+    get robotConfig() {
+      return writer.robotConfig;
+    },
     graceMs,
     readers,
     clients: () => state.info(),
@@ -270,6 +292,11 @@ class ServerState {
   #closing: Promise<void> | null = null;
   #unsubscribe: (() => void) | null = null;
   #listenerErrors = 0;
+  /** See LolaServerOptions.holdUntilValid. */
+  holdUntilValid = false;
+  #configSource: (() => Partial<LolaRobotConfig> | null) | null = null;
+  #configNormalize: ((c: Partial<LolaRobotConfig>) => { config: LolaRobotConfig; notes: string[] }) | null = null;
+  #configSeen: Partial<LolaRobotConfig> | null = null;
 
   constructor(
     readonly robot: LolaRobot,
@@ -306,9 +333,34 @@ class ServerState {
     }
   };
 
+  followRobotConfig(source: () => Partial<LolaRobotConfig> | null, normalize: (c: Partial<LolaRobotConfig>) => { config: LolaRobotConfig; notes: string[] }): void {
+    this.#configSource = source;
+    this.#configNormalize = normalize;
+  }
+
+  /** Perform side, except when RobotConfig changed (rare): rewrite its strings in place. */
+  #syncRobotConfig(): void {
+    const c = this.#configSource!();
+    if (!c || c === this.#configSeen) return;
+    this.#configSeen = c;
+    try {
+      const { config, notes } = this.#configNormalize!(c);
+      for (const n of notes) this.log("warn", n);
+      const was = this.writer.robotConfig;
+      this.writer.setRobotConfig(config);
+      if (was.bodyId !== config.bodyId || was.bodyVersion !== config.bodyVersion || was.headId !== config.headId || was.headVersion !== config.headVersion) {
+        this.log("info", `RobotConfig now ${config.bodyId} ${config.bodyVersion} ${config.headId} ${config.headVersion}`);
+      }
+    } catch (e) {
+      this.log("warn", `RobotConfig ${JSON.stringify(c)} kept out of the messages: ${(e as Error).message}`);
+    }
+  }
+
   /** Perform side: one sensor message per cycle to every client. Never throws into the loop. */
   readonly #onCycle = (): void => {
     try {
+      if (this.#configSource) this.#syncRobotConfig();
+      if (this.holdUntilValid && !this.robot.state.valid) return;
       const frame = this.writer.write(this.robot.state);
       this.tap?.sensor(frame, frame.length);
       const cs = this.#clients;
@@ -381,8 +433,9 @@ class ServerState {
     });
     socket.on("close", () => this.#onClose(c));
     this.log("info", `${c.name} connected as the ${role === "controller" ? "controlling client" : "read-only client"}`);
-    // LoLA clients start with a read: the first message goes out now, not at the next cycle.
-    this.#send(c, this.writer.write(this.robot.state));
+    // LoLA clients start with a read: the first message goes out now, not at the next cycle
+    // (unless there is no valid state to send yet: then with the first valid cycle).
+    if (!this.holdUntilValid || this.robot.state.valid) this.#send(c, this.writer.write(this.robot.state));
   }
 
   #refuse(socket: Socket, id: number): void {

@@ -181,14 +181,14 @@ export class LolaSensorWriter {
   /** The message buffer, always {@link LOLA_SENSOR_MESSAGE_BYTES} long. */
   readonly bytes: Uint8Array;
   readonly layout: readonly LolaFieldLayout[];
-  readonly robotConfig: LolaRobotConfig;
+  #robotConfig: LolaRobotConfig;
   readonly #view: DataView;
 
   /** Builds the template. Throws {@link LolaConfigError} unless the strings have exactly their lengths. */
   constructor(robotConfig: LolaRobotConfig = DEFAULT_LOLA_ROBOT_CONFIG) {
     // Strict here (no padding): the caller decides about padding with normalizeLolaRobotConfig.
     const { config } = normalizeLolaRobotConfig(robotConfig, { padShort: false });
-    this.robotConfig = Object.freeze({ ...config });
+    this.#robotConfig = Object.freeze({ ...config });
     const strings = [config.bodyId, config.bodyVersion, config.headId, config.headVersion];
     const b = new Uint8Array(LOLA_SENSOR_MESSAGE_BYTES);
     const layout: LolaFieldLayout[] = [];
@@ -237,6 +237,27 @@ export class LolaSensorWriter {
         throw new Error(`LoLA sensor template: ${l.key} values at ${l.elementOffsets[0]}, expected ${FIRST[l.key]}`);
       }
     }
+  }
+
+  /** The RobotConfig strings every message carries. */
+  get robotConfig(): LolaRobotConfig {
+    return this.#robotConfig;
+  }
+
+  /**
+   * Change the RobotConfig strings in place (a robot identified later, e.g. by an upstream LoLA).
+   * They must have exactly the lengths of the template (20, 5, 20, 5), so the layout and the size
+   * never change (B-Human caches offsets). Prepare side. Throws {@link LolaConfigError}.
+   */
+  setRobotConfig(robotConfig: LolaRobotConfig): void {
+    const { config } = normalizeLolaRobotConfig(robotConfig, { padShort: false });
+    const at = this.field("RobotConfig")!.elementOffsets;
+    const strings = [config.bodyId, config.bodyVersion, config.headId, config.headVersion];
+    for (let i = 0; i < 4; i++) {
+      const str = strings[i]!;
+      for (let j = 0; j < str.length; j++) this.bytes[at[i]! + j] = str.charCodeAt(j);
+    }
+    this.#robotConfig = Object.freeze({ ...config });
   }
 
   /** The layout entry of a key, or undefined. */
