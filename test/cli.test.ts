@@ -125,6 +125,21 @@ describe("bodylink serve (the README's first command, on the simulator)", () => 
     expect(s.code).toBe(1);
     expect(s.stderr.trim()).toMatch(new RegExp(`^bodylink: a runtime named ${name} is already running \\(pid \\d+, nao on sim, API http://127\\.0\\.0\\.1:\\d+\\); stop it first, or choose another --name \\[BL_ERR_RUNTIME_NAME_TAKEN\\]$`));
   });
+  it("`bodylink estop` latches the stop, --status shows it, --reset needs a reason and releases it", async () => {
+    expect((await cli("estop", "--status")).stdout).toMatch(/emergency stop: not latched\ndefault stop category on this body: 1/);
+    const stop = await cli("estop", "--category", "0", "--reason", "cli test");
+    expect(stop.code).toBe(0);
+    expect(stop.stdout).toMatch(/emergency stop: LATCHED \(category 0, body in its safe state\) by cli: cli test since /);
+    const json = JSON.parse((await cli("estop", "--status", "--json")).stdout) as { latched: boolean; source: string };
+    expect(json).toMatchObject({ latched: true, source: "cli" });
+    const noReason = await cli("estop", "--reset");
+    expect(noReason.code).toBe(2);
+    expect(noReason.stderr).toMatch(/^bodylink: --reset needs --reason/);
+    expect((await cli("estop", "--category", "2")).code).toBe(2);
+    const reset = await cli("estop", "--reset", "--reason", "area clear");
+    expect(reset.stdout).toMatch(/emergency stop: reset; nothing moves until a client takes control and commands/);
+    expect((await cli("estop", "--status")).stdout).toMatch(/not latched/);
+  }, 60_000);
   it("several runtimes side by side: ls lists them, --robot chooses, none chosen among several is a clear error", async () => {
     const second = spawn(process.execPath, [...bin, "serve", "--body", "p7", "--name", "arm-1", "--api-port", "0"], { env });
     let out2 = "";

@@ -13,13 +13,14 @@ import { apiUrlFor, type TargetOptions } from "./discovery.js";
 import { BodylinkError } from "../errors.js";
 import { CliError, parseIntOption } from "./errors.js";
 
-type UrlOption = TargetOptions;
-const apiUrl = apiUrlFor;
+export type UrlOption = TargetOptions;
+export const apiUrl = apiUrlFor;
 
-async function getJson(base: string, path: string): Promise<unknown> {
+/** GET (or, with `body`, POST as JSON) one API path; one clear error when it fails. */
+export async function getJson(base: string, path: string, post?: unknown): Promise<unknown> {
   let res: Response;
   try {
-    res = await fetch(base + path);
+    res = await fetch(base + path, post === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(post) });
   } catch (e) {
     throw new BodylinkError("BL_ERR_CLI_NO_RUNTIME", `${base} (${(e as Error).cause ?? (e as Error).message})`);
   }

@@ -6,6 +6,7 @@ import { Command, CommanderError } from "commander";
 import { BodylinkError } from "../errors.js";
 import { registerChest } from "./chest.js";
 import { CliError } from "./errors.js";
+import { registerEstop } from "./estop.js";
 import { registerInspect } from "./inspect.js";
 import { registerLs } from "./ls.js";
 import { registerRecord } from "./record.js";
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerRecord(program);
   registerInspect(program);
   registerChest(program);
+  registerEstop(program);
   return program;
 }
 

@@ -35,6 +35,9 @@ import type {
   ControlHolder,
   ControlStatusAnswer,
   ErrorAnswer,
+  EstopResetAnswer,
+  EstopStateAnswer,
+  EstopStopAnswer,
   HealthAnswer,
   HelloMessage,
   InfoAnswer,
@@ -414,9 +417,23 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
     if (l) await l.release();
   }
 
-  /** Emergency stop: no lease needed; control is revoked (this client's lease too). */
-  emergencyStop(reason?: string): Promise<{ stopped: true; reason: string }> {
-    return this.#request("POST", "/v1/estop", reason === undefined ? {} : { reason });
+  /**
+   * Emergency stop: no lease needed; every lease is revoked (this client's too) and the stop stays
+   * latched until `resetEstop`. `category` 0 cuts at once, 1 reaches a safe posture first; the
+   * default is the body's (`fetchEstop().default_category`).
+   */
+  emergencyStop(reason?: string, opts: { category?: 0 | 1; source?: string } = {}): Promise<EstopStopAnswer> {
+    return this.#request("POST", "/v1/estop", { ...(reason === undefined ? {} : { reason }), ...opts });
+  }
+
+  /** The emergency-stop latch. */
+  fetchEstop(): Promise<EstopStateAnswer> {
+    return this.#request("GET", "/v1/estop");
+  }
+
+  /** Release the emergency-stop latch (a reason is required). Nothing moves until a client takes control and commands. */
+  resetEstop(reason: string, opts: { source?: string } = {}): Promise<EstopResetAnswer> {
+    return this.#request("POST", "/v1/estop/reset", { reason, ...opts });
   }
 
   // --- NAO commands (need control) ---

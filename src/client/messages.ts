@@ -114,7 +114,7 @@ export type StateMessage = NaoStateMessage | P7StateMessage | Tny360StateMessage
 
 export interface ControlHolder {
   readonly owner: string;
-  readonly source: "api" | "lola" | "tny" | "cli";
+  readonly source: "api" | "lola" | "tny" | "cli" | "fleet";
   readonly expires_at_epoch_ms: number;
   readonly expires_at: string;
 }
@@ -161,6 +161,7 @@ export interface HealthAnswer {
   };
   readonly errors: Readonly<Record<string, number>>;
   readonly control: ControlHolder | null;
+  readonly estop: EstopAnswer;
   readonly api: {
     readonly subscribers: number;
     readonly messages_sent: number;
@@ -168,6 +169,35 @@ export interface HealthAnswer {
     /** How long one stretch of sending held the server's event loop, ms: the most the stream delays a cycle. */
     readonly send_slice_ms: { readonly p99: number; readonly max: number };
   };
+}
+
+/** The emergency-stop latch (GET /v1/estop; docs/api.md "Emergency stop"). */
+export interface EstopAnswer {
+  /** True from the stop until an explicit reset; while latched nobody gets control. */
+  readonly latched: boolean;
+  readonly reason: string | null;
+  readonly source: string | null;
+  /** When it latched, ms since the Unix epoch. */
+  readonly since_ms: number | null;
+  /** 0: cut at once; 1: safe posture within a bounded time, then cut. */
+  readonly category: 0 | 1 | null;
+  /** settling: a category-1 stop is moving to its safe posture; cut: the body is in its safe state. */
+  readonly phase: "none" | "settling" | "cut";
+}
+
+export interface EstopStateAnswer extends EstopAnswer {
+  /** What a stop without a category gets on this body. */
+  readonly default_category: 0 | 1;
+}
+
+export interface EstopStopAnswer extends EstopAnswer {
+  readonly stopped: true;
+  readonly reason: string;
+}
+
+export interface EstopResetAnswer extends EstopAnswer {
+  /** False when there was nothing to reset. */
+  readonly was_latched: boolean;
 }
 
 export interface ControlStatusAnswer {

@@ -7,13 +7,18 @@
  * within its duration expires by itself, so a crashed client never blocks others. Reads never need
  * a lease; emergency stop never needs one.
  *
+ * The emergency-stop latch lives here too (estop.ts): while it is latched every lease is refused,
+ * whoever asks, until an explicit reset.
+ *
  * Runs on the prepare side of the cycle (may allocate); `isHeld(id)` is cheap for the perform side.
  */
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
+import { BodylinkError } from "../errors.js";
 import type { Clock } from "./clock.js";
+import { describeEstop, ESTOP_CLEAR, type EstopPhase, type EstopResetRequest, type EstopState, estopText, type StopCategory } from "./estop.js";
 
-export type LeaseSource = "api" | "lola" | "tny" | "cli";
+export type LeaseSource = "api" | "lola" | "tny" | "cli" | "fleet";
 
 export interface LeaseInfo {
   /** Opaque id; present it (x-bodylink-lease header, SDK) with every command. */
@@ -29,7 +34,9 @@ export interface LeaseInfo {
 
 export type AcquireResult =
   | { readonly ok: true; readonly lease: Lease }
-  | { readonly ok: false; readonly holder: LeaseInfo; readonly reason: string };
+  | { readonly ok: false; readonly holder: LeaseInfo; readonly reason: string; readonly latched: false }
+  /** Refused because the emergency stop is latched: nobody gets control until it is reset. */
+  | { readonly ok: false; readonly holder: null; readonly reason: string; readonly latched: true; readonly estop: EstopState };
 
 export const DEFAULT_LEASE_MS = 2000;
 export const MAX_LEASE_MS = 60_000;
@@ -62,11 +69,15 @@ export class Lease implements Disposable {
 export interface AuthorityEvents {
   acquired: [LeaseInfo];
   released: [LeaseInfo, "released" | "expired" | "revoked"];
+  /** The latch engaged, or a latched stop changed (category upgraded, phase moved on). */
+  estop: [EstopState];
+  reset: [EstopState, EstopResetRequest];
 }
 
 export class Authority extends EventEmitter<AuthorityEvents> {
   readonly #clock: Clock;
   #holder: LeaseInfo | null = null;
+  #estop: EstopState = ESTOP_CLEAR;
 
   constructor(clock: Clock) {
     super();
@@ -86,11 +97,13 @@ export class Authority extends EventEmitter<AuthorityEvents> {
 
   acquire(owner: string, source: LeaseSource, leaseMs = DEFAULT_LEASE_MS): AcquireResult {
     const ms = clampLease(leaseMs);
+    if (this.#estop.latched) return { ok: false, holder: null, latched: true, estop: this.#estop, reason: `${describeEstop(this.#estop)}: reset it first` };
     const current = this.holder();
     if (current) {
       return {
         ok: false,
         holder: current,
+        latched: false,
         reason: `control is held by ${current.owner} (${current.source}) until ${new Date(current.expiresAtEpochMs).toISOString()}`,
       };
     }
@@ -131,6 +144,60 @@ export class Authority extends EventEmitter<AuthorityEvents> {
     return true;
   }
 
+  /** The emergency-stop latch (an immutable value, replaced on every change). */
+  get estop(): EstopState {
+    return this.#estop;
+  }
+
+  /** True while the emergency stop is latched (cheap; safe on the perform side). */
+  get latched(): boolean {
+    return this.#estop.latched;
+  }
+
+  /**
+   * Latch the emergency stop and revoke the lease. Returns false when it was already latched (a
+   * category-0 request still upgrades a category-1 stop that is settling). The body's runtime
+   * does the stopping; this only keeps the latch.
+   */
+  engageEstop(category: StopCategory, source: string, reason: string | undefined): boolean {
+    const cur = this.#estop;
+    if (cur.latched) {
+      if (category === 0 && cur.phase === "settling") this.#setEstop({ ...cur, category: 0, phase: "cut" });
+      this.revoke();
+      return false;
+    }
+    this.#setEstop({
+      latched: true,
+      reason: estopText(reason, "no reason given"),
+      source: estopText(source, "unknown"),
+      sinceEpochMs: this.#clock.epochMs(),
+      category,
+      phase: category === 0 ? "cut" : "settling",
+    });
+    this.revoke();
+    return true;
+  }
+
+  /** The body reached its safe state (category 1 done) or faulted into category 0. */
+  setEstopPhase(phase: Exclude<EstopPhase, "none">, category?: StopCategory): void {
+    const cur = this.#estop;
+    if (!cur.latched || (cur.phase === phase && (category === undefined || category === cur.category))) return;
+    this.#setEstop({ ...cur, phase, category: category ?? cur.category });
+  }
+
+  /** Release the latch. Nothing moves after it until a client takes a lease and commands. Returns false when it was not latched. */
+  resetEstop(req: EstopResetRequest): boolean {
+    if (!this.#estop.latched) return false;
+    this.#estop = ESTOP_CLEAR;
+    this.emit("reset", ESTOP_CLEAR, { source: estopText(req.source, "unknown"), reason: estopText(req.reason, "no reason given") });
+    return true;
+  }
+
+  #setEstop(s: EstopState): void {
+    this.#estop = Object.freeze(s);
+    this.emit("estop", this.#estop);
+  }
+
   /** Take control away from whoever holds it (emergency stop, shutdown). */
   revoke(): void {
     const h = this.#holder;
@@ -138,6 +205,21 @@ export class Authority extends EventEmitter<AuthorityEvents> {
     this.#holder = null;
     this.emit("released", h, "revoked");
   }
+}
+
+/**
+ * The one place that says why `leaseId` may not command (every body and server uses it), or null
+ * when it holds control. Order: the latch first (nobody commands while it holds), then someone
+ * else's lease (named, with or without a lease id: that is what the client needs to know), then
+ * no lease id, then an unknown or lapsed one.
+ */
+export function leaseError(authority: Authority, leaseId: string | null | undefined): BodylinkError | null {
+  if (authority.latched) return new BodylinkError("BL_ERR_ESTOP_LATCHED", describeEstop(authority.estop));
+  if (leaseId && authority.isHeld(leaseId)) return null;
+  const h = authority.holder();
+  if (h) return new BodylinkError("BL_ERR_AUTH_HELD", `${h.owner} (${h.source})`, new Date(h.expiresAtEpochMs).toISOString());
+  if (!leaseId) return new BodylinkError("BL_ERR_AUTH_REQUIRED");
+  return new BodylinkError("BL_ERR_AUTH_UNKNOWN_LEASE", leaseId);
 }
 
 function clampLease(ms: number): number {

@@ -15,6 +15,13 @@
  * control, when the link fails `linkLostAfter` exchanges in a row, or when a cycle starts more
  * than `safetyLateBoundMs` late. `state.safetyReason` says why. Once the cause has been gone for
  * `recoveryMs`, stiffness ramps back up at the same rate (never a jump).
+ *
+ * Emergency stop (estop.ts; latched in the Authority until an explicit reset), default category 1:
+ *   category 0: stiffness 0 on the next frame (a standing NAO falls);
+ *   category 1: from where it is into the crouched rest posture within `NAO_SETTLE_MAX_MS`, each joint
+ *               at no more than the stiffness it had (a limp joint stays limp), then stiffness 0. A link
+ *               fault or a late cycle during the crouch cuts at once (category 0).
+ * After a reset stiffness stays 0 until a client takes a lease and commands; then it ramps up.
  */
 import { type CommandProblem, NaoCommands, type NaoCommandUpdate, applyCommandUpdate } from "../bodies/nao/commands.js";
 import { AnswerDecoder, CommandFrame } from "../bodies/nao/frames.js";
@@ -28,8 +35,9 @@ import { type BoardReport, ChestboardLink, EXCHANGE_OUTCOME_TEXT, ExchangeOutcom
 import { BOARD_BY_NAME, HANDSHAKE } from "../wire/chestboard/constants.js";
 import { FRAME_FAULT_TEXT } from "../wire/chestboard/frame.js";
 import { decodePreferenceBlock } from "../wire/chestboard/prefs.js";
-import { Authority } from "./authority.js";
+import { Authority, leaseError } from "./authority.js";
 import { type Clock, MonotonicClock } from "./clock.js";
+import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import { type CycleBody, CycleLoop } from "./loop.js";
 import type { RobotBase, RobotHealth } from "./robot.js";
 
@@ -68,10 +76,18 @@ export const SMOOTH_STIFFNESS = 0.8;
 /** Final stiffness fade of smooth disable, s. */
 export const SMOOTH_FADE_S = 0.5;
 
+/** The NAO's documented default stop category: crouch, then cut (a fall is the worse outcome). */
+export const NAO_DEFAULT_STOP_CATEGORY: StopCategory = 1;
+/** A category-1 stop reaches the crouch within this bound, ms, whatever the distance. */
+export const NAO_SETTLE_MAX_MS = 2000;
+/** Final stiffness fade of a category-1 stop once crouched, ms (included in the bound above). */
+export const NAO_SETTLE_FADE_MS = 300;
+
 type LeaseCheck = { ok: true } | { ok: false; error: BodylinkError };
 
 interface Motion {
-  kind: "enable" | "disable";
+  /** "settle": a category-1 emergency stop's crouch (owned by the runtime, not a lease). */
+  kind: "enable" | "disable" | "settle";
   leaseId: string;
   t0Ms: number;
   moveMs: number;
@@ -117,7 +133,9 @@ export class NaoRobot implements RobotBase, CycleBody {
   /** True after a fault until stiffness is back to full: regain it on the ramp, never in one jump. */
   #recovering = false;
   #motion: Motion | null = null;
-  #estop: string | null = null;
+  readonly defaultStopCategory: StopCategory = NAO_DEFAULT_STOP_CATEGORY;
+  /** Monotonic time the current emergency stop engaged (faults after it cut a category-1 stop). */
+  #estopAtMs = Number.NEGATIVE_INFINITY;
   #started = false;
   #stopped = false;
   readonly #errors = { unacknowledged: 0, noAnswer: 0, writeFailed: 0, readFailed: 0, badFrames: 0, overruns: 0, lateCycles: 0 };
@@ -145,6 +163,10 @@ export class NaoRobot implements RobotBase, CycleBody {
     });
     this.authority.on("acquired", () => {
       this.#releaseReason = null;
+    });
+    this.authority.on("reset", () => {
+      this.#releaseReason = "emergency stop reset: take control and command to move";
+      this.#commandLease = null;
     });
   }
 
@@ -209,13 +231,8 @@ export class NaoRobot implements RobotBase, CycleBody {
   // ---- commands (prepare side; validate, then write into #requested) ---------------------------
 
   #checkLease(leaseId: string | null | undefined): LeaseCheck {
-    if (!leaseId) return { ok: false, error: new BodylinkError("BL_ERR_AUTH_REQUIRED") };
-    if (!this.authority.isHeld(leaseId)) {
-      const h = this.authority.holder();
-      if (h) return { ok: false, error: new BodylinkError("BL_ERR_AUTH_HELD", `${h.owner} (${h.source})`, new Date(h.expiresAtEpochMs).toISOString()) };
-      return { ok: false, error: new BodylinkError("BL_ERR_AUTH_UNKNOWN_LEASE", leaseId) };
-    }
-    return { ok: true };
+    const error = leaseError(this.authority, leaseId);
+    return error ? { ok: false, error } : { ok: true };
   }
 
   /** Validate and apply a partial command (LoLA keys, order and units). Cancels a smooth motion. */
@@ -223,7 +240,6 @@ export class NaoRobot implements RobotBase, CycleBody {
     const c = this.#checkLease(leaseId);
     if (!c.ok) return c;
     this.#motion = null;
-    this.#estop = null;
     this.#commandLease = leaseId;
     return { ok: true, problems: applyCommandUpdate(this.#requested, update) };
   }
@@ -245,7 +261,6 @@ export class NaoRobot implements RobotBase, CycleBody {
     let maxDelta = 0;
     for (let i = 0; i < 25; i++) if (this.state.jointInitialized[i]) maxDelta = Math.max(maxDelta, Math.abs(to[i]! - from[i]!));
     const moveS = Math.max(SMOOTH_MIN_S, maxDelta / SMOOTH_SPEED_RADS);
-    this.#estop = null;
     this.#commandLease = leaseId;
     this.#motion = { kind, leaseId, t0Ms: this.clock.nowMs(), moveMs: moveS * 1000, fadeMs, from, to: Float64Array.from(to), fromStiffness: Float64Array.from(this.#requested.stiffness) };
     return { ok: true, estimatedS: moveS + fadeMs / 1000 };
@@ -260,13 +275,71 @@ export class NaoRobot implements RobotBase, CycleBody {
     return this.#motion !== null;
   }
 
-  /** No lease needed: stiffness 0 on the next frame, control revoked, motions cancelled. */
-  emergencyStop(reason: string): void {
-    this.#estop = `emergency stop: ${reason}`;
+  /**
+   * Emergency stop: no lease needed, latched until `resetEstop`. Category 0 cuts stiffness on the
+   * next frame; category 1 (the default) crouches first (see the file comment). Control is revoked
+   * and nobody gets it back until the reset.
+   */
+  estop(req: EstopRequest): EstopState {
+    const category = req.category ?? this.defaultStopCategory;
+    const first = this.authority.engageEstop(category, req.source, req.reason);
+    const now = this.clock.nowMs();
+    if (first) this.#estopAtMs = now;
+    // Whatever happens next, stiffness comes back only on the ramp.
+    this.#recovering = true;
+    if (this.authority.estop.category === 0) this.#cut();
+    else if (first) this.#startSettle(now);
+    return this.authority.estop;
+  }
+
+  /** Shorthand for `estop({ source: "local", reason })` with the default category. */
+  emergencyStop(reason: string, category?: StopCategory): EstopState {
+    return this.estop({ source: "local", reason, ...(category === undefined ? {} : { category }) });
+  }
+
+  /** Release the latch. Nothing moves until a client takes a lease and commands; stiffness then ramps up. */
+  resetEstop(req: EstopResetRequest): EstopState {
+    this.authority.resetEstop(req);
+    return this.authority.estop;
+  }
+
+  estopState(): EstopState {
+    return this.authority.estop;
+  }
+
+  /** Category 0, or a category-1 stop that faulted (it becomes category 0): stiffness 0 now. */
+  #cut(): void {
+    this.#limp();
+    if (this.authority.latched) this.authority.setEstopPhase("cut", this.authority.estop.phase === "settling" ? 0 : undefined);
+  }
+
+  /** Stiffness 0 from the next frame on; the motion and every target stiffness dropped. */
+  #limp(): void {
     this.#motion = null;
     this.#requested.stiffness.fill(0);
     this.#f[0] = 0;
-    this.authority.revoke();
+  }
+
+  /** Category 1: crouch from the measured pose at no more than the stiffness each joint is sent now. */
+  #startSettle(nowMs: number): void {
+    const sent = this.state.stiffness;
+    let stiff = false;
+    for (let i = 0; i < 25; i++) if (sent[i]! > 0.01) stiff = true;
+    if (!this.state.valid || !stiff) {
+      // Already limp (or no measured pose to start from): nothing to settle, the stop is complete.
+      this.#limp();
+      this.authority.setEstopPhase("cut");
+      return;
+    }
+    const from = Float64Array.from(this.state.position);
+    let maxDelta = 0;
+    for (let i = 0; i < 25; i++) if (this.state.jointInitialized[i]) maxDelta = Math.max(maxDelta, Math.abs(REST_POSTURE_RAD[i]! - from[i]!));
+    const moveMs = Math.min(NAO_SETTLE_MAX_MS - NAO_SETTLE_FADE_MS, Math.max(SMOOTH_MIN_S * 1000, (maxDelta / SMOOTH_SPEED_RADS) * 1000));
+    // The frame sends requested × scale: fold the scale into the requested stiffness, so that the
+    // crouch starts at exactly what was being sent.
+    this.#requested.stiffness.set(sent);
+    this.#f[0] = 1;
+    this.#motion = { kind: "settle", leaseId: "", t0Ms: nowMs, moveMs, fadeMs: NAO_SETTLE_FADE_MS, from, to: Float64Array.from(REST_POSTURE_RAD), fromStiffness: Float64Array.from(sent) };
   }
 
   // ---- the cycle (perform side) ----------------------------------------------------------------
@@ -300,12 +373,15 @@ export class NaoRobot implements RobotBase, CycleBody {
   }
 
   #arbitrate(nowMs: number): void {
+    if (this.authority.latched) {
+      this.#arbitrateEstop(nowMs);
+      return;
+    }
     const holder = this.authority.holder();
     const m = this.#motion;
     if (m) this.#stepMotion(m, nowMs);
     let reason: string | null = null;
-    if (this.#estop) reason = this.#estop;
-    else if (nowMs - this.#f[1]! < this.#recoveryMs) {
+    if (nowMs - this.#f[1]! < this.#recoveryMs) {
       reason = this.#faultReason;
       this.#recovering = true;
     } else if (!holder) reason = this.#releaseReason ?? "no client holds control";
@@ -331,6 +407,33 @@ export class NaoRobot implements RobotBase, CycleBody {
     this.state.safetyReason = reason;
   }
 
+  /** While latched: step the crouch (category 1) or hold limp; a fault during the crouch cuts. */
+  #arbitrateEstop(nowMs: number): void {
+    const m = this.#motion;
+    if (m && m.kind === "settle") {
+      if (this.#f[1]! >= this.#estopAtMs || this.state.link === "lost") this.#cut();
+      else {
+        this.#stepMotion(m, nowMs);
+        if (this.#motion === null) {
+          // crouched and faded out: the category-1 stop is complete
+          this.#limp();
+          this.authority.setEstopPhase("cut");
+        }
+      }
+    } else {
+      this.#motion = null;
+      this.#f[0] = 0;
+      this.#requested.stiffness.fill(0);
+      if (this.state.valid) this.#requested.position.set(this.state.position);
+    }
+    const e = this.authority.estop;
+    if (this.#estopText.state !== e) this.#estopText = { state: e, text: describeEstop(e) };
+    this.state.safetyReason = this.#estopText.text;
+  }
+
+  /** `state.safetyReason` while latched, built once per latch state (no string per cycle). */
+  #estopText: { state: EstopState | null; text: string } = { state: null, text: "" };
+
   #waiting = { leaseId: "", text: "" };
   /** The "has not commanded yet" reason, built once per holder (no string per cycle). */
   #waitingFor(leaseId: string, owner: string): string {
@@ -348,7 +451,12 @@ export class NaoRobot implements RobotBase, CycleBody {
       if (m.kind === "enable") r.stiffness[i] = m.fromStiffness[i]! + (SMOOTH_STIFFNESS - m.fromStiffness[i]!) * Math.min(1, u * 2);
       else r.stiffness[i] = Math.max(m.fromStiffness[i]!, SMOOTH_STIFFNESS);
     }
-    if (t >= m.moveMs && m.kind === "disable") {
+    if (m.kind === "settle") {
+      // never stiffer than it was; fade out once crouched
+      const f = t >= m.moveMs ? Math.min(1, (t - m.moveMs) / m.fadeMs) : 0;
+      for (let i = 0; i < 25; i++) r.stiffness[i] = m.fromStiffness[i]! * (1 - f);
+      if (f >= 1) this.#motion = null;
+    } else if (t >= m.moveMs && m.kind === "disable") {
       const f = Math.min(1, (t - m.moveMs) / m.fadeMs);
       for (let i = 0; i < 25; i++) r.stiffness[i] = SMOOTH_STIFFNESS * (1 - f);
       if (f >= 1) this.#motion = null;
@@ -417,6 +525,7 @@ export class NaoRobot implements RobotBase, CycleBody {
       cycle: { ...this.loop.timing.summary(), nominalPeriodMs: this.periodMs },
       errors: { ...this.#errors },
       control: h ? { owner: h.owner, source: h.source, expiresAtEpochMs: h.expiresAtEpochMs } : null,
+      estop: this.authority.estop,
     };
   }
 }

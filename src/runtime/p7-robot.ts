@@ -13,7 +13,9 @@
  * - while the lease that commanded the arm is held, its last command stays in force; when that
  *   lease ends (released, expired, revoked) the arm decelerates at its stop rate and holds its
  *   position (velocity zero) until the next holder commands it;
- * - `emergencyStop(reason)` needs no lease: every joint stops and holds, the lease is revoked;
+ * - `estop(req)` needs no lease and latches until `resetEstop` (estop.ts): category 1 (default)
+ *   decelerates every joint at its stop rate and holds, category 0 halts every joint where it is;
+ *   the lease is revoked and every command is refused (409 BL_ERR_ESTOP_LATCHED) until the reset;
  * - a joint with a nonzero error id is stopped by the arm; motion commands are refused until the
  *   error is cleared (409 BL_ERR_CMD_JOINT_FAULT); the other joints finish their current motion;
  * - when the link is lost the getters return null at once, commands are refused (503) and the arm
@@ -39,8 +41,9 @@ import {
 import { BodylinkError } from "../errors.js";
 import type { P7SimParams } from "../sim/p7/constants.js";
 import { P7Sim, type P7SimFrame } from "../sim/p7/arm-sim.js";
-import { Authority, type LeaseInfo } from "./authority.js";
+import { Authority, type LeaseInfo, leaseError } from "./authority.js";
 import { type Clock, MonotonicClock } from "./clock.js";
+import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import { type CycleBody, CycleLoop } from "./loop.js";
 import type { RobotBase, RobotHealth } from "./robot.js";
 
@@ -49,6 +52,8 @@ export const P7_PERIOD_MS = 4;
 const MAX_CYCLE_DT_MS = 100;
 
 export type P7LinkStatus = RobotHealth["link"];
+/** The P7's documented default stop category: decelerate and hold. */
+export const P7_DEFAULT_STOP_CATEGORY: StopCategory = 1;
 
 export interface P7RobotOptions {
   /** Defaults to a MonotonicClock. Use a SimClock in tests. */
@@ -94,6 +99,7 @@ export class P7Robot implements RobotBase {
   readonly loop: CycleLoop;
   /** The simulated arm, for fault hooks in tests (`injectError`, `setReportedLengths`). */
   readonly sim: P7Sim;
+  readonly defaultStopCategory: StopCategory = P7_DEFAULT_STOP_CATEGORY;
   /** Live state, overwritten in place every cycle: read it on the perform side, never hand it out. */
   readonly state = new P7State();
 
@@ -169,6 +175,7 @@ export class P7Robot implements RobotBase {
       cycle: { ...this.loop.timing.summary(), nominalPeriodMs: P7_PERIOD_MS },
       errors: { ...this.#counters, jointErrors },
       control: h ? { owner: h.owner, source: h.source, expiresAtEpochMs: h.expiresAtEpochMs } : null,
+      estop: this.authority.estop,
     };
   }
 
@@ -268,13 +275,33 @@ export class P7Robot implements RobotBase {
     return { ok: true, clearedJoints: Object.freeze(cleared) };
   }
 
-  /** No lease needed: every joint stops at its stop rate and holds; the lease is revoked. */
-  emergencyStop(reason: string): void {
-    this.sim.stopAll();
-    this.#counters.emergencyStops++;
-    this.#safetyReason = `emergency stop: ${String(reason).slice(0, 200) || "no reason given"}`;
+  /** Emergency stop, no lease needed, latched until `resetEstop`: category 1 decelerates and holds, category 0 halts now. */
+  estop(req: EstopRequest): EstopState {
+    const category = req.category ?? this.defaultStopCategory;
+    const first = this.authority.engageEstop(category, req.source, req.reason);
+    if (first) this.#counters.emergencyStops++;
     this.#commandLease = null;
-    this.authority.revoke();
+    const e = this.authority.estop;
+    if (e.category === 0) this.sim.halt();
+    else if (first) this.sim.stopAll();
+    if (e.phase === "settling" && this.sim.atRest) this.authority.setEstopPhase("cut");
+    this.#safetyReason = describeEstop(this.authority.estop);
+    return this.authority.estop;
+  }
+
+  /** Shorthand for `estop({ source: "local", reason })`. */
+  emergencyStop(reason: string, category?: StopCategory): EstopState {
+    return this.estop({ source: "local", reason, ...(category === undefined ? {} : { category }) });
+  }
+
+  /** Release the latch; the arm keeps holding until a client takes a lease and commands. */
+  resetEstop(req: EstopResetRequest): EstopState {
+    if (this.authority.resetEstop(req)) this.#safetyReason = "emergency stop reset: holding position until commanded";
+    return this.authority.estop;
+  }
+
+  estopState(): EstopState {
+    return this.authority.estop;
   }
 
   // ---- fault hooks (tests) -----------------------------------------------------------------
@@ -301,6 +328,11 @@ export class P7Robot implements RobotBase {
     // "released" from isHeld, and #onReleased stops the arm).
     if (this.#commandLease !== null) this.authority.isHeld(this.#commandLease);
     this.sim.advance(dtMs / 1000);
+    // A category-1 stop is done once every joint has come to rest (or the link is gone: cut).
+    if (this.authority.estop.phase === "settling" && (this.sim.atRest || !this.sim.linkUp)) {
+      this.authority.setEstopPhase("cut", this.sim.atRest ? undefined : 0);
+      this.#safetyReason = describeEstop(this.authority.estop);
+    }
     const f = this.sim.read();
     if (f === null) {
       if (this.#link !== "lost") this.#counters.linkLost++;
@@ -362,13 +394,8 @@ export class P7Robot implements RobotBase {
 
   /** Lease and link checks common to every command; null when the command may proceed. */
   #admit(leaseId: string): { ok: false; error: BodylinkError } | null {
-    if (typeof leaseId !== "string" || leaseId.length === 0) return this.#refuse(new BodylinkError("BL_ERR_AUTH_REQUIRED"));
-    if (!this.authority.isHeld(leaseId)) {
-      const h = this.authority.holder();
-      return this.#refuse(
-        h ? new BodylinkError("BL_ERR_AUTH_HELD", `${h.owner} (${h.source})`, new Date(h.expiresAtEpochMs).toISOString()) : new BodylinkError("BL_ERR_AUTH_UNKNOWN_LEASE", leaseId),
-      );
-    }
+    const denied = leaseError(this.authority, typeof leaseId === "string" ? leaseId : null);
+    if (denied) return this.#refuse(denied);
     if (this.#link === "lost" || !this.sim.linkUp) return this.#refuse(new BodylinkError("BL_ERR_LINK_LOST", "the P7 arm does not answer (simulated link loss)"));
     if (this.#link === "stopped") return this.#refuse(new BodylinkError("BL_ERR_LINK_LOST", "the P7 runtime is stopped"));
     if (this.state.seq === 0 || !this.state.jointValid) return this.#refuse(new BodylinkError("BL_ERR_STATE_NONE"));

@@ -4,6 +4,7 @@
  */
 import type { Authority } from "./authority.js";
 import type { Clock } from "./clock.js";
+import type { EstopRequest, EstopResetRequest, EstopState, StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
 import type { TimingSummary } from "./timing.js";
 
@@ -17,6 +18,7 @@ export interface RobotHealth {
   readonly cycle: TimingSummary & { readonly nominalPeriodMs: number };
   readonly errors: Readonly<Record<string, number>>;
   readonly control: { readonly owner: string; readonly source: string; readonly expiresAtEpochMs: number } | null;
+  readonly estop: EstopState;
 }
 
 export interface RobotBase {
@@ -29,4 +31,10 @@ export interface RobotBase {
   /** Go to a safe state, stop the cycle, release the link. Idempotent. */
   stop(): Promise<void>;
   health(): RobotHealth;
+  /** The category an e-stop request without one gets (documented per body). */
+  readonly defaultStopCategory: StopCategory;
+  /** Emergency stop: no lease needed; latched until `resetEstop` (estop.ts). */
+  estop(req: EstopRequest): EstopState;
+  resetEstop(req: EstopResetRequest): EstopState;
+  estopState(): EstopState;
 }

@@ -55,11 +55,17 @@ import { type ActionSpec, actionSpec, GaitType, type GaitName, LogLevel, type Lo
 import { decodeArgs } from "../wire/tny/decode.js";
 import { encodeRequest } from "../wire/tny/encode.js";
 import { TnyDecodeError, TnyEncodeError } from "../wire/tny/types.js";
-import { Authority } from "./authority.js";
+import { Authority, leaseError } from "./authority.js";
 import { type Clock, MonotonicClock } from "./clock.js";
+import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import { CycleLoop } from "./loop.js";
 import type { RobotBase, RobotHealth } from "./robot.js";
 import { RemoteTny360 } from "./tny360-driver.js";
+
+/** The TNY-360's documented default stop category: velocity 0, then the smooth disable (it sits down). */
+export const TNY360_DEFAULT_STOP_CATEGORY: StopCategory = 1;
+/** `setEnabled` bits of the 12 leg joints (JointId 0..11; the ears are 12 and 13). */
+const TNY_LEG_MASK = 0x0fff;
 
 export interface Tny360RobotOptions {
   /** Defaults to a MonotonicClock. Tests pass a SimClock. */
@@ -116,6 +122,8 @@ export interface Tny360Posture {
 
 /** The answer to a command sent without control (see the header). */
 const REFUSED: TnyReply = Object.freeze({ status: Status.UnknownError, values: NO_VALUES });
+/** The answer to a command while the emergency stop is latched (bodylink's status 7). */
+const ESTOP_REFUSED: TnyReply = Object.freeze({ status: Status.EmergencyStop, values: NO_VALUES });
 
 const K = {
   setVelocity: actionSpec("body", "setVelocity"),
@@ -144,6 +152,7 @@ export class Tny360Robot implements RobotBase {
   readonly driver: RemoteTny360 | null;
   /** Joint names, index = JointId (the order of every joint array). */
   readonly jointNames = JOINT_NAMES;
+  readonly defaultStopCategory: StopCategory = TNY360_DEFAULT_STOP_CATEGORY;
   /** Leg names, index = leg id (the order of `paws`). */
   readonly legNames = LEG_NAMES;
 
@@ -231,6 +240,7 @@ export class Tny360Robot implements RobotBase {
         robotErrorEvents: this.state.errors.count,
       },
       control: h ? { owner: h.owner, source: h.source, expiresAtEpochMs: h.expiresAtEpochMs } : null,
+      estop: this.authority.estop,
     };
   }
 
@@ -307,6 +317,11 @@ export class Tny360Robot implements RobotBase {
    */
   request(leaseId: string | null, module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply | Promise<TnyReply> {
     if (this.#stopped) return { status: Status.UnknownError, values: NO_VALUES };
+    if (action.command && this.authority.latched && this.serves(action)) {
+      this.#counters.refusedCommands++;
+      this.#logRefusal(leaseId, module, action);
+      return ESTOP_REFUSED;
+    }
     if (action.command && !(leaseId && this.authority.isHeld(leaseId)) && this.serves(action)) {
       this.#counters.refusedCommands++;
       this.#logRefusal(leaseId, module, action);
@@ -402,13 +417,56 @@ export class Tny360Robot implements RobotBase {
     return { ok: true, forwarded: r.forwarded, estimatedS };
   }
 
-  /** No lease needed: velocity 0 now, joint overrides and smooth sequences cleared, control revoked. */
-  emergencyStop(reason: string): void {
-    this.#safetyReason = `emergency stop: ${reason}`;
+  /**
+   * Emergency stop, no lease needed, latched until `resetEstop`. Both categories first zero the
+   * velocity and clear joint overrides and smooth sequences. Category 1 (the default) then runs the
+   * smooth disable (REST at 10 %, then the leg joints off: the body sits down); category 0 turns
+   * every joint off at once (the body drops). Control is revoked; commands are refused until the reset.
+   */
+  estop(req: EstopRequest): EstopState {
+    const category = req.category ?? this.defaultStopCategory;
+    const first = this.authority.engageEstop(category, req.source, req.reason);
     this.#velocityLeaseId = null;
-    if (this.sim) this.sim.emergencyStop(reason);
-    else this.driver!.emergencyStop(reason);
-    this.authority.revoke();
+    const reason = this.authority.estop.reason ?? "";
+    if (first) {
+      if (this.sim) this.sim.emergencyStop(reason);
+      else this.driver!.emergencyStop(reason);
+    }
+    const e = this.authority.estop;
+    if (e.category === 0) this.#unlessStopped(K.setEnabled, [0]);
+    else if (first) {
+      if ((this.state.body.enabledMask & TNY_LEG_MASK) === 0) this.authority.setEstopPhase("cut");
+      else this.#unlessStopped(K.disableSmooth, []);
+    }
+    this.#safetyReason = describeEstop(this.authority.estop);
+    return this.authority.estop;
+  }
+
+  /** Shorthand for `estop({ source: "local", reason })`. */
+  emergencyStop(reason: string, category?: StopCategory): EstopState {
+    return this.estop({ source: "local", reason, ...(category === undefined ? {} : { category }) });
+  }
+
+  /** Release the latch. Nothing moves until a client takes a lease and commands (e.g. enableSmooth). */
+  resetEstop(req: EstopResetRequest): EstopState {
+    if (this.authority.resetEstop(req)) this.#safetyReason = null;
+    return this.authority.estop;
+  }
+
+  estopState(): EstopState {
+    return this.authority.estop;
+  }
+
+  /** A safety action of the runtime itself (no lease): straight to the body. */
+  #unlessStopped(spec: { module: ModuleSpec; action: ActionSpec }, args: readonly unknown[]): void {
+    if (this.#stopped) return;
+    try {
+      // the simulator at once (a safety action does not wait for the next tick); a real robot when it answers
+      const r = this.sim ? this.sim.handleNow(spec.module, spec.action, args) : this.driver!.handle(spec.module, spec.action, args);
+      if (r instanceof Promise) r.catch(() => undefined);
+    } catch {
+      // the body refused (e.g. its control loop is stopped): the latch holds regardless
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -459,11 +517,7 @@ export class Tny360Robot implements RobotBase {
   }
 
   #leaseError(leaseId: string | null): BodylinkError | null {
-    if (leaseId && this.authority.isHeld(leaseId)) return null;
-    const h = this.authority.holder();
-    if (h) return new BodylinkError("BL_ERR_AUTH_HELD", `${h.owner} (${h.source})`, new Date(h.expiresAtEpochMs).toISOString());
-    if (!leaseId) return new BodylinkError("BL_ERR_AUTH_REQUIRED");
-    return new BodylinkError("BL_ERR_AUTH_UNKNOWN_LEASE", leaseId);
+    return leaseError(this.authority, leaseId);
   }
 
   /** Perform side: lease rule, then the body's tick, then the epoch stamp. */
@@ -479,6 +533,11 @@ export class Tny360Robot implements RobotBase {
     }
     if (this.sim) this.sim.cycle(nowMs);
     else this.driver!.cycle(nowMs);
+    // A category-1 stop is done once the smooth disable has finished and the legs are off.
+    if (this.authority.estop.phase === "settling" && this.state.body.smooth === "idle" && (this.state.body.enabledMask & TNY_LEG_MASK) === 0) {
+      this.authority.setEstopPhase("cut");
+      this.#safetyReason = describeEstop(this.authority.estop);
+    }
     this.state.epochMs = this.clock.epochMs() + (this.state.timestampMs - nowMs);
   }
 }

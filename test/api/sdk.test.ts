@@ -155,12 +155,18 @@ describe("robot API over loopback with the SDK", () => {
     expect((await bob.fetchControl()).holder?.owner).toBe("bob");
     // Emergency stop needs no lease; the holder learns it lost control.
     const lost = next<{ reason: string }>(bob, "control-lost");
-    const stop = await alice.emergencyStop("test stop");
-    expect(stop).toEqual({ stopped: true, reason: "test stop" });
-    expect((await lost).reason).toMatch(/not held/);
+    const stop = await alice.emergencyStop("test stop", { category: 0 });
+    expect(stop).toMatchObject({ stopped: true, latched: true, reason: "test stop", category: 0, phase: "cut" });
+    expect((await lost).reason).toMatch(/latched|not held/);
     expect(bl.active).toBe(false);
     expect(bob.control).toBeNull();
-    expect((await bob.fetchHealth()).safety_reason).toMatch(/emergency stop: test stop/);
+    await expect.poll(async () => (await bob.fetchHealth()).safety_reason).toMatch(/emergency stop latched \(category 0, api: test stop\)/);
+    expect((await bob.fetchEstop()).latched).toBe(true);
+    await expect(bob.acquireControl({ leaseMs: 500 })).rejects.toMatchObject({ status: 409, code: "BL_ERR_ESTOP_LATCHED" });
+    expect(await bob.resetEstop("test over")).toMatchObject({ latched: false, was_latched: true });
+    const after = await bob.acquireControl({ leaseMs: 500 });
+    expect(after.active).toBe(true);
+    await bob.releaseControl();
   });
 
   it("reconnects by itself and says so through events", async () => {

@@ -210,21 +210,47 @@ describe("NAO robot API (inject, simulated time)", () => {
     }
   });
 
-  it("emergency stop works without a lease and revokes control", async () => {
+  it("emergency stop works without a lease, revokes control and latches until an explicit reset", async () => {
     await step(robot, clock, 2);
+    expect((await call(app, "GET", "/v1/estop")).body).toEqual({ latched: false, reason: null, source: null, since_ms: null, category: null, phase: "none", default_category: 1 });
     const a = await call(app, "POST", "/v1/control", { owner: "alice" });
     const id = a.body.lease_id as string;
     expect((await call(app, "POST", "/v1/commands/smooth-enable", {}, id)).status).toBe(200);
     const stop = await app.inject({ method: "POST", url: "/v1/estop" }); // no body, no lease
     expect(stop.statusCode).toBe(200);
-    expect(stop.json()).toEqual({ stopped: true, reason: "emergency stop (robot API)" });
+    expect(stop.json()).toMatchObject({ stopped: true, latched: true, reason: "emergency stop (robot API)", source: "api", category: 1 });
     expect((await call(app, "GET", "/v1/control")).body.held).toBe(false);
-    await step(robot, clock, 1);
-    expect(robot.state.safetyReason).toMatch(/emergency stop/);
+    await step(robot, clock, 200); // the category-1 crouch is bounded (2 s)
+    expect(robot.state.safetyReason).toMatch(/emergency stop latched/);
     expect(Math.max(...robot.state.stiffness)).toBe(0);
-    expect((await call(app, "POST", "/v1/commands/smooth-enable", {}, id)).status).toBe(403);
-    const withReason = await call(app, "POST", "/v1/estop", { reason: "hand in the way" });
-    expect(withReason.body.reason).toBe("hand in the way");
+    expect((await call(app, "GET", "/v1/estop")).body).toMatchObject({ latched: true, phase: "cut", category: 1 });
+    expect((await call(app, "GET", "/v1/health")).body.estop).toMatchObject({ latched: true, phase: "cut" });
+    // latched: the old lease, a new lease, and commands are all refused with the latch's code
+    const old = await call(app, "POST", "/v1/commands/smooth-enable", {}, id);
+    expect(old.status).toBe(409);
+    expect(old.body.code).toBe("BL_ERR_ESTOP_LATCHED");
+    const again = await call(app, "POST", "/v1/control", { owner: "mallory" });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe("BL_ERR_ESTOP_LATCHED");
+    expect(again.body.message).toMatch(/reset/);
+    // a second stop keeps the first one's reason; category 0 is accepted
+    const second = await call(app, "POST", "/v1/estop", { reason: "hand in the way", category: 0 });
+    expect(second.body).toMatchObject({ reason: "emergency stop (robot API)", category: 1, phase: "cut" });
+    // a reset needs a reason
+    expect((await call(app, "POST", "/v1/estop/reset", {})).status).toBe(400);
+    expect((await call(app, "POST", "/v1/estop", { category: 2 })).status).toBe(400);
+    const reset = await call(app, "POST", "/v1/estop/reset", { reason: "area clear" });
+    expect(reset.body).toMatchObject({ latched: false, was_latched: true, phase: "none" });
+    expect((await call(app, "POST", "/v1/estop/reset", { reason: "again" })).body.was_latched).toBe(false);
+    // nothing moves after the reset until a client takes control and commands; then stiffness ramps
+    await step(robot, clock, 10);
+    expect(Math.max(...robot.state.stiffness)).toBe(0);
+    const b = await call(app, "POST", "/v1/control", { owner: "alice" });
+    expect(b.status).toBe(201);
+    expect((await call(app, "POST", "/v1/commands/joints", { stiffness: new Array(26).fill(1) }, b.body.lease_id as string)).status).toBe(200);
+    await step(robot, clock, 1);
+    expect(Math.max(...robot.state.stiffness)).toBeGreaterThan(0);
+    expect(Math.max(...robot.state.stiffness)).toBeLessThan(0.1);
   });
 
   it("joint commands: API order to LoLA, out-of-limit positions clamped and listed, RHipYawPitch note", async () => {
@@ -256,7 +282,7 @@ describe("NAO robot API (inject, simulated time)", () => {
     for (const [path, ops] of Object.entries(doc.paths)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`);
     expect(documented).toEqual(routes);
     expect(routes).toContain("GET /v1/stream");
-    expect(routes.size).toBe(17);
+    expect(routes.size).toBe(19);
   });
 });
 
@@ -315,7 +341,7 @@ describe("P7 robot API (inject, simulated time)", () => {
     expect(cleared.body).toEqual({ ok: true, result: { cleared_joints: [] } });
     expect((await call(app, "POST", "/v1/commands/servo-joints", { positions: [0, 0, 0, 0, 0, 0, 0] })).status).toBe(403);
     expect((await call(app, "POST", "/v1/estop", { reason: "test" })).status).toBe(200);
-    expect((await call(app, "POST", "/v1/commands/servo-joints", { positions: [0, 0, 0, 0, 0, 0, 0] }, id)).status).toBe(403);
+    expect((await call(app, "POST", "/v1/commands/servo-joints", { positions: [0, 0, 0, 0, 0, 0, 0] }, id)).status).toBe(409);
   });
 
   it("serves an OpenAPI document that validates and lists every route", async () => {

@@ -199,7 +199,8 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
 
       // Take control and stand up from the page: the SDK sees the stiffness and the knees move.
       await takeControl(page);
-      expect(sdk.getBodyState()?.body === "nao" && Math.max(...sdk.getBodyState()!.joint_stiffness as number[])).toBe(0);
+      const before = sdk.getBodyState();
+      expect(before?.body === "nao" && Math.max(...before.joint_stiffness)).toBe(0);
       await page.click("#nao-smooth-enable");
       await expect.poll(() => { const m = sdk.getBodyState(); return m?.body === "nao" ? Math.max(...m.joint_stiffness) : 0; }, { timeout: 5000 }).toBeGreaterThan(0.3);
       await expect.poll(() => sdk.getJointState()?.angles[11] ?? 0, { timeout: 8000 }).toBeGreaterThan(0.3); // LKneePitch towards the stand's 0.9

@@ -322,7 +322,7 @@ describe("LoLA server: clients, grace period, reconnects", () => {
     expect(r.robot.authority.holder()?.owner).toBe("lola:client#2");
   });
 
-  it("after an emergency stop the client's commands are ignored until it reconnects", async () => {
+  it("after an emergency stop the client must reconnect; a new connection gets stiffness 0 until the reset, then a ramp", async () => {
     const r = await rig();
     const c = await r.connect();
     const on = new LolaCommandWriter(["Stiffness"]).setFloats("Stiffness", range(25, () => 1)).bytes;
@@ -338,9 +338,26 @@ describe("LoLA server: clients, grace period, reconnects", () => {
     await c.close();
     // Wait for the server to see the hang-up, so the command count below is the new client's.
     await until(() => r.server.clients().length === 0, "client 1 to be gone");
+    // The stop is latched: a new connection gets stiffness 0 until the reset.
     const c2 = await r.connect();
     await sendAndWait(r, c2, on, 0);
+    expect(r.robot.authority.holder()).toBeNull();
+    expect(r.logged(/lola:client#2: control: commands ignored: emergency stop latched \(category \d, local: test\)/)).toBe(true);
+    for (let i = 0; i < 5; i++) await r.step();
+    expect(r.robot.state.stiffness.every((v) => v === 0)).toBe(true);
+    // After the reset its next command takes control, and stiffness ramps up instead of jumping.
+    r.robot.resetEstop({ source: "test", reason: "clear" });
+    await sendAndWait(r, c2, on, 1);
     expect(r.robot.authority.holder()?.owner).toBe("lola:client#2");
+    await r.step();
+    const first = r.robot.state.stiffness[0]!;
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThan(0.1);
+    for (let i = 0; i < 60; i++) {
+      await sendAndWait(r, c2, on, 1);
+      await r.step();
+    }
+    expect(r.robot.state.stiffness[0]).toBeCloseTo(1, 2);
   });
 
   it("a client that hangs up and reconnects at once controls again (not refused)", async () => {

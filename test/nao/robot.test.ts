@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { LOLA_INDEX, STAND_POSTURE_RAD } from "../../src/bodies/nao/joints.js";
+import { LOLA_INDEX, REST_POSTURE_RAD, STAND_POSTURE_RAD } from "../../src/bodies/nao/joints.js";
 import * as U from "../../src/bodies/nao/units.js";
 import { SimClock } from "../../src/runtime/clock.js";
-import { NaoRobot } from "../../src/runtime/nao-robot.js";
+import { NAO_SETTLE_MAX_MS, NaoRobot } from "../../src/runtime/nao-robot.js";
 import { SimChestboard } from "../../src/sim/nao/chestboard.js";
 
 async function robot(opts: Parameters<typeof NaoRobot.create>[0] = {}) {
@@ -189,12 +189,13 @@ describe("commands, leases and safety", () => {
     for (const j of ["LKneePitch", "RHipPitch", "LShoulderPitch"] as const) {
       expect(r.state.position[LOLA_INDEX[j]]).toBeCloseTo(STAND_POSTURE_RAD[LOLA_INDEX[j]]!, 1);
     }
-    r.emergencyStop("test");
+    r.emergencyStop("test", 0);
     run(1);
     expect(r.state.stiffness.every((v) => v === 0)).toBe(true);
     expect(r.authority.holder()).toBeNull();
-    expect(r.state.safetyReason).toBe("emergency stop: test");
+    expect(r.state.safetyReason).toMatch(/^emergency stop latched \(category 0, local: test\)/);
   });
+
   it("a delayed answer makes the next cycle an overrun, counted, and the late answer still lands", async () => {
     const { r, run, sim, clock } = await robot();
     run(2);
@@ -232,5 +233,85 @@ describe("commands, leases and safety", () => {
     run(1);
     expect(r.state.stiffness[0]).toBeCloseTo(0.5, 2);
     expect(r.state.safetyReason).toBeNull();
+  });
+});
+
+describe("emergency stop (latched, categories 0 and 1)", () => {
+  /** A standing robot whose lease holder commands stiffness 1 at the stand posture. */
+  async function standing() {
+    const rig = await robot();
+    rig.run(2);
+    const a = rig.r.authority.acquire("t", "api", 60_000);
+    if (!a.ok) throw new Error(a.reason);
+    const stiff = (): void => {
+      const c = rig.r.command(a.lease.id, { Position: STAND_POSTURE_RAD, Stiffness: new Array(25).fill(1) });
+      if (!c.ok) throw new Error(c.error.message);
+    };
+    stiff();
+    rig.run(100);
+    expect(rig.r.state.stiffness.every((v) => Math.abs(v - 1) < 0.01)).toBe(true);
+    return { ...rig, leaseId: a.lease.id, stiff };
+  }
+
+  it("category 1 (the NAO's default) crouches into the rest posture within its bound, never stiffer than before, then cuts", async () => {
+    const { r, run } = await standing();
+    const e = r.estop({ source: "api", reason: "crouch" });
+    expect(e).toMatchObject({ latched: true, category: 1, phase: "settling" });
+    const cycles = Math.ceil(NAO_SETTLE_MAX_MS / 12) + 2;
+    let maxStiffness = 0;
+    let cutAt = -1;
+    for (let i = 0; i < cycles; i++) {
+      run(1);
+      for (const v of r.state.stiffness) maxStiffness = Math.max(maxStiffness, v);
+      if (cutAt < 0 && r.estopState().phase === "cut") cutAt = i;
+    }
+    expect(maxStiffness).toBeLessThanOrEqual(1);
+    expect(cutAt).toBeGreaterThan(10); // it did crouch first
+    expect(cutAt).toBeLessThanOrEqual(cycles);
+    expect(r.state.stiffness.every((v) => v === 0)).toBe(true);
+    for (const j of ["LKneePitch", "RHipPitch"] as const) expect(r.state.position[LOLA_INDEX[j]]).toBeCloseTo(REST_POSTURE_RAD[LOLA_INDEX[j]]!, 1);
+  });
+
+  it("a late cycle during the crouch makes it category 0: stiffness 0 at once", async () => {
+    const { r, run } = await standing();
+    r.estop({ source: "api", reason: "crouch" });
+    run(5);
+    expect(r.state.stiffness.some((v) => v > 0.5)).toBe(true);
+    r.onLate(100); // the runtime was stalled (a fault)
+    run(1);
+    expect(r.estopState()).toMatchObject({ latched: true, category: 0, phase: "cut" });
+    expect(r.state.stiffness.every((v) => v === 0)).toBe(true);
+  });
+
+  it("latches: no lease and no command until the reset; after it nothing moves until a client commands, and stiffness ramps up", async () => {
+    const { r, run, leaseId } = await standing();
+    r.estop({ source: "api", reason: "stop", category: 0 });
+    run(1);
+    expect(r.state.stiffness.every((v) => v === 0)).toBe(true);
+    const refused = r.command(leaseId, { Stiffness: new Array(25).fill(1) });
+    expect(!refused.ok && refused.error.code).toBe("BL_ERR_ESTOP_LATCHED");
+    const a = r.authority.acquire("intruder", "api", 1000);
+    expect(a.ok).toBe(false);
+    expect(!a.ok && a.reason).toMatch(/emergency stop latched .*reset it first/);
+    run(50);
+    expect(r.state.stiffness.every((v) => v === 0)).toBe(true);
+
+    r.resetEstop({ source: "test", reason: "robot is sitting" });
+    expect(r.estopState().latched).toBe(false);
+    run(20);
+    expect(r.state.stiffness.every((v) => v === 0)).toBe(true); // nothing moves by itself
+    const b = r.authority.acquire("t2", "api", 60_000);
+    if (!b.ok) throw new Error(b.reason);
+    const c = r.command(b.lease.id, { Position: r.state.position.slice(), Stiffness: new Array(25).fill(1) });
+    expect(c.ok).toBe(true);
+    const seen: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      run(1);
+      seen.push(r.state.stiffness[0]!);
+    }
+    expect(seen[0]).toBeGreaterThan(0);
+    expect(seen[0]).toBeLessThan(0.1); // a ramp, not a jump
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!).toBeGreaterThanOrEqual(seen[i - 1]!);
+    expect(seen.at(-1)).toBeCloseTo(1, 2);
   });
 });

@@ -178,7 +178,7 @@ describe("error ids", () => {
     tick(robot, clock, 100);
     expect(robot.getMotorState()!.errorIds[3]).toBe(code); // still reported
 
-    expect(refused(robot.clearError("", 3)).code).toBe("BL_ERR_AUTH_REQUIRED");
+    expect(refused(robot.clearError("", 3)).code).toBe("BL_ERR_AUTH_HELD");
     expect(refused(robot.clearError(id, 7)).code).toBe("BL_ERR_CMD_INVALID");
     const held = robot.getJointState()!.angles[3]!;
     const c = robot.clearError(id, 3);
@@ -262,25 +262,57 @@ describe("control authority", () => {
     expect(robot.getJointState()!.angles[0]).toBe(0);
   });
 
-  it("emergencyStop needs no lease: every joint stops and holds, the lease is revoked", () => {
+  it("emergencyStop needs no lease: every joint stops and holds, the lease is revoked, and it latches until reset", () => {
     tick(robot, clock);
     const id = lease(robot, "api:bob");
     expect(robot.moveJoints(id, TARGET, { speedRadS: 1.5 }).ok).toBe(true);
     tick(robot, clock, 60);
-    robot.emergencyStop("operator pressed the button");
+    const e = robot.emergencyStop("operator pressed the button");
+    expect(e).toMatchObject({ latched: true, category: 1, phase: "settling", source: "local", reason: "operator pressed the button" });
     expect(robot.authority.holder()).toBeNull();
-    expect(refused(robot.moveJoints(id, TARGET)).code).toBe("BL_ERR_AUTH_UNKNOWN_LEASE");
+    expect(refused(robot.moveJoints(id, TARGET)).code).toBe("BL_ERR_ESTOP_LATCHED");
     tick(robot, clock, 50); // 200 ms: more than the slowest stop
     const j = robot.getJointState()!;
     expect(j.velocities).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expect(robot.estopState().phase).toBe("cut");
     tick(robot, clock, 100);
     expect(robot.getJointState()!.angles).toEqual(j.angles);
     const h = robot.health();
-    expect(h.safetyReason).toBe("emergency stop: operator pressed the button");
+    expect(h.safetyReason).toMatch(/^emergency stop latched \(category 1, local: operator pressed the button\)/);
     expect(h.errors.emergencyStops).toBe(1);
     expect(h.control).toBeNull();
-    // Control can be taken again afterwards.
+    // Latched: nobody gets control, whoever asks.
+    const again = robot.authority.acquire("api:carol", "api", 1000);
+    expect(again.ok).toBe(false);
+    expect(!again.ok && again.latched).toBe(true);
+    // After the reset nothing moves by itself; a new lease commands again.
+    robot.resetEstop({ source: "test", reason: "arm clear" });
+    tick(robot, clock, 50);
+    expect(robot.getJointState()!.angles).toEqual(j.angles);
     expect(robot.moveJoints(lease(robot, "api:bob"), TARGET).ok).toBe(true);
+  });
+
+  it("a category-0 stop halts every joint at once, without the deceleration ramp", () => {
+    tick(robot, clock);
+    const id = lease(robot, "api:bob");
+    expect(robot.moveJoints(id, TARGET, { speedRadS: 1.5 }).ok).toBe(true);
+    tick(robot, clock, 60);
+    expect(robot.getJointState()!.velocities.some((v) => v !== 0)).toBe(true);
+    expect(robot.estop({ source: "test", reason: "cut", category: 0 })).toMatchObject({ latched: true, category: 0, phase: "cut" });
+    tick(robot, clock, 1);
+    expect(robot.getJointState()!.velocities).toEqual([0, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it("a category-0 request upgrades a settling category-1 stop; a second stop keeps the first one's reason", () => {
+    tick(robot, clock);
+    const id = lease(robot, "api:bob");
+    expect(robot.moveJoints(id, TARGET, { speedRadS: 1.5 }).ok).toBe(true);
+    tick(robot, clock, 60);
+    robot.estop({ source: "api", reason: "first" });
+    expect(robot.estopState().phase).toBe("settling");
+    const e = robot.estop({ source: "cli", reason: "second", category: 0 });
+    expect(e).toMatchObject({ category: 0, phase: "cut", reason: "first", source: "api" });
+    expect(robot.health().errors.emergencyStops).toBe(1);
   });
 });
 

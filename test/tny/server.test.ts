@@ -254,6 +254,43 @@ describe("TNY server: reply order and control", () => {
     await robot.stop();
   });
 
+  it("an emergency stop holds against a client that keeps commanding: velocity 0 for 2 s, status 7; after the reset only a new connection takes control", async () => {
+    const robot = await Tny360Robot.create();
+    await robot.start();
+    const server = await startTnyServer(robot, { port: 0 });
+    const url = `ws://127.0.0.1:${server.port}/`;
+    const a = await RawSocket.open(url);
+    expect(statusOf(await a.roundTrip(req(1, "body", "setVelocity", [0.2, 0, 0, true]))).status).toBe(Status.Ok);
+    robot.estop({ source: "test", reason: "stop", category: 0 });
+    const zero = "00 00 00 00 00 00 00 00 00 00 00 00";
+    const t0 = Date.now();
+    let id = 2;
+    let commands = 0;
+    while (Date.now() - t0 < 2000) {
+      expect(statusOf(await a.roundTrip(req(id++ & 0xffff, "body", "setVelocity", [0.3, 0, 0, true]))).status).toBe(Status.EmergencyStop);
+      commands++;
+      const tv = decodeFrame(await a.roundTrip(req(id++ & 0xffff, "body", "getTargetVelocity", [])));
+      expect(tv.kind === "response" && toHex(tv.payload)).toBe(zero);
+      expect(robot.authority.holder()).toBeNull();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(commands).toBeGreaterThan(10);
+    // a new connection is refused too while latched
+    const b = await RawSocket.open(url);
+    expect(statusOf(await b.roundTrip(req(1, "body", "setVelocity", [0.3, 0, 0, true]))).status).toBe(Status.EmergencyStop);
+    robot.resetEstop({ source: "test", reason: "clear" });
+    // both commanded through the latch: neither gets control implicitly again
+    expect(statusOf(await a.roundTrip(req(id++ & 0xffff, "body", "setVelocity", [0.3, 0, 0, true]))).status).toBe(Status.UnknownError);
+    expect(statusOf(await b.roundTrip(req(2, "body", "setVelocity", [0.3, 0, 0, true]))).status).toBe(Status.UnknownError);
+    expect(robot.authority.holder()).toBeNull();
+    const c = await RawSocket.open(url);
+    expect(statusOf(await c.roundTrip(req(1, "body", "setVelocity", [0.1, 0, 0, true]))).status).toBe(Status.Ok);
+    expect(robot.authority.holder()?.source).toBe("tny");
+    for (const s of [a, b, c]) await s.close();
+    await server.close();
+    await robot.stop();
+  });
+
   it("the first commanding connection holds control; others get UnknownError and a log line; closing clears its velocity", async () => {
     const robot = await Tny360Robot.create();
     await robot.start();

@@ -172,10 +172,30 @@ describe("TNY-360 simulator: walking", () => {
     rig.run(50);
     rig.robot.emergencyStop("test");
     expect(rig.robot.authority.holder()).toBeNull();
-    expect(rig.robot.health().safetyReason).toBe("emergency stop: test");
+    expect(rig.robot.health().safetyReason).toMatch(/^emergency stop latched \(category 1, local: test\)/);
     rig.run(50);
     expect(Array.from(rig.robot.state.body.targetVelocity)).toEqual([0, 0, 0]);
-    expect(rig.robot.state.body.enabledMask).toBe(0x3fff); // still standing
+    // category 1 (the TNY-360's default): the smooth disable sits it down, then the legs are off
+    expect(rig.robot.estopState().phase).toBe("settling");
+    expect(rig.robot.state.body.smooth).toBe("disabling");
+    for (let i = 0; i < 200 && rig.robot.estopState().phase === "settling"; i++) rig.run(50);
+    expect(rig.robot.estopState()).toMatchObject({ latched: true, category: 1, phase: "cut" });
+    expect(rig.robot.state.body.enabledMask & 0x0fff).toBe(0);
+    // latched: commands are refused with bodylink's EmergencyStop status, and no lease is granted
+    expect(sync(rig.call("body", "setVelocity", [0.1, 0, 0, true])).status).toBe(7);
+    expect(rig.robot.authority.acquire("x", "tny", 1000).ok).toBe(false);
+    rig.robot.resetEstop({ source: "test", reason: "clear" });
+    expect(rig.robot.authority.acquire("x", "tny", 1000).ok).toBe(true);
+  });
+
+  it("a category-0 stop turns every joint off at once", async () => {
+    const rig = await simRig();
+    enableAndWait(rig);
+    rig.lease();
+    expect(rig.robot.state.body.enabledMask).toBe(0x3fff);
+    expect(rig.robot.estop({ source: "test", reason: "cut", category: 0 })).toMatchObject({ latched: true, category: 0, phase: "cut" });
+    rig.run(5);
+    expect(rig.robot.state.body.enabledMask).toBe(0);
   });
 
   it("a stopped decision loop trips the 500 ms intent watchdog: velocity forced to 0, error event recorded", async () => {

@@ -166,8 +166,9 @@ describe("TNY table", () => {
     for (const unregistered of [0x08, 0x0a, 0x0b, 0x0c, 0x0d, 0x11, 0x12, 0x15, 0xff]) expect(MODULE_BY_CODE[unregistered]).toBeUndefined();
   });
 
-  it("status names cover 0..6", () => {
-    expect(STATUS_NAMES).toHaveLength(7);
+  it("status names cover the firmware's 0..6 and bodylink's EmergencyStop (7)", () => {
+    expect(STATUS_NAMES).toHaveLength(8);
+    expect(statusName(7)).toBe("EmergencyStop (7)");
     expect(statusName(2)).toBe("UnknownAction (2)");
     expect(statusName(99)).toBe("status 99");
   });

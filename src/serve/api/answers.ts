@@ -7,6 +7,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { BodylinkError, type ErrorCode } from "../../errors.js";
 import type { LeaseInfo, LeaseSource } from "../../runtime/authority.js";
+import type { EstopState } from "../../runtime/estop.js";
 import type { RobotHealth } from "../../runtime/robot.js";
 import type { StateStream } from "./stream.js";
 
@@ -28,6 +29,11 @@ export function leaseAnswer(info: LeaseInfo, leaseMs: number) {
 export function heldError(h: LeaseInfo): BodylinkError {
   const e = new BodylinkError("BL_ERR_AUTH_HELD", `${h.owner} (${h.source})`, new Date(h.expiresAtEpochMs).toISOString());
   return Object.assign(e, { holder: holderAnswer(h) });
+}
+
+/** The emergency-stop latch in the API's snake_case. */
+export function estopAnswer(e: EstopState) {
+  return { latched: e.latched, reason: e.reason, source: e.source, since_ms: e.sinceEpochMs, category: e.category, phase: e.phase };
 }
 
 export function healthAnswer(h: RobotHealth, stream: StateStream) {
@@ -55,6 +61,7 @@ export function healthAnswer(h: RobotHealth, stream: StateStream) {
           expires_at: new Date(h.control.expiresAtEpochMs).toISOString(),
         }
       : null,
+    estop: estopAnswer(h.estop),
     api: {
       subscribers: stream.subscribers,
       messages_sent: stream.messagesSent,

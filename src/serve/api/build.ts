@@ -15,7 +15,9 @@
  *   POST   /v1/control          acquire a lease {owner, lease_ms} → 201 lease | 409 held
  *   PUT    /v1/control          renew (header x-bodylink-lease) → 200 | 403
  *   DELETE /v1/control          release (header) → 200 | 403
- *   POST   /v1/estop            emergency stop, no lease
+ *   GET    /v1/estop            the emergency-stop latch (routes/estop.ts)
+ *   POST   /v1/estop            emergency stop, no lease; latched until POST /v1/estop/reset
+ *   POST   /v1/estop/reset      release the latch (a reason is required)
  *   GET    /v1/<body reads>     e.g. NAO /v1/preferences, /v1/boards
  *   POST   /v1/commands/<…>     the body's commands, lease in the header
  *   GET    /openapi.json

@@ -17,6 +17,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { BodylinkError } from "../../errors.js";
 import type { Authority } from "../../runtime/authority.js";
+import { describeEstop } from "../../runtime/estop.js";
 import { holderAnswer, sendError } from "./answers.js";
 import { LEASE_HEADER } from "./schemas.js";
 
@@ -58,6 +59,10 @@ export function requireLease(authority: Authority) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const raw = req.headers[LEASE_HEADER];
     const id = Array.isArray(raw) ? raw[0] : raw;
+    if (authority.latched) {
+      await refuseAndCut(req, reply, new BodylinkError("BL_ERR_ESTOP_LATCHED", describeEstop(authority.estop)));
+      return;
+    }
     if (!id) {
       await refuseAndCut(req, reply, new BodylinkError("BL_ERR_AUTH_REQUIRED"));
       return;

@@ -51,7 +51,7 @@ export function stateSchema(fields: TObject, description: string): TObject {
 export const HolderSchema = Type.Object(
   {
     owner: Type.String({ description: "Who holds control, as the client named itself" }),
-    source: Type.Union([Type.Literal("api"), Type.Literal("lola"), Type.Literal("tny"), Type.Literal("cli")], {
+    source: Type.Union([Type.Literal("api"), Type.Literal("lola"), Type.Literal("tny"), Type.Literal("cli"), Type.Literal("fleet")], {
       description: "Which server the holder came through",
     }),
     expires_at_epoch_ms: Type.Number({ description: "When the lease expires unless renewed, ms since the Unix epoch" }),
@@ -109,10 +109,42 @@ export const ControlStatusSchema = Type.Object({
   holder: Type.Union([HolderSchema, Type.Null()]),
 });
 
+const StopCategorySchema = Type.Union([Type.Literal(0), Type.Literal(1)], {
+  description: "IEC 60204-1 stop category: 0 cuts at once; 1 reaches a safe posture within a bounded time, then cuts (default per body: GET /v1/estop)",
+});
+const EstopSourceSchema = Type.String({ pattern: "^[a-z][a-z0-9_-]{0,31}$", description: "Who asks (api, dashboard, cli, …); defaults to api" });
+
 export const EstopBodySchema = Type.Object(
-  { reason: Type.Optional(Type.String({ maxLength: 200, description: "Logged and shown in health's safety_reason" })) },
+  {
+    reason: Type.Optional(Type.String({ maxLength: 200, description: "Logged and shown in health's safety_reason" })),
+    category: Type.Optional(StopCategorySchema),
+    source: Type.Optional(EstopSourceSchema),
+  },
   { additionalProperties: false },
 );
+
+export const EstopResetBodySchema = Type.Object(
+  {
+    reason: Type.String({ minLength: 1, maxLength: 200, description: "Why it is safe to go on (required; logged)" }),
+    source: Type.Optional(EstopSourceSchema),
+  },
+  { additionalProperties: false },
+);
+
+const estopProperties = {
+  latched: Type.Boolean({ description: "True from the stop until an explicit reset; while latched nobody gets control" }),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  source: Type.Union([Type.String(), Type.Null()]),
+  since_ms: Type.Union([Type.Number(), Type.Null()], { description: "When it latched, ms since the Unix epoch" }),
+  category: Type.Union([StopCategorySchema, Type.Null()]),
+  phase: Type.Union([Type.Literal("none"), Type.Literal("settling"), Type.Literal("cut")], {
+    description: "settling: a category-1 stop is moving to its safe posture; cut: the body is in its safe state",
+  }),
+};
+
+export const EstopStateSchema = Type.Object({ ...estopProperties, default_category: StopCategorySchema });
+export const EstopAnswerSchema = Type.Object({ stopped: Type.Literal(true), ...estopProperties, reason: Type.String() });
+export const EstopResetAnswerSchema = Type.Object({ ...estopProperties, was_latched: Type.Boolean() });
 
 const Percentiles = Type.Object({ p50: Type.Number(), p99: Type.Number(), max: Type.Number() });
 
@@ -134,6 +166,7 @@ export const HealthSchema = Type.Object({
   }),
   errors: Type.Record(Type.String(), Type.Number(), { description: "Cumulative error counters by name" }),
   control: Type.Union([HolderSchema, Type.Null()]),
+  estop: Type.Object(estopProperties, { description: "The emergency-stop latch (GET /v1/estop)" }),
   api: Type.Object({
     subscribers: Type.Integer({ description: "Open state-stream WebSockets" }),
     messages_sent: Type.Integer(),

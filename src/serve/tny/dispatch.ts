@@ -38,7 +38,7 @@ export interface DispatchStats {
 }
 
 export function newDispatchStats(): DispatchStats {
-  return { requests: 0, ignored: 0, byStatus: [0, 0, 0, 0, 0, 0, 0] };
+  return { requests: 0, ignored: 0, byStatus: [0, 0, 0, 0, 0, 0, 0, 0] };
 }
 
 function errorReply(stats: DispatchStats, msgId: number, status: number): Uint8Array {

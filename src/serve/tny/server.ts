@@ -14,6 +14,12 @@
  *   2000 ms) with each command. While another client holds control, commands answer UnknownError
  *   (4) and the reason is written to the robot's log ring (system.getLogLine). Closing the
  *   connection releases its lease, and the runtime then clears the velocity it commanded.
+ * - Emergency stop (latched in the runtime's Authority): every command answers EmergencyStop (7,
+ *   bodylink's extension) until the reset. A connection whose control was revoked by the stop, or
+ *   that commanded while it was latched, never gets control implicitly again: after the reset a
+ *   client regains control by opening a NEW connection and commanding (the vendor SDKs reconnect).
+ *   The vendor firmware has no e-stop, so this is where we differ from it: an e-stop must not be
+ *   undone by a client that simply keeps sending setVelocity.
  *
  * Uses `ws` directly (no HTTP framework): the only HTTP answer is 426 for plain requests.
  */
@@ -21,7 +27,8 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
 import type { Tny360Robot } from "../../runtime/tny360-robot.js";
-import { TNY_DEFAULT_PORT, TNY_MAX_CONNECTIONS } from "../../wire/tny/constants.js";
+import type { LeaseInfo } from "../../runtime/authority.js";
+import { LogLevel, TNY_DEFAULT_PORT, TNY_MAX_CONNECTIONS } from "../../wire/tny/constants.js";
 import { type DispatchStats, dispatchTnyFrame, newDispatchStats, type TnyDispatchTarget } from "./dispatch.js";
 
 export interface TnyServerOptions {
@@ -63,6 +70,10 @@ interface Connection {
   readonly id: number;
   readonly owner: string;
   leaseId: string | null;
+  /** Lost control to an emergency stop, or commanded while it was latched: no implicit control again. */
+  latchedOut: boolean;
+  /** The log ring has been told why (once per connection: the ring holds 32 lines). */
+  latchedOutNoted: boolean;
 }
 
 export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions = {}): Promise<TnyServer> {
@@ -76,6 +87,23 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
   let accepted = 0;
   let refusedConnections = 0;
   let nextId = 1;
+  const connections = new Set<Connection>();
+  // A lease revoked (by the emergency stop) marks its connection: it must reconnect to command again.
+  const onReleased = (info: LeaseInfo, why: "released" | "expired" | "revoked"): void => {
+    if (why !== "revoked") return;
+    for (const c of connections) {
+      if (c.leaseId === info.id) {
+        c.leaseId = null;
+        c.latchedOut = true;
+      }
+    }
+  };
+  robot.authority.on("released", onReleased);
+  const noteLatchedOut = (c: Connection): void => {
+    if (c.latchedOutNoted) return;
+    c.latchedOutNoted = true;
+    robot.logLine(LogLevel.Warning, "control", `${c.owner}: lost control to an emergency stop; open a new connection to take control again`);
+  };
 
   const http = createServer((_req, res) => {
     res.writeHead(426, { "content-type": "text/plain", upgrade: "websocket" });
@@ -107,9 +135,18 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
   function onConnection(ws: WebSocket, req: IncomingMessage): void {
     sockets.add(ws);
     accepted++;
-    const conn: Connection = { id: nextId++, owner: `tny:${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}#${nextId - 1}`, leaseId: null };
+    const conn: Connection = { id: nextId++, owner: `tny:${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}#${nextId - 1}`, leaseId: null, latchedOut: false, latchedOutNoted: false };
+    connections.add(conn);
     const lease = (): string | null => {
+      if (robot.authority.latched) {
+        conn.latchedOut = true; // the robot answers EmergencyStop (7)
+        return null;
+      }
       if (conn.leaseId && robot.authority.renew(conn.leaseId, leaseMs)) return conn.leaseId;
+      if (conn.latchedOut) {
+        noteLatchedOut(conn);
+        return null;
+      }
       if (robot.authority.holder() !== null) return null; // someone else holds it: refused without building a reason here
       const r = robot.authority.acquire(conn.owner, "tny", leaseMs);
       if (!r.ok) return null; // held by someone else: the robot refuses and logs who holds it
@@ -143,6 +180,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
     ws.on("error", () => undefined); // ws closes the socket; the close handler cleans up
     ws.on("close", () => {
       sockets.delete(ws);
+      connections.delete(conn);
       if (conn.leaseId) robot.authority.release(conn.leaseId); // the runtime then clears this client's velocity
       conn.leaseId = null;
     });
@@ -170,6 +208,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       repliesByStatus: [...stats.byStatus],
     }),
     close: async () => {
+      robot.authority.off("released", onReleased);
       for (const ws of sockets) ws.close(1001, "server closing");
       await new Promise<void>((resolve) => {
         const t = setTimeout(() => {

@@ -320,6 +320,15 @@ export class P7Sim {
     this.#stopping.fill(1);
   }
 
+  /** Category-0 stop: every joint halts where it is now (a real arm's brakes), no deceleration ramp. */
+  halt(): void {
+    for (let i = 0; i < N; i++) {
+      this.#v[i] = 0;
+      this.#target[i] = this.#q[i]!;
+    }
+    this.#stopping.fill(0);
+  }
+
   /** True when no joint is moving and none is stopping. */
   get atRest(): boolean {
     for (let i = 0; i < N; i++) if (this.#v[i] !== 0 || this.#stopping[i] === 1) return false;

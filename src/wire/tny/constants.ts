@@ -46,12 +46,17 @@ export const Status = {
   UnknownError: 4,
   NotFound: 5,
   OutOfMemory: 6,
+  /**
+   * bodylink's extension, never sent by the vendor firmware (which has no e-stop): a command refused
+   * because the emergency stop is latched. Vendor SDKs report it as an unknown status.
+   */
+  EmergencyStop: 7,
 } as const;
 export type StatusName = keyof typeof Status;
 export type StatusCode = (typeof Status)[StatusName];
 
 /** Status names by code, for messages ("UnknownAction (2)"). */
-export const STATUS_NAMES: readonly StatusName[] = ["Ok", "UnknownModule", "UnknownAction", "InvalidParameters", "UnknownError", "NotFound", "OutOfMemory"];
+export const STATUS_NAMES: readonly StatusName[] = ["Ok", "UnknownModule", "UnknownAction", "InvalidParameters", "UnknownError", "NotFound", "OutOfMemory", "EmergencyStop"];
 
 export function statusName(code: number): string {
   const n = STATUS_NAMES[code];

@@ -4,7 +4,9 @@
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import Type from "typebox";
+import { BodylinkError } from "../../../errors.js";
 import { DEFAULT_LEASE_MS } from "../../../runtime/authority.js";
+import { describeEstop } from "../../../runtime/estop.js";
 import { heldError, holderAnswer, leaseAnswer, sendError } from "../answers.js";
 import { bodyLimitFor } from "../body-limit.js";
 import { checkedLease, requireLease, unknownLease } from "../guard.js";
@@ -37,7 +39,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { 
     async (req, reply) => {
       const leaseMs = req.body.lease_ms ?? DEFAULT_LEASE_MS;
       const got = authority.acquire(req.body.owner, "api", leaseMs);
-      if (!got.ok) return sendError(reply, heldError(got.holder));
+      if (!got.ok) return sendError(reply, got.latched ? new BodylinkError("BL_ERR_ESTOP_LATCHED", describeEstop(got.estop)) : heldError(got.holder));
       const info = got.lease.info!;
       return reply.code(201).send(leaseAnswer(info, leaseMs));
     },
