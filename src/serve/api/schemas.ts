@@ -112,7 +112,7 @@ export const ControlStatusSchema = Type.Object({
 const StopCategorySchema = Type.Union([Type.Literal(0), Type.Literal(1)], {
   description: "IEC 60204-1 stop category: 0 cuts at once; 1 reaches a safe posture within a bounded time, then cuts (default per body: GET /v1/estop)",
 });
-const EstopSourceSchema = Type.String({ pattern: "^[a-z][a-z0-9_-]{0,31}$", description: "Who asks (api, dashboard, cli, …); defaults to api" });
+const EstopSourceSchema = Type.String({ minLength: 1, maxLength: 32, description: "Who asks (api, dashboard, cli, …; letters, digits, - and _ are kept); defaults to api" });
 
 export const EstopBodySchema = Type.Object(
   {

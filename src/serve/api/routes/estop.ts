@@ -16,6 +16,9 @@ import { bodyLimitFor } from "../body-limit.js";
 import { ErrorSchema, EstopAnswerSchema, EstopBodySchema, EstopResetAnswerSchema, EstopResetBodySchema, EstopStateSchema } from "../schemas.js";
 import type { ApiContext } from "./context.js";
 
+/** A client-named source, kept to letters, digits, - and _ (it goes into logs and the state). */
+const sourceOf = (s: string | undefined): string => (s ?? "api").replace(/[^A-Za-z0-9_-]/g, "_");
+
 export const estopRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { robot }) => {
   r.get(
     "/v1/estop",
@@ -37,7 +40,7 @@ export const estopRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { ro
     async (req) => {
       const b = req.body;
       const e = robot.estop({
-        source: b.source ?? "api",
+        source: sourceOf(b.source),
         reason: b.reason ?? "emergency stop (robot API)",
         ...(b.category === undefined ? {} : { category: b.category }),
       });
@@ -59,7 +62,7 @@ export const estopRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { ro
     },
     async (req) => {
       const wasLatched = robot.estopState().latched;
-      const source = req.body.source ?? "api";
+      const source = sourceOf(req.body.source);
       const e = robot.resetEstop({ source, reason: req.body.reason });
       if (wasLatched) req.log.warn({ event: "estop_reset", source, reason: req.body.reason }, "emergency stop reset");
       return { ...estopAnswer(e), was_latched: wasLatched };
