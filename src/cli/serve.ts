@@ -4,6 +4,7 @@
  * removed) on SIGINT/SIGTERM.
  */
 import type { Command } from "commander";
+import { BODY_KINDS, bodyChoicesText } from "../bodies/registry.js";
 import { startApiServer } from "../serve/api/build.js";
 import { startLolaServer } from "../serve/lola/server.js";
 import { NaoRobot } from "../runtime/nao-robot.js";
@@ -136,7 +137,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       tnyUrl = t.tnyUrl;
       transport = o.tnyHost ? `tny:${o.tnyHost}` : "sim";
     } else {
-      throw new CliError(`unknown body ${JSON.stringify(o.body)}; choose nao, p7 or tny360`, 2);
+      throw new CliError(`unknown body ${JSON.stringify(o.body)}; choose ${bodyChoicesText()}`, 2);
     }
     const api = await startApiServer(robot, { host: o.host, port: o.apiPort ?? DEFAULT_API_PORT }).catch((e: unknown) => {
       // Without --api-port, a taken 8780 (another runtime) is no error: take a free port and print it.
@@ -180,7 +181,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
 /** The options `serve` and `record` share. */
 export function addServeOptions(cmd: Command): Command {
   return cmd
-    .option("--body <body>", "nao | p7 | tny360", "nao")
+    .option("--body <body>", BODY_KINDS.join(" | "), "nao")
     .option("--name <name>", "this runtime's name: unique on this machine, the robot's name in a fleet (default: BODY-HOST, then BODY-HOST-2 …)")
     .option("--usb", "NAO: talk to the real chest board over USB instead of the simulator")
     .option("--host <address>", "address the servers bind to (loopback unless told otherwise)", "127.0.0.1")

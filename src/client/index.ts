@@ -26,6 +26,7 @@
  *
  * Browser-safe: no `node:` imports; WebSocket and fetch are injectable.
  */
+import { LEASE_HEADER } from "../bodies/link.js";
 import { BodylinkError, type ErrorCode } from "../errors.js";
 import { ApiError } from "./errors.js";
 import { Emitter } from "./events.js";
@@ -169,7 +170,6 @@ export interface HeadState extends SnapshotMeta {
 
 const DEFAULT_STALE_MS = 250;
 const DRIFT_MS_PER_MS = 0.001; // how fast the best-case delay may rise (clock drift allowance)
-const LEASE_HEADER = "x-bodylink-lease";
 
 function localError(code: ErrorCode, ...args: Array<string | number>): ApiError {
   const e = new BodylinkError(code, ...args);

@@ -6,8 +6,10 @@
  * Types only: no runtime code, browser-safe.
  */
 
-export type BodyKind = "nao" | "p7" | "tny360";
-export type LinkStatus = "starting" | "ok" | "degraded" | "lost" | "stopped";
+export type { BodyKind } from "../bodies/registry.js";
+export type { LinkStatus } from "../bodies/link.js";
+import type { BodyKind } from "../bodies/registry.js";
+import type { LinkStatus } from "../bodies/link.js";
 
 export interface HelloMessage {
   readonly type: "hello";

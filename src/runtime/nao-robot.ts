@@ -1,15 +1,16 @@
 /**
  * The NAO v6 runtime: one chest-board link, one 12 ms cycle, one state, one command, one authority.
  *
- * Lifecycle (ros2_control's, minus what we don't need):
- *   created   → `create()`: transport chosen, nothing read
- *   configured→ `start()` read the preference block (CRC-checked), ran the board handshake,
- *               built the command frame for the accepted boards
- *   active    → the loop runs; commands flow while a lease is held
- *   stopped   → `stop()`: stiffness 0 sent, loop stopped, transport closed
+ * The link is a NaoDriver (src/drivers/nao/: the chest board over USB or simulated; any other
+ * source of decoded NaoState fits the same seam), run by the one lifecycle wrapper (src/rt/
+ * lifecycle.ts), which owns the transitions: `configure()` (the driver reads the preference block,
+ * CRC-checked, and runs the board handshake), `start()` (the loop runs; commands flow while a lease
+ * is held), `stop()` (control revoked, a last frame with stiffness 0, link closed; `start()` again
+ * configures anew), `shutdown()` (for good).
  *
- * The cycle (perform side, no allocation): arbitrate (lease, smooth motion, safety ramp) →
- * encode the command frame in place → exchange → decode the answer into `state` → publish.
+ * The cycle (perform side, no allocation), as the wrapper runs it: read (the answer that completed
+ * since the last cycle) → arbitrate (lease, smooth motion, safety ramp) → write (encode the command
+ * frame in place, exchange) → read (a simulator answers at once) → publish.
  *
  * Safety, like HAL's DcmLostPlugin: stiffness ramps to 0 over `stiffnessRampMs` when nobody holds
  * control, when the link fails `linkLostAfter` exchanges in a row, or when a cycle starts more
@@ -24,26 +25,32 @@
  * After a reset stiffness stays 0 until a client takes a lease and commands; then it ramps up.
  */
 import { type CommandProblem, NaoCommands, type NaoCommandUpdate, applyCommandUpdate } from "../bodies/nao/commands.js";
-import { AnswerDecoder, CommandFrame } from "../bodies/nao/frames.js";
-import { LOLA_INDEX, type LolaJoint, REST_POSTURE_RAD, STAND_POSTURE_RAD } from "../bodies/nao/joints.js";
-import { type NaoPreferences, interpretPreferences } from "../bodies/nao/prefs.js";
+import { REST_POSTURE_RAD, STAND_POSTURE_RAD } from "../bodies/nao/joints.js";
+import type { NaoPreferences } from "../bodies/nao/prefs.js";
 import { NaoState } from "../bodies/nao/state.js";
-import { BodylinkError } from "../errors.js";
+import { IO } from "../drivers/driver.js";
+import { ChestboardDriver } from "../drivers/nao/chestboard.js";
+import { NAO_IO, type NaoDriver, type NaoOutput } from "../drivers/nao/driver.js";
+import type { BodylinkError } from "../errors.js";
+import { type CycleCore, Lifecycle, PHASE, type Phase } from "../rt/lifecycle.js";
 import { SimChestboard } from "../sim/nao/chestboard.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
-import { type BoardReport, ChestboardLink, EXCHANGE_OUTCOME_TEXT, ExchangeOutcome } from "../transport/chestboard-link.js";
-import { BOARD_BY_NAME, HANDSHAKE } from "../wire/chestboard/constants.js";
-import { FRAME_FAULT_TEXT } from "../wire/chestboard/frame.js";
-import { decodePreferenceBlock } from "../wire/chestboard/prefs.js";
+import type { BoardReport, ChestboardLink } from "../transport/chestboard-link.js";
+import { HANDSHAKE } from "../wire/chestboard/constants.js";
 import { Authority, leaseError } from "./authority.js";
 import { type Clock, MonotonicClock } from "./clock.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
-import { type CycleBody, CycleLoop } from "./loop.js";
+import type { CycleLoop } from "./loop.js";
 import type { RobotBase, RobotHealth } from "./robot.js";
 
 export interface NaoRobotOptions {
-  /** Defaults to a simulated chest board (seeded with `seed`, driven by `clock`). */
-  transport?: ChestboardTransport;
+  /**
+   * The body link. Defaults to the chest board over `transport`, or over a simulated chest board
+   * (seeded with `seed`, driven by `clock`) when no transport is given.
+   */
+  driver?: NaoDriver;
+  /** The chest board's transport (or a function opening it: called again when a stopped runtime starts). */
+  transport?: ChestboardTransport | (() => ChestboardTransport | Promise<ChestboardTransport>);
   clock?: Clock;
   /** Accepted board configuration versions. Defaults to [10, 11]. */
   acceptBoardVersions?: readonly number[];
@@ -97,24 +104,25 @@ interface Motion {
   readonly fromStiffness: Float64Array;
 }
 
-export class NaoRobot implements RobotBase, CycleBody {
+export class NaoRobot implements RobotBase, CycleCore<NaoState, NaoOutput> {
   readonly kind = "nao" as const;
   readonly periodMs = NAO_PERIOD_MS;
   readonly clock: Clock;
   readonly authority: Authority;
   readonly loop: CycleLoop;
   readonly state = new NaoState();
-  readonly link: ChestboardLink;
+  /** The body link (chest board, simulated or USB, or another NaoDriver). */
+  readonly driver: NaoDriver;
+  /** Owns the transitions and the cycle (src/rt/lifecycle.ts). */
+  readonly lifecycle: Lifecycle<NaoState, NaoOutput>;
   /** The simulated chest board when running on the simulator (fault hooks for tests), else null. */
   readonly sim: SimChestboard | null;
   readonly acceptBoardVersions: readonly number[];
-  prefs: NaoPreferences | null = null;
-  boards: BoardReport[] = [];
 
   /** What the controlling client asked for. */
   readonly #requested = new NaoCommands();
-  #decoder: AnswerDecoder | null = null;
-  #frame: CommandFrame | null = null;
+  /** What the driver sends every cycle: the requested targets and the safety ramp's scale (#f's slot 0). */
+  readonly output: NaoOutput;
   /**
    * Doubles the cycle rewrites: [0] stiffness scale 0..1 (the safety ramp), [1] time of the last
    * fault, ms, [2] epoch − monotonic clock offset, ms. NOTE: a typed array, because V8 may box a double assigned to an object field.
@@ -136,26 +144,31 @@ export class NaoRobot implements RobotBase, CycleBody {
   readonly defaultStopCategory: StopCategory = NAO_DEFAULT_STOP_CATEGORY;
   /** Monotonic time the current emergency stop engaged (faults after it cut a category-1 stop). */
   #estopAtMs = Number.NEGATIVE_INFINITY;
-  #started = false;
-  #stopped = false;
   readonly #errors = { unacknowledged: 0, noAnswer: 0, writeFailed: 0, readFailed: 0, badFrames: 0, overruns: 0, lateCycles: 0 };
-  readonly #afterExchange = (outcome: ExchangeOutcome, n: number) => this.#onExchange(outcome, n);
 
   private constructor(opts: NaoRobotOptions) {
     this.clock = opts.clock ?? new MonotonicClock();
     this.authority = new Authority(this.clock);
-    this.sim = opts.transport ? null : new SimChestboard({ seed: opts.seed ?? 1, clock: this.clock });
-    const transport = opts.transport ?? this.sim!;
-    this.link = new ChestboardLink(opts.wrapTransport ? opts.wrapTransport(transport) : transport);
     this.acceptBoardVersions = opts.acceptBoardVersions ?? HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS;
+    this.sim = opts.driver || opts.transport ? null : new SimChestboard({ seed: opts.seed ?? 1, clock: this.clock });
+    const transport = opts.transport ?? this.sim!;
+    const wrap = opts.wrapTransport;
+    this.driver =
+      opts.driver ??
+      new ChestboardDriver({
+        transport: !wrap ? transport : typeof transport === "function" ? async () => wrap(await transport()) : wrap(transport),
+        acceptBoardVersions: this.acceptBoardVersions,
+      });
+    this.output = { commands: this.#requested, scale: this.#f.subarray(0, 1), sentStiffness: this.state.stiffness };
     this.#rampPerMs = 1 / Math.max(1, opts.stiffnessRampMs ?? 500);
     this.#linkLostAfter = opts.linkLostAfter ?? 5;
     this.#safetyLateBoundMs = opts.safetyLateBoundMs ?? 2 * NAO_PERIOD_MS;
     this.#recoveryMs = opts.recoveryMs ?? 250;
-    this.loop = new CycleLoop(this, this.clock, {
+    this.lifecycle = new Lifecycle(this.driver, this, this.clock, {
       lateBoundMs: NAO_PERIOD_MS / 2,
       ...(opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs }),
     });
+    this.loop = this.lifecycle.loop;
     this.#requested.setIdle();
     this.authority.on("released", (info, why) => {
       this.#cancelMotion();
@@ -175,53 +188,69 @@ export class NaoRobot implements RobotBase, CycleBody {
     return new NaoRobot(opts);
   }
 
+  /** The body's preferences, once configured (null before). */
+  get prefs(): NaoPreferences | null {
+    return this.driver.prefs;
+  }
+
+  /** The motor-board handshake's result per board, once configured. */
+  get boards(): readonly BoardReport[] {
+    return this.driver.boards;
+  }
+
+  /** The chest-board exchange (chest-board drivers only; throws for another driver or a closed link). */
+  get link(): ChestboardLink {
+    const l = this.driver instanceof ChestboardDriver ? this.driver.link : null;
+    if (!l) throw new Error("this NaoRobot has no open chest-board link");
+    return l;
+  }
+
   /** Read preferences and run the handshake; does not start the loop. Throws a clear error on failure. */
-  async configure(): Promise<void> {
-    if (this.#frame) return;
-    const read = await this.link.readPreferences();
-    if (!read.ok) {
-      const d = read.block ? decodePreferenceBlock(read.block) : null;
-      if (d && !d.ok && d.storedCrc !== d.computedCrc) throw new BodylinkError("BL_ERR_PREFS_CRC", hex(d.storedCrc), hex(d.computedCrc));
-      throw new BodylinkError("BL_ERR_PREFS_READ", "-", read.reason);
-    }
-    const decoded = decodePreferenceBlock(read.block);
-    if (!decoded.ok) throw new BodylinkError("BL_ERR_PREFS_READ", "-", decoded.reason);
-    const interp = interpretPreferences(decoded.entries);
-    if (!interp.ok) throw new BodylinkError("BL_ERR_PREFS_READ", "-", interp.reason);
-    this.prefs = interp.prefs;
-    this.boards = await this.link.handshake(this.acceptBoardVersions, interp.prefs.serials);
-    const accepted = this.boards.filter((b) => b.accepted).map((b) => BOARD_BY_NAME.get(b.name)!);
-    this.state.jointInitialized.fill(0);
-    for (const b of accepted) for (const j of b.joints) this.state.jointInitialized[LOLA_INDEX[j as LolaJoint]] = 1;
-    this.#frame = new CommandFrame(accepted, interp.prefs);
+  configure(): Promise<void> {
+    return this.lifecycle.configure();
+  }
+
+  /** Configure if needed, then run the loop. After `stop()` this configures the link anew. */
+  start(): Promise<void> {
+    return this.lifecycle.start();
+  }
+
+  /** Control revoked, loop stopped, a last frame with stiffness 0, link closed. Idempotent. */
+  stop(): Promise<void> {
+    return this.lifecycle.stop();
+  }
+
+  /** `stop()`, and nothing starts again (BL_ERR_BODY_FINALIZED). */
+  shutdown(): Promise<void> {
+    return this.lifecycle.shutdown();
+  }
+
+  // ---- lifecycle hooks (the wrapper calls them; prepare side) ---------------------------------
+
+  onConfigured(): void {
+    this.state.jointInitialized.set(this.driver.jointInitialized);
     this.#f[2] = this.clock.epochMs() - this.clock.nowMs();
-    this.#decoder = new AnswerDecoder(interp.prefs);
   }
 
-  async start(): Promise<void> {
-    if (this.#started) return;
-    this.#stopped = false;
-    await this.configure();
-    this.#started = true;
+  onActivating(): void {
     this.state.link = "ok";
-    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    if (this.#stopped) return;
-    this.#stopped = true;
+  onDeactivating(): void {
     this.authority.revoke();
-    await this.loop.stop();
-    // Last word to the body: stiffness 0. A USB exchange may still be in flight: let it finish.
-    for (let i = 0; i < 40 && this.link.busy; i++) await new Promise((r) => setTimeout(r, 5));
-    if (this.#frame && !this.link.busy) {
-      this.#f[0] = 0;
-      this.#frame.encode(this.#requested, 0, this.state.stiffness);
-      await new Promise<void>((resolve) => this.link.exchange(this.#frame!.template.bytes, this.#frame!.template.length, () => resolve()));
-    }
+    this.#f[0] = 0;
+  }
+
+  onClosed(): void {
     this.state.link = "stopped";
-    this.#started = false;
-    await this.link.transport.close();
+  }
+
+  onDriverError(message: string): void {
+    this.authority.revoke(); // after a restart, nothing moves until a client commands again
+    this.#fault(this.clock.nowMs(), `body link lost: ${message}`);
+    this.#f[0] = 0;
+    this.state.link = "lost";
+    this.state.valid = false;
   }
 
   onCycle(listener: (seq: number, nowMs: number) => void): () => void {
@@ -344,18 +373,27 @@ export class NaoRobot implements RobotBase, CycleBody {
 
   // ---- the cycle (perform side) ----------------------------------------------------------------
 
+  /** Run one whole cycle now (read → arbitrate → write → read), as the loop does. Benchmarks and tests. */
   cycle(nowMs: number): void {
-    const frame = this.#frame;
-    if (!frame) return;
-    if (this.link.busy) {
-      // The previous exchange has not completed (USB): count it, keep the safety logic running.
-      this.#errors.overruns++;
-      this.#fault(nowMs, "chest board exchange overran the cycle");
+    this.lifecycle.cycle(nowMs);
+  }
+
+  /** Perform side: arbitrate (the wrapper calls it between read and write). */
+  update(nowMs: number): void {
+    this.#arbitrate(nowMs);
+  }
+
+  /** Perform side: what a read found, or why a write did not go out. */
+  account(nowMs: number, code: number, phase: Phase): void {
+    if (phase === PHASE.Write) {
+      if (code === IO.Busy) {
+        // The previous exchange has not completed (USB): count it, keep the safety logic running.
+        this.#errors.overruns++;
+        this.#fault(nowMs, "chest board exchange overran the cycle");
+      } else this.#readOutcome(nowMs, code);
       return;
     }
-    this.#arbitrate(nowMs);
-    frame.encode(this.#requested, this.#f[0]!, this.state.stiffness);
-    this.link.exchange(frame.template.bytes, frame.template.length, this.#afterExchange);
+    this.#readOutcome(nowMs, code);
   }
 
   onCycleError(error: unknown): void {
@@ -465,42 +503,32 @@ export class NaoRobot implements RobotBase, CycleBody {
     }
   }
 
-  #onExchange(outcome: ExchangeOutcome, n: number): void {
+  #readOutcome(now: number, code: number): void {
     const s = this.state;
-    const now = this.clock.nowMs();
-    if (outcome === ExchangeOutcome.Answered) {
-      if (this.#decoder!.decode(this.link.answer, n, s)) {
-        this.#failures = 0;
-        s.seq++;
-        s.timestampMs = now;
-        s.epochMs = now + this.#f[2]!;
-        if (!s.valid) {
-          s.valid = true;
-          // First state: hold where the body is.
-          this.#requested.position.set(s.position);
-        }
-        s.link = "ok";
-        s.boardStatus = this.link.lastStatus;
-        this.#syncCounters();
-        return;
+    if (code === IO.Fresh) {
+      this.#failures = 0;
+      s.seq++;
+      s.timestampMs = now;
+      s.epochMs = now + this.#f[2]!;
+      if (!s.valid) {
+        s.valid = true;
+        // First state: hold where the body is.
+        this.#requested.position.set(s.position);
       }
-      this.#errors.badFrames++;
-      s.badFrames++;
-      this.#linkFailure(now, `answer frame unusable: ${FRAME_FAULT_TEXT[this.#decoder!.stats.fault]}`);
-    } else {
-      if (outcome === ExchangeOutcome.Unacknowledged) this.#errors.unacknowledged++;
-      else if (outcome === ExchangeOutcome.NoAnswer) this.#errors.noAnswer++;
-      else if (outcome === ExchangeOutcome.WriteFailed) this.#errors.writeFailed++;
-      else this.#errors.readFailed++;
-      this.#linkFailure(now, EXCHANGE_OUTCOME_TEXT[outcome]);
+      s.link = "ok";
+      return;
     }
-    this.#syncCounters();
+    if (code === NAO_IO.BadFrame) this.#errors.badFrames++;
+    else if (code === NAO_IO.Unacknowledged) this.#errors.unacknowledged++;
+    else if (code === NAO_IO.NoAnswer) this.#errors.noAnswer++;
+    else if (code === NAO_IO.WriteFailed) this.#errors.writeFailed++;
+    else this.#errors.readFailed++;
+    this.#linkFailure(now, this.driver.lastErrorText);
   }
 
   #linkFailure(now: number, reason: string): void {
     this.#failures++;
     const s = this.state;
-    s.boardStatus = this.link.lastStatus;
     if (this.#failures >= this.#linkLostAfter) {
       s.link = "lost";
       s.valid = false;
@@ -508,12 +536,6 @@ export class NaoRobot implements RobotBase, CycleBody {
     } else {
       s.link = "degraded";
     }
-  }
-
-  #syncCounters(): void {
-    const c = this.link.counters;
-    this.state.unacknowledgedFrames = c.unacknowledged;
-    this.state.readTimeouts = c.noAnswer;
   }
 
   health(): RobotHealth {
@@ -528,8 +550,4 @@ export class NaoRobot implements RobotBase, CycleBody {
       estop: this.authority.estop,
     };
   }
-}
-
-function hex(v: number): string {
-  return `0x${v.toString(16).padStart(8, "0")}`;
 }

@@ -39,19 +39,21 @@ import {
   toP7StateSnapshot,
 } from "../bodies/p7/state.js";
 import { BodylinkError } from "../errors.js";
+import type { LinkStatus } from "../bodies/link.js";
+import { IO } from "../drivers/driver.js";
+import { type P7Driver, P7SimDriver } from "../drivers/p7/sim.js";
+import { type CycleCore, Lifecycle, type Phase } from "../rt/lifecycle.js";
 import type { P7SimParams } from "../sim/p7/constants.js";
-import { P7Sim, type P7SimFrame } from "../sim/p7/arm-sim.js";
+import type { P7Sim } from "../sim/p7/arm-sim.js";
 import { Authority, type LeaseInfo, leaseError } from "./authority.js";
 import { type Clock, MonotonicClock } from "./clock.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
-import { type CycleBody, CycleLoop } from "./loop.js";
+import type { CycleLoop } from "./loop.js";
 import type { RobotBase, RobotHealth } from "./robot.js";
 
 export const P7_PERIOD_MS = 4;
-/** Elapsed time beyond this between two cycles is not simulated (a paused process must not lurch the arm). */
-const MAX_CYCLE_DT_MS = 100;
 
-export type P7LinkStatus = RobotHealth["link"];
+export type P7LinkStatus = LinkStatus;
 /** The P7's documented default stop category: decelerate and hold. */
 export const P7_DEFAULT_STOP_CATEGORY: StopCategory = 1;
 
@@ -68,6 +70,8 @@ export interface P7RobotOptions {
   initialAnglesRad?: ArrayLike<number>;
   /** See LoopOptions.youngGcEveryMs: collect the young generation between cycles this often, ms. Defaults to 0 (V8 decides); `bodylink serve` sets 100. */
   youngGcEveryMs?: number;
+  /** The arm's link. Defaults to the simulated arm (seed, simParams, initialAnglesRad); `sim` stays that simulator. */
+  driver?: P7Driver;
 }
 
 export type P7CommandResult<T extends object = Record<never, never>> = ({ readonly ok: true } & T) | { readonly ok: false; readonly error: BodylinkError };
@@ -92,20 +96,25 @@ export interface P7ClearAccepted {
   readonly clearedJoints: readonly number[];
 }
 
-export class P7Robot implements RobotBase {
+export class P7Robot implements RobotBase, CycleCore<P7State, null> {
   readonly kind = "p7" as const;
+  readonly periodMs = P7_PERIOD_MS;
   readonly clock: Clock;
   readonly authority: Authority;
   readonly loop: CycleLoop;
+  /** The arm's link (src/drivers/p7/). */
+  readonly driver: P7Driver;
+  /** Owns the transitions and the cycle (src/rt/lifecycle.ts). */
+  readonly lifecycle: Lifecycle<P7State, null>;
   /** The simulated arm, for fault hooks in tests (`injectError`, `setReportedLengths`). */
   readonly sim: P7Sim;
   readonly defaultStopCategory: StopCategory = P7_DEFAULT_STOP_CATEGORY;
   /** Live state, overwritten in place every cycle: read it on the perform side, never hand it out. */
   readonly state = new P7State();
+  readonly output = null;
 
   #link: P7LinkStatus = "starting";
   #safetyReason: string | null = "no control lease held: holding position";
-  #lastCycleMs = Number.NaN;
   /** The lease whose command the arm is executing, or null (holding). */
   #commandLease: string | null = null;
   readonly #targets = new Float64Array(P7_JOINT_COUNT);
@@ -123,7 +132,7 @@ export class P7Robot implements RobotBase {
   readonly #onReleased = (info: LeaseInfo, why: "released" | "expired" | "revoked"): void => {
     if (info.id !== this.#commandLease) return;
     this.#commandLease = null;
-    this.sim.stopAll();
+    this.driver.stopAll();
     this.#counters.leaseEndedStops++;
     this.#safetyReason = `control lease ${why}: holding position`;
   };
@@ -131,15 +140,19 @@ export class P7Robot implements RobotBase {
   private constructor(opts: P7RobotOptions) {
     this.clock = opts.clock ?? new MonotonicClock();
     this.authority = opts.authority ?? new Authority(this.clock);
-    this.sim = new P7Sim({ seed: opts.seed ?? 1, params: opts.simParams, initialAnglesRad: opts.initialAnglesRad });
-    const body: CycleBody = { periodMs: P7_PERIOD_MS, cycle: (nowMs) => this.#cycle(nowMs) };
-    this.loop = new CycleLoop(body, this.clock, opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs });
+    const simDriver = new P7SimDriver({ seed: opts.seed ?? 1, params: opts.simParams, initialAnglesRad: opts.initialAnglesRad });
+    this.sim = simDriver.sim;
+    this.driver = opts.driver ?? simDriver;
+    this.lifecycle = new Lifecycle(this.driver, this, this.clock, opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs });
+    this.loop = this.lifecycle.loop;
     this.authority.on("released", this.#onReleased);
   }
 
   /** A P7 runtime on a simulated arm, not started. Async like the other bodies' `create`. */
   static async create(opts: P7RobotOptions = {}): Promise<P7Robot> {
-    return new P7Robot(opts);
+    const robot = new P7Robot(opts);
+    await robot.lifecycle.configure(); // the simulated arm has no link to open: inactive, `loop.step()` works
+    return robot;
   }
 
   /** "starting" until the first frame, then "ok"; "lost" while the link is down; "stopped" after stop(). */
@@ -147,27 +160,52 @@ export class P7Robot implements RobotBase {
     return this.#link;
   }
 
-  async start(): Promise<void> {
-    if (this.loop.running) return;
-    if (this.#link === "stopped") this.#link = "starting";
-    this.#lastCycleMs = Number.NaN; // time spent stopped is not simulated
-    this.loop.start();
+  /** Start the cycle (again after `stop()`: the arm holds until commanded). */
+  start(): Promise<void> {
+    return this.lifecycle.start();
   }
 
   /** Stop all joints, revoke the lease, stop the cycle. Getters return null afterwards. Idempotent. */
-  async stop(): Promise<void> {
-    this.sim.stopAll();
+  stop(): Promise<void> {
+    return this.lifecycle.stop();
+  }
+
+  /** `stop()`, and nothing starts again. */
+  shutdown(): Promise<void> {
+    return this.lifecycle.shutdown();
+  }
+
+  // ---- lifecycle hooks (prepare side) ------------------------------------------------------
+
+  onActivating(): void {
+    if (this.#link === "stopped") this.#link = "starting";
+  }
+
+  onDeactivating(): void {
+    this.driver.stopAll();
     this.authority.revoke();
     this.#commandLease = null;
-    await this.loop.stop();
+  }
+
+  onClosed(): void {
     this.#link = "stopped";
+    this.#invalidate();
+  }
+
+  onDriverError(message: string): void {
+    this.driver.stopAll();
+    this.authority.revoke(); // after a restart, nothing moves until a client commands again
+    this.#commandLease = null;
+    if (this.#link !== "lost") this.#counters.linkLost++;
+    this.#link = "lost";
+    this.#safetyReason = `body link lost: ${message}`;
     this.#invalidate();
   }
 
   health(): RobotHealth {
     const h = this.authority.holder();
     let jointErrors = 0;
-    for (let i = 0; i < P7_JOINT_COUNT; i++) if (this.sim.errorId(i) !== 0) jointErrors++;
+    for (let i = 0; i < P7_JOINT_COUNT; i++) if (this.driver.errorId(i) !== 0) jointErrors++;
     return {
       body: "p7",
       link: this.#link,
@@ -238,7 +276,7 @@ export class P7Robot implements RobotBase {
     if (bad) return this.#refuse(new BodylinkError("BL_ERR_CMD_INVALID", bad));
     const fault = this.#faultRefusal();
     if (fault) return fault;
-    const etaS = this.sim.moveTo(this.#targets, this.#speeds);
+    const etaS = this.driver.moveTo(this.#targets, this.#speeds);
     this.#accepted(leaseId);
     return { ok: true, etaS, speedRadS: Object.freeze(Array.from(this.#speeds)) };
   }
@@ -255,7 +293,7 @@ export class P7Robot implements RobotBase {
     if (bad) return this.#refuse(new BodylinkError("BL_ERR_CMD_INVALID", bad));
     const fault = this.#faultRefusal();
     if (fault) return fault;
-    this.sim.servo(this.#targets);
+    this.driver.servo(this.#targets);
     this.#accepted(leaseId);
     return OK;
   }
@@ -270,7 +308,7 @@ export class P7Robot implements RobotBase {
     if (refused) return refused;
     const bad = validateJointIndex(joint);
     if (bad) return this.#refuse(new BodylinkError("BL_ERR_CMD_INVALID", bad));
-    const cleared = this.sim.clearError(joint);
+    const cleared = this.driver.clearError(joint);
     this.#copyErrorIds();
     return { ok: true, clearedJoints: Object.freeze(cleared) };
   }
@@ -282,9 +320,9 @@ export class P7Robot implements RobotBase {
     if (first) this.#counters.emergencyStops++;
     this.#commandLease = null;
     const e = this.authority.estop;
-    if (e.category === 0) this.sim.halt();
-    else if (first) this.sim.stopAll();
-    if (e.phase === "settling" && this.sim.atRest) this.authority.setEstopPhase("cut");
+    if (e.category === 0) this.driver.halt();
+    else if (first) this.driver.stopAll();
+    if (e.phase === "settling" && this.driver.atRest) this.authority.setEstopPhase("cut");
     this.#safetyReason = describeEstop(this.authority.estop);
     return this.authority.estop;
   }
@@ -321,59 +359,39 @@ export class P7Robot implements RobotBase {
 
   // ---- internals ---------------------------------------------------------------------------
 
-  #cycle(nowMs: number): void {
-    const dtMs = Number.isNaN(this.#lastCycleMs) ? 0 : Math.min(MAX_CYCLE_DT_MS, Math.max(0, nowMs - this.#lastCycleMs));
-    this.#lastCycleMs = nowMs;
-    // Arbitrate: a lease that expired since the last cycle ends its command (the Authority emits
-    // "released" from isHeld, and #onReleased stops the arm).
+  /**
+   * Perform side, before the arm executes: a lease that expired since the last cycle ends its
+   * command (the Authority emits "released" from isHeld, and #onReleased stops the arm).
+   */
+  update(_nowMs: number): void {
     if (this.#commandLease !== null) this.authority.isHeld(this.#commandLease);
-    this.sim.advance(dtMs / 1000);
+  }
+
+  /** Perform side: a new frame was copied into the state (length-checked by the driver), or the link is down. */
+  account(nowMs: number, code: number, _phase: Phase): void {
     // A category-1 stop is done once every joint has come to rest (or the link is gone: cut).
-    if (this.authority.estop.phase === "settling" && (this.sim.atRest || !this.sim.linkUp)) {
-      this.authority.setEstopPhase("cut", this.sim.atRest ? undefined : 0);
+    if (this.authority.estop.phase === "settling" && (this.driver.atRest || !this.driver.linkUp)) {
+      this.authority.setEstopPhase("cut", this.driver.atRest ? undefined : 0);
       this.#safetyReason = describeEstop(this.authority.estop);
     }
-    const f = this.sim.read();
-    if (f === null) {
+    if (code !== IO.Fresh) {
       if (this.#link !== "lost") this.#counters.linkLost++;
       this.#link = "lost";
       this.#invalidate();
       return;
     }
-    this.#copyFrame(f, nowMs);
-    this.#link = "ok";
-  }
-
-  /** Perform side: copy a frame into the state, model by model, checking lengths. */
-  #copyFrame(f: P7SimFrame, nowMs: number): void {
     const s = this.state;
-    const n = P7_JOINT_COUNT;
     this.#stateVersion++;
     s.seq++;
     s.timestampMs = nowMs;
     s.epochMs = this.clock.epochMs();
-    s.jointValid = f.angles.length === n && f.velocities.length === n && f.efforts.length === n;
-    if (s.jointValid) {
-      s.angles.set(f.angles);
-      s.velocities.set(f.velocities);
-      s.efforts.set(f.efforts);
-    }
-    s.motorValid = f.temperatures.length === n && f.errorIds.length === n;
-    if (s.motorValid) {
-      s.temperatures.set(f.temperatures);
-      s.errorIds.set(f.errorIds);
-    }
-    s.imuValid = f.angularVelocity.length === 3 && f.linearAcceleration.length === 3;
-    if (s.imuValid) {
-      s.angularVelocity.set(f.angularVelocity);
-      s.linearAcceleration.set(f.linearAcceleration);
-    }
     if (!s.jointValid || !s.motorValid || !s.imuValid) this.#counters.lengthMismatch++;
+    this.#link = "ok";
   }
 
   /** After clearError the state shows the cleared ids at once, not a cycle later. */
   #copyErrorIds(): void {
-    const f = this.sim.read();
+    const f = this.driver.peek();
     if (f && this.state.motorValid && f.errorIds.length === P7_JOINT_COUNT) {
       this.state.errorIds.set(f.errorIds);
       this.#stateVersion++;
@@ -396,7 +414,7 @@ export class P7Robot implements RobotBase {
   #admit(leaseId: string): { ok: false; error: BodylinkError } | null {
     const denied = leaseError(this.authority, typeof leaseId === "string" ? leaseId : null);
     if (denied) return this.#refuse(denied);
-    if (this.#link === "lost" || !this.sim.linkUp) return this.#refuse(new BodylinkError("BL_ERR_LINK_LOST", "the P7 arm does not answer (simulated link loss)"));
+    if (this.#link === "lost" || !this.driver.linkUp) return this.#refuse(new BodylinkError("BL_ERR_LINK_LOST", "the P7 arm does not answer (simulated link loss)"));
     if (this.#link === "stopped") return this.#refuse(new BodylinkError("BL_ERR_LINK_LOST", "the P7 runtime is stopped"));
     if (this.state.seq === 0 || !this.state.jointValid) return this.#refuse(new BodylinkError("BL_ERR_STATE_NONE"));
     return null;
@@ -404,7 +422,7 @@ export class P7Robot implements RobotBase {
 
   #faultRefusal(): { ok: false; error: BodylinkError } | null {
     for (let i = 0; i < P7_JOINT_COUNT; i++) {
-      const id = this.sim.errorId(i);
+      const id = this.driver.errorId(i);
       if (id !== 0) return this.#refuse(new BodylinkError("BL_ERR_CMD_JOINT_FAULT", `${P7_JOINT_NAMES[i]} (index ${i})`, id));
     }
     return null;

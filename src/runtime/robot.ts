@@ -8,12 +8,15 @@ import type { EstopRequest, EstopResetRequest, EstopState, StopCategory } from "
 import type { CycleLoop } from "./loop.js";
 import type { TimingSummary } from "./timing.js";
 
-export type BodyKind = "nao" | "p7" | "tny360";
+import type { LinkStatus } from "../bodies/link.js";
+import type { BodyKind } from "../bodies/registry.js";
+
+export type { BodyKind };
 
 export interface RobotHealth {
   readonly body: BodyKind;
   /** "ok" while the link answers; "degraded" on sporadic errors; "lost" when it stopped answering. */
-  readonly link: "starting" | "ok" | "degraded" | "lost" | "stopped";
+  readonly link: LinkStatus;
   readonly safetyReason: string | null;
   readonly cycle: TimingSummary & { readonly nominalPeriodMs: number };
   readonly errors: Readonly<Record<string, number>>;

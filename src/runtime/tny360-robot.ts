@@ -48,9 +48,11 @@ import {
   type TnyReply,
 } from "../bodies/tny360/state.js";
 import type { TnyWebSocketConstructor } from "../client/tny/index.js";
+import { IO } from "../drivers/driver.js";
+import { type TnyDriver, TnyRemoteDriver, TnySimDriver } from "../drivers/tny360/driver.js";
 import { BodylinkError } from "../errors.js";
-import { SimTny360 } from "../sim/tny360/quadruped.js";
-import { TnyWebSocketTransport } from "../transport/tny-websocket.js";
+import { type CycleCore, Lifecycle } from "../rt/lifecycle.js";
+import type { SimTny360 } from "../sim/tny360/quadruped.js";
 import { type ActionSpec, actionSpec, GaitType, type GaitName, LogLevel, type LogLevelCode, type ModuleSpec, Status, statusName, TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
 import { decodeArgs } from "../wire/tny/decode.js";
 import { encodeRequest } from "../wire/tny/encode.js";
@@ -58,9 +60,9 @@ import { TnyDecodeError, TnyEncodeError } from "../wire/tny/types.js";
 import { Authority, leaseError } from "./authority.js";
 import { type Clock, MonotonicClock } from "./clock.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
-import { CycleLoop } from "./loop.js";
+import type { CycleLoop } from "./loop.js";
 import type { RobotBase, RobotHealth } from "./robot.js";
-import { RemoteTny360 } from "./tny360-driver.js";
+import type { RemoteTny360 } from "./tny360-driver.js";
 
 /** The TNY-360's documented default stop category: velocity 0, then the smooth disable (it sits down). */
 export const TNY360_DEFAULT_STOP_CATEGORY: StopCategory = 1;
@@ -90,6 +92,8 @@ export interface Tny360RobotOptions {
   connectWaitMs?: number;
   /** See LoopOptions.youngGcEveryMs: collect the young generation between cycles this often, ms. Defaults to 0 (V8 decides); `bodylink serve` sets 100. */
   youngGcEveryMs?: number;
+  /** The body link. Defaults to the simulator, or to the real robot at `host`. */
+  driver?: TnyDriver;
 }
 
 /**
@@ -137,11 +141,17 @@ const K = {
   setLegPosition: actionSpec("leg", "setPosition"),
 };
 
-export class Tny360Robot implements RobotBase {
+export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
   readonly kind = "tny360" as const;
   readonly clock: Clock;
   readonly authority: Authority;
   readonly loop: CycleLoop;
+  /** The body link (src/drivers/tny360/): the simulator or a real robot. */
+  readonly link: TnyDriver;
+  /** Owns the transitions and the cycle (src/rt/lifecycle.ts). */
+  readonly lifecycle: Lifecycle<Tny360State, null>;
+  readonly output = null;
+  readonly periodMs: number;
   /** "sim" (bodylink's simulator) or "remote" (a real robot over WebSocket). */
   readonly source: "sim" | "remote";
   /** Live state, overwritten in place every cycle (copy before handing out: `snapshot()`). */
@@ -157,7 +167,6 @@ export class Tny360Robot implements RobotBase {
   readonly legNames = LEG_NAMES;
 
   readonly #counters = { refusedCommands: 0, invalidCommands: 0, failedCommands: 0, lateCycles: 0, velocityClears: 0 };
-  readonly #connectWaitMs: number;
   #velocityLeaseId: string | null = null;
   #lastRefusalLogMs = Number.NEGATIVE_INFINITY;
   #refusalsNotLogged = 0;
@@ -167,32 +176,28 @@ export class Tny360Robot implements RobotBase {
   private constructor(opts: Tny360RobotOptions) {
     this.clock = opts.clock ?? new MonotonicClock();
     this.authority = new Authority(this.clock);
-    this.#connectWaitMs = opts.connectWaitMs ?? 3000;
-    if (opts.host) {
-      const transport = new TnyWebSocketTransport({ host: opts.host, port: opts.port ?? TNY_DEFAULT_PORT, clock: this.clock, WebSocket: opts.WebSocket, timeoutMs: opts.requestTimeoutMs });
-      this.driver = new RemoteTny360({ transport, clock: this.clock, pollHz: opts.pollHz, velocityTimeoutMs: opts.velocityTimeoutMs, velocityDecayMs: opts.velocityDecayMs });
-      this.sim = null;
-      this.source = "remote";
-      this.state = this.driver.state;
-    } else {
-      const clock = this.clock;
-      this.sim = new SimTny360({ seed: opts.seed, velocityTimeoutMs: opts.velocityTimeoutMs, velocityDecayMs: opts.velocityDecayMs, nowMs: () => clock.nowMs() });
-      this.driver = null;
-      this.source = "sim";
-      this.state = this.sim.state;
-    }
-    const periodMs = this.sim ? this.sim.periodMs : this.driver!.periodMs;
-    this.loop = new CycleLoop(
-      {
-        periodMs,
-        cycle: (nowMs) => this.#cycle(nowMs),
-        onLate: () => {
-          this.#counters.lateCycles++;
-        },
-      },
-      this.clock,
-      opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs },
-    );
+    this.link =
+      opts.driver ??
+      (opts.host
+        ? new TnyRemoteDriver({
+            host: opts.host,
+            port: opts.port ?? TNY_DEFAULT_PORT,
+            clock: this.clock,
+            pollHz: opts.pollHz,
+            requestTimeoutMs: opts.requestTimeoutMs,
+            WebSocket: opts.WebSocket,
+            velocityTimeoutMs: opts.velocityTimeoutMs,
+            velocityDecayMs: opts.velocityDecayMs,
+            connectWaitMs: opts.connectWaitMs,
+          })
+        : new TnySimDriver({ seed: opts.seed, velocityTimeoutMs: opts.velocityTimeoutMs, velocityDecayMs: opts.velocityDecayMs, clock: this.clock }));
+    this.source = this.link.source;
+    this.state = this.link.state;
+    this.sim = this.link instanceof TnySimDriver ? this.link.sim : null;
+    this.driver = this.link instanceof TnyRemoteDriver ? this.link.remote : null;
+    this.periodMs = this.link.periodMs;
+    this.lifecycle = new Lifecycle(this.link, this, this.clock, opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs });
+    this.loop = this.lifecycle.loop;
     this.authority.on("acquired", () => {
       this.#safetyReason = null;
     });
@@ -200,31 +205,59 @@ export class Tny360Robot implements RobotBase {
 
   /** Build a robot (not started). With `host`, the driver connects in `start()`. */
   static async create(opts: Tny360RobotOptions = {}): Promise<Tny360Robot> {
-    return new Tny360Robot(opts);
+    const robot = new Tny360Robot(opts);
+    // The simulator has no link to open: inactive at once (`loop.step()` works); a real robot connects in start().
+    if (robot.source === "sim") await robot.lifecycle.configure();
+    return robot;
   }
 
-  /** Start the cycle (and, for a real robot, the link; resolves once connected or after `connectWaitMs`). */
+  /** Start the cycle (and, for a real robot, the link; resolves once connected or after `connectWaitMs`). Again after `stop()`. */
   async start(): Promise<void> {
-    if (this.#stopped) throw new Error("a stopped Tny360Robot cannot be restarted; create a new one");
-    if (this.driver) await this.driver.start(this.#connectWaitMs);
-    this.loop.start();
+    await this.lifecycle.start();
   }
 
   /** Velocity 0, stop the cycle, answer pending requests, close the link. Idempotent. */
-  async stop(): Promise<void> {
-    if (this.#stopped) return;
+  stop(): Promise<void> {
+    return this.lifecycle.stop();
+  }
+
+  /** `stop()`, and nothing starts again. */
+  shutdown(): Promise<void> {
+    return this.lifecycle.shutdown();
+  }
+
+  // ---- lifecycle hooks (prepare side) ------------------------------------------------------
+
+  onConfigured(): void {
+    this.#stopped = false;
+  }
+
+  onDeactivating(): void {
+    this.link.clearVelocity();
+    this.#velocityLeaseId = null;
+  }
+
+  onClosed(): void {
     this.#stopped = true;
-    this.sim?.clearVelocity();
-    await this.loop.stop();
-    this.sim?.failPending(Status.UnknownError);
-    if (this.driver) await this.driver.stop();
     this.state.link = "stopped";
     this.authority.revoke();
   }
 
+  onDriverError(message: string): void {
+    this.link.clearVelocity();
+    this.#velocityLeaseId = null;
+    this.authority.revoke(); // after a restart, nothing moves until a client commands again
+    this.state.link = "lost";
+    this.#safetyReason = `body link lost: ${message}`;
+  }
+
+  onLate(): void {
+    this.#counters.lateCycles++;
+  }
+
   health(): RobotHealth {
     const h = this.authority.holder();
-    const d = this.driver?.counters;
+    const d = this.link.counters;
     return {
       body: "tny360",
       link: this.#stopped ? "stopped" : this.state.link,
@@ -233,10 +266,10 @@ export class Tny360Robot implements RobotBase {
       errors: {
         refusedCommands: this.#counters.refusedCommands,
         invalidCommands: this.#counters.invalidCommands,
-        failedCommands: this.#counters.failedCommands + (d?.forwardErrors ?? 0),
+        failedCommands: this.#counters.failedCommands + d.forwardErrors,
         lateCycles: this.#counters.lateCycles,
         velocityClears: this.#counters.velocityClears,
-        pollErrors: d?.pollErrors ?? 0,
+        pollErrors: d.pollErrors,
         robotErrorEvents: this.state.errors.count,
       },
       control: h ? { owner: h.owner, source: h.source, expiresAtEpochMs: h.expiresAtEpochMs } : null,
@@ -307,7 +340,7 @@ export class Tny360Robot implements RobotBase {
 
   /** Whether the body behind this robot serves `action` (the simulator's table column; a real robot: all). */
   serves(action: ActionSpec): boolean {
-    return this.sim ? this.sim.serves(action) : true;
+    return this.link.serves(action);
   }
 
   /**
@@ -327,7 +360,7 @@ export class Tny360Robot implements RobotBase {
       this.#logRefusal(leaseId, module, action);
       return REFUSED;
     }
-    const r = this.sim ? this.sim.handle(module, action, args) : this.driver!.handle(module, action, args);
+    const r = this.link.handle(module, action, args);
     if (action === K.setVelocity.action) {
       const note = (reply: TnyReply): TnyReply => {
         if (reply.status === Status.Ok) this.#velocityLeaseId = leaseId;
@@ -356,7 +389,7 @@ export class Tny360Robot implements RobotBase {
 
   /** Add a line to the robot's log ring (simulator only; a real robot's ring is its own). */
   logLine(level: LogLevelCode, tag: string, message: string): void {
-    this.sim?.logLine(level, tag, message);
+    this.link.logLine(level, tag, message);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -428,10 +461,7 @@ export class Tny360Robot implements RobotBase {
     const first = this.authority.engageEstop(category, req.source, req.reason);
     this.#velocityLeaseId = null;
     const reason = this.authority.estop.reason ?? "";
-    if (first) {
-      if (this.sim) this.sim.emergencyStop(reason);
-      else this.driver!.emergencyStop(reason);
-    }
+    if (first) this.link.emergencyStop(reason);
     const e = this.authority.estop;
     if (e.category === 0) this.#unlessStopped(K.setEnabled, [0]);
     else if (first) {
@@ -462,8 +492,7 @@ export class Tny360Robot implements RobotBase {
     if (this.#stopped) return;
     try {
       // the simulator at once (a safety action does not wait for the next tick); a real robot when it answers
-      const r = this.sim ? this.sim.handleNow(spec.module, spec.action, args) : this.driver!.handle(spec.module, spec.action, args);
-      if (r instanceof Promise) r.catch(() => undefined);
+      this.link.command(spec.module, spec.action, args);
     } catch {
       // the body refused (e.g. its control loop is stopped): the latch holds regardless
     }
@@ -497,14 +526,10 @@ export class Tny360Robot implements RobotBase {
       return { ok: false, error: new BodylinkError("BL_ERR_CMD_INVALID", `${what}: ${e.message}`), status: Status.InvalidParameters };
     }
     if (this.#stopped) return { ok: false, error: new BodylinkError("BL_ERR_LINK_LOST", "the robot is stopped"), status: Status.UnknownError };
-    if (this.driver) {
-      if (!this.driver.transport.connected) return { ok: false, error: new BodylinkError("BL_ERR_LINK_LOST", `no link to the TNY-360 at ${this.driver.transport.url}`), status: Status.UnknownError };
-      void this.driver.handle(spec.module, spec.action, decoded).then((r) => {
-        if (r.status !== Status.Ok) this.#counters.failedCommands++;
-      });
-      return { ok: true, forwarded: true, values: NO_VALUES };
-    }
-    const r = this.sim!.handleNow(spec.module, spec.action, decoded);
+    const down = this.link.unavailable();
+    if (down) return { ok: false, error: new BodylinkError("BL_ERR_LINK_LOST", down), status: Status.UnknownError };
+    const r = this.link.command(spec.module, spec.action, decoded);
+    if (r === null) return { ok: true, forwarded: true, values: NO_VALUES };
     if (r.status !== Status.Ok) {
       this.#counters.invalidCommands++;
       const error =
@@ -520,24 +545,25 @@ export class Tny360Robot implements RobotBase {
     return leaseError(this.authority, leaseId);
   }
 
-  /** Perform side: lease rule, then the body's tick, then the epoch stamp. */
-  #cycle(nowMs: number): void {
+  /** Perform side, before the body's tick: the lease rule. */
+  update(_nowMs: number): void {
     const vl = this.#velocityLeaseId;
     if (vl !== null && !this.authority.isHeld(vl)) {
       // the commanding client is gone (connection closed, lease expired or revoked): stop now
       this.#velocityLeaseId = null;
       this.#counters.velocityClears++;
-      if (this.sim) this.sim.clearVelocity();
-      else this.driver!.clearVelocity();
+      this.link.clearVelocity();
       this.logLine(LogLevel.Warning, "control", "the lease that commanded the velocity is gone: velocity cleared");
     }
-    if (this.sim) this.sim.cycle(nowMs);
-    else this.driver!.cycle(nowMs);
+  }
+
+  /** Perform side, after the tick (simulator) or a completed poll (real robot): the estop phase, the epoch stamp. */
+  account(nowMs: number, code: number): void {
     // A category-1 stop is done once the smooth disable has finished and the legs are off.
     if (this.authority.estop.phase === "settling" && this.state.body.smooth === "idle" && (this.state.body.enabledMask & TNY_LEG_MASK) === 0) {
       this.authority.setEstopPhase("cut");
       this.#safetyReason = describeEstop(this.authority.estop);
     }
-    this.state.epochMs = this.clock.epochMs() + (this.state.timestampMs - nowMs);
+    if (code === IO.Fresh) this.state.epochMs = this.clock.epochMs() + (this.state.timestampMs - nowMs);
   }
 }

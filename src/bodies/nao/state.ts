@@ -8,7 +8,9 @@
  * LoLA writer copies them bit for bit.
  */
 
-export type LinkStatus = "starting" | "ok" | "degraded" | "lost" | "stopped";
+import type { LinkStatus } from "../link.js";
+
+export type { LinkStatus };
 
 export interface HeadReadings {
   /** INA230 bus voltage, V (1.25 mV per count). */

@@ -8,10 +8,11 @@
  * Module-load only: builds schema objects once.
  */
 import Type, { type TObject, type TSchema } from "typebox";
+import { LEASE_HEADER } from "../../bodies/link.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
 
-/** The header every command carries its lease id in. */
-export const LEASE_HEADER = "x-bodylink-lease";
+/** The header every command carries its lease id in (defined once, in bodies/link.ts). */
+export { LEASE_HEADER };
 /** Version of the API's shapes; bumped on incompatible changes, sent in /v1/info and the hello. */
 export const API_VERSION = 1;
 /** The state stream's rate, Hz (issue 4: 20 Hz). */

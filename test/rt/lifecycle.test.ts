@@ -1,0 +1,186 @@
+/**
+ * One lifecycle script, run on every body of the registry through the one wrapper (src/rt/
+ * lifecycle.ts): start, stop, start again, a driver error in read and one in write (each ends
+ * unconfigured, link lost, the cycle stopped, the body in its safe state), start after each, and
+ * shutdown (finalized: start refuses). The driver is the body's own simulator driver behind a
+ * proxy that can be told to throw.
+ */
+import { describe, expect, it } from "vitest";
+import { BODY_KINDS, type BodyKind } from "../../src/bodies/registry.js";
+import { ChestboardDriver } from "../../src/drivers/nao/chestboard.js";
+import { P7SimDriver } from "../../src/drivers/p7/sim.js";
+import { TnySimDriver } from "../../src/drivers/tny360/driver.js";
+import { BodylinkError } from "../../src/errors.js";
+import type { Lifecycle } from "../../src/rt/lifecycle.js";
+import { SimClock } from "../../src/runtime/clock.js";
+import { NaoRobot } from "../../src/runtime/nao-robot.js";
+import { P7Robot } from "../../src/runtime/p7-robot.js";
+import type { RobotHealth } from "../../src/runtime/robot.js";
+import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
+import { SimChestboard } from "../../src/sim/nao/chestboard.js";
+
+
+interface Faults {
+  read: boolean;
+  write: boolean;
+  /** Times the wrapper asked the driver for the body's safe state. */
+  deactivations: number;
+}
+
+/** The driver, except that read/write throw while the fault is set; counts deactivations. */
+function faulty<T extends object>(driver: T, faults: Faults): T {
+  return new Proxy(driver, {
+    get(target, key) {
+      if (key === "read" && faults.read) return () => { throw new Error("injected read fault"); };
+      if (key === "write" && faults.write) return () => { throw new Error("injected write fault"); };
+      if (key === "deactivate") {
+        return () => {
+          faults.deactivations++;
+          return (target as { deactivate(): Promise<void> }).deactivate();
+        };
+      }
+      const v = Reflect.get(target, key, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+}
+
+interface Rig {
+  lifecycle: Lifecycle<unknown, unknown>;
+  health(): RobotHealth;
+  /** A number that moves on every fresh state. */
+  seq(): number;
+  /** What the body shows of its safe state (NAO: stiffness 0 sent; quadruped: velocity 0; arm: holds, see P7SimDriver.deactivate). */
+  safe(): boolean;
+  /** Make the body move (so that its safe state is a change). */
+  command(): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+const rigs: Record<BodyKind, (clock: SimClock, faults: Faults) => Promise<Rig>> = {
+  async nao(clock, faults) {
+    const sim = new SimChestboard({ clock });
+    const r = await NaoRobot.create({ clock, driver: faulty(new ChestboardDriver({ transport: sim }), faults) });
+    return {
+      lifecycle: r.lifecycle as Lifecycle<unknown, unknown>,
+      health: () => r.health(),
+      seq: () => r.state.seq,
+      safe: () => r.state.stiffness.every((v) => v === 0),
+      command: () => {
+        const l = r.authority.acquire("test", "api", 60_000);
+        if (l.ok) r.command(l.lease.id, { Stiffness: new Array(25).fill(1) });
+      },
+      start: () => r.start(),
+      stop: () => r.stop(),
+      shutdown: () => r.shutdown(),
+    };
+  },
+  async p7(clock, faults) {
+    const d = new P7SimDriver();
+    const r = await P7Robot.create({ clock, driver: faulty(d, faults) });
+    return {
+      lifecycle: r.lifecycle as Lifecycle<unknown, unknown>,
+      health: () => r.health(),
+      seq: () => r.state.seq,
+      safe: () => r.authority.holder() === null,
+      command: () => {
+        const l = r.authority.acquire("test", "api", 60_000);
+        if (l.ok) r.servoJoints(l.lease.id, [0.5, 0, 0, 0, 0, 0, 0]);
+      },
+      start: () => r.start(),
+      stop: () => r.stop(),
+      shutdown: () => r.shutdown(),
+    };
+  },
+  async tny360(clock, faults) {
+    const d = new TnySimDriver({ clock });
+    let simMs = 0;
+    const r = await Tny360Robot.create({ clock, driver: faulty(d, faults) });
+    return {
+      lifecycle: r.lifecycle as Lifecycle<unknown, unknown>,
+      health: () => r.health(),
+      seq: () => r.state.seq,
+      safe: () => {
+        // what the body does next: its 30 Hz decision loop takes the cleared velocity within 50 ms
+        // (ticks on time of their own, after every tick the simulator has seen)
+        simMs = Math.max(simMs, clock.nowMs());
+        for (let i = 0; i < 10; i++) {
+          simMs += 5;
+          d.sim.cycle(simMs);
+        }
+        return r.state.body.targetVelocity.every((x) => x === 0);
+      },
+      command: () => {
+        const l = r.authority.acquire("test", "api", 60_000);
+        if (l.ok) r.setVelocity(l.lease.id, 0.1, 0, 0);
+      },
+      start: () => r.start(),
+      stop: () => r.stop(),
+      shutdown: () => r.shutdown(),
+    };
+  },
+};
+
+describe.each(BODY_KINDS)("lifecycle of %s through the one wrapper", (kind) => {
+  it("start, stop, start again, a driver error in read and in write, shutdown: each ends in the documented state", async () => {
+    const clock = new SimClock();
+    const faults: Faults = { read: false, write: false, deactivations: 0 };
+    const b = await rigs[kind](clock, faults);
+    const running = async () => {
+      const s0 = b.seq();
+      await clock.advance(100);
+      return b.seq() > s0;
+    };
+
+    await b.start();
+    expect(b.lifecycle.state).toBe("active");
+    expect(await running()).toBe(true);
+    expect(b.health().link).toBe("ok");
+
+    b.command();
+    await clock.advance(50);
+    expect(b.safe()).toBe(false); // moving
+    await b.stop();
+    expect(faults.deactivations).toBe(1);
+    expect(b.lifecycle.state).toBe("unconfigured");
+    expect(b.health().link).toBe("stopped");
+    expect(b.lifecycle.loop.running).toBe(false);
+    expect(b.safe()).toBe(true);
+    expect(await running()).toBe(false);
+
+    await b.start(); // restart configures the link anew
+    expect(b.lifecycle.state).toBe("active");
+    expect(await running()).toBe(true);
+
+    for (const where of ["read", "write"] as const) {
+      b.command();
+      await clock.advance(50);
+      const before = faults.deactivations;
+      faults[where] = true;
+      await clock.advance(50);
+      await b.lifecycle.settled();
+      expect(b.lifecycle.state, where).toBe("unconfigured");
+      expect(b.lifecycle.lastError, where).toMatch(new RegExp(`${where} failed: injected ${where} fault`));
+      expect(b.health().link, where).toBe("lost");
+      expect(b.lifecycle.loop.running, where).toBe(false);
+      expect(faults.deactivations, where).toBe(before + 1);
+      expect(b.safe(), where).toBe(true);
+      faults[where] = false;
+      expect(await running(), where).toBe(false); // nothing cycles until start()
+      await b.start();
+      expect(b.lifecycle.state, where).toBe("active");
+      expect(await running(), where).toBe(true);
+      expect(b.health().link, where).toBe("ok");
+    }
+    expect(b.lifecycle.driverErrors).toBe(2);
+
+    await b.shutdown();
+    expect(b.lifecycle.state).toBe("finalized");
+    expect(b.health().link).toBe("stopped");
+    await expect(b.start()).rejects.toSatisfy((e) => e instanceof BodylinkError && e.code === "BL_ERR_BODY_FINALIZED");
+    await b.shutdown(); // idempotent
+    expect(b.lifecycle.timing.configureMs).toBeGreaterThanOrEqual(0);
+  });
+});
