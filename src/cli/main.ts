@@ -11,6 +11,7 @@ import { registerInspect } from "./inspect.js";
 import { registerLs } from "./ls.js";
 import { registerRecord } from "./record.js";
 import { registerServe } from "./serve.js";
+import { registerVerify } from "./verify.js";
 
 export function buildProgram(): Command {
   const program = new Command("bodylink")
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerLs(program);
   registerRecord(program);
+  registerVerify(program);
   registerInspect(program);
   registerChest(program);
   registerEstop(program);

@@ -94,15 +94,19 @@ async function* records(path: string): AsyncGenerator<TypedMcapRecord, { complet
 export async function* streamRecording(path: string, onEnd?: (r: { complete: boolean; consumed: number; size: number }) => void): AsyncGenerator<RecordedMessage> {
   const topics = new Map<number, string>();
   const it = records(path);
-  for (;;) {
-    const n = await it.next();
-    if (n.done) {
-      onEnd?.(n.value);
-      return;
+  try {
+    for (;;) {
+      const n = await it.next();
+      if (n.done) {
+        onEnd?.(n.value);
+        return;
+      }
+      const r = n.value;
+      if (r.type === "Channel") topics.set(r.id, r.topic);
+      else if (r.type === "Message") yield { topic: topics.get(r.channelId) ?? `#${r.channelId}`, channelId: r.channelId, logTimeNs: r.logTime, data: r.data };
     }
-    const r = n.value;
-    if (r.type === "Channel") topics.set(r.id, r.topic);
-    else if (r.type === "Message") yield { topic: topics.get(r.channelId) ?? `#${r.channelId}`, channelId: r.channelId, logTimeNs: r.logTime, data: r.data };
+  } finally {
+    await it.return({ complete: false, consumed: 0, size: 0 }); // closes the file when the caller stops early
   }
 }
 

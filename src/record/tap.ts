@@ -90,7 +90,6 @@ export class TappedChestboard implements ChestboardTransport {
   readonly #inner: ChestboardTransport;
   readonly #tap: RecordTap;
   // The transfer in flight of each kind (the link runs one exchange at a time).
-  #outData: Uint8Array | null = null;
   #outLength = 0;
   #outDone: TransferDone | null = null;
   #vendorRequest = 0;
@@ -101,9 +100,7 @@ export class TappedChestboard implements ChestboardTransport {
   readonly #afterOut = (r: number) => {
     const done = this.#outDone!;
     this.#outDone = null;
-    if (r === this.#outLength) this.#tap.bytes(RING_CHANNEL.chestOut, 0, this.#outData!, this.#outLength);
-    else this.#tap.transfer(TRANSFER_OP.bulkOut, 0, r, this.#outData, this.#outLength);
-    this.#outData = null;
+    if (r !== this.#outLength) this.#tap.transfer(TRANSFER_OP.bulkOut, 0, r, null, 0);
     done(r);
   };
   readonly #afterVendor = (r: number) => {
@@ -129,9 +126,10 @@ export class TappedChestboard implements ChestboardTransport {
   }
 
   bulkOut(data: Uint8Array, length: number, timeoutMs: number, done: TransferDone): void {
-    // The frame is recorded when the transfer completes (so a failed write is marked as such),
-    // from the caller's buffer, which the link does not touch until `done`.
-    this.#outData = data;
+    // Recorded when handed over, not when USB completes: a cycle's LoLA message is written
+    // between the two and carries this frame's stiffness, so verify pairs them by this order.
+    // A write that then fails is marked by a bulk_out transfer record with its result.
+    this.#tap.bytes(RING_CHANNEL.chestOut, 0, data, length);
     this.#outLength = length;
     this.#outDone = done;
     this.#inner.bulkOut(data, length, timeoutMs, this.#afterOut);

@@ -236,3 +236,35 @@ export class AnswerDecoder {
     return true;
   }
 }
+
+/**
+ * The stiffness a command frame carries, per LoLA joint (the inverse of {@link CommandFrame}'s
+ * stiffness byte): what LoLA reports as `Stiffness`, "as commanded". Joints without an Actuate
+ * message in the frame keep their value in `into`. Returns false (nothing written) for a frame
+ * that does not decode. Used by verify and replay, which rebuild the state from recorded frames.
+ */
+export class CommandStiffnessDecoder {
+  readonly #index = new FrameIndex();
+  readonly #boards = new Map<number, Int8Array>();
+
+  constructor() {
+    for (const b of BOARDS) if (b.type === BoardType.Joint || b.type === BoardType.Hand) this.#boards.set((b.bus << 8) | b.address, boardJointIndices(b));
+  }
+
+  decode(bytes: Uint8Array, length: number, into: Float32Array): boolean {
+    const count = indexFrame(bytes, length, this.#index);
+    if (this.#index.fault !== FrameFault.None) return false;
+    for (let i = 0; i < count; i++) {
+      const at = this.#index.starts[i]!;
+      if (bytes[at] !== Kind.Actuate) continue;
+      const joints = this.#boards.get((bytes[at + 1]! << 8) | bytes[at + 2]!);
+      if (!joints || this.#index.lengths[i]! - 3 !== joints.length * PAYLOAD.ACTUATE_PER_JOINT) continue;
+      let q = at + 3;
+      for (let j = 0; j < joints.length; j++) {
+        into[joints[j]!] = U.stiffnessFromCounts(bytes[q + 2]!); // position u16, stiffness u8
+        q += PAYLOAD.ACTUATE_PER_JOINT;
+      }
+    }
+    return true;
+  }
+}
