@@ -214,7 +214,7 @@ export class Recorder {
     // The latched e-stop's events (issue 10), where the authority has them.
     const em = auth as unknown as EventEmitter;
     const onEstop = (e: unknown) => this.event("estop", `emergency stop latched${describe(e)}`, { detail: plain(e) });
-    const onReset = (e: unknown) => this.event("estop_reset", `emergency stop reset${describe(e)}`, { detail: plain(e) });
+    const onReset = (_state: unknown, by: unknown) => this.event("estop_reset", `emergency stop reset${describe(by)}`, { detail: plain(by) });
     em.on("estop", onEstop);
     em.on("reset", onReset);
     this.#unsubscribe.push(() => {

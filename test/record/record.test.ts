@@ -39,7 +39,10 @@ describe("bodylink record: the MCAP file", () => {
     sim = await recordedSim(path);
     await sim.cycles(40);
     const sent = await driveWithLola(sim, 10);
-    await sim.cycles(10);
+    sim.robot.estop({ source: "test", reason: "recorded e-stop" });
+    await sim.cycles(5);
+    sim.robot.resetEstop({ source: "test", reason: "done" });
+    await sim.cycles(5);
     await sim.close();
     sim = null;
 
@@ -83,7 +86,8 @@ describe("bodylink record: the MCAP file", () => {
       expect(got).toEqual(sent.flatMap((b) => [...b]));
       expect(sensors.every((s) => s.length === LOLA_SENSOR_MESSAGE_BYTES)).toBe(true);
       const types = new Set(events.map((e) => e.type));
-      for (const t of ["recording_started", "handshake", "lease_acquired", "lease_released", "safety", "recording_stopped"]) expect(types).toContain(t);
+      for (const t of ["recording_started", "handshake", "lease_acquired", "lease_released", "safety", "estop", "estop_reset", "recording_stopped"]) expect(types).toContain(t);
+      expect(JSON.stringify(events.find((e) => e.type === "estop"))).toMatch(/by test: recorded e-stop/);
 
       // The preference block rides along, so the file can be verified on its own.
       const atts = [];
