@@ -74,7 +74,9 @@ export function naoPanel(host: HTMLElement, c: BodylinkClient, kin: NaoKinematic
   const boardTable = make("table", "kv");
   boardTable.id = "boards";
   boardTable.innerHTML = '<thead><tr><th scope="col">Board</th><th scope="col">Type</th><th scope="col" class="num">Version</th><th scope="col" class="num">Serial</th><th scope="col">Status</th></tr></thead><tbody></tbody>';
-  boards.append(boardTable);
+  const boardScroll = make("div", "scroll short");
+  boardScroll.append(boardTable);
+  boards.append(boardScroll);
 
   const prefs = sub(host, "Preferences");
   const search = make("input");

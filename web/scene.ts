@@ -35,6 +35,8 @@ import { footInBody, HIP_OFFSET_M, HIP_POSITIONS_M, rotationXYZ, THIGH_LENGTH_M 
 import type { BodyKind } from "../src/client/index.js";
 
 const UP = new Vector3(0, 1, 0);
+/** Show the commanded pose once some joint is this far from it. */
+const GHOST_APART_RAD = 0.03;
 
 /** Unit-length cylinders and spheres, scaled per bone; one geometry each, shared. */
 const BONE_GEOMETRY = new CylinderGeometry(1, 1, 1, 16);
@@ -189,7 +191,7 @@ function p7Model(): BodyModel {
   return {
     points,
     rotations,
-    view: { targetZ: 0.45, distance: 1.9 },
+    view: { targetZ: 0.35, distance: 1.5 },
     build(f) {
       for (let i = 0; i < n - 1; i++) f.bone(i, i + 1, i < 4 ? 0.032 : 0.024);
       for (let i = 1; i < n - 1; i++) f.joint(i, i < 4 ? 0.042 : 0.032);
@@ -223,7 +225,7 @@ function tnyModel(): BodyModel {
   return {
     points,
     rotations,
-    view: { targetZ: 0.06, distance: 0.6 },
+    view: { targetZ: 0.06, distance: 0.8 },
     build(f) {
       for (let leg = 0; leg < 4; leg++) {
         const b = 1 + 4 * leg;
@@ -300,7 +302,7 @@ export class BodyView {
     const accent = new MeshStandardMaterial({ color: body === "p7" ? 0x3a4350 : 0x1f5fa8, roughness: 0.45, metalness: 0.1 });
     this.#figure = new Figure(solid, accent);
     this.#model.build(this.#figure);
-    const ghostMat = new MeshStandardMaterial({ color: 0xf59e0b, transparent: true, opacity: 0.28, depthWrite: false });
+    const ghostMat = new MeshStandardMaterial({ color: 0xf59e0b, transparent: true, opacity: 0.35, depthWrite: false });
     this.#ghost = new Figure(ghostMat, ghostMat);
     this.#ghostModel.build(this.#ghost);
     this.#ghost.group.visible = false;
@@ -323,8 +325,11 @@ export class BodyView {
   update(q: ArrayLike<number>, tilt: readonly number[] | null, ghost: ArrayLike<number> | null): void {
     this.#model.solve(q, tilt);
     this.#figure.pose(this.#model.points, this.#model.rotations);
-    this.#ghost.group.visible = ghost !== null;
-    if (ghost) {
+    // The ghost only where the command differs from the measured pose: on top of it, it would just tint the body.
+    let apart = false;
+    if (ghost) for (let i = 0; i < ghost.length && i < q.length; i++) if (Math.abs(ghost[i]! - q[i]!) > GHOST_APART_RAD) apart = true;
+    this.#ghost.group.visible = apart;
+    if (ghost && apart) {
       this.#ghostModel.solve(ghost, tilt);
       this.#ghost.pose(this.#ghostModel.points, this.#ghostModel.rotations);
     }

@@ -210,6 +210,15 @@ export class Teleop {
         s.input.value = String(v);
         setText(s.value, `${fmt(v, 2)} ${name.endsWith("Hand") ? "" : "rad"}`);
       }
+      // The stiffness sliders show what each chain has now (smooth enable raised it).
+      const m = c.getBodyState();
+      if (m?.body === "nao") {
+        for (const [chain, names] of Object.entries(NAO_CHAINS)) {
+          const v = m.joint_stiffness[API_INDEX[names[0]!]!] ?? 0;
+          chainStiffness[chain]!.input.value = String(v);
+          setText(chainStiffness[chain]!.value, fmt(v, 2));
+        }
+      }
       this.#onTargets();
     };
     const power = this.#group("Power");
@@ -281,17 +290,7 @@ export class Teleop {
     pick.addEventListener("change", () => {
       for (const [chain, list] of Object.entries(lists)) list.hidden = chain !== pick.value;
     });
-    this.#onHeld = () => {
-      sync();
-      const m = c.getBodyState();
-      if (m?.body === "nao") {
-        for (const [chain, names] of Object.entries(NAO_CHAINS)) {
-          const v = m.joint_stiffness[API_INDEX[names[0]!]!] ?? 0;
-          chainStiffness[chain]!.input.value = String(v);
-          setText(chainStiffness[chain]!.value, fmt(v, 2));
-        }
-      }
-    };
+    this.#onHeld = sync;
   }
 
   // ---- P7 -----------------------------------------------------------------------------------------

@@ -22,13 +22,12 @@ import { NaoRobot } from "../../src/runtime/nao-robot.js";
 import { P7Robot } from "../../src/runtime/p7-robot.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { type RunningApiServer, startApiServer } from "../../src/serve/api/build.js";
+import { CHROMIUM, CHROMIUM_ARGS } from "./chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const TITLE = HAVE_CHROMIUM
   ? "dashboard in chromium (real clock, simulated bodies)"
   : `dashboard in chromium: SKIPPED because ${CHROMIUM} does not exist (apt-get install chromium; .ci/run does)`;
-export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 interface Ctx {
   api: RunningApiServer;
@@ -199,10 +198,13 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
 
       // Take control and stand up from the page: the SDK sees the stiffness and the knees move.
       await takeControl(page);
-      const before = sdk.getBodyState();
-      expect(before?.body === "nao" && Math.max(...before.joint_stiffness)).toBe(0);
+      const naoStiffness = () => {
+        const m = sdk.getBodyState();
+        return m?.body === "nao" ? Math.max(...m.joint_stiffness) : Number.NaN;
+      };
+      expect(naoStiffness()).toBe(0);
       await page.click("#nao-smooth-enable");
-      await expect.poll(() => { const m = sdk.getBodyState(); return m?.body === "nao" ? Math.max(...m.joint_stiffness) : 0; }, { timeout: 5000 }).toBeGreaterThan(0.3);
+      await expect.poll(naoStiffness, { timeout: 5000 }).toBeGreaterThan(0.3);
       await expect.poll(() => sdk.getJointState()?.angles[11] ?? 0, { timeout: 8000 }).toBeGreaterThan(0.3); // LKneePitch towards the stand's 0.9
       await release(page);
 

@@ -1,0 +1,76 @@
+/**
+ * The dashboard's plot history (web/store.ts) and the support polygon's hull (web/feet.ts): pure
+ * code, tested in Node. The history must keep the newest rows, in order, as one contiguous slice,
+ * across the slide that happens every `keep` rows; CSV must be exactly what the window holds.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { convexHull } from "../../web/feet.js";
+import { SeriesStore } from "../../web/store.js";
+
+describe("SeriesStore", () => {
+  it("keeps the newest rows in order, contiguous, across many slides", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 400 }), (keep, n) => {
+        const s = new SeriesStore(keep);
+        const a = s.column("a");
+        for (let i = 0; i < n; i++) a[s.push(i)] = i * 10;
+        expect(s.length).toBe(Math.min(n, keep));
+        const rows = Array.from({ length: s.length }, (_, k) => s.firstRow + k);
+        expect(rows.map((r) => s.time[r])).toEqual(Array.from({ length: s.length }, (_, k) => n - s.length + k));
+        expect(rows.map((r) => s.column("a")[r])).toEqual(rows.map((r) => s.time[r]! * 10));
+        expect(s.added).toBe(n);
+      }),
+    );
+  });
+
+  it("range() selects by time; a column created late is NaN before its first value", () => {
+    const s = new SeriesStore(100);
+    for (let i = 0; i < 30; i++) s.column("a")[s.push(1000 + i * 0.05)] = i;
+    const r = s.push(1001.5);
+    s.column("late")[r] = 7;
+    const [from, to] = s.range(1000.5, 1001.0);
+    expect(Array.from(s.time.subarray(from, to)).map((t) => +t.toFixed(2))).toEqual([1000.5, 1000.55, 1000.6, 1000.65, 1000.7, 1000.75, 1000.8, 1000.85, 1000.9, 1000.95, 1001]);
+    expect(Number.isNaN(s.column("late")[from]!)).toBe(true);
+    expect(s.column("late")[r]).toBe(7);
+  });
+
+  it("csv(): header, epoch ms, ISO time, empty fields for missing values", () => {
+    const s = new SeriesStore(10);
+    s.column("acc.x")[s.push(1_700_000_000)] = 1.5;
+    s.column("b,c")[s.push(1_700_000_000.05)] = -2;
+    expect(s.csv(["acc.x", "b,c"], s.firstRow, s.endRow)).toBe(
+      'epoch_ms,time_iso,acc.x,"b,c"\n1700000000000,2023-11-14T22:13:20.000Z,1.5,\n1700000000050,2023-11-14T22:13:20.050Z,,-2\n',
+    );
+  });
+});
+
+describe("convexHull (support polygon)", () => {
+  it("a square's corners, without the points inside or on an edge", () => {
+    const hull = convexHull([
+      [0, 0],
+      [10, 0],
+      [10, 10],
+      [0, 10],
+      [5, 5],
+      [5, 0],
+    ]);
+    expect(hull).toHaveLength(4);
+    expect(new Set(hull.map((p) => p.join(",")))).toEqual(new Set(["0,0", "10,0", "10,10", "0,10"]));
+  });
+  it("every input point is inside or on the hull (property)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: -100, max: 100 }), fc.integer({ min: -100, max: 100 })), { minLength: 3, maxLength: 30 }), (pts) => {
+        const h = convexHull(pts);
+        if (h.length < 3) return;
+        for (const p of pts) {
+          for (let i = 0; i < h.length; i++) {
+            const a = h[i]!;
+            const b = h[(i + 1) % h.length]!;
+            expect((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])).toBeGreaterThanOrEqual(0);
+          }
+        }
+      }),
+    );
+  });
+});
