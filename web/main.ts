@@ -17,6 +17,7 @@ import {
   type BodyKind,
   type BodylinkClient,
   connect,
+  type EstopAnswer,
   type FetchLike,
   type HealthAnswer,
   type LinkStatus,
@@ -83,16 +84,6 @@ function logEvent(kind: string, text: string, level: "info" | "warn" | "bad" = "
 
 // ---- emergency stop (works before the SDK is connected too) and its latch --------------------------
 
-interface EstopAnswer {
-  latched: boolean;
-  reason: string | null;
-  source: string | null;
-  since_ms: number | null;
-  category: number | null;
-  phase: string;
-}
-/** Whether this runtime has the latched e-stop's GET /v1/estop (asked once, from /openapi.json). */
-let estopSupported = false;
 let estopLatched: boolean | null = null;
 
 async function api(method: string, path: string, body?: unknown): Promise<unknown> {
@@ -112,8 +103,8 @@ async function emergencyStop(): Promise<void> {
   const button = el<HTMLButtonElement>("estop");
   button.disabled = true;
   try {
-    if (client) await client.emergencyStop(ESTOP_REASON);
-    else await api("POST", "/v1/estop", { reason: ESTOP_REASON });
+    if (client) await client.emergencyStop(ESTOP_REASON, { source: "dashboard" });
+    else await api("POST", "/v1/estop", { reason: ESTOP_REASON, source: "dashboard" });
     status("emergency stop sent; control revoked");
     void poll();
   } catch (e) {
@@ -127,7 +118,8 @@ async function resetEstop(): Promise<void> {
   const b = el<HTMLButtonElement>("estop-reset");
   b.disabled = true;
   try {
-    await api("POST", "/v1/estop/reset", { reason: "reset from the dashboard" });
+    if (client) await client.resetEstop("reset from the dashboard", { source: "dashboard" });
+    else await api("POST", "/v1/estop/reset", { reason: "reset from the dashboard", source: "dashboard" });
     status("emergency stop reset: take control again to command the robot");
     void poll();
   } catch (e) {
@@ -137,9 +129,11 @@ async function resetEstop(): Promise<void> {
   }
 }
 
-function renderEstop(e: EstopAnswer | null, h: HealthAnswer | null): void {
-  // Without the latch route, an emergency stop shows through the health's safety reason.
-  const latched = e ? e.latched : /emergency stop/.test(h?.safety_reason ?? "");
+/** The latch, as health reports it (GET /v1/health's `estop`, the same answer as GET /v1/estop). */
+function renderEstop(h: HealthAnswer): void {
+  const e: EstopAnswer | null = h.estop ?? null;
+  // A runtime without the latch in its health: the stop shows through the safety reason.
+  const latched = e ? e.latched : /emergency stop/.test(h.safety_reason ?? "");
   const banner = el("estop-banner");
   banner.hidden = !latched;
   document.body.classList.toggle("estop-latched", latched);
@@ -147,7 +141,7 @@ function renderEstop(e: EstopAnswer | null, h: HealthAnswer | null): void {
   if (latched) {
     const parts = e
       ? [e.since_ms ? `since ${clockTime(e.since_ms)}` : "", e.source ? `by ${e.source}` : "", e.reason ? `(${e.reason})` : "", e.category !== null ? `category ${e.category}` : "", e.phase !== "none" ? `phase: ${e.phase}` : ""]
-      : [h?.safety_reason ?? "", "(this runtime's stop does not latch)"];
+      : [h.safety_reason ?? "", "(this runtime's stop does not latch)"];
     setText(el("estop-text"), `${parts.filter(Boolean).join(" ")}. Commands are refused until it is reset.`);
   }
   if (estopLatched !== null && latched !== estopLatched) logEvent("e-stop", latched ? `emergency stop latched${e?.source ? ` by ${e.source}` : ""}${e?.reason ? `: ${e.reason}` : ""}` : "emergency stop reset", latched ? "bad" : "info");
@@ -569,23 +563,14 @@ function renderHealth(h: HealthAnswer): void {
 
 async function poll(): Promise<void> {
   if (!client) return;
-  let h: HealthAnswer | null = null;
   try {
-    h = await client.fetchHealth();
+    const h = await client.fetchHealth();
     renderHealth(h);
+    renderEstop(h);
   } catch (e) {
     setLevel(el("control"), "unknown", "warn");
     status(`health unavailable: ${errorText(e)}`);
   }
-  let e: EstopAnswer | null = null;
-  if (estopSupported) {
-    try {
-      e = (await api("GET", "/v1/estop")) as EstopAnswer;
-    } catch (err) {
-      if ((err as { status?: number }).status === 404) estopSupported = false;
-    }
-  }
-  renderEstop(e, h);
 }
 
 // ---- rendering ------------------------------------------------------------------------------------------
@@ -676,12 +661,7 @@ function setUp(c: BodylinkClient): void {
   c.on("error", (e) => status(errorText(e)));
   setInterval(scheduleRender, IDLE_RENDER_MS);
   setInterval(() => void poll(), POLL_EVERY_MS);
-  void api("GET", "/openapi.json")
-    .then((doc) => {
-      estopSupported = Boolean((doc as { paths?: Record<string, { get?: unknown }> }).paths?.["/v1/estop"]?.get);
-    })
-    .catch(() => {})
-    .finally(() => void poll());
+  void poll();
 }
 
 async function main(): Promise<void> {

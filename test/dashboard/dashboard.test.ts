@@ -116,26 +116,18 @@ async function secondClientHolds(page: Page, sdk: BodylinkClient): Promise<void>
   }
 }
 
-/** Emergency stop from the page; with the latched e-stop, the banner says so and Reset clears it. */
-async function estopAndReset(page: Page, api: RunningApiServer): Promise<void> {
+/** Emergency stop from the page: the runtime latches it, the banner says so and the event log too; Reset clears it. */
+async function estopAndReset(page: Page, sdk: BodylinkClient): Promise<void> {
   await page.getByRole("button", { name: "Emergency stop" }).click();
-  const latching = (await fetch(`${api.url}/v1/estop`)).status === 200;
-  if (!latching) {
-    // A runtime without the latch: the stop still reaches it (counted in health).
-    await expect
-      .poll(async () => {
-        const h = (await (await fetch(`${api.url}/v1/health`)).json()) as { safety_reason: string | null; errors: Record<string, number> };
-        return /emergency stop: dashboard/.test(h.safety_reason ?? "") || (h.errors.emergencyStops ?? 0) > 0;
-      })
-      .toBe(true);
-    return;
-  }
-  await expect.poll(async () => ((await (await fetch(`${api.url}/v1/estop`)).json()) as { latched: boolean }).latched).toBe(true);
+  await expect.poll(async () => (await sdk.fetchEstop()).latched).toBe(true);
+  expect((await sdk.fetchEstop()).source).toBe("dashboard");
   await page.waitForSelector("#estop-banner:not([hidden])", { timeout: 5000 });
-  expect(await page.textContent("#estop-banner")).toMatch(/Emergency stop latched/);
+  expect(await page.textContent("#estop-banner")).toMatch(/Emergency stop latched.*by dashboard.*Commands are refused until it is reset/s);
+  await page.waitForFunction(() => /emergency stop latched by dashboard/.test(document.querySelector("#events")?.textContent ?? ""));
   await page.click("#estop-reset");
   await page.waitForSelector("#estop-banner[hidden]", { state: "attached", timeout: 5000 });
-  expect(((await (await fetch(`${api.url}/v1/estop`)).json()) as { latched: boolean }).latched).toBe(false);
+  expect((await sdk.fetchEstop()).latched).toBe(false);
+  await page.waitForFunction(() => /emergency stop reset/.test(document.querySelector("#events")?.textContent ?? ""));
 }
 
 const takeControl = async (page: Page) => {
@@ -164,7 +156,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
   it("NAO: plots, 3D from the kinematics, feet with the CoP where the stream says, take control + smooth enable, holder, e-stop", async () => {
     // The safety ramp on late cycles is tested elsewhere (test/nao/robot.test.ts); here a loaded
     // 2-core machine would cut the stiffness the page asks for, so the bound is wide.
-    await onDashboard(browser, await NaoRobot.create({ seed: 11, youngGcEveryMs: 100, safetyLateBoundMs: 2000 }), async ({ api, page, sdk }) => {
+    await onDashboard(browser, await NaoRobot.create({ seed: 11, youngGcEveryMs: 100, safetyLateBoundMs: 2000 }), async ({ page, sdk }) => {
       expect(await page.textContent("#body-name")).toBe("NAO v6");
       await page.waitForFunction(() => document.querySelectorAll("#joints tbody tr").length === 26);
       const moved = await plotsMove(page, 2000);
@@ -209,13 +201,13 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
       await release(page);
 
       await secondClientHolds(page, sdk);
-      await estopAndReset(page, api);
+      await estopAndReset(page, sdk);
       await page.screenshot({ path: "/tmp/bodylink-dashboard-nao.png" });
     });
   });
 
   it("P7: plots, 3D, a joint move from the sliders reaches the arm, error ids, holder, e-stop", async () => {
-    await onDashboard(browser, await P7Robot.create({ seed: 3 }), async ({ api, page, sdk }) => {
+    await onDashboard(browser, await P7Robot.create({ seed: 3 }), async ({ page, sdk }) => {
       expect(await page.textContent("#body-name")).toBe("AIRBOT P7");
       const moved = await plotsMove(page, 2000);
       expect(moved.rows).toBeGreaterThanOrEqual(15);
@@ -234,12 +226,12 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
       await page.waitForFunction(() => (document.querySelector("#safety") as HTMLElement).dataset.level === "calm");
 
       await secondClientHolds(page, sdk);
-      await estopAndReset(page, api);
+      await estopAndReset(page, sdk);
     });
   });
 
   it("TNY-360: plots, 3D, a velocity from the keyboard reaches the robot, odometry and paws, holder, e-stop", async () => {
-    await onDashboard(browser, await Tny360Robot.create({ seed: 5 }), async ({ api, page, sdk }) => {
+    await onDashboard(browser, await Tny360Robot.create({ seed: 5 }), async ({ page, sdk }) => {
       expect(await page.textContent("#body-name")).toBe("TNY-360");
       const moved = await plotsMove(page, 2000);
       expect(moved.rows).toBeGreaterThanOrEqual(15);
@@ -269,7 +261,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
       await release(page);
 
       await secondClientHolds(page, sdk);
-      await estopAndReset(page, api);
+      await estopAndReset(page, sdk);
     });
   });
 });
