@@ -89,6 +89,12 @@ export interface ConnectOptions {
   owner?: string;
   /** Local monotonic clock, ms. Defaults to performance.now (tests inject their own). */
   now?: () => number;
+  /**
+   * The runtime's token, when it has one (`serve --token`, BODYLINK_TOKEN; required off loopback):
+   * sent as `Authorization: Bearer` on REST and as `?token=` on the stream (a browser cannot set
+   * headers on a WebSocket).
+   */
+  token?: string;
 }
 
 export interface ClientEvents {
@@ -189,6 +195,7 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
   /** Resolves when the first hello arrived; rejects on timeout, wrong body or close. */
   readonly ready: Promise<void>;
   readonly #streamUrl: string;
+  readonly #token: string | undefined;
   readonly #WebSocket: WebSocketConstructor;
   readonly #fetch: FetchLike;
   readonly #now: () => number;
@@ -222,7 +229,8 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
     const base = url.replace(/\/+$/, "").replace(/^ws(s?):/, "http$1:");
     if (!/^https?:\/\//.test(base)) throw new TypeError(`robot API URL must start with http://, https://, ws:// or wss://, got ${url}`);
     this.url = base;
-    this.#streamUrl = `${base.replace(/^http/, "ws")}/v1/stream`;
+    this.#token = opts.token;
+    this.#streamUrl = `${base.replace(/^http/, "ws")}/v1/stream${opts.token ? `?token=${encodeURIComponent(opts.token)}` : ""}`;
     const g = globalThis as { WebSocket?: WebSocketConstructor; fetch?: FetchLike; performance?: { now(): number } };
     const WS = opts.WebSocket ?? g.WebSocket;
     if (!WS) throw localError("BL_ERR_CLIENT_NO_WEBSOCKET");
@@ -564,8 +572,11 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
   // --- internals ---
 
   async #request<T>(method: string, path: string, body?: unknown, leaseId?: string): Promise<T> {
-    const headers: Record<string, string> = { accept: "application/json" };
+    // x-bodylink-client: every request is non-simple, so the server can tell it from a blind
+    // cross-origin POST (docs/security.md), even without a body.
+    const headers: Record<string, string> = { accept: "application/json", "x-bodylink-client": "sdk" };
     if (body !== undefined) headers["content-type"] = "application/json";
+    if (this.#token) headers.authorization = `Bearer ${this.#token}`;
     if (leaseId) headers[LEASE_HEADER] = leaseId;
     let res: Awaited<ReturnType<FetchLike>>;
     try {

@@ -216,7 +216,9 @@ describe("NAO robot API (inject, simulated time)", () => {
     const a = await call(app, "POST", "/v1/control", { owner: "alice" });
     const id = a.body.lease_id as string;
     expect((await call(app, "POST", "/v1/commands/smooth-enable", {}, id)).status).toBe(200);
-    const stop = await app.inject({ method: "POST", url: "/v1/estop" }); // no body, no lease
+    // No body and no lease; but a bodylink header, so that no web page could send it blind (issue 10).
+    expect((await app.inject({ method: "POST", url: "/v1/estop" })).statusCode).toBe(415);
+    const stop = await app.inject({ method: "POST", url: "/v1/estop", headers: { "x-bodylink-client": "curl" } });
     expect(stop.statusCode).toBe(200);
     expect(stop.json()).toMatchObject({ stopped: true, latched: true, reason: "emergency stop (robot API)", source: "api", category: 1 });
     expect((await call(app, "GET", "/v1/control")).body.held).toBe(false);
@@ -398,7 +400,7 @@ describe("TNY-360 robot API (inject, simulated time)", () => {
     expect(far.body.code).toBe("BL_ERR_CMD_INVALID");
     const smooth = await call(app, "POST", "/v1/commands/smooth-enable", {}, id);
     expect((smooth.body.result as Json).estimated_s).toBeGreaterThan(0);
-    expect((await call(app, "POST", "/v1/estop")).status).toBe(200);
+    expect((await call(app, "POST", "/v1/estop", {})).status).toBe(200);
     expect((await call(app, "GET", "/v1/control")).body.held).toBe(false);
     await step(robot, clock, 10);
     expect((await call(app, "GET", "/v1/state")).body.locomotion).toMatchObject({ target_velocity: { x: 0, y: 0, yaw: 0 } });

@@ -47,7 +47,7 @@ import { registerDashboard } from "./dashboard.js";
 import { NaoAdapter } from "./bodies/nao.js";
 import { P7Adapter } from "./bodies/p7.js";
 import { Tny360Adapter } from "./bodies/tny360.js";
-import { refuseOversized } from "./guard.js";
+import { refuseAndCut, refuseOversized } from "./guard.js";
 import { commandRoutes } from "./routes/commands.js";
 import type { ApiContext, ApiRobot } from "./routes/context.js";
 import { controlRoutes } from "./routes/control.js";
@@ -57,10 +57,11 @@ import { stateRoutes } from "./routes/state.js";
 import { streamRoutes } from "./routes/stream.js";
 import { API_VERSION, LEASE_HEADER } from "./schemas.js";
 import { StateStream, type StreamOptions } from "./stream.js";
+import { requireTokenOffLoopback, WebAccess, type WebAccessOptions } from "../web-access.js";
 
 export type { ApiRobot } from "./routes/context.js";
 
-export interface ApiServerOptions extends StreamOptions {
+export interface ApiServerOptions extends StreamOptions, WebAccessOptions {
   /** Called for every route as it is registered, before any is (fastify's onRoute hook). */
   onRoute?: (route: RouteOptions) => void;
   /** fastify's logger option. Defaults to false (the CLI turns it on). */
@@ -98,10 +99,10 @@ export function adapterFor(robot: ApiRobot): BodyAdapter {
 
 /** Build the app (routes, schemas, OpenAPI) without listening. */
 export function buildApiServer(robot: ApiRobot, opts: ApiServerOptions = {}): FastifyInstance {
-  return build(robot, opts).app;
+  return build(robot, opts, "127.0.0.1").app;
 }
 
-function build(robot: ApiRobot, opts: ApiServerOptions): { app: FastifyInstance; stream: StateStream } {
+function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { app: FastifyInstance; stream: StateStream } {
   const adapter = adapterFor(robot);
   const stream = new StateStream(adapter, opts);
   const ctx: ApiContext = { robot, adapter, stream, authority: robot.authority };
@@ -116,6 +117,14 @@ function build(robot: ApiRobot, opts: ApiServerOptions): { app: FastifyInstance;
     sendError(reply, new BodylinkError("BL_ERR_API_NO_ROUTE", req.method, req.url.split("?")[0]!));
   });
   app.decorateRequest("bodylinkLeaseId", null);
+  // Host, token, Origin and non-simple checks on every request, WebSocket upgrades included
+  // (@fastify/websocket routes upgrades through these hooks): web-access.ts, docs/security.md.
+  const access = new WebAccess(boundHost, opts);
+  app.addHook("onRequest", async (req, reply) => {
+    const path = req.url.split("?")[0]!;
+    const refused = access.check(req, { upgrade: req.headers.upgrade?.toLowerCase() === "websocket", page: path === "/" || path.startsWith("/dashboard/") });
+    if (refused) await refuseAndCut(req, reply, refused);
+  });
   app.addHook("onClose", async () => {
     stream.close();
     adapter.close();
@@ -165,7 +174,8 @@ function build(robot: ApiRobot, opts: ApiServerOptions): { app: FastifyInstance;
 /** Build, listen on host:port (default 127.0.0.1, a free port), and report the URL. */
 export async function startApiServer(robot: ApiRobot, opts: StartApiServerOptions = {}): Promise<RunningApiServer> {
   const { host = "127.0.0.1", port = 0, ...rest } = opts;
-  const { app, stream } = build(robot, rest);
+  requireTokenOffLoopback(host, rest.token);
+  const { app, stream } = build(robot, rest, host);
   await app.listen({ host, port });
   const addr = app.server.address() as AddressInfo;
   const h = addr.family === "IPv6" || host.includes(":") ? `[${addr.address}]` : addr.address;

@@ -6,7 +6,12 @@
  * - WebSocket on 127.0.0.1:5621 by default (any path; the robot uses `/`), binary frames, one
  *   message per frame, exactly one reply per request with its msg_id (see dispatch.ts for every
  *   status); replies to RPC actions come after a control tick, so they may overtake.
- * - At most 3 connections (like the robot's `max_open_sockets`); a 4th upgrade gets HTTP 503.
+ * - At most 3 connections (like the robot's `max_open_sockets`); a 4th upgrade gets HTTP 503. A
+ *   connection that sends nothing for `idleTimeoutMs` (30 s) is closed, so idle sockets cannot
+ *   hold the slots and lock everyone else out.
+ * - Upgrades pass the Host, token and Origin checks first (web-access.ts, docs/security.md):
+ *   421 / 401 / 403. The vendor SDKs send no Origin from Node; a browser page may connect only
+ *   from an `--allow-origin` origin; the token, when set, goes in `?token=`.
  * - Text frames close the connection with 1003 (unsupported data). Frames over 64 KiB are closed
  *   by `ws` with 1009 before they reach the dispatcher; 257 B – 64 KiB get OutOfMemory (6).
  * - Control: a connection acquires the runtime's lease (source "tny", owner
@@ -30,8 +35,17 @@ import type { Tny360Robot } from "../../runtime/tny360-robot.js";
 import type { LeaseInfo } from "../../runtime/authority.js";
 import { LogLevel, TNY_DEFAULT_PORT, TNY_MAX_CONNECTIONS } from "../../wire/tny/constants.js";
 import { type DispatchStats, dispatchTnyFrame, newDispatchStats, type TnyDispatchTarget } from "./dispatch.js";
+import { requireTokenOffLoopback, WebAccess, type WebAccessOptions } from "../web-access.js";
 
-export interface TnyServerOptions {
+/** A connection that sends no frame for this long is closed (idle sockets must not hold the 3 slots). */
+export const DEFAULT_TNY_IDLE_MS = 30_000;
+
+export interface TnyServerOptions extends WebAccessOptions {
+  /**
+   * Close a connection that sent no frame for this long, ms (1000 "idle"), so that idle sockets
+   * cannot hold every slot and lock others out. Defaults to 30000; 0 disables.
+   */
+  idleTimeoutMs?: number;
   /** Defaults to 127.0.0.1 (loopback only). Use 0.0.0.0 to serve the network. */
   host?: string;
   /** Defaults to 5621; 0 picks a free port. */
@@ -46,6 +60,10 @@ export interface TnyServerStats {
   readonly connections: number;
   readonly accepted: number;
   readonly refusedConnections: number;
+  /** Upgrades refused by the Host, token or Origin check (web-access.ts). */
+  readonly refusedAccess: number;
+  /** Connections closed for sending nothing for idleTimeoutMs. */
+  readonly idleClosed: number;
   readonly requests: number;
   readonly ignoredFrames: number;
   /** Replies by status code 0..6. */
@@ -78,6 +96,11 @@ interface Connection {
 
 export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions = {}): Promise<TnyServer> {
   const host = opts.host ?? "127.0.0.1";
+  requireTokenOffLoopback(host, opts.token);
+  const access = new WebAccess(host, opts);
+  const idleMs = opts.idleTimeoutMs ?? DEFAULT_TNY_IDLE_MS;
+  let refusedAccess = 0;
+  let idleClosed = 0;
   const maxConnections = opts.maxConnections ?? TNY_MAX_CONNECTIONS;
   const leaseMs = opts.leaseMs ?? 2000;
   const stats: DispatchStats = newDispatchStats();
@@ -116,6 +139,14 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
     // Every upgrade socket gets an error listener first: Node removes its own from upgrade
     // sockets, and a reset (even of a socket we are refusing) must never crash the runtime.
     socket.on("error", () => socket.destroy());
+    // Host, token and Origin (docs/security.md): a web page from another origin must not command the robot.
+    const refused = access.check(req, { upgrade: true });
+    if (refused) {
+      refusedAccess++;
+      const body = `${refused.message}\n`;
+      socket.end(`HTTP/1.1 ${refused.status} ${STATUS_TEXT[refused.status] ?? "Refused"}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      return;
+    }
     if (sockets.size + pending.size >= maxConnections) {
       refusedConnections++;
       const body = `at most ${maxConnections} connections; close one first\n`;
@@ -161,7 +192,20 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       }
       ws.send(bytes, { binary: true });
     };
+    // Idle timeout: re-armed by every frame the client sends.
+    let idleTimer: ReturnType<typeof setTimeout> | null = null;
+    const armIdle = (): void => {
+      if (idleMs <= 0) return;
+      if (idleTimer) idleTimer.refresh();
+      else
+        idleTimer = setTimeout(() => {
+          idleClosed++;
+          ws.close(1000, `idle for ${idleMs} ms`);
+        }, idleMs);
+    };
+    armIdle();
     ws.on("message", (data, isBinary) => {
+      armIdle();
       if (!isBinary) {
         ws.close(1003, "binary frames only");
         return;
@@ -179,6 +223,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
     });
     ws.on("error", () => undefined); // ws closes the socket; the close handler cleans up
     ws.on("close", () => {
+      if (idleTimer) clearTimeout(idleTimer);
       sockets.delete(ws);
       connections.delete(conn);
       if (conn.leaseId) robot.authority.release(conn.leaseId); // the runtime then clears this client's velocity
@@ -203,6 +248,8 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       connections: sockets.size,
       accepted,
       refusedConnections,
+      refusedAccess,
+      idleClosed,
       requests: stats.requests,
       ignoredFrames: stats.ignored,
       repliesByStatus: [...stats.byStatus],
@@ -228,6 +275,8 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
     },
   };
 }
+
+const STATUS_TEXT: Readonly<Record<number, string>> = { 401: "Unauthorized", 403: "Forbidden", 415: "Unsupported Media Type", 421: "Misdirected Request" };
 
 function toBytes(data: WebSocket.RawData): Uint8Array {
   if (Array.isArray(data)) return new Uint8Array(Buffer.concat(data));
