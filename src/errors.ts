@@ -37,6 +37,7 @@ export const ERRORS = {
   BL_ERR_API_NO_ROUTE: { status: 404, message: "no route %s %s; GET /openapi.json lists every route" },
   BL_ERR_API_INTERNAL: { status: 500, message: "internal error: %s; this is a bug, please report it with the request that caused it" },
   BL_ERR_API_BODY_TOO_LARGE: { status: 413, message: "request body too large: this route takes at most %s bytes; send one command per request" },
+  BL_ERR_API_STREAM_FULL: { status: 503, message: "the state stream has its maximum of %s subscribers; close one, or start serve with a higher --max-subscribers" },
   BL_ERR_WEB_HOST: { status: 421, message: "Host %s is not served here: only loopback names, the bound address and --allow-host names are (a page reaching us through another name, as DNS rebinding does, is refused)" },
   BL_ERR_WEB_ORIGIN: { status: 403, message: "a page from origin %s may not %s this runtime: only its own pages, programs that send no Origin, and --allow-origin origins may" },
   BL_ERR_WEB_SIMPLE_REQUEST: { status: 415, message: "%s requests that change state need Content-Type: application/json or an x-bodylink-* header (so that no web page can send them blind)" },

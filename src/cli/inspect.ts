@@ -20,7 +20,10 @@ export const apiUrl = apiUrlFor;
 export async function getJson(base: string, path: string, post?: unknown): Promise<unknown> {
   let res: Response;
   try {
-    res = await fetch(base + path, post === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(post) });
+    // BODYLINK_TOKEN: the runtime's token, when it has one (serve --token; docs/security.md).
+    const token = process.env.BODYLINK_TOKEN;
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    res = await fetch(base + path, post === undefined ? { headers } : { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(post) });
   } catch (e) {
     throw new BodylinkError("BL_ERR_CLI_NO_RUNTIME", `${base} (${(e as Error).cause ?? (e as Error).message})`);
   }
@@ -72,7 +75,8 @@ export function registerInspect(program: Command): void {
         return;
       }
       await new Promise<void>((resolve, reject) => {
-        const ws = new WebSocket(`${base.replace(/^http/, "ws")}/v1/stream`);
+        const token = process.env.BODYLINK_TOKEN;
+        const ws = new WebSocket(`${base.replace(/^http/, "ws")}/v1/stream`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
         let n = 0;
         ws.on("message", (data) => {
           const m = JSON.parse(String(data)) as Json;

@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { BodylinkError } from "../errors.js";
 import { checkName, checkRuntimeDir, defaultName, listRuntimes, ownProcStart, type RuntimeRecord, removeRuntimeRecord, updateRuntime, writeRuntime } from "./discovery.js";
 import { CliError, parseIntOption } from "./errors.js";
+import { requireTokenOffLoopback, type WebAccessOptions } from "../serve/web-access.js";
 
 export const DEFAULT_API_PORT = 8780;
 export const DEFAULT_LOLA_PATH = "/tmp/robocup";
@@ -55,6 +56,16 @@ export interface ServeOptions {
   duration?: number;
   /** With `record`: called when the recording ends by itself (null: `duration` reached; else the failure). */
   onRecordingStop?: (reason: string | null) => void;
+  /** Host header names accepted besides loopback and the bound address ("*": any). */
+  allowHost?: string[];
+  /** Origins allowed to open WebSockets and change state besides the runtime's own pages ("*": any). */
+  allowOrigin?: string[];
+  /** Token every API and TNY-360 client must present; defaults to $BODYLINK_TOKEN; required off loopback. */
+  token?: string;
+  /** NAO: group (name or gid) given read/write on the LoLA socket (0660); else it is 0600. */
+  lolaGroup?: string;
+  /** Most state-stream subscribers at once. Defaults to the stream's default. */
+  maxSubscribers?: number;
 }
 
 export interface RunningRuntime {
@@ -78,6 +89,10 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   let lolaPath: string | null = null;
   let tnyUrl: string | null = null;
   if (!["nao", "p7", "tny360"].includes(o.body)) throw new CliError(`unknown body ${JSON.stringify(o.body)}; choose nao, p7 or tny360`, 2);
+  // Off loopback, a token or nothing (docs/security.md); checked before anything is opened.
+  const token = o.token ?? (process.env.BODYLINK_TOKEN || undefined);
+  requireTokenOffLoopback(o.host, token);
+  const access: WebAccessOptions = { allowHosts: o.allowHost ?? [], allowOrigins: o.allowOrigin ?? [], token: token ?? null };
   const others = listRuntimes();
   const name = o.name ?? defaultName(o.body, new Set(others.map((r) => r.name)));
   const bad = checkName(name);
@@ -112,7 +127,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         const derived = join(checkRuntimeDir(true)!, `${name}.lola`);
         const usedByOther = others.some((r) => r.lolaPath === DEFAULT_LOLA_PATH);
         const path = o.lolaPath ?? (usedByOther ? derived : DEFAULT_LOLA_PATH);
-        const lolaOpts = { readers: o.lolaReaders, graceMs: o.lolaGraceMs, ...(tap ? { tap: tap.lola } : {}) };
+        const lolaOpts = { readers: o.lolaReaders, graceMs: o.lolaGraceMs, ...(tap ? { tap: tap.lola } : {}), ...(o.lolaGroup !== undefined ? { group: o.lolaGroup } : {}) };
         // Without --lola-path, a busy /tmp/robocup (another runtime, or LoLA itself) is no error: take the derived path.
         const lola = await startLolaServer(nao, { path, ...lolaOpts }).catch((e: unknown) => {
           if (o.lolaPath === undefined && path !== derived && e instanceof BodylinkError && e.code === "BL_ERR_LOLA_SOCKET") return startLolaServer(nao, { path: derived, ...lolaOpts });
@@ -130,7 +145,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       lines.push("p7: simulated AIRBOT P7 arm (7 joints, 250 Hz)");
     } else if (o.body === "tny360") {
       const { startTny } = await import("./tny.js");
-      const t = await startTny(o);
+      const t = await startTny(o, access);
       robot = t.robot;
       closers.unshift(...t.closers);
       lines.push(...t.lines);
@@ -139,14 +154,16 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     } else {
       throw new CliError(`unknown body ${JSON.stringify(o.body)}; choose ${bodyChoicesText()}`, 2);
     }
-    const api = await startApiServer(robot, { host: o.host, port: o.apiPort ?? DEFAULT_API_PORT }).catch((e: unknown) => {
+    const apiOpts = { host: o.host, ...access, ...(o.maxSubscribers !== undefined ? { maxSubscribers: o.maxSubscribers } : {}) };
+    const api = await startApiServer(robot, { ...apiOpts, port: o.apiPort ?? DEFAULT_API_PORT }).catch((e: unknown) => {
       // Without --api-port, a taken 8780 (another runtime) is no error: take a free port and print it.
-      if (o.apiPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startApiServer(robot, { host: o.host, port: 0 });
+      if (o.apiPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startApiServer(robot, { ...apiOpts, port: 0 });
       throw e;
     });
     closers.unshift(() => api.close());
     lines.unshift(`runtime: ${name} (pid ${process.pid})`);
-    lines.push(`robot API: ${api.url}  (dashboard ${api.url}/, state stream ${api.url.replace(/^http/, "ws")}/v1/stream, OpenAPI ${api.url}/openapi.json)`);
+    // Like Jupyter: the dashboard's URL carries the token, so opening it is all a user does.
+    lines.push(`robot API: ${api.url}  (dashboard ${api.url}/${token ? `?token=${encodeURIComponent(token)}` : ""}, state stream ${api.url.replace(/^http/, "ws")}/v1/stream, OpenAPI ${api.url}/openapi.json)`);
     if (tap && o.record) {
       const rec = await Recorder.start(
         { tap, robot, transport },
@@ -192,6 +209,11 @@ export function addServeOptions(cmd: Command): Command {
     .option("--lola-grace-ms <ms>", "NAO: how long a silent LoLA client's last command stays in force", parseIntOption("--lola-grace-ms", 50, 60000), 100)
     .option("--accept-board-version <v...>", "NAO: accepted motor-board configuration versions", (v: string, prev: number[] | undefined) => [...(prev ?? []), parseIntOption("--accept-board-version", 0, 255)(v)])
     .option("--seed <n>", "simulator seed", parseIntOption("--seed", 0, 2 ** 31 - 1), 1)
+    .option("--lola-group <group>", "NAO: let this group (name or gid) use the LoLA socket too (mode 0660; default 0600, this user only)")
+    .option("--token <secret>", "every API and TNY-360 client must present this token (default: $BODYLINK_TOKEN); required with a --host other than loopback")
+    .option("--allow-host <name...>", "Host header names accepted besides loopback names and the bound address (\"*\": any; against DNS rebinding)")
+    .option("--allow-origin <origin...>", "web origins (http://host:port) allowed to open the stream and TNY-360 WebSockets and to send commands, besides the runtime's own pages")
+    .option("--max-subscribers <n>", "most state-stream subscribers at once", parseIntOption("--max-subscribers", 1, 100000))
     .option("--no-tny", "TNY-360: do not open the TNY-360 API server")
     .option("--tny-port <port>", "TNY-360: API server port (default: 5621, or a free one when that is taken)", parseIntOption("--tny-port", 0, 65535))
     .option("--tny-host <host>", "TNY-360: drive a real robot at this address instead of the simulator")

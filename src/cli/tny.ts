@@ -3,8 +3,9 @@ import { parseTnyHost, Tny360Robot } from "../runtime/tny360-robot.js";
 import { startTnyServer } from "../serve/tny/server.js";
 import { TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
 import type { ServeOptions } from "./serve.js";
+import type { WebAccessOptions } from "../serve/web-access.js";
 
-export async function startTny(o: ServeOptions): Promise<{ robot: Tny360Robot; closers: Array<() => Promise<void>>; lines: string[]; tnyUrl: string | null }> {
+export async function startTny(o: ServeOptions, access: WebAccessOptions = {}): Promise<{ robot: Tny360Robot; closers: Array<() => Promise<void>>; lines: string[]; tnyUrl: string | null }> {
   const target = o.tnyHost ? parseTnyHost(o.tnyHost) : null;
   const robot = await Tny360Robot.create({ ...(target ? { host: target.host, port: target.port } : { seed: o.seed }), youngGcEveryMs: o.gcEveryMs ?? 100 });
   await robot.start();
@@ -16,10 +17,10 @@ export async function startTny(o: ServeOptions): Promise<{ robot: Tny360Robot; c
   ];
   let tnyUrl: string | null = null;
   if (o.tny) {
-    const server = await startTnyServer(robot, { host: o.host, port: o.tnyPort ?? TNY_DEFAULT_PORT })
+    const server = await startTnyServer(robot, { host: o.host, ...access, port: o.tnyPort ?? TNY_DEFAULT_PORT })
       // Without --tny-port, a taken 5621 (another runtime) is no error: take a free port and print it.
       .catch((e: unknown) => {
-        if (o.tnyPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startTnyServer(robot, { host: o.host, port: 0 });
+        if (o.tnyPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startTnyServer(robot, { host: o.host, ...access, port: 0 });
         throw e;
       })
       .catch(async (e: unknown) => {

@@ -7,9 +7,11 @@
  *    same-origin with itself, not with us): the Host header's name must be a loopback name, the
  *    bound address (for a wildcard bind, any of this machine's addresses and its hostname), or one
  *    given with `--allow-host` ("*" allows any). Else 421.
- * 2. **Token**, when one is set (required off loopback): `Authorization: Bearer <token>` on any
- *    request; on a WebSocket upgrade also `?token=` (a browser cannot set headers on a WebSocket,
- *    nor can the TNY-360 vendor SDK). Compared in constant time. Else 401.
+ * 2. **Token**, when one is set (required off loopback): `Authorization: Bearer <token>`, or
+ *    `?token=` (a browser cannot set headers on a WebSocket, nor can the TNY-360 vendor SDK; the
+ *    dashboard page passes it on from its own URL, as Jupyter's does). Compared in constant time
+ *    (SHA-256 of both, then timingSafeEqual: neither length nor content leaks). Else 401. The
+ *    dashboard's page and script hold no robot data and load without it.
  * 3. **Origin** on every WebSocket upgrade and every state-changing request (not GET/HEAD/OPTIONS):
  *    allowed when absent (programs: curl, the SDK in Node, the TNY-360 SDK), when it is this
  *    server's own origin (`http://<Host>`), or when listed with `--allow-origin` ("*" allows any).
@@ -117,7 +119,7 @@ export class WebAccess {
     const host = first(req.headers.host) ?? "";
     const name = hostName(host);
     if (!this.#anyHost && !this.#names.has(name) && !isLoopbackHost(name)) return new BodylinkError("BL_ERR_WEB_HOST", shown(host));
-    if (this.#token && !page && !this.#tokenPresented(req, upgrade)) return new BodylinkError("BL_ERR_WEB_TOKEN");
+    if (this.#token && !page && !this.#tokenPresented(req)) return new BodylinkError("BL_ERR_WEB_TOKEN");
     const method = (req.method ?? "GET").toUpperCase();
     const changes = !SAFE_METHODS.has(method);
     if (upgrade || changes) {
@@ -137,12 +139,11 @@ export class WebAccess {
     return o === `http://${host.toLowerCase()}` || o === `https://${host.toLowerCase()}`;
   }
 
-  #tokenPresented(req: AccessRequest, upgrade: boolean): boolean {
+  #tokenPresented(req: AccessRequest): boolean {
     const token = this.#token!;
     const auth = first(req.headers.authorization);
     const m = auth ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
     if (m && timingSafeEqual(digest(m[1]!), token)) return true;
-    if (!upgrade) return false;
     const q = tokenFromUrl(req.url);
     return q !== null && timingSafeEqual(digest(q), token);
   }

@@ -122,8 +122,12 @@ function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { ap
   const access = new WebAccess(boundHost, opts);
   app.addHook("onRequest", async (req, reply) => {
     const path = req.url.split("?")[0]!;
-    const refused = access.check(req, { upgrade: req.headers.upgrade?.toLowerCase() === "websocket", page: path === "/" || path.startsWith("/dashboard/") });
-    if (refused) await refuseAndCut(req, reply, refused);
+    const upgrade = req.headers.upgrade?.toLowerCase() === "websocket";
+    const refused = access.check(req, { upgrade, page: path === "/" || path.startsWith("/dashboard/") });
+    if (!refused) return;
+    // A refused upgrade never reaches @fastify/websocket's hooks (which would end its socket).
+    if (upgrade) reply.raw.once("finish", () => req.raw.socket.end());
+    await refuseAndCut(req, reply, refused);
   });
   app.addHook("onClose", async () => {
     stream.close();

@@ -14,6 +14,11 @@
  * backlog from user space. (Bytes already handed to the kernel stay there; the SDK keeps only the
  * newest message and applies its staleness bound, so it never acts on an old state.)
  *
+ * Subscribers that do not read are dropped, not kept (state is lossy by design: a subscriber only
+ * ever needs the newest message): one skipped `dropAfterSkipped` times in a row (2 s), one with
+ * more than `dropBufferedBytes` unsent, and one that does not answer a ping within
+ * `pingIntervalMs` are closed with 1008 and a reason. At most `maxSubscribers` (256) at once.
+ *
  * Sending to many subscribers is done in slices of at most `sliceMs` (default 0.1 ms of the
  * runtime clock), yielding to the event loop between slices, so that a broadcast to hundreds of
  * sockets never delays the next cycle's timer by more than one slice.
@@ -38,7 +43,21 @@ export interface StreamOptions {
   maxBufferedBytes?: number;
   /** Longest stretch of sending before yielding to the event loop, ms. Defaults to 0.1 (checked after every send). */
   sliceMs?: number;
+  /** Most subscribers at once; the next upgrade is refused with 503. Defaults to 256. */
+  maxSubscribers?: number;
+  /**
+   * A subscriber skipped this many messages in a row (it reads nothing; its kernel buffer stays full)
+   * is closed with 1008 and a reason. Defaults to 40 (2 s at 20 Hz).
+   */
+  dropAfterSkipped?: number;
+  /** A subscriber whose unsent bytes (user space) exceed this is closed with 1008. Defaults to 1 MiB. */
+  dropBufferedBytes?: number;
+  /** Ping every subscriber this often; one that has not answered the previous ping is dropped. Defaults to 10000 ms; 0 disables. */
+  pingIntervalMs?: number;
 }
+
+/** Close code for a subscriber the server drops (policy violation: it does not read). */
+export const STREAM_DROP_CODE = 1008;
 
 const OPEN = 1;
 
@@ -47,6 +66,15 @@ export class StateStream {
   readonly #periodMs: number;
   readonly #maxBuffered: number;
   readonly #sockets = new Set<WebSocket>();
+  readonly #maxSubscribers: number;
+  readonly #dropAfterSkipped: number;
+  readonly #dropBufferedBytes: number;
+  /** Messages skipped in a row, per subscriber; and whether it answered the last ping. */
+  readonly #skippedInRow = new WeakMap<WebSocket, number>();
+  readonly #alive = new WeakMap<WebSocket, boolean>();
+  readonly #pingTimer: ReturnType<typeof setInterval> | null;
+  /** Subscribers dropped for not reading (skips, unsent bytes) or not answering pings. */
+  subscribersDropped = 0;
   readonly #unsubscribe: () => void;
   readonly #sliceMs: number;
   #nextDueMs = Number.NaN;
@@ -70,8 +98,43 @@ export class StateStream {
     this.#periodMs = 1000 / rate;
     this.#maxBuffered = opts.maxBufferedBytes ?? 0;
     this.#sliceMs = opts.sliceMs ?? 0.1;
+    this.#maxSubscribers = opts.maxSubscribers ?? 256;
+    this.#dropAfterSkipped = opts.dropAfterSkipped ?? 40;
+    this.#dropBufferedBytes = opts.dropBufferedBytes ?? 1 << 20;
+    const ping = opts.pingIntervalMs ?? 10_000;
+    // Wall-clock timer on the server's side, never in the cycle: pings find dead peers.
+    this.#pingTimer = ping > 0 ? setInterval(this.#pingAll, ping) : null;
+    this.#pingTimer?.unref();
     this.#unsubscribe = adapter.onCycle(this.#onCycle);
   }
+
+  /** True when one more subscriber would exceed the cap (the route answers 503 before upgrading). */
+  get full(): boolean {
+    return this.#sockets.size >= this.#maxSubscribers;
+  }
+  get maxSubscribers(): number {
+    return this.#maxSubscribers;
+  }
+
+  /** Close a subscriber that does not read, with a reason it can show (and count it). */
+  #drop(s: WebSocket, reason: string): void {
+    this.subscribersDropped++;
+    this.#sockets.delete(s);
+    s.close(STREAM_DROP_CODE, reason);
+    // A peer that reads nothing may never complete the closing handshake either.
+    setTimeout(() => s.terminate(), 2000).unref();
+  }
+
+  readonly #pingAll = (): void => {
+    for (const s of this.#sockets) {
+      if (this.#alive.get(s) === false) {
+        this.#drop(s, "no answer to ping");
+        continue;
+      }
+      this.#alive.set(s, false);
+      s.ping();
+    }
+  };
 
   get rateHz(): number {
     return 1000 / this.#periodMs;
@@ -82,7 +145,14 @@ export class StateStream {
 
   /** A new subscriber: hello now, then the current state at once (if any), then every period. */
   add(socket: WebSocket): void {
+    // The route refuses upgrades once full; two upgrades racing past that check end here.
+    if (this.full) {
+      socket.close(1013, `at most ${this.#maxSubscribers} subscribers; try again later`);
+      return;
+    }
     this.#sockets.add(socket);
+    this.#alive.set(socket, true);
+    socket.on("pong", () => this.#alive.set(socket, true));
     socket.on("close", () => this.#sockets.delete(socket));
     socket.on("error", () => this.#sockets.delete(socket));
     // Messages from clients carry no meaning yet; ignore them rather than fail.
@@ -134,6 +204,7 @@ export class StateStream {
   /** Stop pacing and close every subscriber (server shutdown). */
   close(code = 1001, reason = "server shutting down"): void {
     this.#unsubscribe();
+    if (this.#pingTimer) clearInterval(this.#pingTimer);
     for (const s of this.#sockets) s.close(code, reason);
     this.#sockets.clear();
   }
@@ -190,8 +261,13 @@ export class StateStream {
       if (s.readyState !== OPEN) continue;
       if (s.bufferedAmount > this.#maxBuffered) {
         this.messagesSkipped++;
+        const n = (this.#skippedInRow.get(s) ?? 0) + 1;
+        this.#skippedInRow.set(s, n);
+        if (n >= this.#dropAfterSkipped) this.#drop(s, `not reading: ${n} messages skipped in a row`);
+        else if (s.bufferedAmount > this.#dropBufferedBytes) this.#drop(s, `not reading: ${s.bufferedAmount} bytes unsent`);
         continue;
       }
+      if (this.#skippedInRow.get(s)) this.#skippedInRow.set(s, 0);
       s.send(bytes, { binary: false });
       this.messagesSent++;
       if (clock.nowMs() - t0 > this.#sliceMs && this.#next < targets.length) {

@@ -34,7 +34,7 @@
  * allocates a small request object per frame.
  */
 import { lstat, unlink } from "node:fs/promises";
-import { unlinkSync } from "node:fs";
+import { chmodSync, chownSync, readFileSync, unlinkSync } from "node:fs";
 import { type Server, type Socket, connect, createServer } from "node:net";
 import { pack } from "msgpackr";
 import type { NaoRobot } from "../../runtime/nao-robot.js";
@@ -104,6 +104,11 @@ export interface LolaServerOptions {
    * and every chunk of bytes a client sent, as received (the recorder's tap). Defaults to none.
    */
   tap?: LolaTap;
+  /**
+   * A group (name from /etc/group, or a numeric gid) that may use the socket too: mode 0660 and that
+   * group. Default: none, mode 0600 (this user only), whatever the umask.
+   */
+  group?: string | number;
 }
 
 export type LolaClientRole = "controller" | "reader";
@@ -205,6 +210,8 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
     throw e;
   }
 
+  const gid = opts.group === undefined ? null : groupId(opts.group, path);
+  const mode = gid === null ? 0o600 : 0o660;
   await clearStaleSocket(path);
   const server = createServer({ allowHalfOpen: false, pauseOnConnect: false });
   const state = new ServerState(robot, server, writer, path, readers, graceMs, log, opts.tap ?? null);
@@ -220,11 +227,25 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
       reject(new BodylinkError("BL_ERR_LOLA_SOCKET", path, `${e.code ?? ""} ${e.message}; choose another path`.trim()));
     };
     server.once("error", onError);
-    server.listen(path, () => {
-      server.off("error", onError);
-      resolve();
-    });
+    // The bind is synchronous inside listen(): a umask around it means the socket never exists with
+    // a wider mode, even for a moment; chmod/chown below then set it exactly (docs/security.md).
+    const umask = process.umask(0o777 & ~mode);
+    try {
+      server.listen(path, () => {
+        server.off("error", onError);
+        resolve();
+      });
+    } finally {
+      process.umask(umask);
+    }
   });
+  try {
+    if (gid !== null) chownSync(path, -1, gid);
+    chmodSync(path, mode);
+  } catch (e) {
+    server.close();
+    throw new BodylinkError("BL_ERR_LOLA_SOCKET", path, `cannot set its mode ${mode.toString(8)}${gid !== null ? ` and group ${opts.group}` : ""}: ${(e as Error).message}`);
+  }
   state.attach();
   log("info", `serving LoLA on ${path} (1 controlling client, ${readers} read-only; grace ${graceMs} ms; RobotConfig ${writer.robotConfig.bodyId} ${writer.robotConfig.bodyVersion} ${writer.robotConfig.headId} ${writer.robotConfig.headVersion})`);
   return {
@@ -237,6 +258,22 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
     clients: () => state.info(),
     close: () => state.close(),
   };
+}
+
+/** A group's id from a number or a name in /etc/group. */
+function groupId(group: string | number, path: string): number {
+  if (typeof group === "number" || /^\d+$/.test(group)) return Number(group);
+  let text = "";
+  try {
+    text = readFileSync("/etc/group", "utf8");
+  } catch {
+    // no /etc/group: only numeric gids work
+  }
+  for (const line of text.split("\n")) {
+    const [name, , gid] = line.split(":");
+    if (name === group && gid !== undefined && /^\d+$/.test(gid)) return Number(gid);
+  }
+  throw new BodylinkError("BL_ERR_LOLA_SOCKET", path, `no group ${JSON.stringify(group)} in /etc/group; give its name or gid (--lola-group)`);
 }
 
 /** 1, 10, 100, …: how often a repeating event is logged. */

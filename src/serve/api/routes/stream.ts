@@ -3,12 +3,18 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import Type from "typebox";
 import { STREAM_PATH, STREAM_RATE_HZ } from "../schemas.js";
 import type { ApiContext } from "./context.js";
+import { BodylinkError } from "../../../errors.js";
+import { sendError } from "../answers.js";
 
 export const streamRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { stream }) => {
   r.get(
     STREAM_PATH,
     {
       websocket: true,
+      // The cap is checked before the upgrade: a refused client costs no WebSocket.
+      onRequest: async (_req, reply) => {
+        if (stream.full) await sendError(reply, new BodylinkError("BL_ERR_API_STREAM_FULL", stream.maxSubscribers));
+      },
       // @fastify/websocket marks WebSocket routes hidden; this one is part of the API, so list it.
       config: { swaggerTransform: ({ schema, url }: { schema: object; url: string }) => ({ schema: { ...schema, hide: false }, url }) },
       schema: {
