@@ -29,6 +29,8 @@ export interface LeaseInfo {
   readonly acquiredAtMs: number;
   /** Monotonic deadline; see `expiresAtEpochMs` for users. */
   readonly expiresAtMs: number;
+  /** With a cycle counter bound (bindCycles): the cycle count the lease lasts until, else 0. */
+  readonly expiresAtCycle: number;
   readonly expiresAtEpochMs: number;
 }
 
@@ -37,6 +39,13 @@ export type AcquireResult =
   | { readonly ok: false; readonly holder: LeaseInfo; readonly reason: string; readonly latched: false }
   /** Refused because the emergency stop is latched: nobody gets control until it is reset. */
   | { readonly ok: false; readonly holder: null; readonly reason: string; readonly latched: true; readonly estop: EstopState };
+
+/** What leases are charged against besides the wall clock (CycleLoop has both). */
+export interface CycleCounter {
+  readonly running: boolean;
+  /** Cycles run so far. */
+  readonly seq: number;
+}
 
 export const DEFAULT_LEASE_MS = 2000;
 export const MAX_LEASE_MS = 60_000;
@@ -79,6 +88,33 @@ export class Authority extends EventEmitter<AuthorityEvents> {
   #holder: LeaseInfo | null = null;
   #estop: EstopState = ESTOP_CLEAR;
 
+  /** The runtime's cycles (see bindCycles), or null: leases then count wall-clock time only. */
+  #cycles: CycleCounter | null = null;
+  #periodMs = 0;
+
+  /**
+   * Charge leases against the cycles the runtime actually runs, not only against the wall clock
+   * (issue 9): a lease expires once its time has passed AND, while the loop runs, as many cycles
+   * as its duration holds have run since it was acquired or renewed. A paused or stalled runtime
+   * (SIGSTOP, a blocked thread, a long GC) sends its clients no frame, so it charges them nothing:
+   * a LoLA client that answers every frame keeps control however late the frames come.
+   */
+  bindCycles(cycles: CycleCounter, periodMs: number): void {
+    this.#cycles = cycles;
+    this.#periodMs = periodMs;
+  }
+
+  #cycleDeadline(ms: number): number {
+    const c = this.#cycles;
+    return c ? c.seq + Math.ceil(ms / this.#periodMs) : 0;
+  }
+
+  #expired(h: LeaseInfo): boolean {
+    if (this.#clock.nowMs() < h.expiresAtMs) return false;
+    const c = this.#cycles;
+    return c === null || !c.running || c.seq >= h.expiresAtCycle;
+  }
+
   constructor(clock: Clock) {
     super();
     this.#clock = clock;
@@ -87,7 +123,7 @@ export class Authority extends EventEmitter<AuthorityEvents> {
   /** The current holder, or null. Expires an overdue lease as a side effect. */
   holder(): LeaseInfo | null {
     const h = this.#holder;
-    if (h && this.#clock.nowMs() >= h.expiresAtMs) {
+    if (h && this.#expired(h)) {
       this.#holder = null;
       this.emit("released", h, "expired");
       return null;
@@ -114,6 +150,7 @@ export class Authority extends EventEmitter<AuthorityEvents> {
       source,
       acquiredAtMs: now,
       expiresAtMs: now + ms,
+      expiresAtCycle: this.#cycleDeadline(ms),
       expiresAtEpochMs: this.#clock.epochMs() + ms,
     };
     this.#holder = info;
@@ -132,7 +169,7 @@ export class Authority extends EventEmitter<AuthorityEvents> {
     const h = this.holder();
     if (!h || h.id !== id) return false;
     const ms = clampLease(leaseMs);
-    this.#holder = { ...h, expiresAtMs: this.#clock.nowMs() + ms, expiresAtEpochMs: this.#clock.epochMs() + ms };
+    this.#holder = { ...h, expiresAtMs: this.#clock.nowMs() + ms, expiresAtCycle: this.#cycleDeadline(ms), expiresAtEpochMs: this.#clock.epochMs() + ms };
     return true;
   }
 

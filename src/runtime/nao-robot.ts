@@ -169,6 +169,7 @@ export class NaoRobot implements RobotBase, CycleCore<NaoState, NaoOutput> {
       ...(opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs }),
     });
     this.loop = this.lifecycle.loop;
+    this.authority.bindCycles(this.loop, NAO_PERIOD_MS);
     this.#requested.setIdle();
     this.authority.on("released", (info, why) => {
       this.#cancelMotion();

@@ -145,6 +145,7 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
     this.driver = opts.driver ?? simDriver;
     this.lifecycle = new Lifecycle(this.driver, this, this.clock, opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs });
     this.loop = this.lifecycle.loop;
+    this.authority.bindCycles(this.loop, P7_PERIOD_MS);
     this.authority.on("released", this.#onReleased);
   }
 

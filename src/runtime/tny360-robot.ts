@@ -198,6 +198,7 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
     this.periodMs = this.link.periodMs;
     this.lifecycle = new Lifecycle(this.link, this, this.clock, opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs });
     this.loop = this.lifecycle.loop;
+    this.authority.bindCycles(this.loop, this.periodMs);
     this.authority.on("acquired", () => {
       this.#safetyReason = null;
     });

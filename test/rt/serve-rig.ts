@@ -1,0 +1,119 @@
+/**
+ * `bodylink serve` (NAO simulator) as a child process, the installed entry (bin/bodylink.js, dist/
+ * built fresh by vitest's global setup), in a temp runtime dir; and a LoLA controller that answers
+ * every sensor message with a command at stiffness 1.0 and records the stiffness it was sent.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { unpack } from "msgpackr";
+import { LolaCommandWriter } from "../../src/wire/lola/command-message.js";
+import { TestLolaClient } from "../lola/client.js";
+
+export interface ServeRig {
+  child: ChildProcess;
+  apiUrl: string;
+  lolaPath: string;
+  stdout(): string;
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+export async function startServe(args: string[] = [], extraEnv: Record<string, string> = {}): Promise<ServeRig> {
+  const dir = mkdtempSync(join(tmpdir(), "bodylink-rt-"));
+  const lolaPath = join(dir, "robocup");
+  const child = spawn(process.execPath, ["bin/bodylink.js", "serve", "--api-port", "0", "--lola-path", lolaPath, ...args], {
+    env: { ...process.env, BODYLINK_RUNTIME_DIR: dir, ...extraEnv },
+  });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d) => {
+    out += String(d);
+  });
+  child.stderr!.on("data", (d) => {
+    err += String(d);
+  });
+  const t0 = Date.now();
+  while (!/Ctrl-C to stop/.test(out)) {
+    if (Date.now() - t0 > 40_000 || child.exitCode !== null) {
+      child.kill("SIGKILL");
+      throw new Error(`serve did not start: ${out}\n${err}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const apiUrl = /robot API: (http:\/\/\S+)/.exec(out)![1]!;
+  return {
+    child,
+    apiUrl,
+    lolaPath,
+    stdout: () => out,
+    stderr: () => err,
+    async close() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGCONT");
+        child.kill("SIGKILL");
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A LoLA controller answering every frame at stiffness 1.0; counts frames and the stiffness each carried. */
+export class StiffController {
+  frames = 0;
+  /** Frames whose Stiffness was 1.0 on every joint. */
+  full = 0;
+  /** Frames after `full` was first reached whose stiffness was below 1.0 anywhere. */
+  dips = 0;
+  #reached = false;
+  #running = true;
+  readonly done: Promise<void>;
+  readonly #writer = new LolaCommandWriter(["Position", "Stiffness"]).setFloats("Stiffness", new Array(25).fill(1));
+
+  private constructor(readonly client: TestLolaClient) {
+    this.done = this.#run();
+  }
+
+  static async connect(path: string): Promise<StiffController> {
+    return new StiffController(await TestLolaClient.connect(path));
+  }
+
+  /** Start counting dips from now (call once stiffness has reached 1.0 after start-up). */
+  resetCounts(): void {
+    this.frames = 0;
+    this.full = 0;
+    this.dips = 0;
+  }
+
+  get reached(): boolean {
+    return this.#reached;
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      let f: Buffer;
+      try {
+        f = await this.client.frame();
+      } catch {
+        return;
+      }
+      this.frames++;
+      const s = (unpack(f) as { Stiffness: number[] }).Stiffness;
+      const all = s.every((v) => v === 1);
+      if (all) {
+        this.full++;
+        this.#reached = true;
+      } else if (this.#reached) this.dips++;
+      await this.client.send(this.#writer.bytes).catch(() => {});
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#running = false;
+    await this.client.close();
+    await this.done;
+  }
+}
