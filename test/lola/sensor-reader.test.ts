@@ -196,6 +196,57 @@ describe("LoLA sensor message reader", () => {
     );
   });
 
+  it("property: once the layout is learnt, messages with it read the same as the general way; anything else falls back", () => {
+    const learnt = new NaoState();
+    const reader = new LolaSensorReader(learnt);
+    const w = new LolaSensorWriter(KNOWN_ROBOT_CONFIG);
+    const f32arr = (n: number) => fc.array(fc.float({ noNaN: true, noDefaultInfinity: true }), { minLength: n, maxLength: n });
+    fc.assert(
+      fc.property(
+        fc.record({
+          stiffness: f32arr(25), position: f32arr(25), temperature: f32arr(25), current: f32arr(25),
+          battery: f32arr(4), accelerometer: f32arr(3), gyroscope: f32arr(3), angles: f32arr(2),
+          sonar: f32arr(2), fsr: f32arr(8), touch: f32arr(14),
+          status: fc.array(fc.integer({ min: 0, max: 127 }), { minLength: 25, maxLength: 25 }),
+        }),
+        fc.constantFrom("none", "nan", "status", "reorder", "config"),
+        (vals, twist) => {
+          let bytes = Uint8Array.from(w.write(vals));
+          if (twist === "nan") new DataView(bytes.buffer).setFloat32(w.field("Gyroscope")!.elementOffsets[1]!, Number.NaN);
+          if (twist === "status") bytes[w.field("Status")!.elementOffsets[3]!] = 0xcc; // uint 8 follows: another layout
+          if (twist === "config") bytes = Uint8Array.from(new LolaSensorWriter({ ...KNOWN_ROBOT_CONFIG, headId: "P0000074A05S93M00099" }).write(vals));
+          if (twist === "reorder") {
+            const m = knownEntries();
+            const s = vals as unknown as Record<string, number[]>;
+            for (const k of LOLA_SENSOR_KEYS) if (k.field !== "robotConfig") m.set(k.key, entry(k.key, s[k.field]!, k.encoding === "fixint" ? (v) => [v] : f32));
+            bytes = build([...m.values()].reverse());
+          }
+          const fresh = new NaoState();
+          const before = Array.from(learnt.position);
+          let want: unknown;
+          try {
+            want = new LolaSensorReader(fresh).decode(bytes);
+          } catch (e) {
+            want = (e as LolaSensorError).kind;
+          }
+          let got: unknown;
+          try {
+            got = reader.decode(bytes);
+          } catch (e) {
+            got = (e as LolaSensorError).kind;
+          }
+          expect(got).toBe(want);
+          if (typeof want === "number" && want > 0) expectValues(learnt, fresh as unknown as ReturnType<typeof knownSensorValues>);
+          if (want === LOLA_NEED_MORE) expect(Array.from(learnt.position)).toEqual(before); // untouched
+          // Back to the usual layout: read correctly again (re-learnt if needed).
+          expect(reader.decode(w.write(vals))).toBe(896);
+          expectValues(learnt, vals as unknown as ReturnType<typeof knownSensorValues>);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
   it("property: arbitrary bytes never throw anything but LolaSensorError, and never read past `end`", () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 1200 }), fc.boolean(), (junk, prefixMap) => {
@@ -218,13 +269,15 @@ describe("LoLA sensor message reader", () => {
     for (const l of w.layout) for (const o of l.elementOffsets) for (let i = 0; i < (l.encoding === "f32" ? 4 : l.encoding === "fixint" ? 1 : 0); i++) valueBytes.add(o + i);
     const robotConfigStrings = w.field("RobotConfig")!.valueOffset + 1;
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 895 }), fc.integer({ min: 1, max: 255 }), (at, xor) => {
+      fc.property(fc.integer({ min: 0, max: 895 }), fc.integer({ min: 1, max: 255 }), fc.boolean(), (at, xor, learnFirst) => {
         if (valueBytes.has(at)) return;
         const b = Uint8Array.from(GOLDEN);
         b[at] = b[at]! ^ xor;
         let end: number;
+        const r = new LolaSensorReader(new NaoState());
+        if (learnFirst) r.decode(GOLDEN); // the learnt layout must see the damage as well
         try {
-          end = new LolaSensorReader(new NaoState()).decode(b);
+          end = r.decode(b);
         } catch (e) {
           expect(e).toBeInstanceOf(LolaSensorError);
           return;

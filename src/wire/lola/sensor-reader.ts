@@ -18,8 +18,14 @@
  *   written; the caller treats it as invalid.
  * - RobotConfig's four strings are compared with the last ones seen and decoded only when they
  *   change (`robotConfig`, `robotConfigChanges`).
+ * - **The layout is learnt, as B-Human does.** After a message decoded the general way, its
+ *   layout (every structural byte, and where each float32 and Status value sits) is kept; a
+ *   message whose structural bytes are the same is then read at those offsets directly, which is
+ *   what a LoLA sends every cycle. Anything else (a different layout, NaN, a Status that is not a
+ *   fixint, a new RobotConfig) takes the general way again, errors included.
  *
- * Pure: no I/O, browser-safe. `decode()` allocates nothing while RobotConfig stays the same.
+ * Pure: no I/O, browser-safe. `decode()` allocates nothing once the layout is learnt (and while
+ * RobotConfig stays the same); learning it allocates.
  */
 import { LOLA_SENSOR_KEYS, type LolaSensorField, MP } from "./constants.js";
 import type { LolaRobotConfig } from "./sensor-message.js";
@@ -71,6 +77,34 @@ const ROBOT_CONFIG = LOLA_SENSOR_KEYS.findIndex((k) => k.field === "robotConfig"
 const ALL_KEYS = (1 << LOLA_SENSOR_KEYS.length) - 1;
 const CONFIG_FIELDS = ["bodyId", "bodyVersion", "headId", "headVersion"] as const;
 
+// float32 big-endian from its four bytes by arithmetic: no DataView per buffer (each socket read is
+// a new one) and no byte-store-then-float-load through a scratch array (a store-forwarding stall
+// per value). Exact: every float32 is a double. Callers exclude exponent 255 (NaN, ±Infinity).
+/** positive fixint 0..127; a module constant, not a property load per value in the hot loop. */
+const FIXINT_MAX = MP.POSITIVE_FIXINT_MAX;
+const POW2 = Float64Array.from({ length: 256 }, (_, e) => 2 ** (e - 150)); // 2^(e − 127 − 23)
+function f32be(b: Uint8Array, at: number): number {
+  const b0 = b[at]!;
+  const b1 = b[at + 1]!;
+  const e = ((b0 & 0x7f) << 1) | (b1 >> 7);
+  const m = ((b1 & 0x7f) << 16) | (b[at + 2]! << 8) | b[at + 3]!;
+  const v = e === 0 ? m * POW2[1]! : (m | 0x800000) * POW2[e]!; // subnormal : normal
+  return b0 & 0x80 ? -v : v;
+}
+
+/** A learnt layout: offsets are relative to the message start. */
+interface Layout {
+  readonly length: number;
+  /** Offsets of the structural bytes (headers, keys, markers, string headers) and their values. */
+  readonly structAt: Int32Array;
+  readonly structByte: Uint8Array;
+  /** Per key index: the offset of each value's data (float32: after 0xca; Status: the fixint); null for RobotConfig. */
+  readonly valueAt: (Int32Array | null)[];
+  /** RobotConfig strings: offset of the first character and the length, 4 each. */
+  readonly configAt: Int32Array;
+  readonly configLen: Int32Array;
+}
+
 export class LolaSensorReader {
   readonly #max: number;
   /** The target array per key index (null for RobotConfig). */
@@ -85,6 +119,11 @@ export class LolaSensorReader {
   #messages = 0;
   /** Cursor shared by the private readers (a field, so reading a value returns only the value). */
   #p = 0;
+  #layout: Layout | null = null;
+  /** While decoding the general way: where each value was, and whether the message fits a layout. */
+  readonly #rec: (Int32Array | null)[] = LOLA_SENSOR_KEYS.map((k) => (k.field === "robotConfig" ? null : new Int32Array(k.count)));
+  readonly #recConfig = new Int32Array(8);
+  #recOk = true;
 
   constructor(readonly target: LolaSensorTarget, opts: LolaSensorReaderOptions = {}) {
     const max = opts.maxMessageBytes ?? LOLA_MAX_SENSOR_MESSAGE_BYTES;
@@ -118,8 +157,57 @@ export class LolaSensorReader {
    * Perform side: no allocation unless RobotConfig changed.
    */
   decode(b: Uint8Array, start = 0, end = b.length): number {
+    const l = this.#layout;
+    if (l !== null && end - start >= l.length && this.#readLearnt(l, b, start)) {
+      this.#messages++;
+      return start + l.length;
+    }
+    return this.#decodeGeneral(b, start, end);
+  }
+
+  /** Perform side: read a message that has the learnt layout; false (fall back) when it has not. */
+  #readLearnt(l: Layout, b: Uint8Array, start: number): boolean {
+    const sa = l.structAt;
+    const sb = l.structByte;
+    for (let i = 0; i < sa.length; i++) if (b[start + sa[i]!] !== sb[i]) return false;
+    const cfg = this.#config;
+    for (let s = 0; s < 4; s++) {
+      const at = start + l.configAt[s]!;
+      const saved = cfg[s]!;
+      const n = l.configLen[s]!;
+      for (let i = 0; i < n; i++) if (b[at + i] !== saved[i]) return false; // a new RobotConfig: decode it
+    }
+    // Check every value before writing any (the target is untouched when this falls back).
+    const isStatus = this.#isStatus;
+    for (let k = 0; k < l.valueAt.length; k++) {
+      const at = l.valueAt[k];
+      if (at === null) continue;
+      if (isStatus[k]) {
+        for (let i = 0; i < at.length; i++) if (b[start + at[i]!]! > FIXINT_MAX) return false;
+      } else {
+        // NaN and ±Infinity have all exponent bits set: the general way reports them.
+        for (let i = 0; i < at.length; i++) {
+          const p = start + at[i]!;
+          if ((b[p]! & 0x7f) === 0x7f && (b[p + 1]! & 0x80) === 0x80) return false;
+        }
+      }
+    }
+    const arrays = this.#arrays;
+    for (let k = 0; k < arrays.length; k++) {
+      const at = l.valueAt[k];
+      if (at === null) continue;
+      const dst = arrays[k]!;
+      if (isStatus[k]) for (let i = 0; i < at.length; i++) dst[i] = b[start + at[i]!]!;
+      else for (let i = 0; i < at.length; i++) dst[i] = f32be(b, start + at[i]!);
+    }
+    return true;
+  }
+
+  #decodeGeneral(b: Uint8Array, start: number, end: number): number {
     const stop = this.#scanEnd(b, start, end);
-    if (stop === LOLA_NEED_MORE) return LOLA_NEED_MORE;
+    if (stop === LOLA_NEED_MORE) return LOLA_NEED_MORE; // (a split message keeps the learnt layout)
+    this.#layout = null;
+    this.#recOk = true;
     if (b.buffer !== this.#view.buffer || b.byteOffset !== this.#view.byteOffset || b.byteLength !== this.#view.byteLength) {
       this.#view = new DataView(b.buffer, b.byteOffset, b.byteLength);
     }
@@ -139,8 +227,16 @@ export class LolaSensorReader {
       if (k === ROBOT_CONFIG) this.#readConfig(b, start);
       else {
         const dst = this.#arrays[k]!;
-        if (this.#isStatus[k]) for (let i = 0; i < count; i++) dst[i] = this.#status(b, start, k, i);
-        else for (let i = 0; i < count; i++) dst[i] = this.#number(b, start, k, i);
+        const rec = this.#rec[k]!;
+        const status = this.#isStatus[k];
+        for (let i = 0; i < count; i++) {
+          const at = this.#p;
+          const t = b[at]!;
+          // The learnt layout covers LoLA's encodings only: float32 values, Status as fixint.
+          if (status ? t > MP.POSITIVE_FIXINT_MAX : t !== MP.FLOAT32) this.#recOk = false;
+          rec[i] = (status ? at : at + 1) - start;
+          dst[i] = status ? this.#status(b, start, k, i) : this.#number(b, start, k, i);
+        }
       }
     }
     if (seen !== ALL_KEYS) {
@@ -148,7 +244,33 @@ export class LolaSensorReader {
       throw new LolaSensorError("missing-key", 0, `LoLA sensor message lacks ${missing.join(", ")} (it has ${n} keys; LoLA sends all ${LOLA_SENSOR_KEYS.length})`);
     }
     this.#messages++;
+    if (this.#recOk) this.#learn(b, start, stop);
     return stop;
+  }
+
+  /** Keep the layout of the message just decoded (prepare side: allocates, once per layout). */
+  #learn(b: Uint8Array, start: number, stop: number): void {
+    const length = stop - start;
+    const isValue = new Uint8Array(length);
+    const valueAt = this.#rec.map((r, k) => {
+      if (!r) return null;
+      const width = this.#isStatus[k] ? 1 : 4;
+      for (const at of r) for (let i = 0; i < width; i++) isValue[at + i] = 1;
+      return Int32Array.from(r);
+    });
+    const configAt = Int32Array.from(this.#recConfig.subarray(0, 4));
+    const configLen = Int32Array.from(this.#recConfig.subarray(4, 8));
+    for (let s = 0; s < 4; s++) for (let i = 0; i < configLen[s]!; i++) isValue[configAt[s]! + i] = 1;
+    const structAt: number[] = [];
+    for (let i = 0; i < length; i++) if (!isValue[i]) structAt.push(i);
+    this.#layout = {
+      length,
+      structAt: Int32Array.from(structAt),
+      structByte: Uint8Array.from(structAt, (i) => b[start + i]!),
+      valueAt,
+      configAt,
+      configLen,
+    };
   }
 
   #mapHeader(b: Uint8Array, start: number): number {
@@ -305,6 +427,8 @@ export class LolaSensorReader {
       else if (t === 0xd9) len = b[p++]!; // str 8
       else throw this.#error("bad-value", b, start, at, `RobotConfig[${s}] must be a string, found 0x${hex2(t)} (${typeName(t)})`);
       if (len > MAX_CONFIG_STRING) throw this.#error("bad-value", b, start, at, `RobotConfig[${s}] is ${len} bytes long (LoLA's are 20 and 5)`);
+      this.#recConfig[s] = p - start;
+      this.#recConfig[4 + s] = len;
       const saved = this.#config[s]!;
       if (this.#configLen[s] !== len) {
         changed = true;
