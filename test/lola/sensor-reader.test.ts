@@ -211,7 +211,7 @@ describe("LoLA sensor message reader", () => {
         }),
         fc.constantFrom("none", "nan", "status", "reorder", "config"),
         (vals, twist) => {
-          let bytes = Uint8Array.from(w.write(vals));
+          let bytes: Uint8Array = Uint8Array.from(w.write(vals));
           if (twist === "nan") new DataView(bytes.buffer).setFloat32(w.field("Gyroscope")!.elementOffsets[1]!, Number.NaN);
           if (twist === "status") bytes[w.field("Status")!.elementOffsets[3]!] = 0xcc; // uint 8 follows: another layout
           if (twist === "config") bytes = Uint8Array.from(new LolaSensorWriter({ ...KNOWN_ROBOT_CONFIG, headId: "P0000074A05S93M00099" }).write(vals));
