@@ -5,7 +5,7 @@
  * TNY-360: odometry with its path, gait and smooth phase, paw contacts, power, the enable mask,
  * the error counters.
  */
-import { NaoKinematics } from "../src/bodies/nao/kinematics.js";
+import type { NaoKinematics } from "../src/bodies/nao/kinematics.js";
 import { P7Kinematics } from "../src/bodies/p7/kinematics.js";
 import { LEG_NAMES } from "../src/bodies/tny360/joints.js";
 import type { BodylinkClient, StateMessage } from "../src/client/index.js";
@@ -289,4 +289,3 @@ export function tnyPanel(host: HTMLElement): BodyPanel {
   };
 }
 
-export { NaoKinematics };

@@ -174,6 +174,8 @@ export class Plots {
 
   /** Call every animation frame; draws at most every REDRAW_EVERY_MS, only charts on screen. */
   tick(now: number): void {
+    // Rows recorded, paused or not (tests and people can see that samples keep coming).
+    this.#root.dataset.rows = String(this.#store.added);
     if (this.#paused || now - this.#lastDraw < REDRAW_EVERY_MS) return;
     this.#lastDraw = now;
     this.redraw(false);

@@ -14,6 +14,7 @@
  * Skips, saying why, only when /usr/bin/chromium is missing (.ci/run installs it).
  */
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -213,6 +214,18 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
       expect(moved.rows).toBeGreaterThanOrEqual(15);
       expect(moved.draws).toBeGreaterThan(0);
       await expectRendered(page);
+      // Pause freezes the charts (no redraw) while rows keep coming; CSV exports the visible window.
+      await page.click("#plots-pause");
+      const frozen = await plotsMove(page, 800);
+      expect(frozen.rows).toBeGreaterThan(0);
+      expect(frozen.draws).toBe(0);
+      const [download] = await Promise.all([page.waitForEvent("download"), page.click("#plots-csv")]);
+      const csv = await readFile(await download.path(), "utf8");
+      const lines = csv.trim().split("\n");
+      expect(lines[0]).toMatch(/^epoch_ms,time_iso,joint1\.position,joint1\.target,/);
+      expect(lines.length).toBeGreaterThan(20);
+      expect(lines[1]).toMatch(/^\d{13},\d{4}-\d\d-\d\dT[\d:.]+Z,-?\d/);
+      await page.click("#plots-live");
       expect(await page.$$eval("#p7-errors li", (li) => li.map((x) => x.textContent))).toEqual(["joint1: 0", "joint2: 0", "joint3: 0", "joint4: 0", "joint5: 0", "joint6: 0", "joint7: 0"]);
 
       await takeControl(page);
