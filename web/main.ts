@@ -409,35 +409,24 @@ function chartSpecs(body: BodyKind): ChartSpec[] {
       { key: "cycle.late_per_s", label: "late/s", color: PALETTE[4]!, scale: "n" },
     ],
   });
+  /** A chart of two signals on two axes (battery charge and current, voltage and current). */
+  const twoAxes = (title: string, a: SeriesSpec & { unit: string }, b: SeriesSpec & { unit: string }): ChartSpec => ({
+    id: "battery",
+    title,
+    axes: [
+      { scale: a.unit, label: a.unit },
+      { scale: b.unit, label: b.unit },
+    ],
+    series: [
+      { key: a.key, label: a.label, color: a.color, scale: a.unit },
+      { key: b.key, label: b.label, color: b.color, scale: b.unit },
+    ],
+  });
   if (body === "nao") {
-    specs.push({
-      id: "battery",
-      title: "Battery",
-      axes: [
-        { scale: "pct", label: "%" },
-        { scale: "A", label: "A" },
-      ],
-      series: [
-        { key: "battery.charge", label: "charge %", color: PALETTE[2]! },
-        { key: "battery.current", label: "current A", color: PALETTE[1]!, scale: "A" },
-      ],
-    });
+    specs.push(twoAxes("Battery", { key: "battery.charge", label: "charge %", color: PALETTE[2]!, unit: "%" }, { key: "battery.current", label: "current A", color: PALETTE[1]!, unit: "A" }));
     specs.push({ id: "feet", title: "Weight per foot (kg)", axes: [{ scale: "kg", label: "kg" }], series: [{ key: "feet.left", label: "left", color: PALETTE[0]! }, { key: "feet.right", label: "right", color: PALETTE[1]! }] });
   }
-  if (body === "tny360") {
-    specs.push({
-      id: "battery",
-      title: "Power",
-      axes: [
-        { scale: "V", label: "V" },
-        { scale: "A", label: "A" },
-      ],
-      series: [
-        { key: "power.voltage", label: "voltage V", color: PALETTE[2]! },
-        { key: "power.current", label: "current A", color: PALETTE[1]!, scale: "A" },
-      ],
-    });
-  }
+  if (body === "tny360") specs.push(twoAxes("Power", { key: "power.voltage", label: "voltage V", color: PALETTE[2]!, unit: "V" }, { key: "power.current", label: "current A", color: PALETTE[1]!, unit: "A" }));
   return specs;
 }
 

@@ -195,6 +195,21 @@ export class Teleop {
     return g;
   }
 
+  /** Smooth enable/disable (NAO and TNY-360: the same SDK calls); returns the row for more controls. */
+  #powerRow(title: string, idPrefix: string, after?: (estimatedS: number) => void): HTMLElement {
+    const row = make("div", "btn-row");
+    this.#group(title).append(row);
+    const smooth = (enable: boolean) =>
+      void this.#send(enable ? "smooth enable" : "smooth disable", async () => {
+        const r = enable ? await this.#client.smoothEnable() : await this.#client.smoothDisable();
+        this.#log("command", `${enable ? "smooth enable" : "smooth disable"}: about ${fmt(r.estimatedS, 1)} s`);
+        after?.(r.estimatedS);
+      });
+    button(row, "Smooth enable (stand)", () => smooth(true)).id = `${idPrefix}-smooth-enable`;
+    button(row, "Smooth disable (rest)", () => smooth(false)).id = `${idPrefix}-smooth-disable`;
+    return row;
+  }
+
   // ---- NAO --------------------------------------------------------------------------------------
 
   #buildNao(): void {
@@ -221,18 +236,8 @@ export class Teleop {
       }
       this.#onTargets();
     };
-    const power = this.#group("Power");
-    const row = make("div", "btn-row");
-    power.append(row);
-    const smooth = (enable: boolean) =>
-      void this.#send(enable ? "smooth enable" : "smooth disable", async () => {
-        const r = enable ? await c.smoothEnable() : await c.smoothDisable();
-        this.#log("command", `${enable ? "smooth enable" : "smooth disable"}: about ${fmt(r.estimatedS, 1)} s`);
-        // The posture moves by itself; the sliders follow once it is there.
-        setTimeout(sync, Math.min(10_000, r.estimatedS * 1000 + 300));
-      });
-    button(row, "Smooth enable (stand)", () => smooth(true)).id = "nao-smooth-enable";
-    button(row, "Smooth disable (rest)", () => smooth(false)).id = "nao-smooth-disable";
+    // The posture moves by itself; the sliders follow once it is there.
+    this.#powerRow("Power", "nao", (estimatedS) => setTimeout(sync, Math.min(10_000, estimatedS * 1000 + 300)));
 
     const stiff = this.#group("Stiffness per chain");
     const chainStiffness: Record<string, Slider> = {};
@@ -342,16 +347,7 @@ export class Teleop {
 
   #buildTny(): void {
     const c = this.#client;
-    const power = this.#group("Power and gait");
-    const row = make("div", "btn-row");
-    power.append(row);
-    const smooth = (enable: boolean) =>
-      void this.#send(enable ? "smooth enable" : "smooth disable", async () => {
-        const r = enable ? await c.smoothEnable() : await c.smoothDisable();
-        this.#log("command", `${enable ? "smooth enable" : "smooth disable"}: about ${fmt(r.estimatedS, 1)} s`);
-      });
-    button(row, "Smooth enable (stand)", () => smooth(true)).id = "tny-smooth-enable";
-    button(row, "Smooth disable (rest)", () => smooth(false)).id = "tny-smooth-disable";
+    const row = this.#powerRow("Power and gait", "tny");
     const gait = make("select");
     gait.id = "tny-gait";
     gait.setAttribute("aria-label", "Gait");
