@@ -18,11 +18,9 @@ import {
   type BodylinkClient,
   connect,
   type EstopAnswer,
-  type FetchLike,
   type HealthAnswer,
   type LinkStatus,
   type StateMessage,
-  type WebSocketConstructor,
 } from "../src/client/index.js";
 import { type BodyPanel, naoPanel, p7Panel, tnyPanel } from "./panels.js";
 import { type ChartSpec, PALETTE, Plots, type SeriesSpec, WINDOWS_S } from "./plots.js";
@@ -40,21 +38,11 @@ const HISTORY_ROWS = 2600;
 const MAX_PLOTTED_JOINTS = 6;
 const MAX_EVENTS = 300;
 
-// ---- the API, with the page's access token (if the URL has ?token=, every call carries it) ------
+// ---- the page's access token ----------------------------------------------------------------------
+// `serve --token` prints the dashboard's URL with ?token=… (like Jupyter): the SDK then sends it as
+// a Bearer header on REST and as ?token= on the stream (docs/security.md).
 
-const TOKEN = new URLSearchParams(location.search).get("token");
-function withToken(url: string): string {
-  if (!TOKEN) return url;
-  const u = new URL(url, location.href);
-  u.searchParams.set("token", TOKEN);
-  return u.toString();
-}
-const tokenFetch: FetchLike = (url, init) => fetch(withToken(url), init);
-const TokenWebSocket: WebSocketConstructor = class extends WebSocket {
-  constructor(url: string) {
-    super(withToken(url));
-  }
-};
+const TOKEN = new URLSearchParams(location.search).get("token") ?? undefined;
 
 // ---- shared state ---------------------------------------------------------------------------------
 
@@ -87,7 +75,10 @@ function logEvent(kind: string, text: string, level: "info" | "warn" | "bad" = "
 let estopLatched: boolean | null = null;
 
 async function api(method: string, path: string, body?: unknown): Promise<unknown> {
-  const r = await tokenFetch(path, { method, headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (TOKEN) headers.authorization = `Bearer ${TOKEN}`;
+  const r = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   const text = await r.text();
   if (!r.ok) {
     let msg = text.slice(0, 200);
@@ -658,7 +649,7 @@ async function main(): Promise<void> {
   el("estop-reset").addEventListener("click", () => void resetEstop());
   for (;;) {
     try {
-      setUp(await connect(location.origin, { owner: "dashboard", fetch: tokenFetch, WebSocket: TokenWebSocket }));
+      setUp(await connect(location.origin, { owner: "dashboard", ...(TOKEN ? { token: TOKEN } : {}) }));
       return;
     } catch (e) {
       setLevel(el("connection"), "not connected", "bad");

@@ -38,10 +38,10 @@ interface Ctx {
 }
 
 /** Start `robot` and its API, open the dashboard at 1280x720, run `f`, then check and close everything. */
-async function onDashboard(browser: Browser, robot: NaoRobot | P7Robot | Tny360Robot, f: (ctx: Ctx) => Promise<void>): Promise<void> {
+async function onDashboard(browser: Browser, robot: NaoRobot | P7Robot | Tny360Robot, f: (ctx: Ctx) => Promise<void>, token?: string): Promise<void> {
   await robot.start();
-  const api = await startApiServer(robot, { port: 0 });
-  const sdk = await connect(api.url, { WebSocket: WebSocket as never, owner: "second-client" });
+  const api = await startApiServer(robot, { port: 0, ...(token ? { token } : {}) });
+  const sdk = await connect(api.url, { WebSocket: WebSocket as never, owner: "second-client", ...(token ? { token } : {}) });
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   const requests: string[] = [];
   const problems: string[] = [];
@@ -51,7 +51,7 @@ async function onDashboard(browser: Browser, robot: NaoRobot | P7Robot | Tny360R
   });
   page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
   try {
-    await page.goto(`${api.url}/`);
+    await page.goto(`${api.url}/${token ? `?token=${encodeURIComponent(token)}` : ""}`);
     await page.waitForFunction(() => document.querySelector("#link")?.textContent === "ok");
     await f({ api, page, sdk });
     // Nothing but this server (a CSV export is a blob: URL made by the page itself).
@@ -276,5 +276,21 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
       await secondClientHolds(page, sdk);
       await estopAndReset(page, sdk);
     });
+  });
+
+  it("with a token (serve --token): the page opened with ?token= streams, takes control and stops; the API refuses without it", async () => {
+    const token = "dash-test-token-1234";
+    await onDashboard(
+      browser,
+      await P7Robot.create({ seed: 4 }),
+      async ({ api, page, sdk }) => {
+        expect((await fetch(`${api.url}/v1/health`)).status).toBe(401);
+        await plotsMove(page, 500);
+        await takeControl(page);
+        await release(page);
+        await estopAndReset(page, sdk);
+      },
+      token,
+    );
   });
 });
