@@ -10,6 +10,7 @@ import { registerEstop } from "./estop.js";
 import { registerInspect } from "./inspect.js";
 import { registerLs } from "./ls.js";
 import { registerRecord } from "./record.js";
+import { registerReplay } from "./replay.js";
 import { registerServe } from "./serve.js";
 import { registerVerify } from "./verify.js";
 
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerLs(program);
   registerRecord(program);
   registerVerify(program);
+  registerReplay(program);
   registerInspect(program);
   registerChest(program);
   registerEstop(program);

@@ -13,7 +13,9 @@ import type { RobotBase } from "../runtime/robot.js";
 import type { Tny360Robot } from "../runtime/tny360-robot.js";
 import { openUsbChestboard } from "../transport/usb.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
-import { MonotonicClock } from "../runtime/clock.js";
+import { type Clock, MonotonicClock } from "../runtime/clock.js";
+import type { NaoDriver } from "../drivers/nao/driver.js";
+import type { LolaTap } from "../record/tap.js";
 import { RECORD_RING_BYTES, Recorder } from "../record/recorder.js";
 import { RecordTap, TappedChestboard } from "../record/tap.js";
 import { ByteRing } from "../shm/ring.js";
@@ -66,6 +68,12 @@ export interface ServeOptions {
   lolaGroup?: string;
   /** Most state-stream subscribers at once. Defaults to the stream's default. */
   maxSubscribers?: number;
+  /** NAO: drive the runtime from this driver instead of a chest board (replay). */
+  driver?: NaoDriver;
+  /** The runtime's clock. Defaults to the wall clock. */
+  clock?: Clock;
+  /** NAO: also hand every LoLA message (and client bytes) to this tap (replay compares them with the recording). */
+  lolaTap?: LolaTap;
 }
 
 export interface RunningRuntime {
@@ -103,14 +111,15 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   closers.push(async () => removeRuntimeRecord(name));
   let recorder: Recorder | null = null;
   // Recording: the ring and the tap exist before the body, so configure() is recorded too.
-  const clock = new MonotonicClock();
+  const clock = o.clock ?? new MonotonicClock();
   const tap = o.record ? new RecordTap(ByteRing.create(RECORD_RING_BYTES), clock) : null;
   try {
     if (o.body === "nao") {
-      const usb = o.usb ? await openUsbChestboard() : undefined;
-      transport = usb ? "usb" : "sim";
+      const usb = o.usb && !o.driver ? await openUsbChestboard() : undefined;
+      transport = o.driver ? o.driver.name : usb ? "usb" : "sim";
       const nao = await NaoRobot.create({
         transport: usb,
+        ...(o.driver ? { driver: o.driver } : {}),
         clock,
         seed: o.seed,
         acceptBoardVersions: o.acceptBoardVersion,
@@ -121,13 +130,14 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       await nao.start();
       closers.unshift(() => nao.stop());
       const rejected = nao.boards.filter((b) => !b.accepted);
-      lines.push(`nao: ${transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${nao.prefs?.bodyId}, ${nao.boards.length - rejected.length}/${nao.boards.length} boards started`);
+      lines.push(`nao: ${o.driver ? o.driver.name : transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${nao.prefs?.bodyId}, ${nao.boards.length - rejected.length}/${nao.boards.length} boards started`);
       for (const b of rejected) lines.push(`  board ${b.name} left uninitialized: ${b.reason}`);
       if (o.lola) {
         const derived = join(checkRuntimeDir(true)!, `${name}.lola`);
         const usedByOther = others.some((r) => r.lolaPath === DEFAULT_LOLA_PATH);
         const path = o.lolaPath ?? (usedByOther ? derived : DEFAULT_LOLA_PATH);
-        const lolaOpts = { readers: o.lolaReaders, graceMs: o.lolaGraceMs, ...(tap ? { tap: tap.lola } : {}), ...(o.lolaGroup !== undefined ? { group: o.lolaGroup } : {}) };
+        const lolaTap = combineTaps(tap?.lola, o.lolaTap);
+        const lolaOpts = { readers: o.lolaReaders, graceMs: o.lolaGraceMs, ...(lolaTap ? { tap: lolaTap } : {}), ...(o.lolaGroup !== undefined ? { group: o.lolaGroup } : {}) };
         // Without --lola-path, a busy /tmp/robocup (another runtime, or LoLA itself) is no error: take the derived path.
         const lola = await startLolaServer(nao, { path, ...lolaOpts }).catch((e: unknown) => {
           if (o.lolaPath === undefined && path !== derived && e instanceof BodylinkError && e.code === "BL_ERR_LOLA_SOCKET") return startLolaServer(nao, { path: derived, ...lolaOpts });
@@ -191,6 +201,20 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       if (closed) return;
       closed = true;
       for (const c of closers) await c().catch(() => {});
+    },
+  };
+}
+
+function combineTaps(a: LolaTap | undefined, b: LolaTap | undefined): LolaTap | undefined {
+  if (!a || !b) return a ?? b;
+  return {
+    sensor: (bytes, n) => {
+      a.sensor(bytes, n);
+      b.sensor(bytes, n);
+    },
+    command: (c, bytes, n) => {
+      a.command(c, bytes, n);
+      b.command(c, bytes, n);
     },
   };
 }
