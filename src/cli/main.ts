@@ -8,6 +8,7 @@ import { registerChest } from "./chest.js";
 import { CliError } from "./errors.js";
 import { registerEstop } from "./estop.js";
 import { registerInspect } from "./inspect.js";
+import { registerFleet } from "./fleet.js";
 import { registerLs } from "./ls.js";
 import { registerRecord } from "./record.js";
 import { registerReplay } from "./replay.js";
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerRecord(program);
   registerVerify(program);
   registerReplay(program);
+  registerFleet(program);
   registerInspect(program);
   registerChest(program);
   registerEstop(program);

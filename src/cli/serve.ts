@@ -20,11 +20,16 @@ import { RECORD_RING_BYTES, Recorder } from "../record/recorder.js";
 import { RecordTap, TappedChestboard } from "../record/tap.js";
 import { ByteRing } from "../shm/ring.js";
 import { join } from "node:path";
+import { FleetBridge } from "../fleet/bridge.js";
+import { DEFAULT_FLEET_URL, type FleetConnectOptions, natsOptions, redactUrl } from "../fleet/connect.js";
+import { subject } from "../fleet/subjects.js";
 import { BodylinkError } from "../errors.js";
 import { checkName, checkRuntimeDir, defaultName, listRuntimes, ownProcStart, type RuntimeRecord, removeRuntimeRecord, updateRuntime, writeRuntime } from "./discovery.js";
 import { CliError, parseIntOption } from "./errors.js";
 import { requireTokenOffLoopback, type WebAccessOptions } from "../serve/web-access.js";
 
+/** bodylink's version (package.json), as the fleet's presence records carry it. */
+export const VERSION = "0.1.0";
 export const DEFAULT_API_PORT = 8780;
 export const DEFAULT_LOLA_PATH = "/tmp/robocup";
 
@@ -47,6 +52,20 @@ export interface ServeOptions {
   /** Default: 5621, or a free port when 5621 is taken. */
   tnyPort?: number;
   tnyHost?: string;
+  /** Join this fleet (NATS URL: nats://HOST:PORT, tls://HOST:PORT); docs/fleet.md. */
+  fleet?: string;
+  /** State messages per second on bodylink.NAME.state (default 10). */
+  fleetRate?: number;
+  fleetUser?: string;
+  fleetPassword?: string;
+  fleetToken?: string;
+  fleetNkey?: string;
+  fleetCreds?: string;
+  fleetCa?: string;
+  /** Presence TTL, ms (default 5000): a killed runtime leaves the fleet within it. */
+  fleetTtlMs?: number;
+  /** Where the fleet bridge logs (connection lost/regained, name taken). Default: stderr with a timestamp. */
+  log?: (level: "info" | "warn" | "error", line: string) => void;
   /** Collect V8's young generation between cycles at most this often, ms; 0 leaves it to V8. Defaults to 100. */
   gcEveryMs?: number;
   quiet?: boolean;
@@ -84,9 +103,28 @@ export interface RunningRuntime {
   robot: RobotBase;
   /** The recorder, with `record`. */
   recorder: Recorder | null;
+  /** The fleet seat when serve --fleet was given. */
+  fleet: FleetBridge | null;
   lines: string[];
   close(): Promise<void>;
 }
+
+/** The fleet connection options from serve's flags (secrets may come from the environment instead of argv). */
+export function fleetConnectOptions(o: Pick<ServeOptions, "fleet" | "fleetUser" | "fleetPassword" | "fleetToken" | "fleetNkey" | "fleetCreds" | "fleetCa">): FleetConnectOptions {
+  const password = o.fleetPassword ?? process.env.BODYLINK_FLEET_PASSWORD;
+  const token = o.fleetToken ?? process.env.BODYLINK_FLEET_TOKEN;
+  return {
+    url: o.fleet ?? process.env.BODYLINK_FLEET ?? DEFAULT_FLEET_URL,
+    ...(o.fleetUser !== undefined ? { user: o.fleetUser } : {}),
+    ...(password !== undefined && (o.fleetUser !== undefined || o.fleetPassword !== undefined) ? { password } : {}),
+    ...(token !== undefined ? { token } : {}),
+    ...(o.fleetNkey !== undefined ? { nkeyFile: o.fleetNkey } : {}),
+    ...(o.fleetCreds !== undefined ? { credsFile: o.fleetCreds } : {}),
+    ...(o.fleetCa !== undefined ? { caFile: o.fleetCa } : {}),
+  };
+}
+
+const stderrLog = (level: "info" | "warn" | "error", line: string) => console.error(`${new Date().toISOString()} ${level} ${line}`);
 
 /** Start a body and its servers (used by the CLI and by integration tests). */
 export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
@@ -96,6 +134,10 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   let transport = "sim";
   let lolaPath: string | null = null;
   let tnyUrl: string | null = null;
+  let fleet: FleetBridge | null = null;
+  // Checked before anything opens: a bad --fleet URL or an unreadable creds file is one clear line.
+  const fleetOpts = o.fleet !== undefined ? fleetConnectOptions(o) : null;
+  if (fleetOpts) natsOptions(fleetOpts);
   if (!["nao", "p7", "tny360"].includes(o.body)) throw new CliError(`unknown body ${JSON.stringify(o.body)}; choose nao, p7 or tny360`, 2);
   // Off loopback, a token or nothing (docs/security.md); checked before anything is opened.
   const token = o.token ?? (process.env.BODYLINK_TOKEN || undefined);
@@ -164,7 +206,18 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     } else {
       throw new CliError(`unknown body ${JSON.stringify(o.body)}; choose ${bodyChoicesText()}`, 2);
     }
-    const apiOpts = { host: o.host, ...access, ...(o.maxSubscribers !== undefined ? { maxSubscribers: o.maxSubscribers } : {}) };
+    if (fleetOpts) {
+      fleet = new FleetBridge({
+        name,
+        robot,
+        connect: fleetOpts,
+        version: VERSION,
+        ...(o.fleetRate !== undefined ? { stateRateHz: o.fleetRate } : {}),
+        ...(o.fleetTtlMs !== undefined ? { presenceTtlMs: o.fleetTtlMs } : {}),
+        log: o.log ?? (o.quiet ? () => undefined : stderrLog),
+      });
+    }
+    const apiOpts = { host: o.host, ...access, ...(o.maxSubscribers !== undefined ? { maxSubscribers: o.maxSubscribers } : {}), ...(fleet ? { fleet } : {}) };
     const api = await startApiServer(robot, { ...apiOpts, port: o.apiPort ?? DEFAULT_API_PORT }).catch((e: unknown) => {
       // Without --api-port, a taken 8780 (another runtime) is no error: take a free port and print it.
       if (o.apiPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startApiServer(robot, { ...apiOpts, port: 0 });
@@ -184,8 +237,14 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       closers.push(() => rec.stop());
       lines.push(`recording: ${rec.files[0]}${o.splitMb ? ` (a new file every ${o.splitMb} MB)` : ""}${o.duration ? `, for ${o.duration} s` : ""}`);
     }
-    record = { ...record, transport, apiUrl: api.url, lolaPath, tnyUrl };
+    record = { ...record, transport, apiUrl: api.url, lolaPath, tnyUrl, fleetUrl: fleetOpts ? redactUrl(fleetOpts.url) : null };
     updateRuntime(record);
+    if (fleet) {
+      const f = fleet;
+      f.start(api.adapter, { api: api.url, lola: lolaPath, tny: tnyUrl });
+      closers.unshift(() => f.close()); // first: leave the fleet while the body still answers
+      lines.push(`fleet: joining ${redactUrl(fleetOpts!.url)} as ${name} (state ${o.fleetRate ?? 10} Hz on ${subject.state(name)}; the body runs whether or not the broker answers)`);
+    }
   } catch (e) {
     for (const c of closers) await c().catch(() => {});
     throw e;
@@ -196,6 +255,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     record,
     robot,
     recorder,
+    fleet,
     lines,
     async close() {
       if (closed) return;
@@ -241,6 +301,15 @@ export function addServeOptions(cmd: Command): Command {
     .option("--no-tny", "TNY-360: do not open the TNY-360 API server")
     .option("--tny-port <port>", "TNY-360: API server port (default: 5621, or a free one when that is taken)", parseIntOption("--tny-port", 0, 65535))
     .option("--tny-host <host>", "TNY-360: drive a real robot at this address instead of the simulator")
+    .option("--fleet [url]", `join a fleet over NATS (default ${DEFAULT_FLEET_URL}; tls://HOST:PORT for TLS; docs/fleet.md)`)
+    .option("--fleet-rate <hz>", "state messages per second on bodylink.NAME.state", parseIntOption("--fleet-rate", 1, 50))
+    .option("--fleet-ttl-ms <ms>", "presence TTL: a killed runtime leaves the fleet within it (same for the whole fleet)", parseIntOption("--fleet-ttl-ms", 1000, 60000))
+    .option("--fleet-user <user>", "NATS user (password: --fleet-password or BODYLINK_FLEET_PASSWORD)")
+    .option("--fleet-password <password>", "NATS password (prefer BODYLINK_FLEET_PASSWORD: argv is visible to other users)")
+    .option("--fleet-token <token>", "NATS token (prefer BODYLINK_FLEET_TOKEN)")
+    .option("--fleet-nkey <file>", "NATS NKey seed file")
+    .option("--fleet-creds <file>", "NATS .creds file (JWT and seed)")
+    .option("--fleet-ca <file>", "CA certificate for tls:// fleets")
     .option(
       "--gc-every-ms <ms>",
       "collect V8's young generation between cycles at most this often, so it never stops a cycle at random (0: leave it to V8)",
@@ -258,7 +327,13 @@ type RawServeOptions = Omit<ServeOptions, "acceptBoardVersion"> & { acceptBoardV
  * (elapsed, messages, MB, MB/min) and, after `--duration`, a clean stop.
  */
 export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEnds?: boolean } = {}): Promise<void> {
-  const o: ServeOptions = { ...raw, acceptBoardVersion: raw.acceptBoardVersion ?? [...HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS] };
+  // --fleet alone means the default broker (or BODYLINK_FLEET).
+  const { fleet: fleetFlag, ...rest } = raw as Omit<RawServeOptions, "fleet"> & { fleet?: string | boolean };
+  const o: ServeOptions = {
+    ...rest,
+    ...(fleetFlag === undefined ? {} : { fleet: fleetFlag === true ? (process.env.BODYLINK_FLEET ?? DEFAULT_FLEET_URL) : String(fleetFlag) }),
+    acceptBoardVersion: raw.acceptBoardVersion ?? [...HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS],
+  };
   if ((o.splitMb || o.duration) && !o.record) throw new CliError("--split-mb and --duration need a recording (serve --record FILE, or bodylink record FILE)", 2);
   let progress: NodeJS.Timeout | null = null;
   let rt: RunningRuntime | null = null;

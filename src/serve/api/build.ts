@@ -52,6 +52,7 @@ import { commandRoutes } from "./routes/commands.js";
 import type { ApiContext, ApiRobot } from "./routes/context.js";
 import { controlRoutes } from "./routes/control.js";
 import { estopRoutes } from "./routes/estop.js";
+import { type FleetGateway, fleetRoutes } from "./routes/fleet.js";
 import { metaRoutes } from "./routes/meta.js";
 import { stateRoutes } from "./routes/state.js";
 import { streamRoutes } from "./routes/stream.js";
@@ -66,6 +67,8 @@ export interface ApiServerOptions extends StreamOptions, WebAccessOptions {
   onRoute?: (route: RouteOptions) => void;
   /** fastify's logger option. Defaults to false (the CLI turns it on). */
   logger?: FastifyServerOptions["logger"];
+  /** The runtime's fleet seat (serve --fleet): /v1/health reports it and /v1/fleet serves the fleet page. */
+  fleet?: FleetGateway;
 }
 
 export interface StartApiServerOptions extends ApiServerOptions {
@@ -82,6 +85,8 @@ export interface RunningApiServer {
   readonly app: FastifyInstance;
   /** The state stream (its counters and send-slice figures, as /v1/health reports them). */
   readonly stream: StateStream;
+  /** The body's adapter (the fleet bridge reads state through the same one). */
+  readonly adapter: BodyAdapter;
   close(): Promise<void>;
 }
 
@@ -102,10 +107,10 @@ export function buildApiServer(robot: ApiRobot, opts: ApiServerOptions = {}): Fa
   return build(robot, opts, "127.0.0.1").app;
 }
 
-function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { app: FastifyInstance; stream: StateStream } {
+function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { app: FastifyInstance; stream: StateStream; adapter: BodyAdapter } {
   const adapter = adapterFor(robot);
   const stream = new StateStream(adapter, opts);
-  const ctx: ApiContext = { robot, adapter, stream, authority: robot.authority };
+  const ctx: ApiContext = { robot, adapter, stream, authority: robot.authority, ...(opts.fleet ? { fleet: opts.fleet } : {}) };
   // bodyLimit: the ceiling for a route that sets none (each route with a body sets its own, from
   // its schema: body-limit.ts).
   const app = Fastify({ logger: opts.logger ?? false, bodyLimit: MIN_BODY_LIMIT_BYTES }).withTypeProvider<TypeBoxTypeProvider>();
@@ -149,6 +154,7 @@ function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { ap
         { name: "state", description: "Reads; no lease needed" },
         { name: "control", description: "Control leases and emergency stop" },
         { name: "commands", description: "Need the lease id in the x-bodylink-lease header" },
+        ...(opts.fleet ? [{ name: "fleet", description: "The fleet this runtime joined (serve --fleet): every robot, stop all" }] : []),
       ],
     },
   });
@@ -170,19 +176,20 @@ function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { ap
     api.register(controlRoutes, ctx);
     api.register(estopRoutes, ctx);
     api.register(commandRoutes, ctx);
+    if (ctx.fleet) api.register(fleetRoutes, ctx);
   });
 
-  return { app: app as unknown as FastifyInstance, stream };
+  return { app: app as unknown as FastifyInstance, stream, adapter };
 }
 
 /** Build, listen on host:port (default 127.0.0.1, a free port), and report the URL. */
 export async function startApiServer(robot: ApiRobot, opts: StartApiServerOptions = {}): Promise<RunningApiServer> {
   const { host = "127.0.0.1", port = 0, ...rest } = opts;
   requireTokenOffLoopback(host, rest.token);
-  const { app, stream } = build(robot, rest, host);
+  const { app, stream, adapter } = build(robot, rest, host);
   await app.listen({ host, port });
   const addr = app.server.address() as AddressInfo;
   const h = addr.family === "IPv6" || host.includes(":") ? `[${addr.address}]` : addr.address;
-  return { url: `http://${h}:${addr.port}`, port: addr.port, app, stream, close: () => app.close() };
+  return { url: `http://${h}:${addr.port}`, port: addr.port, app, stream, adapter, close: () => app.close() };
 }
 

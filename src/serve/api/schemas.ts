@@ -149,6 +149,20 @@ export const EstopResetAnswerSchema = Type.Object({ ...estopProperties, was_latc
 
 const Percentiles = Type.Object({ p50: Type.Number(), p99: Type.Number(), max: Type.Number() });
 
+export const FleetStatusSchema = Type.Object(
+  {
+    url: Type.String({ description: "The NATS server (credentials removed)" }),
+    name: Type.String({ description: "This robot's name in the fleet" }),
+    connection: Type.Union([Type.Literal("connecting"), Type.Literal("connected"), Type.Literal("disconnected"), Type.Literal("closed")]),
+    presence: Type.Union([Type.Literal("pending"), Type.Literal("ok"), Type.Literal("name-taken")], { description: "name-taken: another runtime holds this name in the fleet" }),
+    since_epoch_ms: Type.Number({ description: "When the connection entered its current state" }),
+    disconnects: Type.Integer(),
+    last_error: Type.Union([Type.String(), Type.Null()]),
+    published: Type.Object({ state: Type.Integer(), health: Type.Integer(), events: Type.Integer() }),
+  },
+  { description: "The fleet bridge (serve --fleet); losing the broker never affects the body" },
+);
+
 export const HealthSchema = Type.Object({
   body: BodySchema,
   link: LinkSchema,
@@ -180,6 +194,7 @@ export const HealthSchema = Type.Object({
       },
     ),
   }),
+  fleet: Type.Optional(Type.Union([FleetStatusSchema, Type.Null()], { description: "null unless the runtime joined a fleet (serve --fleet)" })),
 });
 
 export const InfoSchema = Type.Object({

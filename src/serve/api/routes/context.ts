@@ -8,6 +8,7 @@ import type { P7Robot } from "../../../runtime/p7-robot.js";
 import type { Tny360Robot } from "../../../runtime/tny360-robot.js";
 import type { BodyAdapter } from "../adapter.js";
 import type { StateStream } from "../stream.js";
+import type { FleetGateway } from "./fleet.js";
 
 /** Any body the robot API serves. */
 export type ApiRobot = NaoRobot | P7Robot | Tny360Robot;
@@ -17,4 +18,6 @@ export interface ApiContext {
   readonly adapter: BodyAdapter;
   readonly stream: StateStream;
   readonly authority: Authority;
+  /** Set when the runtime joined a fleet (serve --fleet): health reports it, /v1/fleet serves it. */
+  readonly fleet?: FleetGateway;
 }

@@ -5,7 +5,7 @@ import { healthAnswer, sendError } from "../answers.js";
 import { ErrorSchema, HealthSchema, stateSchema } from "../schemas.js";
 import type { ApiContext } from "./context.js";
 
-export const stateRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { robot, adapter, stream }) => {
+export const stateRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { robot, adapter, stream, fleet }) => {
   const restState = stateSchema(adapter.schemas.rest, "The latest state, REST units");
   r.get(
     "/v1/state",
@@ -27,7 +27,7 @@ export const stateRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { ro
   r.get(
     "/v1/health",
     { schema: { summary: "Link, cycle timing, error counters, control holder, stream statistics", tags: ["state"], response: { 200: HealthSchema } } },
-    async () => healthAnswer(robot.health(), stream),
+    async () => ({ ...healthAnswer(robot.health(), stream), fleet: fleet?.status() ?? null }),
   );
 
   for (const read of adapter.reads) {

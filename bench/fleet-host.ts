@@ -1,0 +1,47 @@
+/**
+ * One process of simulated robots for the fleet bench: `startRuntime` (the code path of
+ * `bodylink serve`) K times in one process, each its own body, cycle, robot API and fleet seat.
+ * Reads commands on stdin ("mark": start a CPU window; "cpu": print the window's CPU ms), prints
+ * "ready" when every robot has joined.
+ *
+ *   node --import tsx bench/fleet-host.ts COUNT PREFIX NATS_URL|none
+ */
+import { createInterface } from "node:readline";
+import { type RunningRuntime, startRuntime } from "../src/cli/serve.js";
+
+const [countArg, prefix, url] = process.argv.slice(2);
+const count = Number(countArg);
+const rts: RunningRuntime[] = [];
+for (let i = 0; i < count; i++) {
+  const rt = await startRuntime({
+    body: "nao",
+    name: `${prefix}-${i}`,
+    host: "127.0.0.1",
+    apiPort: 0,
+    lola: false,
+    lolaReaders: 0,
+    lolaGraceMs: 100,
+    acceptBoardVersion: [11],
+    seed: i + 1,
+    tny: false,
+    ...(url && url !== "none" ? { fleet: url } : {}),
+    quiet: true,
+    log: () => undefined,
+  });
+  rts.push(rt);
+}
+await Promise.all(rts.map((r) => r.fleet?.joined()));
+let mark = process.cpuUsage();
+console.log("ready");
+createInterface({ input: process.stdin }).on("line", (l) => {
+  if (l === "mark") {
+    mark = process.cpuUsage();
+    console.log("marked");
+  } else if (l === "cpu") {
+    const d = process.cpuUsage(mark);
+    const late = rts.reduce((n, r) => n + r.robot.health().cycle.lateCycles, 0);
+    console.log(JSON.stringify({ cpuMs: (d.user + d.system) / 1000, late }));
+  } else if (l === "quit") {
+    void Promise.all(rts.map((r) => r.close())).then(() => process.exit(0));
+  }
+});

@@ -1,0 +1,76 @@
+/**
+ * A real nats-server for tests (Debian's nats-server package, JetStream on, store in a temporary
+ * directory, loopback, a free port). `hasNats` is false when the package is missing: tests skip
+ * with one line naming it.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** Debian installs it in /usr/sbin (root's PATH only); BODYLINK_NATS_SERVER overrides. */
+export const NATS_SERVER = process.env.BODYLINK_NATS_SERVER ?? ["/usr/sbin/nats-server", "/usr/bin/nats-server"].find((p) => existsSync(p)) ?? "/usr/sbin/nats-server";
+export const hasNats = existsSync(NATS_SERVER);
+export const NATS_SKIP = "needs Debian's nats-server (apt-get install nats-server)";
+
+export interface NatsServer {
+  readonly url: string;
+  readonly port: number;
+  /** Stop it (SIGTERM, or SIGKILL), keeping the store. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Start it again on the same port and store. */
+  restart(): Promise<void>;
+  /** Stop and remove the store. */
+  close(): Promise<void>;
+}
+
+export async function startNats(opts: { config?: string } = {}): Promise<NatsServer> {
+  const dir = mkdtempSync(join(tmpdir(), "bodylink-nats-"));
+  let port = 0;
+  let child: ChildProcess | null = null;
+  const conf = join(dir, "nats.conf");
+  if (opts.config) writeFileSync(conf, opts.config);
+  const launch = async (p: number): Promise<number> => {
+    const args = ["-a", "127.0.0.1", "-p", String(p === 0 ? -1 : p), "-js", "-sd", join(dir, "js"), ...(opts.config ? ["-c", conf] : [])];
+    const c = spawn(NATS_SERVER, args, { stdio: ["ignore", "ignore", "pipe"] });
+    child = c;
+    let log = "";
+    return new Promise<number>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`nats-server did not start: ${log}`)), 15_000);
+      c.stderr!.on("data", (d: Buffer) => {
+        log += String(d);
+        const m = /Listening for client connections on [^\s]*:(\d+)/.exec(log);
+        if (m && /Server is ready/.test(log)) {
+          clearTimeout(t);
+          resolve(Number(m[1]));
+        }
+      });
+      c.once("exit", (code) => {
+        clearTimeout(t);
+        reject(new Error(`nats-server exited with ${code}: ${log}`));
+      });
+    });
+  };
+  port = await launch(0);
+  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
+    const c = child;
+    if (!c || c.exitCode !== null) return;
+    const exited = new Promise((r) => c.once("exit", r));
+    c.kill(signal);
+    await exited;
+    child = null;
+  };
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    stop,
+    async restart() {
+      await stop();
+      await launch(port);
+    },
+    async close() {
+      await stop("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
