@@ -26,6 +26,7 @@ import { subject } from "../fleet/subjects.js";
 import { BodylinkError } from "../errors.js";
 import { checkName, checkRuntimeDir, defaultName, listRuntimes, ownProcStart, type RuntimeRecord, removeRuntimeRecord, updateRuntime, writeRuntime } from "./discovery.js";
 import { CliError, parseIntOption } from "./errors.js";
+import { escapeForLog } from "../serve/log.js";
 import { requireTokenOffLoopback, type WebAccessOptions } from "../serve/web-access.js";
 
 /** bodylink's version (package.json), as the fleet's presence records carry it. */
@@ -106,7 +107,40 @@ export interface RunningRuntime {
   /** The fleet seat when serve --fleet was given. */
   fleet: FleetBridge | null;
   lines: string[];
-  close(): Promise<void>;
+  /** The one stop path (safeStop, then every server closed, the body stopped, the record removed). */
+  close(reason?: string): Promise<void>;
+}
+
+/** How long the stop path waits for the cycle that shows the safe state (LoLA clients get that frame). */
+const SAFE_FRAME_WAIT_MS = 250;
+
+/**
+ * The first step of every exit (issue 10, item 5; docs/security.md): an emergency stop of category 0
+ * (the NAO's stiffness 0 at once, the P7 halts, the TNY-360's joints off) latched with `reason`,
+ * then one more cycle, so that the body's next frame and the frame every LoLA client receives
+ * before its EOF both carry stiffness 0. The servers and the body are closed after this (their
+ * closers), the body's own stop writing one last stiffness-0 frame. Never throws: it runs on the
+ * way out of crashes too. One function, so a body cycling in a worker thread takes the same path.
+ */
+export async function safeStop(robot: RobotBase, reason: string): Promise<void> {
+  try {
+    robot.estop({ category: 0, source: "shutdown", reason });
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(done, SAFE_FRAME_WAIT_MS);
+      // Two cycles: the first may have started before the stop was latched.
+      let n = 0;
+      const off = robot.loop.onCycle(() => {
+        if (++n >= 2) done();
+      });
+      function done(): void {
+        clearTimeout(t);
+        off();
+        resolve();
+      }
+    });
+  } catch {
+    // the body may already be stopped or broken: its closer still writes the safe frame if it can
+  }
 }
 
 /** The fleet connection options from serve's flags (secrets may come from the environment instead of argv). */
@@ -257,9 +291,10 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     recorder,
     fleet,
     lines,
-    async close() {
+    async close(reason = "runtime closed") {
       if (closed) return;
       closed = true;
+      await safeStop(robot, reason);
       for (const c of closers) await c().catch(() => {});
     },
   };
@@ -337,13 +372,20 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   if ((o.splitMb || o.duration) && !o.record) throw new CliError("--split-mb and --duration need a recording (serve --record FILE, or bodylink record FILE)", 2);
   let progress: NodeJS.Timeout | null = null;
   let rt: RunningRuntime | null = null;
+  // Every exit takes this one path (issue 10, item 5): SIGINT, SIGTERM, SIGHUP, an uncaught
+  // exception, an unhandled rejection. A second signal while stopping does not cut it short; if
+  // the stop hangs, the process exits anyway after STOP_DEADLINE_MS (the record and the LoLA
+  // socket file are removed by their synchronous exit hooks).
+  let stopping = false;
   const stop = async (sig: string, code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => process.exit(code || 1), STOP_DEADLINE_MS).unref();
     if (progress) clearInterval(progress);
-    if (process.stdout.isTTY) process.stdout.write("\n");
-    console.log(`${sig}: stopping (stiffness off) …`);
-    await rt?.close();
+    say(`${process.stdout.isTTY ? "\n" : ""}${sig}: stopping (body to its safe state, stiffness off) …`);
+    await rt?.close(`shutdown: ${sig}`);
     const p = rt?.recorder?.progress();
-    if (p && !p.failure) console.log(`recorded ${p.messages.toLocaleString("en-US")} messages, ${(p.bytes / 1e6).toFixed(2)} MB in ${p.files.join(", ")}`);
+    if (p && !p.failure) say(`recorded ${p.messages.toLocaleString("en-US")} messages, ${(p.bytes / 1e6).toFixed(2)} MB in ${p.files.join(", ")}`);
     process.exit(code);
   };
   o.onRecordingStop = (reason) => {
@@ -356,6 +398,7 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
     }
   };
   rt = await startRuntime(o);
+  process.stdout.on("error", () => {}); // a closed terminal (SIGHUP) must not turn into a crash
   process.once("exit", () => removeRuntimeRecord()); // whatever ends the process, the record goes (synchronous)
   for (const l of rt.lines) console.log(l);
   console.log("Ctrl-C to stop.");
@@ -370,8 +413,33 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
     }, 1000);
     progress.unref();
   }
-  process.once("SIGINT", () => void stop("SIGINT"));
-  process.once("SIGTERM", () => void stop("SIGTERM"));
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void stop(sig));
+  const crash = (what: string) => (e: unknown) => {
+    console.error(`bodylink: ${what}: ${escapeForLog(e instanceof Error ? (e.stack ?? e.message) : String(e))}; stopping the body`);
+    void stop(what, 1);
+  };
+  process.on("uncaughtException", crash("uncaught exception"));
+  process.on("unhandledRejection", crash("unhandled rejection"));
+  // Test-only: inject a fault to check the crash path (test/exit.test.ts).
+  const fault = /^(throw|reject):(\d+)$/.exec(process.env.BODYLINK_TEST_FAULT ?? "");
+  if (fault) {
+    setTimeout(() => {
+      if (fault[1] === "throw") throw new Error("injected fault (BODYLINK_TEST_FAULT)");
+      void Promise.reject(new Error("injected fault (BODYLINK_TEST_FAULT)"));
+    }, Number(fault[2]));
+  }
+}
+
+/** The stop path gets this long; then the process exits regardless. */
+const STOP_DEADLINE_MS = 5000;
+
+/** A line to stdout that never throws (after SIGHUP the terminal may be gone). */
+function say(line: string): void {
+  try {
+    process.stdout.write(`${line}\n`);
+  } catch {
+    // no terminal any more
+  }
 }
 
 export function registerServe(program: Command): void {

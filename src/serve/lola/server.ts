@@ -57,6 +57,8 @@ export const DEFAULT_LOLA_GRACE_MS = 100;
 const MAX_DISTINCT_PROBLEMS = 32;
 /** When the controlling slot is taken at accept, the decision (reader or refused) waits this long. */
 const ADMIT_RECHECK_MS = 25;
+/** On close, a client is given this long to take its last sensor message before its socket is destroyed. */
+const FINAL_FRAME_LINGER_MS = 200;
 /** A refused client is given this long to read its error and close, then it is closed. */
 const REFUSE_LINGER_MS = 1000;
 
@@ -611,7 +613,15 @@ class ServerState {
       this.#unsubscribe?.();
       this.robot.authority.off("released", this.#onReleased);
       const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-      for (const c of [...this.#clients]) this.#drop(c);
+      // end(), not destroy(): the last sensor message written (after the stop path's safe cycle:
+      // stiffness 0) reaches the client before its EOF. A client that reads nothing is cut after
+      // a moment.
+      for (const c of [...this.#clients]) {
+        const sock = c.socket;
+        sock.end();
+        setTimeout(() => sock.destroy(), FINAL_FRAME_LINGER_MS).unref();
+        this.#onClose(c);
+      }
       for (const s of this.#lingering) s.destroy();
       this.#lingering.clear();
       await closed;
