@@ -159,7 +159,7 @@ function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { ap
     },
   });
   app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  registerDashboard(app); // GET / and /dashboard/… (docs/dashboard.md), hidden from the OpenAPI document
+  registerDashboard(app, { fleet: Boolean(opts.fleet) }); // GET / and /dashboard/… (docs/dashboard.md), hidden from the OpenAPI document
 
   // Routes go in a child plugin so @fastify/swagger's and @fastify/websocket's hooks see them; one
   // plugin per concern (routes/).

@@ -32,7 +32,11 @@ interface Asset {
 const ASSETS: Readonly<Record<string, Asset>> = {
   "index.html": { contentType: "text/html; charset=utf-8", load: () => readFile(`${WEB_DIR}index.html`, "utf8") },
   "style.css": { contentType: "text/css; charset=utf-8", load: loadStyle },
-  "main.js": { contentType: "text/javascript; charset=utf-8", load: bundleMain },
+  "main.js": { contentType: "text/javascript; charset=utf-8", load: () => bundle("main.ts") },
+  // The fleet page (docs/fleet.md), served when the runtime joined a fleet.
+  "fleet.html": { contentType: "text/html; charset=utf-8", load: () => readFile(`${WEB_DIR}fleet.html`, "utf8") },
+  "fleet.css": { contentType: "text/css; charset=utf-8", load: () => readFile(`${WEB_DIR}fleet.css`, "utf8") },
+  "fleet.js": { contentType: "text/javascript; charset=utf-8", load: () => bundle("fleet.ts") },
 };
 
 // One copy per process: every server (and every test app) serves the same bytes. A failed load is
@@ -56,12 +60,12 @@ async function loadStyle(): Promise<string> {
   return `${u}\n${own}`;
 }
 
-/** Bundle web/main.ts and its imports into one ES module (esbuild, in memory). */
-async function bundleMain(): Promise<string> {
+/** Bundle web/ENTRY and its imports into one ES module (esbuild, in memory). */
+async function bundle(entry: string): Promise<string> {
   // esbuild is loaded only when the page is asked for: the API itself never needs it.
   const { build } = await import("esbuild");
   const out = await build({
-    entryPoints: [`${WEB_DIR}main.ts`],
+    entryPoints: [`${WEB_DIR}${entry}`],
     bundle: true,
     format: "esm",
     platform: "browser",
@@ -71,7 +75,7 @@ async function bundleMain(): Promise<string> {
     legalComments: "none",
   });
   const file = out.outputFiles[0];
-  if (!file) throw new Error("esbuild produced no output for web/main.ts");
+  if (!file) throw new Error(`esbuild produced no output for web/${entry}`);
   return file.text;
 }
 
@@ -96,12 +100,14 @@ async function serve(reply: FastifyReply, name: string): Promise<FastifyReply> {
  * Add `GET /` (the page) and `GET /dashboard/:file` (main.js, style.css) to `app`, hidden from the
  * OpenAPI document.
  */
-export function registerDashboard(app: Pick<FastifyInstance, "get">): void {
+export function registerDashboard(app: Pick<FastifyInstance, "get">, opts: { fleet?: boolean } = {}): void {
   const hidden = { schema: { hide: true } };
+  const files = new Set(["main.js", "style.css", ...(opts.fleet ? ["fleet.js", "fleet.css"] : [])]);
   app.get("/", hidden, async (_req, reply) => serve(reply, "index.html"));
+  if (opts.fleet) app.get("/fleet", hidden, async (_req, reply) => serve(reply, "fleet.html"));
   app.get<{ Params: { file: string } }>("/dashboard/:file", hidden, async (req, reply) => {
     const name = req.params.file;
-    if (name !== "main.js" && name !== "style.css") throw new BodylinkError("BL_ERR_API_NO_ROUTE", "GET", `/dashboard/${name}`);
+    if (!files.has(name)) throw new BodylinkError("BL_ERR_API_NO_ROUTE", "GET", `/dashboard/${name}`);
     return serve(reply, name);
   });
 }
