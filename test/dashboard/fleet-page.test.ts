@@ -46,7 +46,7 @@ describe.skipIf(SKIP !== null)("the fleet page in chromium", { timeout: 120_000 
     const page = await browser.newPage();
     page.on("dialog", (d) => void d.accept("area clear"));
     await page.goto(`${rts[0]!.record.apiUrl}/fleet`);
-    await page.waitForFunction(() => document.querySelectorAll("#robots tbody tr").length === 2 && [...document.querySelectorAll("#robots tbody tr td:nth-of-type(3)")].every((td) => td.textContent === "ok"));
+    await page.waitForFunction(() => document.querySelectorAll("#robots tbody tr").length === 2 && Array.from(document.querySelectorAll("#robots tbody tr td:nth-of-type(3)")).every((td) => td.textContent === "ok"));
     const names = await page.$$eval("#robots tbody tr th", (ths) => ths.map((t) => t.textContent));
     expect(names.sort()).toEqual(["arm-1", "quad-1"]);
     expect(await page.$$eval("#robots tbody tr td:nth-of-type(1)", (tds) => tds.map((t) => t.textContent).sort())).toEqual(["p7", "tny360"]);
@@ -54,7 +54,7 @@ describe.skipIf(SKIP !== null)("the fleet page in chromium", { timeout: 120_000 
     await page.click("#stop-all");
     await page.waitForFunction(() => /Stop all: 2 answered in \d+ ms \(2 latched\)/.test(document.getElementById("result")!.textContent ?? ""));
     for (const rt of rts) expect(rt.robot.estopState()).toMatchObject({ latched: true, reason: "fleet page: stop all" });
-    await page.waitForFunction(() => [...document.querySelectorAll("#robots tbody tr td:nth-of-type(7)")].every((td) => td.textContent?.startsWith("LATCHED")));
+    await page.waitForFunction(() => Array.from(document.querySelectorAll("#robots tbody tr td:nth-of-type(7)")).every((td) => td.textContent?.startsWith("LATCHED")));
     await page.screenshot({ path: process.env.BODYLINK_FLEET_SCREENSHOT ?? join(dir, "fleet.png") });
 
     await page.click("#reset-all");
