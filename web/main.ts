@@ -29,7 +29,7 @@ import { SeriesStore } from "./store.js";
 import { holderText, Teleop } from "./teleop.js";
 import { clockTime, el, errorText, fmt, type Level, make, setLevel, setText } from "./util.js";
 
-const ESTOP_REASON = "dashboard";
+const ESTOP_REASON = "dashboard button";
 const POLL_EVERY_MS = 1000;
 /** Re-render this often even without messages, so a stalled stream shows as stale. */
 const IDLE_RENDER_MS = 250;

@@ -2,7 +2,7 @@
  * The dashboard screenshots in docs/img/ (docs/dashboard.md, README): each simulated body on a
  * loopback port of its own, driven from the page into a state worth showing, in Debian's chromium.
  *
- *   npx tsx test/dashboard/screenshots.ts [nao|p7|tny360|phone …]    # all of them by default
+ *   npx tsx test/dashboard/screenshots.ts [nao|p7|tny360|phone|estop …]    # all of them by default
  *
  * Not a test (vitest runs *.test.ts only): it takes about a minute per body, on purpose, so the
  * plots have history in them.
@@ -107,5 +107,16 @@ if (want("tny360")) {
     await page.waitForTimeout(5000);
     await page.keyboard.up("ArrowLeft");
     await page.waitForTimeout(3000);
+  });
+}
+
+if (want("estop")) {
+  await shoot("estop", await NaoRobot.create({ seed: 11, safetyLateBoundMs: 2000 }), async (page) => {
+    await take(page);
+    await page.click("#nao-smooth-enable");
+    await page.waitForTimeout(6000);
+    await page.getByRole("button", { name: "Emergency stop" }).click();
+    await page.waitForSelector("#estop-banner:not([hidden])");
+    await page.waitForTimeout(4000);
   });
 }
