@@ -19,7 +19,8 @@ import type { LolaTap } from "../record/tap.js";
 import { RECORD_RING_BYTES, Recorder } from "../record/recorder.js";
 import { RecordTap, TappedChestboard } from "../record/tap.js";
 import { ByteRing } from "../shm/ring.js";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { LolaUpstreamDriver } from "../drivers/nao/lola-upstream.js";
 import { FleetBridge } from "../fleet/bridge.js";
 import { DEFAULT_FLEET_URL, type FleetConnectOptions, natsOptions, redactUrl } from "../fleet/connect.js";
 import { subject } from "../fleet/subjects.js";
@@ -33,12 +34,19 @@ import { requireTokenOffLoopback, type WebAccessOptions } from "../serve/web-acc
 export const VERSION = "0.1.0";
 export const DEFAULT_API_PORT = 8780;
 export const DEFAULT_LOLA_PATH = "/tmp/robocup";
+/** Our LoLA socket's default on top of an upstream LoLA (which keeps /tmp/robocup). */
+export const DEFAULT_UPSTREAM_LOLA_PATH = "/tmp/bodylink";
 
 export interface ServeOptions {
   body: string;
   /** The runtime's name (unique on this machine; the robot's name in a fleet). Default: body and host, made unique. */
   name?: string;
   usb?: boolean;
+  /**
+   * NAO: run on top of the robot's own LoLA at this socket (`true`: /tmp/robocup) instead of the
+   * chest board (docs/lola.md, "On a stock robot"). Our LoLA socket then defaults to /tmp/bodylink.
+   */
+  lolaUpstream?: string | boolean;
   host: string;
   /** Default: 8780, or a free port when 8780 is taken. 0 picks a free port. */
   apiPort?: number;
@@ -173,6 +181,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   const fleetOpts = o.fleet !== undefined ? fleetConnectOptions(o) : null;
   if (fleetOpts) natsOptions(fleetOpts);
   if (!["nao", "p7", "tny360"].includes(o.body)) throw new CliError(`unknown body ${JSON.stringify(o.body)}; choose nao, p7 or tny360`, 2);
+  if (o.lolaUpstream && o.body !== "nao") throw new CliError(`--lola-upstream runs a NAO on top of its LoLA; it does not apply to --body ${o.body}`, 2);
   // Off loopback, a token or nothing (docs/security.md); checked before anything is opened.
   const token = o.token ?? (process.env.BODYLINK_TOKEN || undefined);
   requireTokenOffLoopback(o.host, token);
@@ -191,29 +200,48 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   const tap = o.record ? new RecordTap(ByteRing.create(RECORD_RING_BYTES), clock) : null;
   try {
     if (o.body === "nao") {
-      const usb = o.usb && !o.driver ? await openUsbChestboard() : undefined;
-      transport = o.driver ? o.driver.name : usb ? "usb" : "sim";
+      const upstreamPath = o.lolaUpstream === true ? DEFAULT_LOLA_PATH : o.lolaUpstream || null;
+      if (upstreamPath && (o.usb || o.driver)) throw new CliError("--usb and --lola-upstream are two body links (the chest board, or LoLA on top of it); choose one", 2);
+      if (upstreamPath && o.lolaPath && resolve(o.lolaPath) === resolve(upstreamPath)) {
+        throw new CliError(`--lola-path ${o.lolaPath} is the upstream LoLA's own socket; serve ours elsewhere (default with --lola-upstream: ${DEFAULT_UPSTREAM_LOLA_PATH})`, 2);
+      }
+      const upstream = upstreamPath ? new LolaUpstreamDriver({ path: upstreamPath, clock, tap: tap?.lolaUpstream ?? null }) : null;
+      const driver = upstream ?? o.driver;
+      const usb = o.usb && !driver ? await openUsbChestboard() : undefined;
+      transport = upstream ? `lola:${upstreamPath}` : driver ? driver.name : usb ? "usb" : "sim";
       const nao = await NaoRobot.create({
         transport: usb,
-        ...(o.driver ? { driver: o.driver } : {}),
+        ...(driver ? { driver } : {}),
         clock,
         seed: o.seed,
         acceptBoardVersions: o.acceptBoardVersion,
         youngGcEveryMs: o.gcEveryMs ?? 100,
-        ...(tap ? { wrapTransport: (t) => new TappedChestboard(t, tap) } : {}),
+        ...(tap && !upstream ? { wrapTransport: (t) => new TappedChestboard(t, tap) } : {}),
       });
       robot = nao;
       await nao.start();
       closers.unshift(() => nao.stop());
-      const rejected = nao.boards.filter((b) => !b.accepted);
-      lines.push(`nao: ${o.driver ? o.driver.name : transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${nao.prefs?.bodyId}, ${nao.boards.length - rejected.length}/${nao.boards.length} boards started`);
-      for (const b of rejected) lines.push(`  board ${b.name} left uninitialized: ${b.reason}`);
+      if (upstream) {
+        lines.push(`nao: on top of LoLA at ${upstreamPath} (${upstream.upstream.connected ? "connected" : "waiting for it: it may start later"})`);
+      } else {
+        const rejected = nao.boards.filter((b) => !b.accepted);
+        lines.push(`nao: ${o.driver ? o.driver.name : transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${nao.prefs?.bodyId}, ${nao.boards.length - rejected.length}/${nao.boards.length} boards started`);
+        for (const b of rejected) lines.push(`  board ${b.name} left uninitialized: ${b.reason}`);
+      }
       if (o.lola) {
         const derived = join(checkRuntimeDir(true)!, `${name}.lola`);
-        const usedByOther = others.some((r) => r.lolaPath === DEFAULT_LOLA_PATH);
-        const path = o.lolaPath ?? (usedByOther ? derived : DEFAULT_LOLA_PATH);
+        const preferred = upstream ? DEFAULT_UPSTREAM_LOLA_PATH : DEFAULT_LOLA_PATH;
+        const usedByOther = others.some((r) => r.lolaPath === preferred);
+        const path = o.lolaPath ?? (usedByOther ? derived : preferred);
         const lolaTap = combineTaps(tap?.lola, o.lolaTap);
-        const lolaOpts = { readers: o.lolaReaders, graceMs: o.lolaGraceMs, ...(lolaTap ? { tap: lolaTap } : {}), ...(o.lolaGroup !== undefined ? { group: o.lolaGroup } : {}) };
+        const lolaOpts = {
+          readers: o.lolaReaders,
+          graceMs: o.lolaGraceMs,
+          ...(lolaTap ? { tap: lolaTap } : {}),
+          ...(o.lolaGroup !== undefined ? { group: o.lolaGroup } : {}),
+          // On top of LoLA: the robot is named by the upstream's messages, and nothing is sent while it is not there.
+          ...(upstream ? { robotConfigSource: () => upstream.robotConfig, holdUntilValid: true } : {}),
+        };
         // Without --lola-path, a busy /tmp/robocup (another runtime, or LoLA itself) is no error: take the derived path.
         const lola = await startLolaServer(nao, { path, ...lolaOpts }).catch((e: unknown) => {
           if (o.lolaPath === undefined && path !== derived && e instanceof BodylinkError && e.code === "BL_ERR_LOLA_SOCKET") return startLolaServer(nao, { path: derived, ...lolaOpts });
@@ -320,10 +348,11 @@ export function addServeOptions(cmd: Command): Command {
     .option("--body <body>", BODY_KINDS.join(" | "), "nao")
     .option("--name <name>", "this runtime's name: unique on this machine, the robot's name in a fleet (default: BODY-HOST, then BODY-HOST-2 …)")
     .option("--usb", "NAO: talk to the real chest board over USB instead of the simulator")
+    .option("--lola-upstream [path]", `NAO: on a stock robot, run on top of its own LoLA at PATH (default ${DEFAULT_LOLA_PATH}) instead of the chest board; our LoLA socket then defaults to ${DEFAULT_UPSTREAM_LOLA_PATH}`)
     .option("--host <address>", "address the servers bind to (loopback unless told otherwise)", "127.0.0.1")
     .option("--api-port <port>", `robot API port; 0 picks a free one (default: ${DEFAULT_API_PORT}, or a free one when that is taken)`, parseIntOption("--api-port", 0, 65535))
     .option("--no-lola", "NAO: do not open the LoLA socket")
-    .option("--lola-path <path>", `NAO: LoLA socket path (default: ${DEFAULT_LOLA_PATH}, or <runtime dir>/NAME.lola when another runtime serves that)`)
+    .option("--lola-path <path>", `NAO: LoLA socket path (default: ${DEFAULT_LOLA_PATH}, ${DEFAULT_UPSTREAM_LOLA_PATH} with --lola-upstream, or <runtime dir>/NAME.lola when another runtime serves that)`)
     .option("--lola-readers <n>", "NAO: read-only LoLA clients allowed besides the controlling one", parseIntOption("--lola-readers", 0, 16), 0)
     .option("--lola-grace-ms <ms>", "NAO: how long a silent LoLA client's last command stays in force", parseIntOption("--lola-grace-ms", 50, 60000), 100)
     .option("--accept-board-version <v...>", "NAO: accepted motor-board configuration versions", (v: string, prev: number[] | undefined) => [...(prev ?? []), parseIntOption("--accept-board-version", 0, 255)(v)])

@@ -20,6 +20,8 @@
  * reports the error (state "unconfigured", `lastError`); `start()` may configure it again.
  */
 
+import type { CyclePacer } from "../runtime/loop.js";
+
 /** What a read found (codes shared by every body; a body may add its own codes from 16 up). */
 export const IO = {
   /** Nothing new since the last read (an exchange still in flight, no message yet). */
@@ -38,6 +40,12 @@ export type IoCode = number;
 export interface BodyDriver<S, C> {
   /** "sim", "usb", "ws://192.168.4.1:5621" …, for logs and health. */
   readonly name: string;
+  /**
+   * A link with its own clock (an upstream LoLA sends one message per 12 ms) paces the loop: each
+   * cycle starts when the device has something, and the loop's clock takes over when it has
+   * nothing (runtime/loop.ts). Absent: the loop's clock alone.
+   */
+  readonly pacer?: CyclePacer;
   /** Open the link and read what the body is (preferences, handshake). Allocates; throws a BodylinkError saying what to change. */
   configure(): Promise<void>;
   /** From now on the cycle runs (start streaming, first poll). */

@@ -144,7 +144,7 @@ export class NaoRobot implements RobotBase, CycleCore<NaoState, NaoOutput> {
   readonly defaultStopCategory: StopCategory = NAO_DEFAULT_STOP_CATEGORY;
   /** Monotonic time the current emergency stop engaged (faults after it cut a category-1 stop). */
   #estopAtMs = Number.NEGATIVE_INFINITY;
-  readonly #errors = { unacknowledged: 0, noAnswer: 0, writeFailed: 0, readFailed: 0, badFrames: 0, overruns: 0, lateCycles: 0 };
+  readonly #errors = { unacknowledged: 0, noAnswer: 0, writeFailed: 0, readFailed: 0, badFrames: 0, overruns: 0, lateCycles: 0, linkDown: 0 };
 
   private constructor(opts: NaoRobotOptions) {
     this.clock = opts.clock ?? new MonotonicClock();
@@ -167,6 +167,8 @@ export class NaoRobot implements RobotBase, CycleCore<NaoState, NaoOutput> {
     this.lifecycle = new Lifecycle(this.driver, this, this.clock, {
       lateBoundMs: NAO_PERIOD_MS / 2,
       ...(opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs }),
+      // A link with its own clock (an upstream LoLA) starts each cycle.
+      ...(this.driver.pacer ? { pacer: this.driver.pacer } : {}),
     });
     this.loop = this.lifecycle.loop;
     this.authority.bindCycles(this.loop, NAO_PERIOD_MS);
@@ -523,7 +525,13 @@ export class NaoRobot implements RobotBase, CycleCore<NaoState, NaoOutput> {
     else if (code === NAO_IO.Unacknowledged) this.#errors.unacknowledged++;
     else if (code === NAO_IO.NoAnswer) this.#errors.noAnswer++;
     else if (code === NAO_IO.WriteFailed) this.#errors.writeFailed++;
-    else this.#errors.readFailed++;
+    else if (code === NAO_IO.LinkDown) {
+      // The link went down as a whole (an upstream LoLA closed, stalled, sent garbage; the driver
+      // already sent it stiffness 0): lost now, and the ramp starts again from 0, never a jump.
+      this.#errors.linkDown++;
+      this.#failures = this.#linkLostAfter - 1;
+      this.#f[0] = 0;
+    } else this.#errors.readFailed++;
     this.#linkFailure(now, this.driver.lastErrorText);
   }
 

@@ -328,15 +328,31 @@ export class LolaUpstream {
   }
 
   #armStall(): void {
+    this.#messagesAtArm = this.counters.messages;
     if (this.#stallTimer) this.#stallTimer.refresh();
     else {
-      this.#stallTimer = setTimeout(() => this.#onStall(), this.#opts.stallMs);
+      this.#stallTimer = setTimeout(() => this.#onStallTimer(), this.#opts.stallMs);
       this.#stallTimer.unref?.();
     }
     if (this.#reconnectTimer) {
       clearTimeout(this.#reconnectTimer);
       this.#reconnectTimer = null;
     }
+  }
+
+  /** Messages counted when the stall timer was last armed. */
+  #messagesAtArm = 0;
+
+  /**
+   * The stall timer fired. Timers run before socket reads in an event-loop turn, so after a pause
+   * of this process (GC, a loaded machine) the timer would fire although LoLA's messages are
+   * waiting: decide after the turn's reads (setImmediate), only if still nothing came.
+   */
+  #onStallTimer(): void {
+    const armed = this.#messagesAtArm;
+    setImmediate(() => {
+      if (this.counters.messages === armed) this.#onStall();
+    });
   }
 
   #onStall(): void {

@@ -37,6 +37,8 @@ export const NAO_IO = {
   ReadFailed: 19,
   /** An answer came but could not be decoded (`lastErrorText` says how). */
   BadFrame: 20,
+  /** The link itself went down (an upstream LoLA closed, stalled or sent garbage): lost at once, not after a count. */
+  LinkDown: 21,
 } as const;
 
 export const NAO_IO_TEXT: Readonly<Record<number, string>> = {
@@ -47,6 +49,7 @@ export const NAO_IO_TEXT: Readonly<Record<number, string>> = {
   [NAO_IO.WriteFailed]: "bulk write failed",
   [NAO_IO.ReadFailed]: "transfer failed",
   [NAO_IO.BadFrame]: "answer frame unusable",
+  [NAO_IO.LinkDown]: "the link went down",
 };
 
 export interface NaoDriver extends BodyDriver<NaoState, NaoOutput> {

@@ -205,7 +205,8 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
       { padShort: opts.padRobotConfig ?? true },
     );
     for (const n of notes) log("warn", n);
-    if (!robot.prefs && !opts.robotConfig?.bodyId) log("warn", "the robot's preferences are not read yet (start the robot first): RobotConfig carries the default body id");
+    if (opts.robotConfigSource) log("info", "RobotConfig follows the body link (an upstream LoLA's own) once it names the robot");
+    else if (!robot.prefs && !opts.robotConfig?.bodyId) log("warn", "the robot's preferences are not read yet (start the robot first): RobotConfig carries the default body id");
     writer = new LolaSensorWriter(config);
   } catch (e) {
     if (e instanceof LolaConfigError) throw new BodylinkError("BL_ERR_LOLA_CONFIG", `${e.message} (set it with the robotConfig option)`);

@@ -1,0 +1,218 @@
+/**
+ * The NAO driver over an upstream LoLA (issue 15): bodylink on a stock robot, as a client of
+ * Aldebaran's own LoLA socket, instead of the chest board. The NAO core (arbitration, the safety
+ * ramp, smooth motions), the LoLA-compatible socket, the robot API and the dashboard run on top
+ * unchanged.
+ *
+ * - **The upstream is the clock.** Each sensor message LoLA sends starts one cycle at once
+ *   (`pacer`, given to the loop): read it → arbitrate → one command map upstream. When LoLA sends
+ *   nothing (not there yet, stalled, restarting), the loop falls back to its own clock so the
+ *   safety ramp, the API and the dashboard keep running and show the link lost.
+ * - **What LoLA cannot give** (the state says so by leaving them at their defaults):
+ *   - head readings (INA230 voltage/power/current, TMP100 face temperature): 0, LoLA has no keys;
+ *   - the preference block beyond RobotConfig (joint zeros, FSR and IMU calibration, board
+ *     serials): `prefs` is null; RobotConfig's four strings are in `robotConfig`;
+ *   - the motor-board handshake: `boards` is empty, every joint counts as initialized (HAL did it);
+ *   - chest-board counters (unacknowledged frames, read timeouts, board status): 0 / -1.
+ *   Battery temperature in °C is LoLA's double-scaled value × 10 (whole degrees).
+ * - **Faults** (the upstream closing, stalling, or sending garbage): a last command with stiffness
+ *   0 goes upstream while the socket allows it; reads report the link down, which the core turns
+ *   into "lost" at once (stiffness scale to 0, so it ramps up from 0 after recovery, never jumps);
+ *   the client reconnects with backoff (transport/lola-upstream.ts).
+ *
+ * Perform side (read, write, the pacer's wake-up) allocates nothing in steady state, except the
+ * promise per cycle that pacing needs (as every loop's does). Only the socket: no servers, no
+ * main-thread assumptions.
+ */
+import { LED_GROUP_NAMES, type NaoCommands } from "../../bodies/nao/commands.js";
+import { computeFeet } from "../../bodies/nao/feet.js";
+import type { NaoState } from "../../bodies/nao/state.js";
+import { batteryTemperatureWholeCFromLola } from "../../bodies/nao/units.js";
+import type { Clock } from "../../runtime/clock.js";
+import type { CyclePacer } from "../../runtime/loop.js";
+import type { BoardReport } from "../../transport/chestboard-link.js";
+import { LolaUpstream, type LolaUpstreamFaultKind, type LolaUpstreamOptions, SEND } from "../../transport/lola-upstream.js";
+import { LolaCommandWriter } from "../../wire/lola/command-message.js";
+import type { LolaRobotConfig } from "../../wire/lola/sensor-message.js";
+import { IO } from "../driver.js";
+import { NAO_IO, type NaoDriver, type NaoOutput } from "./driver.js";
+
+export interface LolaUpstreamDriverOptions extends LolaUpstreamOptions {
+  /** The runtime's clock (the fallback pacing when the upstream sends nothing). */
+  clock: Clock;
+  /** The NAO's period, ms. Defaults to 12. */
+  periodMs?: number;
+}
+
+const NOT_CONNECTED = "LoLA upstream not connected";
+
+export class LolaUpstreamDriver implements NaoDriver {
+  readonly upstream: LolaUpstream;
+  /** LoLA does not expose the preference block; its identity is {@link robotConfig}. */
+  readonly prefs = null;
+  /** LoLA runs HAL's handshake itself: no boards to report. */
+  readonly boards: readonly BoardReport[] = [];
+  readonly jointInitialized = new Uint8Array(25).fill(1);
+  /** Paces the loop by the upstream's messages (pass it as the loop's `pacer`). */
+  readonly pacer: CyclePacer;
+  lastErrorText = NOT_CONNECTED;
+  readonly #clock: Clock;
+  readonly #periodMs: number;
+  readonly #writer = new LolaCommandWriter();
+  readonly #scaled = new Float32Array(25);
+  /** The last output written: the fault's last command re-sends its positions at stiffness 0. */
+  #last: NaoOutput | null = null;
+  /** A fault happened since the last read: the next read says "down" once (the core goes lost at once). */
+  #faulted = false;
+  /** When a read last reported a failure, ms (a typed slot: no boxed double per cycle). */
+  readonly #failedAtMs = Float64Array.of(Number.NaN);
+  #wake: (() => void) | null = null;
+  #fallback: ReturnType<typeof setTimeout> | null = null;
+  readonly #wakeNow = (): void => {
+    const w = this.#wake;
+    this.#wake = null;
+    w?.();
+  };
+
+  constructor(opts: LolaUpstreamDriverOptions) {
+    this.#clock = opts.clock;
+    this.#periodMs = opts.periodMs ?? 12;
+    this.upstream = new LolaUpstream(opts);
+    this.upstream.onMessage = this.#wakeNow;
+    this.upstream.onFault = (kind, reason, writable) => this.#onFault(kind, reason, writable);
+    this.pacer = { wait: (deadlineMs) => this.#wait(deadlineMs) };
+  }
+
+  get name(): string {
+    return `LoLA upstream ${this.upstream.path}`;
+  }
+  get busy(): boolean {
+    return false;
+  }
+  /** RobotConfig of the robot behind the socket, or null before its first message. */
+  get robotConfig(): LolaRobotConfig | null {
+    return this.upstream.robotConfig;
+  }
+
+  /** Starts connecting; never waits for the upstream (one that starts later is waited for by the client). */
+  async configure(): Promise<void> {
+    this.upstream.start();
+  }
+
+  async activate(): Promise<void> {}
+
+  read(nowMs: number, into: NaoState): number {
+    if (this.#faulted) {
+      this.#faulted = false;
+      this.#failedAtMs[0] = nowMs;
+      return NAO_IO.LinkDown;
+    }
+    const up = this.upstream;
+    if (!up.take()) {
+      // Nothing new. While LoLA streams that is a cycle between messages; otherwise a failure,
+      // reported once per cycle (the wrapper reads twice).
+      if (up.status === "streaming" || up.status === "connected" || this.#failedAtMs[0] === nowMs) return IO.None;
+      this.#failedAtMs[0] = nowMs;
+      this.lastErrorText = up.lastFault || NOT_CONNECTED;
+      return NAO_IO.NoAnswer;
+    }
+    const s = up.staged;
+    // NOTE: hot path: one typed-array copy per field, no per-element work beyond the feet.
+    into.stiffness.set(s.stiffness); // what LoLA reports as applied (our previous command)
+    into.position.set(s.position);
+    into.temperature.set(s.temperature);
+    into.current.set(s.current);
+    into.battery.set(s.battery);
+    into.accelerometer.set(s.accelerometer);
+    into.gyroscope.set(s.gyroscope);
+    into.angles.set(s.angles);
+    into.sonar.set(s.sonar);
+    into.fsr.set(s.fsr);
+    into.status.set(s.status);
+    into.touch.set(s.touch);
+    into.batteryTemperatureC = batteryTemperatureWholeCFromLola(s.battery[3]!);
+    computeFeet(s.fsr, into.footWeightKg, into.centerOfPressureM);
+    return IO.Fresh;
+  }
+
+  write(_nowMs: number, out: NaoOutput): number {
+    this.#last = out;
+    this.#encode(out.commands, out.scale[0]!);
+    const r = this.upstream.send(this.#writer.bytes);
+    if (r === SEND.Sent) return IO.Sent;
+    if (r === SEND.Busy) return IO.Busy;
+    this.lastErrorText = this.upstream.lastFault || NOT_CONNECTED;
+    return NAO_IO.WriteFailed;
+  }
+
+  /** A last command at stiffness 0 (the positions last sent), then the socket is flushed on close. */
+  async deactivate(): Promise<void> {
+    this.#sendSafe();
+  }
+
+  async close(): Promise<void> {
+    this.#stopWaiting();
+    await this.upstream.close();
+  }
+
+  /** Perform side: the command map from the core's output, stiffness scaled by the safety ramp. */
+  #encode(c: NaoCommands, scale: number): void {
+    const w = this.#writer;
+    const st = this.#scaled;
+    for (let i = 0; i < 25; i++) st[i] = c.stiffness[i]! * scale;
+    w.setFloats("Position", c.position).setFloats("Stiffness", st);
+    for (let g = 0; g < LED_GROUP_NAMES.length; g++) {
+      const name = LED_GROUP_NAMES[g]!;
+      w.setFloats(name, c.leds[name]);
+    }
+    w.setSonar(c.sonar[0] === 1, c.sonar[1] === 1);
+  }
+
+  #sendSafe(): void {
+    const last = this.#last;
+    if (last) this.#encode(last.commands, 0);
+    else this.#writer.setFloats("Stiffness", this.#scaled.fill(0)); // never written: positions 0 at stiffness 0
+    this.upstream.send(this.#writer.bytes);
+  }
+
+  #onFault(_kind: LolaUpstreamFaultKind, reason: string, writable: boolean): void {
+    this.lastErrorText = reason;
+    this.#faulted = true;
+    if (writable) this.#sendSafe();
+    this.#wakeNow(); // run the cycle now: the core goes to its safe state without waiting for the fallback
+  }
+
+  /**
+   * The loop's wait: until the next upstream message, or the fallback. While LoLA streams, the
+   * fallback is two periods after the wait began (a late message, not a missing one, must not
+   * double the cycle); otherwise the loop's own deadline.
+   */
+  #wait(deadlineMs: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#wake = resolve;
+      const up = this.upstream;
+      if (up.pending > 0) return this.#wakeNow(); // a message arrived while the cycle ran
+      if (up.status === "streaming" || up.status === "connected") {
+        // NOTE: one timer for the driver's life, re-armed in place (refresh() allocates nothing).
+        if (this.#fallback) this.#fallback.refresh();
+        else {
+          this.#fallback = setTimeout(this.#wakeNow, 2 * this.#periodMs);
+          this.#fallback.unref?.();
+        }
+      } else {
+        // Nothing streams: the loop's own clock (exact deadlines) keeps the safety ramp running.
+        if (this.#fallback) clearTimeout(this.#fallback);
+        this.#fallback = null;
+        void this.#clock.sleepUntil(deadlineMs).then(() => {
+          if (this.#wake === resolve) this.#wakeNow();
+        });
+      }
+    });
+  }
+
+  #stopWaiting(): void {
+    if (this.#fallback) clearTimeout(this.#fallback);
+    this.#fallback = null;
+    this.#wakeNow();
+  }
+}
