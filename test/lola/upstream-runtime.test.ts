@@ -187,7 +187,7 @@ describe("bodylink on top of LoLA (serve --lola-upstream)", () => {
       c.socket.destroy();
       await loop;
     });
-    await until(() => lola.robot.state.stiffness[0]! > 0.9, "stiffness upstream");
+    await until(() => lola.robot.state.stiffness[0]! > 0.9, "stiffness upstream", 10_000);
     await lola.stop();
     // Replace the upstream by one that sends a good message, then bytes that are not MessagePack.
     const received: Buffer[] = [];
@@ -200,7 +200,7 @@ describe("bodylink on top of LoLA (serve --lola-upstream)", () => {
       s.write(Buffer.concat([goodMessage, Buffer.from([0xc1])]));
     });
     await new Promise<void>((res) => bad.listen(up, res));
-    await until(() => received.length > 0 && robotOf(rt).state.safetyReason !== null && /not a sensor message/.test(robotOf(rt).state.safetyReason ?? ""), "the garbage fault");
+    await until(() => received.length > 0 && robotOf(rt).state.safetyReason !== null && /not a sensor message/.test(robotOf(rt).state.safetyReason ?? ""), "the garbage fault", 10_000);
     expect(robotOf(rt).state.link).toBe("lost");
     // The last command the proxy sent upstream holds every joint at stiffness 0.
     const updates: LolaCommandUpdate[] = [];
@@ -209,7 +209,7 @@ describe("bodylink on top of LoLA (serve --lola-upstream)", () => {
     for (const s of sockets) s.destroy();
     await new Promise<void>((res) => bad.close(() => res()));
     const again = await upstreamLola(up);
-    await until(() => robotOf(rt).state.link === "ok", "link ok with a real LoLA again", 8000);
+    await until(() => robotOf(rt).state.link === "ok", "link ok with a real LoLA again", 10_000);
     // After recovery, stiffness comes back on the ramp, never in one jump.
     const seen: number[] = [];
     const t0 = Date.now();
