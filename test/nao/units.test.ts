@@ -9,6 +9,9 @@ import { SimChestboard } from "../../src/sim/nao/chestboard.js";
 import { Kind } from "../../src/wire/chestboard/constants.js";
 import { encodeFrame } from "../../src/wire/chestboard/frame.js";
 import { bytes, u16le } from "../helpers/bytes.js";
+import { BATTERY_STATUS_DISCHARGING, SimNaoBody } from "../../src/sim/nao/body.js";
+import { LolaSensorWriter } from "../../src/wire/lola/sensor-message.js";
+import { KNOWN_ROBOT_CONFIG, knownSensorValues } from "../lola/helpers.js";
 
 const f32 = Math.fround;
 
@@ -76,6 +79,26 @@ describe("answer decoding", () => {
     expect(s.batteryTemperatureC).toBeCloseTo(28.5, 5);
     d.decode(battery(1010), battery(1010).length, s);
     expect(s.battery[0]).toBe(f32(0.99));
+  });
+  it("golden: Battery[1] is the status register read as LoLA reads it, signed (rUNSWift's captures: -32724 discharging, -32628 charging)", () => {
+    const d = new AnswerDecoder(prefs);
+    const s = new NaoState();
+    const writer = new LolaSensorWriter(KNOWN_ROBOT_CONFIG);
+    for (const [status, expected, lolaBytes] of [
+      [0x802c, -32724, "c6ffa800"],
+      [0x808c, -32628, "c6fee800"],
+      [0x0080, 128, "43000000"], // top bit clear: positive, as before
+    ] as const) {
+      const f = encodeFrame([{ kind: Kind.BatteryState, bus: 0, address: 0x04, payload: bytes(u16le(990), u16le(status), u16le(0xfc18), u16le(285)) }]);
+      expect(d.decode(f, f.length, s)).toBe(true);
+      expect(s.battery[1]).toBe(expected);
+      // And on the LoLA socket: the same float32, sign included, at Battery[1].
+      const m = writer.write({ ...knownSensorValues(), battery: s.battery });
+      const at = Buffer.from(m).indexOf(Buffer.from("Battery")) + "Battery".length + 1 /* fixarray 4 */ + 5 /* Battery[0] */ + 1; /* 0xca */
+      expect(Buffer.from(m.subarray(at, at + 4)).toString("hex")).toBe(lolaBytes);
+    }
+    // The simulator sends what a discharging robot sends.
+    expect(new SimNaoBody(1).batteryStatusBits).toBe(BATTERY_STATUS_DISCHARGING);
   });
   it("skips messages with a wrong payload size or an unknown board, and counts them", () => {
     const d = new AnswerDecoder(prefs);

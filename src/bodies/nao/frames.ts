@@ -211,7 +211,9 @@ export class AnswerDecoder {
   #battery(v: DataView, p: number, s: NaoState): boolean {
     const charge = U.batteryChargeFromCounts(v.getUint16(p, true));
     if (!Number.isNaN(charge)) s.battery[0] = charge; // out-of-range charge is dropped: the last value stays
-    s.battery[1] = v.getUint16(p + 2, true);
+    // The status register as LoLA reports it: a signed 16-bit value, so the set top bit makes it
+    // negative (rUNSWift's raw captures: -32724 discharging, -32628 charging; docs/protocol/chestboard.md).
+    s.battery[1] = v.getInt16(p + 2, true);
     s.battery[2] = U.batteryCurrentFromCounts(v.getInt16(p + 4, true));
     const t = v.getUint16(p + 6, true);
     s.battery[3] = U.batteryTemperatureLolaFromCounts(t);

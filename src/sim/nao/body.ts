@@ -26,6 +26,10 @@ const HEAT_C_PER_A2 = 45;
 const JOINT_TAU_S = 0.04;
 const JOINT_MAX_SPEED_RADS = 6;
 const TMP100_PERIOD_S = 0.3;
+/** Battery status register, raw 16 bits, as rUNSWift's captures show it (LoLA: -32628.0 and -32724.0). */
+export const BATTERY_STATUS_CHARGING = 0x808c;
+export const BATTERY_STATUS_DISCHARGING = 0x802c;
+
 /** Normal draws per step: 25 joint currents, 2 angles, 3 + 3 IMU, 8 FSR, 2 sonar, battery, 2 head, face. */
 const NOISE_PER_STEP = 47;
 
@@ -63,7 +67,7 @@ export class SimNaoBody {
   set faceTemperatureC(v: number) { this.#f[5] = v; }
   /** Simulated time since power-on, s. */
   get timeS(): number { return this.#f[6]!; }
-  batteryStatusBits = 0;
+  batteryStatusBits = BATTERY_STATUS_DISCHARGING;
   charging = false;
   /** False until the first TMP100 reading (about 300 ms after power-on). */
   faceTemperatureValid = false;
@@ -157,7 +161,8 @@ export class SimNaoBody {
     this.batteryCurrentA = this.charging ? 1.5 : -(0.9 + 0.12 * load) + 0.01 * z[k++]!;
     this.batteryCharge = Math.min(1, Math.max(0, this.batteryCharge + (this.batteryCurrentA * dtS) / (2.9 * 3600)));
     this.batteryTemperatureC += ((this.charging ? 36 : 33) - this.batteryTemperatureC) * (dtS / 1200);
-    this.batteryStatusBits = this.charging ? 0x0080 : 0x0000;
+    // The status register's values in rUNSWift's raw captures (bit 0x80: charging, as B-Human reads it).
+    this.batteryStatusBits = this.charging ? BATTERY_STATUS_CHARGING : BATTERY_STATUS_DISCHARGING;
     // Head.
     this.headVoltageV = 21.5 + 3.4 * this.batteryCharge + 0.005 * z[k++]!;
     this.headPowerW = 10.7 + 0.05 * z[k++]!;

@@ -161,7 +161,7 @@ export const PAYLOAD = {
   FOOT: 9,
   /** InertialState: i16 accel ×3, i16 gyro ×3, i16 angle ×2. */
   INERTIAL: 16,
-  /** BatteryState: u16 charge ‰, u16 status bits, i16 current mA, u16 temperature 0.1 °C. */
+  /** BatteryState: u16 charge ‰, i16 status register (bit 15 set on a real robot: negative), i16 current mA, u16 temperature 0.1 °C. */
   BATTERY: 8,
   /** SonarState: u16 left, u16 right echo counts. */
   SONAR: 4,
