@@ -28,6 +28,7 @@ import { BodylinkError } from "../errors.js";
 import { checkName, checkRuntimeDir, defaultName, listRuntimes, ownProcStart, type RuntimeRecord, removeRuntimeRecord, updateRuntime, writeRuntime } from "./discovery.js";
 import { CliError, parseIntOption } from "./errors.js";
 import { escapeForLog } from "../serve/log.js";
+import { attachSafetyLog, type SafetyLog } from "../serve/safety-log.js";
 import { requireTokenOffLoopback, type WebAccessOptions } from "../serve/web-access.js";
 
 /** bodylink's version (package.json), as the fleet's presence records carry it. */
@@ -185,7 +186,14 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   // Off loopback, a token or nothing (docs/security.md); checked before anything is opened.
   const token = o.token ?? (process.env.BODYLINK_TOKEN || undefined);
   requireTokenOffLoopback(o.host, token);
-  const access: WebAccessOptions = { allowHosts: o.allowHost ?? [], allowOrigins: o.allowOrigin ?? [], token: token ?? null };
+  // The safety log (pino's line format, stderr) is attached once the body exists; refusals before that are not logged.
+  let safety: SafetyLog | null = null;
+  const access: WebAccessOptions & { onRefused: (what: string, detail: string) => void } = {
+    allowHosts: o.allowHost ?? [],
+    allowOrigins: o.allowOrigin ?? [],
+    token: token ?? null,
+    onRefused: (what, detail) => safety?.refused(what, detail),
+  };
   const others = listRuntimes();
   const name = o.name ?? defaultName(o.body, new Set(others.map((r) => r.name)));
   const bad = checkName(name);
@@ -268,6 +276,9 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     } else {
       throw new CliError(`unknown body ${JSON.stringify(o.body)}; choose ${bodyChoicesText()}`, 2);
     }
+    const slog = attachSafetyLog(robot, o.quiet ? () => undefined : undefined);
+    safety = slog;
+    closers.push(async () => slog.close());
     if (fleetOpts) {
       fleet = new FleetBridge({
         name,

@@ -58,13 +58,15 @@ import { stateRoutes } from "./routes/state.js";
 import { streamRoutes } from "./routes/stream.js";
 import { API_VERSION, LEASE_HEADER } from "./schemas.js";
 import { StateStream, type StreamOptions } from "./stream.js";
-import { requireTokenOffLoopback, WebAccess, type WebAccessOptions } from "../web-access.js";
+import { redactToken, requireTokenOffLoopback, WebAccess, type WebAccessOptions } from "../web-access.js";
 
 export type { ApiRobot } from "./routes/context.js";
 
 export interface ApiServerOptions extends StreamOptions, WebAccessOptions {
   /** Called for every route as it is registered, before any is (fastify's onRoute hook). */
   onRoute?: (route: RouteOptions) => void;
+  /** Called for every request the Host/token/Origin checks refuse (the safety log; rate-limited there). */
+  onRefused?: (what: string, detail: string) => void;
   /** fastify's logger option. Defaults to false (the CLI turns it on). */
   logger?: FastifyServerOptions["logger"];
   /** The runtime's fleet seat (serve --fleet): /v1/health reports it and /v1/fleet serves the fleet page. */
@@ -130,6 +132,7 @@ function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { ap
     const upgrade = req.headers.upgrade?.toLowerCase() === "websocket";
     const refused = access.check(req, { upgrade, page: path === "/" || path.startsWith("/dashboard/") });
     if (!refused) return;
+    opts.onRefused?.(`api ${upgrade ? "WebSocket" : "request"} (${refused.code})`, `${req.method} ${redactToken(req.url)} from ${req.ip}: ${refused.message}`);
     // A refused upgrade never reaches @fastify/websocket's hooks (which would end its socket).
     if (upgrade) reply.raw.once("finish", () => req.raw.socket.end());
     await refuseAndCut(req, reply, refused);

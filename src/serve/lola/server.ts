@@ -41,6 +41,7 @@ import type { NaoRobot } from "../../runtime/nao-robot.js";
 import type { Lease, LeaseInfo } from "../../runtime/authority.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
 import { BodylinkError } from "../../errors.js";
+import { escapeForLog } from "../log.js";
 import { LolaCommandReader, type LolaCommandProblem, type LolaCommandUpdate } from "../../wire/lola/command-reader.js";
 import { LOLA_SENSOR_MESSAGE_BYTES, LOLA_SOCKET_PATH } from "../../wire/lola/constants.js";
 import type { LolaTap } from "../../record/tap.js";
@@ -579,7 +580,8 @@ class ServerState {
     }
     if (c.problemsSeen.size >= MAX_DISTINCT_PROBLEMS) return;
     c.problemsSeen.set(text, 1);
-    this.log("warn", `${c.name}: ${text}${key === "control" || key === "command" ? "" : " (key ignored, the rest applied; logged once)"}`);
+    // `text` may name a key the client sent: escaped, so it cannot forge a log line (issue 10).
+    this.log("warn", `${c.name}: ${escapeForLog(text)}${key === "control" || key === "command" ? "" : " (key ignored, the rest applied; logged once)"}`);
   }
 
   #drop(c: Client): void {

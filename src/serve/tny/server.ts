@@ -46,6 +46,8 @@ export interface TnyServerOptions extends WebAccessOptions {
    * cannot hold every slot and lock others out. Defaults to 30000; 0 disables.
    */
   idleTimeoutMs?: number;
+  /** Called for every refused upgrade (access checks, the connection limit): the safety log. */
+  onRefused?: (what: string, detail: string) => void;
   /** Defaults to 127.0.0.1 (loopback only). Use 0.0.0.0 to serve the network. */
   host?: string;
   /** Defaults to 5621; 0 picks a free port. */
@@ -143,12 +145,14 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
     const refused = access.check(req, { upgrade: true });
     if (refused) {
       refusedAccess++;
+      opts.onRefused?.(`TNY-360 connection (${refused.code})`, `from ${req.socket.remoteAddress ?? "?"}: ${refused.message}`);
       const body = `${refused.message}\n`;
       socket.end(`HTTP/1.1 ${refused.status} ${STATUS_TEXT[refused.status] ?? "Refused"}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
       return;
     }
     if (sockets.size + pending.size >= maxConnections) {
       refusedConnections++;
+      opts.onRefused?.("TNY-360 connection (limit)", `from ${req.socket.remoteAddress ?? "?"}: ${maxConnections} connections open`);
       const body = `at most ${maxConnections} connections; close one first\n`;
       socket.end(`HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
       return;
