@@ -59,10 +59,10 @@ async function endWith(how: { signal?: NodeJS.Signals; fault?: string }): Promis
       last = (unpack(frame) as { Stiffness: number[] }).Stiffness;
       if (Math.min(...last) > 0.99) stiffnessSeen++;
       await c.send(stiff.bytes).catch(() => undefined);
-      // Signal once the controller has held stiffness 1 for a while (the fault comes by itself).
-      if (how.signal && !signalled && stiffnessSeen >= 10) {
+      // Signal once the controller has held stiffness 1 for a while (SIGUSR2 fires the injected fault).
+      if (!signalled && stiffnessSeen >= 10) {
         signalled = true;
-        child.kill(how.signal);
+        child.kill(how.signal ?? "SIGUSR2");
       }
     }
     return { stiffnessSeen, last, code: await exited, out, dir, lolaPath };
@@ -95,14 +95,14 @@ describe("every exit takes the stop path", () => {
   }, 90_000);
 
   it("an uncaught exception: one line, then the same path, exit 1", async () => {
-    const r = await endWith({ fault: "throw:6000" });
+    const r = await endWith({ fault: "throw" });
     expectCleanStop(r);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/^bodylink: uncaught exception: Error: injected fault \(BODYLINK_TEST_FAULT\).*; stopping the body$/m);
   }, 90_000);
 
   it("an unhandled rejection: the same path, exit 1", async () => {
-    const r = await endWith({ fault: "reject:6000" });
+    const r = await endWith({ fault: "reject" });
     expectCleanStop(r);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/bodylink: unhandled rejection: Error: injected fault/);

@@ -460,13 +460,13 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   };
   process.on("uncaughtException", crash("uncaught exception"));
   process.on("unhandledRejection", crash("unhandled rejection"));
-  // Test-only: inject a fault to check the crash path (test/exit.test.ts).
-  const fault = /^(throw|reject):(\d+)$/.exec(process.env.BODYLINK_TEST_FAULT ?? "");
-  if (fault) {
-    setTimeout(() => {
-      if (fault[1] === "throw") throw new Error("injected fault (BODYLINK_TEST_FAULT)");
+  // Test-only: inject a fault on SIGUSR2 to check the crash path (test/exit.test.ts).
+  const fault = process.env.BODYLINK_TEST_FAULT;
+  if (fault === "throw" || fault === "reject") {
+    process.on("SIGUSR2", () => {
+      if (fault === "throw") throw new Error("injected fault (BODYLINK_TEST_FAULT)");
       void Promise.reject(new Error("injected fault (BODYLINK_TEST_FAULT)"));
-    }, Number(fault[2]));
+    });
   }
 }
 
