@@ -10,7 +10,7 @@ import { registerEstop } from "./estop.js";
 import { registerInspect } from "./inspect.js";
 import { registerFleet } from "./fleet.js";
 import { registerLs } from "./ls.js";
-import { registerRecord } from "./record.js";
+import { registerLolaDump, registerRecord } from "./record.js";
 import { registerReplay } from "./replay.js";
 import { registerServe } from "./serve.js";
 import { registerVerify } from "./verify.js";
@@ -24,6 +24,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerLs(program);
   registerRecord(program);
+  registerLolaDump(program);
   registerVerify(program);
   registerReplay(program);
   registerFleet(program);

@@ -4,9 +4,31 @@
  * whether the file was cut short. Formats and channels: docs/recordings.md.
  */
 import type { Command } from "commander";
+import { LolaDump } from "../record/lola-dump.js";
 import { formatRecordingInfo, readRecordingInfo } from "../record/reader.js";
-import { CliError } from "./errors.js";
+import { CliError, parseIntOption } from "./errors.js";
 import { addServeOptions, runServe } from "./serve.js";
+
+export function registerLolaDump(program: Command): void {
+  program
+    .command("lola-dump <file>")
+    .description("connect to a LoLA socket as a client that sends nothing and record every sensor message exactly as received (the LoLA half of verify's robot recipe)")
+    .option("--lola-path <path>", "the LoLA socket", "/tmp/robocup")
+    .option("--duration <s>", "stop after N seconds (default: Ctrl-C)", parseIntOption("--duration", 1, 31_536_000))
+    .action(async (file: string, o: { lolaPath: string; duration?: number }) => {
+      const dump = await LolaDump.start({ path: file, lolaPath: o.lolaPath });
+      console.log(`dumping LoLA messages from ${o.lolaPath} to ${file}${o.duration ? ` for ${o.duration} s` : ""}; Ctrl-C to stop.`);
+      const done = new Promise<string>((resolve) => {
+        process.once("SIGINT", () => resolve("SIGINT"));
+        process.once("SIGTERM", () => resolve("SIGTERM"));
+        if (o.duration) setTimeout(() => resolve(`${o.duration} s`), o.duration * 1000).unref();
+      });
+      const why = await done;
+      await dump.stop();
+      console.log(`${why}: ${dump.messages.toLocaleString("en-US")} LoLA messages in ${file}`);
+      process.exit(0);
+    });
+}
 
 export function registerRecord(program: Command): void {
   addServeOptions(

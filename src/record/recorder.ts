@@ -60,6 +60,11 @@ export interface RecorderOptions {
   durationS?: number;
   /** Uncompressed chunk size, bytes. Defaults to 256 KiB. */
   chunkBytes?: number;
+  /**
+   * NAO: the raw preference block, when the recording starts after the preference reads have left
+   * the ring (the recorder otherwise rebuilds it from the recorded answer frames). Attached to every file.
+   */
+  prefsBlock?: Uint8Array;
   /** Library name written into the MCAP header. */
   library?: string;
   /** Called once when the recording ends by itself: `reason` null after `durationS`, else why it failed. */
@@ -155,6 +160,7 @@ export class Recorder {
       adapter = null; // a runtime the robot API does not know (tests' fakes): no /api/state
     }
     this.#adapter = adapter;
+    this.#prefsBlock = opts.prefsBlock ?? null;
   }
 
   /** Open the first file and start draining. Rejects (BL_ERR_RECORD_OPEN) when the file cannot be created. */

@@ -183,3 +183,39 @@ describe("bodylink record: the MCAP file", () => {
     await expect(recordedSim(join(tmpDir(), "no-such-dir", "x.mcap"))).rejects.toThrow(/cannot create the recording .*x\.mcap/);
   });
 });
+
+describe("bodylink lola-dump", () => {
+  it("records every LoLA message exactly as a client receives it, with its time", async () => {
+    const { LolaDump } = await import("../../src/record/lola-dump.js");
+    const { until } = await import("../lola/client.js");
+    const path = join(tmpDir(), "dump.mcap");
+    sim = await recordedSim(join(tmpDir(), "rec.mcap"));
+    await sim.cycles(5);
+    const dump = await LolaDump.start({ path, lolaPath: sim.lola.path, log: () => {} });
+    await until(() => dump.messages >= 1, "the greeting message");
+    for (let i = 0; i < 20; i++) {
+      await sim.cycles(1);
+      await until(() => dump.messages >= i + 2, `message ${i + 2}`);
+    }
+    await dump.stop();
+    const { reader, close } = await indexed(path);
+    try {
+      expect([...reader.channelsById.values()].map((c) => c.topic)).toEqual(["/lola/upstream/sensor"]);
+      const got: Uint8Array[] = [];
+      for await (const m of reader.readMessages()) got.push(m.data);
+      expect(got).toHaveLength(21);
+      expect(got.every((g) => g.length === LOLA_SENSOR_MESSAGE_BYTES)).toBe(true);
+      // The last 20 are the server's per-cycle messages, as its tap recorded them.
+      const sent: Uint8Array[] = [];
+      await sim.recorder.flush();
+      await sim.close();
+      const rec = sim.recorder.files[0]!;
+      sim = null;
+      const { streamRecording } = await import("../../src/record/reader.js");
+      for await (const m of streamRecording(rec)) if (m.topic === "/lola/sensor") sent.push(m.data);
+      expect(got.slice(1).map((g) => Buffer.from(g).toString("hex"))).toEqual(sent.slice(5, 25).map((g) => Buffer.from(g).toString("hex")));
+    } finally {
+      await close();
+    }
+  });
+});
