@@ -21,6 +21,7 @@ import { RecordTap, TappedChestboard } from "../record/tap.js";
 import { ByteRing } from "../shm/ring.js";
 import { join, resolve } from "node:path";
 import { LolaUpstreamDriver } from "../drivers/nao/lola-upstream.js";
+import { DEFAULT_FOXGLOVE_PORT, startFoxgloveServer } from "../serve/foxglove/server.js";
 import { FleetBridge } from "../fleet/bridge.js";
 import { DEFAULT_FLEET_URL, type FleetConnectOptions, natsOptions, redactUrl } from "../fleet/connect.js";
 import { subject } from "../fleet/subjects.js";
@@ -99,6 +100,8 @@ export interface ServeOptions {
   lolaGroup?: string;
   /** Most state-stream subscribers at once. Defaults to the stream's default. */
   maxSubscribers?: number;
+  /** Serve the recording's channels live over the Foxglove WebSocket protocol: true for port 8765, or a port. */
+  foxglove?: true | number;
   /** NAO: drive the runtime from this driver instead of a chest board (replay). */
   driver?: NaoDriver;
   /** The runtime's clock. Defaults to the wall clock. */
@@ -207,7 +210,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   let recorder: Recorder | null = null;
   // Recording: the ring and the tap exist before the body, so configure() is recorded too.
   const clock = o.clock ?? new MonotonicClock();
-  const tap = o.record ? new RecordTap(ByteRing.create(RECORD_RING_BYTES), clock) : null;
+  const tap = o.record || o.foxglove !== undefined ? new RecordTap(ByteRing.create(RECORD_RING_BYTES), clock) : null;
   try {
     if (o.body === "nao") {
       const upstreamPath = o.lolaUpstream === true ? DEFAULT_LOLA_PATH : o.lolaUpstream || null;
@@ -302,15 +305,24 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     lines.unshift(`runtime: ${name} (pid ${process.pid})`);
     // Like Jupyter: the dashboard's URL carries the token, so opening it is all a user does.
     lines.push(`robot API: ${api.url}  (dashboard ${api.url}/${token ? `?token=${encodeURIComponent(token)}` : ""}, state stream ${api.url.replace(/^http/, "ws")}/v1/stream, OpenAPI ${api.url}/openapi.json)`);
-    if (tap && o.record) {
+    if (tap) {
       const rec = await Recorder.start(
         { tap, robot, transport },
-        { path: o.record, splitMb: o.splitMb, durationS: o.duration, library: "bodylink 0.1.0", ...(o.onRecordingStop ? { onStop: o.onRecordingStop } : {}) },
+        {
+          ...(o.record ? { path: o.record, splitMb: o.splitMb, durationS: o.duration } : {}),
+          library: "bodylink 0.1.0",
+          ...(o.onRecordingStop ? { onStop: o.onRecordingStop } : {}),
+        },
       );
       recorder = rec;
       // After the body has stopped: its last frame (stiffness 0) is in the recording too.
       closers.push(() => rec.stop());
-      lines.push(`recording: ${rec.files[0]}${o.splitMb ? ` (a new file every ${o.splitMb} MB)` : ""}${o.duration ? `, for ${o.duration} s` : ""}`);
+      if (o.record) lines.push(`recording: ${rec.files[0]}${o.splitMb ? ` (a new file every ${o.splitMb} MB)` : ""}${o.duration ? `, for ${o.duration} s` : ""}`);
+      if (o.foxglove !== undefined) {
+        const fx = await startFoxgloveServer(rec, { host: o.host, port: o.foxglove === true ? DEFAULT_FOXGLOVE_PORT : o.foxglove, ...access });
+        closers.unshift(() => fx.close());
+        lines.push(`Foxglove: ${fx.url}${token ? `?token=${encodeURIComponent(token)}` : ""}  (Foxglove: Open connection, Foxglove WebSocket)`);
+      }
     }
     record = { ...record, transport, apiUrl: api.url, lolaPath, tnyUrl, fleetUrl: fleetOpts ? redactUrl(fleetOpts.url) : null };
     updateRuntime(record);
@@ -395,7 +407,8 @@ export function addServeOptions(cmd: Command): Command {
       100,
     )
     .option("--split-mb <mb>", "with a recording: start a new file every N MB (files FILE-0001.mcap, FILE-0002.mcap, ...)", parseIntOption("--split-mb", 1, 1_000_000))
-    .option("--duration <s>", "with a recording: stop recording after N seconds", parseIntOption("--duration", 1, 31_536_000));
+    .option("--duration <s>", "with a recording: stop recording after N seconds", parseIntOption("--duration", 1, 31_536_000))
+    .option("--foxglove [port]", `serve the recording's channels live to Foxglove (foxglove.websocket.v1; default port ${DEFAULT_FOXGLOVE_PORT}, same access rules as the API)`, parseIntOption("--foxglove", 0, 65535));
 }
 
 type RawServeOptions = Omit<ServeOptions, "acceptBoardVersion"> & { acceptBoardVersion?: number[] };

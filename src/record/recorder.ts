@@ -52,8 +52,11 @@ export const DEFAULT_CHUNK_BYTES = 256 * 1024;
 const API_STATE_EVERY_MS = 50;
 
 export interface RecorderOptions {
-  /** The file to write, e.g. "run.mcap". With `splitMb`, files are named run-0001.mcap, run-0002.mcap, … */
-  path: string;
+  /**
+   * The file to write, e.g. "run.mcap". With `splitMb`, files are named run-0001.mcap, run-0002.mcap, …
+   * Without one, nothing is written: the recorder only hands messages to its listeners (the live Foxglove server).
+   */
+  path?: string;
   /** Start a new file once the current one reaches this many MB (10^6 bytes). Defaults to none. */
   splitMb?: number;
   /** Stop after this many seconds. Defaults to none (until `stop()`). */
@@ -131,6 +134,7 @@ export class Recorder {
   #ids = new Map<number, number>();
   readonly #seq = new Map<number, number>();
   #queue: Pending[] = [];
+  readonly #listeners: Array<(channel: number, logTimeNs: bigint, data: Uint8Array) => void> = [];
   #pumping: Promise<void> | null = null;
   #messages = 0;
   #droppedSeen = 0;
@@ -169,9 +173,35 @@ export class Recorder {
     if (opts.durationS !== undefined && !(opts.durationS > 0)) throw new RangeError(`durationS must be > 0, got ${opts.durationS}`);
     await loadZstd();
     const r = new Recorder(src, opts);
-    await r.#openFile();
+    if (opts.path) await r.#openFile();
     r.#attach();
     return r;
+  }
+
+  /** The JSON Schema of a JSON channel (the same one the file declares). */
+  schemaFor(ring: number): object {
+    return this.#schemaFor(ring);
+  }
+
+  /** Whether a channel is written for this body (NAO channels only on a NAO, /api/state when the API knows the body). */
+  hasChannel(ring: number): boolean {
+    const c = CHANNEL_BY_RING.get(ring);
+    if (!c) return false;
+    if ((c.topic.startsWith("/nao/") || c.topic.startsWith("/lola/")) && !this.#nao) return false;
+    return !(ring === RING_CHANNEL.apiState && !this.#adapter);
+  }
+
+  /**
+   * Every message, as it leaves the ring (consumer side): ring channel, log time (ns since the
+   * epoch), bytes (the file's: a fresh buffer the listener may keep, and must not modify). A
+   * listener that throws is dropped. Returns an unsubscribe.
+   */
+  onMessage(listener: (channel: number, logTimeNs: bigint, data: Uint8Array) => void): () => void {
+    this.#listeners.push(listener);
+    return () => {
+      const i = this.#listeners.indexOf(listener);
+      if (i >= 0) this.#listeners.splice(i, 1);
+    };
   }
 
   get files(): readonly string[] {
@@ -234,7 +264,7 @@ export class Recorder {
         boards: boards.map((b) => ({ name: b.name, accepted: b.accepted, reason: b.reason, version: b.configVersion, serial: b.serial })),
       });
     }
-    this.event("recording_started", `recording to ${this.#files[0]}`, { body: robot.kind, transport: this.#src.transport });
+    this.event("recording_started", this.#files[0] ? `recording to ${this.#files[0]}` : "live stream (no file)", { body: robot.kind, transport: this.#src.transport });
     if (this.#adapter) this.#timers.push(setInterval(() => this.#apiState(), API_STATE_EVERY_MS));
     // Drains also when no cycle runs (a paused replay, a stopped body).
     this.#timers.push(setInterval(() => this.#drain(), 100));
@@ -335,7 +365,16 @@ export class Recorder {
 
   #enqueue(channel: number, timeMs: number, data: Uint8Array): void {
     if (this.#stopped && !this.#stopping) return;
-    this.#queue.push({ channelId: channel, logTime: nsOf(timeMs), data });
+    const logTime = nsOf(timeMs);
+    for (const l of [...this.#listeners]) {
+      try {
+        l(channel, logTime, data);
+      } catch {
+        this.#listeners.splice(this.#listeners.indexOf(l), 1); // a broken listener must not stop the recording
+      }
+    }
+    if (!this.#opts.path) return;
+    this.#queue.push({ channelId: channel, logTime, data });
     this.#pumping ??= this.#pump();
   }
 
@@ -369,7 +408,8 @@ export class Recorder {
   }
 
   async #openFile(): Promise<void> {
-    const path = this.#opts.splitMb ? splitPath(this.#opts.path, this.#files.length + 1) : this.#opts.path;
+    const base = this.#opts.path ?? "";
+    const path = this.#opts.splitMb ? splitPath(base, this.#files.length + 1) : base;
     let file: FileWritable;
     try {
       file = await FileWritable.open(path);
@@ -379,11 +419,8 @@ export class Recorder {
     const writer = new McapWriter({ writable: file, chunkSize: this.#opts.chunkBytes ?? DEFAULT_CHUNK_BYTES, compressChunk: compressZstd });
     await writer.start({ profile: RECORDING_PROFILE, library: this.#opts.library ?? "bodylink" });
     const ids = new Map<number, number>();
-    const nao = this.#nao !== null;
     for (const c of CHANNELS) {
-      const naoOnly = c.topic.startsWith("/nao/") || c.topic.startsWith("/lola/");
-      if (naoOnly && !nao) continue;
-      if (c.ring === RING_CHANNEL.apiState && !this.#adapter) continue;
+      if (!this.hasChannel(c.ring)) continue;
       let schemaId = 0;
       if (c.schemaName) {
         const schema = this.#schemaFor(c.ring);
@@ -445,7 +482,7 @@ export class Recorder {
   #fail(e: Error): void {
     if (this.#stopped) return;
     this.#stopped = true;
-    const path = this.#files[this.#files.length - 1] ?? this.#opts.path;
+    const path = this.#files[this.#files.length - 1] ?? this.#opts.path ?? "";
     this.#failure = `cannot write ${path}: ${e.message}`;
     this.#detach();
     this.#queue = [];
