@@ -118,8 +118,8 @@ export async function startFoxgloveServer(recorder: Recorder, opts: FoxgloveServ
             status(ws, 1, `no channel ${String(s.channelId)}`);
             continue;
           }
-          let set = c.subs.get(ch.id);
-          if (!set) c.subs.set(ch.id, (set = new Set()));
+          const set = c.subs.get(ch.id) ?? new Set<number>();
+          c.subs.set(ch.id, set);
           set.add(s.id as number);
         }
       } else if (msg.op === "unsubscribe" && Array.isArray(msg.subscriptionIds)) {
