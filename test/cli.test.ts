@@ -57,7 +57,7 @@ describe("bodylink without a runtime", () => {
     expect((await cli("serve", "--api-port", "99999")).code).toBe(2);
     expect((await cli("serve", "--gc-every-ms", "-1")).stderr).toMatch(/--gc-every-ms/);
     expect((await cli("serve", "--body", "hexapod", "--api-port", "0", "--no-lola")).stderr).toMatch(/unknown body "hexapod"; choose nao, p7 or tny360/);
-    for (const c of [[], ["serve"], ["ls"], ["state"], ["prefs"], ["boards"], ["chest"], ["chest", "harakiri"]]) {
+    for (const c of [[], ["serve"], ["ls"], ["fleet"], ["fleet", "estop"], ["state"], ["prefs"], ["boards"], ["chest"], ["chest", "harakiri"]]) {
       const r = await cli(...c, "--help");
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^Usage: bodylink/);
