@@ -11,29 +11,12 @@ import { BodylinkError } from "../errors.js";
 import { CliError, parseIntOption } from "./errors.js";
 import { formatState } from "./inspect.js";
 import { formatUptime, table } from "./ls.js";
-import { fleetConnectOptions } from "./serve.js";
+import { addFleetCredentialOptions, type FleetFlags as ServeFleetFlags, fleetConnectOptions } from "./serve.js";
 
-interface FleetFlags {
-  fleet?: string;
-  fleetUser?: string;
-  fleetPassword?: string;
-  fleetToken?: string;
-  fleetNkey?: string;
-  fleetCreds?: string;
-  fleetCa?: string;
-  json?: boolean;
-}
+type FleetFlags = ServeFleetFlags & { json?: boolean };
 
 function withConnection(cmd: Command): Command {
-  return cmd
-    .option("--fleet <url>", `the fleet's NATS server (default: BODYLINK_FLEET, else ${DEFAULT_FLEET_URL})`)
-    .option("--fleet-user <user>", "NATS user (password: --fleet-password or BODYLINK_FLEET_PASSWORD)")
-    .option("--fleet-password <password>", "NATS password (prefer BODYLINK_FLEET_PASSWORD)")
-    .option("--fleet-token <token>", "NATS token (prefer BODYLINK_FLEET_TOKEN)")
-    .option("--fleet-nkey <file>", "NATS NKey seed file")
-    .option("--fleet-creds <file>", "NATS .creds file")
-    .option("--fleet-ca <file>", "CA certificate for tls:// fleets")
-    .option("--json", "print JSON");
+  return addFleetCredentialOptions(cmd.option("--fleet <url>", `the fleet's NATS server (default: BODYLINK_FLEET, else ${DEFAULT_FLEET_URL})`)).option("--json", "print JSON");
 }
 
 async function withFleet<T>(o: FleetFlags, f: (c: FleetClient) => Promise<T>): Promise<T> {

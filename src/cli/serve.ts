@@ -158,7 +158,20 @@ export async function safeStop(robot: RobotBase, reason: string): Promise<void> 
 }
 
 /** The fleet connection options from serve's flags (secrets may come from the environment instead of argv). */
-export function fleetConnectOptions(o: Pick<ServeOptions, "fleet" | "fleetUser" | "fleetPassword" | "fleetToken" | "fleetNkey" | "fleetCreds" | "fleetCa">): FleetConnectOptions {
+export type FleetFlags = Pick<ServeOptions, "fleet" | "fleetUser" | "fleetPassword" | "fleetToken" | "fleetNkey" | "fleetCreds" | "fleetCa">;
+
+/** The credential flags `serve --fleet` and `bodylink fleet …` share. */
+export function addFleetCredentialOptions(cmd: Command): Command {
+  return cmd
+    .option("--fleet-user <user>", "NATS user (password: --fleet-password or BODYLINK_FLEET_PASSWORD)")
+    .option("--fleet-password <password>", "NATS password (prefer BODYLINK_FLEET_PASSWORD: argv is visible to other users)")
+    .option("--fleet-token <token>", "NATS token (prefer BODYLINK_FLEET_TOKEN)")
+    .option("--fleet-nkey <file>", "NATS NKey seed file")
+    .option("--fleet-creds <file>", "NATS .creds file (JWT and seed)")
+    .option("--fleet-ca <file>", "CA certificate for tls:// fleets");
+}
+
+export function fleetConnectOptions(o: FleetFlags): FleetConnectOptions {
   const password = o.fleetPassword ?? process.env.BODYLINK_FLEET_PASSWORD;
   const token = o.fleetToken ?? process.env.BODYLINK_FLEET_TOKEN;
   return {
@@ -369,7 +382,7 @@ function combineTaps(a: LolaTap | undefined, b: LolaTap | undefined): LolaTap | 
 
 /** The options `serve` and `record` share. */
 export function addServeOptions(cmd: Command): Command {
-  return cmd
+  return addFleetCredentialOptions(cmd)
     .option("--body <body>", BODY_KINDS.join(" | "), "nao")
     .option("--name <name>", "this runtime's name: unique on this machine, the robot's name in a fleet (default: BODY-HOST, then BODY-HOST-2 …)")
     .option("--usb", "NAO: talk to the real chest board over USB instead of the simulator")
@@ -394,12 +407,6 @@ export function addServeOptions(cmd: Command): Command {
     .option("--fleet [url]", `join a fleet over NATS (default ${DEFAULT_FLEET_URL}; tls://HOST:PORT for TLS; docs/fleet.md)`)
     .option("--fleet-rate <hz>", "state messages per second on bodylink.NAME.state", parseIntOption("--fleet-rate", 1, 50))
     .option("--fleet-ttl-ms <ms>", "presence TTL: a killed runtime leaves the fleet within it (same for the whole fleet)", parseIntOption("--fleet-ttl-ms", 1000, 60000))
-    .option("--fleet-user <user>", "NATS user (password: --fleet-password or BODYLINK_FLEET_PASSWORD)")
-    .option("--fleet-password <password>", "NATS password (prefer BODYLINK_FLEET_PASSWORD: argv is visible to other users)")
-    .option("--fleet-token <token>", "NATS token (prefer BODYLINK_FLEET_TOKEN)")
-    .option("--fleet-nkey <file>", "NATS NKey seed file")
-    .option("--fleet-creds <file>", "NATS .creds file (JWT and seed)")
-    .option("--fleet-ca <file>", "CA certificate for tls:// fleets")
     .option(
       "--gc-every-ms <ms>",
       "collect V8's young generation between cycles at most this often, so it never stops a cycle at random (0: leave it to V8)",
