@@ -83,7 +83,8 @@ async function client(path: string): Promise<TestLolaClient> {
 const api = async (rt: RunningRuntime, path: string) => (await fetch(`${rt.record.apiUrl}${path}`)).json() as Promise<Record<string, unknown>>;
 const robotOf = (rt: RunningRuntime) => rt.robot as NaoRobot;
 
-describe("bodylink on top of LoLA (serve --lola-upstream)", () => {
+// Real runtimes over real sockets on a shared machine: generous per-test budgets.
+describe("bodylink on top of LoLA (serve --lola-upstream)", { timeout: 60_000 }, () => {
   it("a client of the proxy receives 896-byte messages byte-identical to the upstream's", async () => {
     const up = tmpSocketPath();
     await upstreamLola(up);
@@ -232,7 +233,7 @@ describe("bodylink on top of LoLA (serve --lola-upstream)", () => {
     // Command every cycle until the upstream robot is stiff (after a slow start the ramp comes up first).
     const t0 = Date.now();
     while (!(lola.robot.state.stiffness[0]! > 0.9)) {
-      if (Date.now() - t0 > 10_000) throw new Error("the upstream never got stiff");
+      if (Date.now() - t0 > 20_000) throw new Error("the upstream never got stiff");
       await c.frame();
       await c.send(w.bytes);
     }
