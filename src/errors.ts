@@ -9,6 +9,8 @@ export const ERRORS = {
   BL_ERR_LINK_USB_UNAVAILABLE: { status: 503, message: "the usb package could not be loaded (%s); reinstall with `npm ci`" },
   BL_ERR_LINK_BUSY: { status: 409, message: "the chest board is held by a running runtime (%s); stop it first: Ctrl-C in its terminal, or kill %s (on a stock robot: systemctl stop lola hal)" },
   BL_ERR_LINK_LOST: { status: 503, message: "the body link is down: %s" },
+  BL_ERR_CORE_UNRESPONSIVE: { status: 503, message: "the real-time core does not answer (%s); see GET /v1/health" },
+  BL_ERR_CORE_DIED: { status: 503, message: "the real-time core died (%s); the body was sent its safe state" },
   BL_ERR_BODY_FINALIZED: { status: 503, message: "this runtime was shut down; create a new one" },
   BL_ERR_PREFS_CRC: { status: 500, message: "preference block CRC mismatch: stored %s, computed %s; the block was not used" },
   BL_ERR_PREFS_READ: { status: 500, message: "preference piece at offset %s failed: %s" },

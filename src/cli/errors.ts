@@ -16,3 +16,10 @@ export function parseIntOption(name: string, min: number, max: number) {
     return n;
   };
 }
+
+export function parseChoice<T extends string>(name: string, choices: readonly T[]) {
+  return (v: string): T => {
+    if (!(choices as readonly string[]).includes(v)) throw new CliError(`${name} must be one of ${choices.join(", ")}, got ${JSON.stringify(v)}`, 2);
+    return v as T;
+  };
+}

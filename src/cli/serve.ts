@@ -5,6 +5,7 @@
  */
 import type { Command } from "commander";
 import { BODY_KINDS, bodyChoicesText } from "../bodies/registry.js";
+import { NaoHost } from "../host/nao-host.js";
 import { startApiServer } from "../serve/api/build.js";
 import { startLolaServer } from "../serve/lola/server.js";
 import { NaoRobot } from "../runtime/nao-robot.js";
@@ -27,7 +28,7 @@ import { DEFAULT_FLEET_URL, type FleetConnectOptions, natsOptions, redactUrl } f
 import { subject } from "../fleet/subjects.js";
 import { BodylinkError } from "../errors.js";
 import { checkName, checkRuntimeDir, defaultName, listRuntimes, ownProcStart, type RuntimeRecord, removeRuntimeRecord, updateRuntime, writeRuntime } from "./discovery.js";
-import { CliError, parseIntOption } from "./errors.js";
+import { CliError, parseChoice, parseIntOption } from "./errors.js";
 import { escapeForLog } from "../serve/log.js";
 import { attachSafetyLog, type SafetyLog } from "../serve/safety-log.js";
 import { requireTokenOffLoopback, type WebAccessOptions } from "../serve/web-access.js";
@@ -41,6 +42,12 @@ export const DEFAULT_UPSTREAM_LOLA_PATH = "/tmp/bodylink";
 
 export interface ServeOptions {
   body: string;
+  /**
+   * NAO: where the real-time core runs. "worker" (serve's default): its own thread (driver,
+   * safety, LoLA server; src/rt/nao-worker.ts), so nothing on the main thread can delay a cycle;
+   * "main": on the main thread beside the servers (library use, recordings). Defaults to "main".
+   */
+  core?: "worker" | "main";
   /** The runtime's name (unique on this machine; the robot's name in a fleet). Default: body and host, made unique. */
   name?: string;
   usb?: boolean;
@@ -116,6 +123,8 @@ export interface RunningRuntime {
   /** The record as `bodylink ls` shows it. */
   record: RuntimeRecord;
   robot: RobotBase;
+  /** The NAO's threaded core, when it runs in a worker. */
+  host: NaoHost | null;
   /** The recorder, with `record`. */
   recorder: Recorder | null;
   /** The fleet seat when serve --fleet was given. */
@@ -221,11 +230,39 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   writeRuntime(record);
   closers.push(async () => removeRuntimeRecord(name));
   let recorder: Recorder | null = null;
+  let host: NaoHost | null = null;
   // Recording: the ring and the tap exist before the body, so configure() is recorded too.
   const clock = o.clock ?? new MonotonicClock();
   const tap = o.record || o.foxglove !== undefined ? new RecordTap(ByteRing.create(RECORD_RING_BYTES), clock) : null;
   try {
-    if (o.body === "nao") {
+    if (o.body === "nao" && o.core === "worker" && !tap && !o.lolaUpstream && !o.driver) {
+      const derived = join(checkRuntimeDir(true)!, `${name}.lola`);
+      const usedByOther = others.some((r) => r.lolaPath === DEFAULT_LOLA_PATH);
+      const path = o.lolaPath ?? (usedByOther ? derived : DEFAULT_LOLA_PATH);
+      const crash = Number(process.env.BODYLINK_TEST_CRASH_CORE_MS);
+      const h = await NaoHost.start({
+        seed: o.seed,
+        usb: o.usb === true,
+        acceptBoardVersions: o.acceptBoardVersion,
+        gcEveryMs: o.gcEveryMs ?? 100,
+        lola: o.lola
+          ? { path, fallbackPath: o.lolaPath === undefined && path !== derived ? derived : null, readers: o.lolaReaders, graceMs: o.lolaGraceMs, ...(o.lolaGroup !== undefined ? { group: o.lolaGroup } : {}) }
+          : null,
+        ...(process.env.BODYLINK_TEST_HOOKS === "1" && crash > 0 ? { testCrashAfterMs: crash } : {}),
+      });
+      host = h;
+      // The API serves the host like a NaoRobot: it has every member the NAO adapter and routes use.
+      robot = h as unknown as NaoRobot;
+      closers.unshift(() => h.stop());
+      transport = h.transportName === "sim" ? "sim" : "usb";
+      const rejected = h.boards.filter((b) => !b.accepted);
+      lines.push(`nao: ${transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${h.prefs?.bodyId}, ${h.boards.length - rejected.length}/${h.boards.length} boards started; real-time core in its own thread`);
+      for (const b of rejected) lines.push(`  board ${b.name} left uninitialized: ${b.reason}`);
+      if (h.lolaPath) {
+        lolaPath = h.lolaPath;
+        lines.push(`LoLA socket: ${h.lolaPath}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
+      }
+    } else if (o.body === "nao") {
       const upstreamPath = o.lolaUpstream === true ? DEFAULT_LOLA_PATH : o.lolaUpstream || null;
       if (upstreamPath && (o.usb || o.driver)) throw new CliError("--usb and --lola-upstream are two body links (the chest board, or LoLA on top of it); choose one", 2);
       if (upstreamPath && o.lolaPath && resolve(o.lolaPath) === resolve(upstreamPath)) {
@@ -354,6 +391,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     name,
     record,
     robot,
+    host,
     recorder,
     fleet,
     lines,
@@ -384,6 +422,7 @@ function combineTaps(a: LolaTap | undefined, b: LolaTap | undefined): LolaTap | 
 export function addServeOptions(cmd: Command): Command {
   return addFleetCredentialOptions(cmd)
     .option("--body <body>", BODY_KINDS.join(" | "), "nao")
+    .option("--core <where>", "NAO: run the real-time core (driver, safety, LoLA) in its own thread (worker) or on the main thread (main); a recording runs it on the main thread", parseChoice("--core", ["worker", "main"]), "worker")
     .option("--name <name>", "this runtime's name: unique on this machine, the robot's name in a fleet (default: BODY-HOST, then BODY-HOST-2 …)")
     .option("--usb", "NAO: talk to the real chest board over USB instead of the simulator")
     .option("--lola-upstream [path]", `NAO: on a stock robot, run on top of its own LoLA at PATH (default ${DEFAULT_LOLA_PATH}) instead of the chest board; our LoLA socket then defaults to ${DEFAULT_UPSTREAM_LOLA_PATH}`)
@@ -462,6 +501,20 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   };
   rt = await startRuntime(o);
   process.stdout.on("error", () => {}); // a closed terminal (SIGHUP) must not turn into a crash
+  // A core that dies has already sent the body its safe state: say so in one line and exit non-zero.
+  rt.host?.onDied((line) => {
+    console.error(`bodylink: ${line}`);
+    process.exit(1);
+  });
+  if (process.env.BODYLINK_TEST_HOOKS === "1") {
+    // Test hook (test/rt/isolation.test.ts): SIGUSR2 blocks the main thread for 1 s, synchronously.
+    process.on("SIGUSR2", () => {
+      const until = performance.now() + 1000;
+      while (performance.now() < until) {
+        // a stalled main thread: the worker's cycle must not notice
+      }
+    });
+  }
   process.once("exit", () => removeRuntimeRecord()); // whatever ends the process, the record goes (synchronous)
   for (const l of rt.lines) console.log(l);
   console.log("Ctrl-C to stop.");

@@ -29,11 +29,11 @@ import { REST_POSTURE_RAD, STAND_POSTURE_RAD } from "../bodies/nao/joints.js";
 import type { NaoPreferences } from "../bodies/nao/prefs.js";
 import { NaoState } from "../bodies/nao/state.js";
 import { IO } from "../drivers/driver.js";
-import { ChestboardDriver } from "../drivers/nao/chestboard.js";
+import { ChestboardDriver, simulatedChestboard } from "../drivers/nao/chestboard.js";
 import { NAO_IO, type NaoDriver, type NaoOutput } from "../drivers/nao/driver.js";
 import type { BodylinkError } from "../errors.js";
 import { type CycleCore, Lifecycle, PHASE, type Phase } from "../rt/lifecycle.js";
-import { SimChestboard } from "../sim/nao/chestboard.js";
+import type { SimChestboard } from "../sim/nao/chestboard.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
 import type { BoardReport, ChestboardLink } from "../transport/chestboard-link.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
@@ -144,13 +144,14 @@ export class NaoRobot implements RobotBase, CycleCore<NaoState, NaoOutput> {
   readonly defaultStopCategory: StopCategory = NAO_DEFAULT_STOP_CATEGORY;
   /** Monotonic time the current emergency stop engaged (faults after it cut a category-1 stop). */
   #estopAtMs = Number.NEGATIVE_INFINITY;
-  readonly #errors = { unacknowledged: 0, noAnswer: 0, writeFailed: 0, readFailed: 0, badFrames: 0, overruns: 0, lateCycles: 0, linkDown: 0 };
+  /** lateRamps: cycles that started so late (> safetyLateBoundMs) that the safety ramp engaged ("cycle ran late"). */
+  readonly #errors = { unacknowledged: 0, noAnswer: 0, writeFailed: 0, readFailed: 0, badFrames: 0, overruns: 0, lateCycles: 0, lateRamps: 0, linkDown: 0 };
 
   private constructor(opts: NaoRobotOptions) {
     this.clock = opts.clock ?? new MonotonicClock();
     this.authority = new Authority(this.clock);
     this.acceptBoardVersions = opts.acceptBoardVersions ?? HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS;
-    this.sim = opts.driver || opts.transport ? null : new SimChestboard({ seed: opts.seed ?? 1, clock: this.clock });
+    this.sim = opts.driver || opts.transport ? null : simulatedChestboard({ seed: opts.seed ?? 1, clock: this.clock });
     const transport = opts.transport ?? this.sim!;
     const wrap = opts.wrapTransport;
     this.driver =
@@ -405,7 +406,10 @@ export class NaoRobot implements RobotBase, CycleCore<NaoState, NaoOutput> {
 
   onLate(lateByMs: number): void {
     this.#errors.lateCycles++;
-    if (lateByMs > this.#safetyLateBoundMs) this.#fault(this.clock.nowMs(), "cycle ran late");
+    if (lateByMs > this.#safetyLateBoundMs) {
+      this.#errors.lateRamps++;
+      this.#fault(this.clock.nowMs(), "cycle ran late");
+    }
   }
 
   #fault(nowMs: number, reason: string): void {

@@ -13,6 +13,7 @@ import { LOLA_INDEX, type LolaJoint } from "../../bodies/nao/joints.js";
 import { type NaoPreferences, interpretPreferences } from "../../bodies/nao/prefs.js";
 import type { NaoState } from "../../bodies/nao/state.js";
 import { BodylinkError } from "../../errors.js";
+import { SimChestboard, type SimChestboardOptions } from "../../sim/nao/chestboard.js";
 import type { ChestboardTransport } from "../../transport/chestboard.js";
 import { type BoardReport, ChestboardLink, ExchangeOutcome } from "../../transport/chestboard-link.js";
 import { BOARD_BY_NAME, HANDSHAKE } from "../../wire/chestboard/constants.js";
@@ -39,6 +40,11 @@ const OUTCOME_TO_IO: Readonly<Record<ExchangeOutcome, number>> = {
 const BAD_FRAME_TEXT: readonly string[] = Object.values(FRAME_FAULT_TEXT).map((t) => `${NAO_IO_TEXT[NAO_IO.BadFrame]}: ${t}`);
 
 const IDLE = new NaoCommands();
+
+/** The simulated chest board the NAO runs on by default (`bodylink serve` without --usb). */
+export function simulatedChestboard(opts: SimChestboardOptions): SimChestboard {
+  return new SimChestboard(opts);
+}
 
 export class ChestboardDriver implements NaoDriver {
   readonly acceptBoardVersions: readonly number[];

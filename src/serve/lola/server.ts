@@ -34,7 +34,9 @@
  * allocates a small request object per frame.
  */
 import { lstat, unlink } from "node:fs/promises";
-import { chmodSync, chownSync, readFileSync, unlinkSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { isMainThread } from "node:worker_threads";
 import { type Server, type Socket, connect, createServer } from "node:net";
 import { pack } from "msgpackr";
 import type { NaoRobot } from "../../runtime/nao-robot.js";
@@ -226,6 +228,11 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
     const pad = opts.padRobotConfig ?? true;
     state.followRobotConfig(source, (c) => normalizeLolaRobotConfig({ ...definedOnly(c), ...overrides }, { padShort: pad }));
   }
+  // A worker thread (the threaded real-time core) cannot set the umask: there the socket is bound
+  // in a fresh 0700 directory beside `path`, given its mode, and renamed into place, so it never
+  // exists at `path` with a wider mode either.
+  const staging = isMainThread ? null : mkdtempSync(join(dirname(path), ".bodylink-lola-"));
+  const bindPath = staging ? join(staging, "s") : path;
   await new Promise<void>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException) => {
       reject(new BodylinkError("BL_ERR_LOLA_SOCKET", path, `${e.code ?? ""} ${e.message}; choose another path`.trim()));
@@ -233,21 +240,29 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
     server.once("error", onError);
     // The bind is synchronous inside listen(): a umask around it means the socket never exists with
     // a wider mode, even for a moment; chmod/chown below then set it exactly (docs/security.md).
-    const umask = process.umask(0o777 & ~mode);
+    const umask = staging ? -1 : process.umask(0o777 & ~mode);
     try {
-      server.listen(path, () => {
+      server.listen(bindPath, () => {
         server.off("error", onError);
         resolve();
       });
     } finally {
-      process.umask(umask);
+      if (!staging) process.umask(umask);
     }
+  }).catch((e: unknown) => {
+    if (staging) rmSync(staging, { recursive: true, force: true });
+    throw e;
   });
   try {
-    if (gid !== null) chownSync(path, -1, gid);
-    chmodSync(path, mode);
+    if (gid !== null) chownSync(bindPath, -1, gid);
+    chmodSync(bindPath, mode);
+    if (staging) {
+      renameSync(bindPath, path);
+      rmdirSync(staging);
+    }
   } catch (e) {
     server.close();
+    if (staging) rmSync(staging, { recursive: true, force: true });
     throw new BodylinkError("BL_ERR_LOLA_SOCKET", path, `cannot set its mode ${mode.toString(8)}${gid !== null ? ` and group ${opts.group}` : ""}: ${(e as Error).message}`);
   }
   state.attach();
