@@ -152,7 +152,9 @@ export async function safeStop(robot: RobotBase, reason: string): Promise<void> 
       const t = setTimeout(done, SAFE_FRAME_WAIT_MS);
       // Two cycles: the first may have started before the stop was latched.
       let n = 0;
-      const off = robot.loop.onCycle(() => {
+      // The body's own cycle signal (a core in a worker thread relays it; its host's loop does not run).
+      const onCycle = (robot as RobotBase & { onCycle?: (l: () => void) => () => void }).onCycle?.bind(robot) ?? robot.loop.onCycle.bind(robot.loop);
+      const off = onCycle(() => {
         if (++n >= 2) done();
       });
       function done(): void {
