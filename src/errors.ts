@@ -5,7 +5,7 @@
  */
 
 export const ERRORS = {
-  BL_ERR_LINK_NO_DEVICE: { status: 503, message: "no chest board found (USB vendor id 0xffff); is the robot powered and is this the robot's head? Run without --usb for the simulator" },
+  BL_ERR_LINK_NO_DEVICE: { status: 503, message: "no chest board found (USB vendor id 0xffff); is the robot powered and is this the robot's head? For the simulator: `bodylink serve` without --usb, the chest-board tools with --sim" },
   BL_ERR_LINK_USB_UNAVAILABLE: { status: 503, message: "the usb package could not be loaded (%s); reinstall with `npm ci`" },
   BL_ERR_LINK_BUSY: { status: 409, message: "the chest board is held by a running runtime (%s); stop it first: Ctrl-C in its terminal, or kill %s (on a stock robot: systemctl stop lola hal)" },
   BL_ERR_LINK_LOST: { status: 503, message: "the body link is down: %s" },
@@ -40,6 +40,11 @@ export const ERRORS = {
   BL_ERR_FLEET_NO_ROBOT: { status: 404, message: "no robot named %s is in the fleet (present: %s); `bodylink fleet ls` lists them" },
   BL_ERR_FLEET_NO_ANSWER: { status: 504, message: "%s did not answer within %s ms (it may have left the fleet or lost the broker)" },
   BL_ERR_FLEET_LEASE_STORE: { status: 503, message: "the fleet lease could not be recorded in the %s bucket (%s); control was not granted" },
+  BL_ERR_CLI_USAGE: { status: 400, message: "%s (see `%s --help`)" },
+  BL_ERR_CLI_FAILED: { status: 500, message: "%s; if this looks like a bug, please report it with the command line that caused it" },
+  BL_ERR_SERVE_PORT_IN_USE: { status: 409, message: "the %s port %s on %s is in use (another bodylink, or another program); choose another with %s (0 picks a free one)" },
+  BL_ERR_SERVE_BAD_HOST: { status: 400, message: "cannot bind to --host %s: %s; give an address of this machine (127.0.0.1: loopback only, 0.0.0.0: every interface)" },
+  BL_ERR_SERVE_LISTEN: { status: 500, message: "cannot serve the %s: %s" },
   BL_ERR_API_BAD_REQUEST: { status: 400, message: "invalid request: %s" },
   BL_ERR_API_NO_ROUTE: { status: 404, message: "no route %s %s; GET /openapi.json lists every route" },
   BL_ERR_API_INTERNAL: { status: 500, message: "internal error: %s; this is a bug, please report it with the request that caused it" },

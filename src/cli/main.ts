@@ -1,12 +1,11 @@
 /**
- * `bodylink`: the command line. Every command has --help; errors are one line on stderr and a
- * non-zero exit (2 for usage errors).
+ * `bodylink`: the command line. Every command has --help; every error is one line on stderr with
+ * a code (reportError in errors.ts) and a non-zero exit (2 for usage errors).
  */
-import { Command, CommanderError } from "commander";
-import { BodylinkError } from "../errors.js";
+import { Command, type CommanderError } from "commander";
 import { registerChest } from "./chest.js";
-import { CliError } from "./errors.js";
 import { registerEstop } from "./estop.js";
+import { reportError } from "./errors.js";
 import { registerInspect } from "./inspect.js";
 import { registerFleet } from "./fleet.js";
 import { registerLs } from "./ls.js";
@@ -18,9 +17,7 @@ import { registerVerify } from "./verify.js";
 export function buildProgram(): Command {
   const program = new Command("bodylink")
     .description("A runtime between a robot's body and the software that drives it (NAO v6, AIRBOT P7, TNY-360). Simulator by default.")
-    .version("0.1.0")
-    .showHelpAfterError("(run with --help for usage)")
-    .exitOverride();
+    .version("0.1.0");
   registerServe(program);
   registerLs(program);
   registerRecord(program);
@@ -31,25 +28,35 @@ export function buildProgram(): Command {
   registerInspect(program);
   registerChest(program);
   registerEstop(program);
+  routeUsageErrors(program);
   return program;
 }
 
+/**
+ * Commander prints its own two-line errors and exits; instead, every command (including those
+ * registered later by anyone, as long as it is before this runs) throws, tagged with its command
+ * path so reportError can point at the right --help.
+ */
+function routeUsageErrors(cmd: Command, path: string[] = []): void {
+  const commandPath = path.join(" ");
+  cmd.configureOutput({ outputError: () => {} });
+  cmd.exitOverride((e: CommanderError) => {
+    throw Object.assign(e, { commandPath });
+  });
+  for (const sub of cmd.commands) routeUsageErrors(sub, [...path, sub.name()]);
+}
+
 export async function main(argv = process.argv): Promise<number> {
+  // `bodylink state --watch | head -n 1`: a closed pipe ends the command quietly, not with a stack
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(0);
+    process.exit(reportError(e));
+  });
   try {
     await buildProgram().parseAsync(argv);
     return 0;
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
-    if (e instanceof CliError) {
-      console.error(`bodylink: ${e.message}`);
-      return e.exitCode;
-    }
-    if (e instanceof BodylinkError) {
-      console.error(`bodylink: ${e.message} [${e.code}]`);
-      return 1;
-    }
-    console.error(`bodylink: ${(e as Error).message ?? e}`);
-    return 1;
+    return reportError(e);
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * `bodylink serve`: start one body (simulated by default) and its servers, print where they serve,
- * record the runtime for the other CLI commands, and shut down cleanly (stiffness off, socket file
- * removed) on SIGINT/SIGTERM.
+ * record the runtime for the other CLI commands, and shut down cleanly (what that means per body:
+ * SHUTDOWN_ACTION; socket file removed) on SIGINT/SIGTERM. Errors leave through errors.ts.
  */
 import type { Command } from "commander";
 import { BODY_KINDS, bodyChoicesText } from "../bodies/registry.js";
@@ -28,7 +28,7 @@ import { DEFAULT_FLEET_URL, type FleetConnectOptions, natsOptions, redactUrl } f
 import { subject } from "../fleet/subjects.js";
 import { BodylinkError } from "../errors.js";
 import { checkName, checkRuntimeDir, defaultName, listRuntimes, ownProcStart, type RuntimeRecord, removeRuntimeRecord, updateRuntime, writeRuntime } from "./discovery.js";
-import { CliError, parseChoice, parseIntOption } from "./errors.js";
+import { CliError, listenError, parseChoice, parseIntOption, usageError, warn } from "./errors.js";
 import { escapeForLog } from "../serve/log.js";
 import { attachSafetyLog, type SafetyLog } from "../serve/safety-log.js";
 import { requireTokenOffLoopback, type WebAccessOptions } from "../serve/web-access.js";
@@ -39,6 +39,13 @@ export const DEFAULT_API_PORT = 8780;
 export const DEFAULT_LOLA_PATH = "/tmp/robocup";
 /** Our LoLA socket's default on top of an upstream LoLA (which keeps /tmp/robocup). */
 export const DEFAULT_UPSTREAM_LOLA_PATH = "/tmp/bodylink";
+
+/** What stopping does to each body, for the shutdown line. */
+export const SHUTDOWN_ACTION: Readonly<Record<string, string>> = {
+  nao: "stiffness off",
+  p7: "joints stopped where they are",
+  tny360: "velocity to zero, joints hold their pose",
+};
 
 export interface ServeOptions {
   body: string;
@@ -210,7 +217,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   // Checked before anything opens: a bad --fleet URL or an unreadable creds file is one clear line.
   const fleetOpts = o.fleet !== undefined ? fleetConnectOptions(o) : null;
   if (fleetOpts) natsOptions(fleetOpts);
-  if (!["nao", "p7", "tny360"].includes(o.body)) throw new CliError(`unknown body ${JSON.stringify(o.body)}; choose nao, p7 or tny360`, 2);
+  if (!["nao", "p7", "tny360"].includes(o.body)) throw usageError(`unknown body ${JSON.stringify(o.body)}; choose nao, p7 or tny360`, "serve");
   if (o.lolaUpstream && o.body !== "nao") throw new CliError(`--lola-upstream runs a NAO on top of its LoLA; it does not apply to --body ${o.body}`, 2);
   // Off loopback, a token or nothing (docs/security.md); checked before anything is opened.
   const token = o.token ?? (process.env.BODYLINK_TOKEN || undefined);
@@ -226,7 +233,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   const others = listRuntimes();
   const name = o.name ?? defaultName(o.body, new Set(others.map((r) => r.name)));
   const bad = checkName(name);
-  if (bad) throw new CliError(`--name: ${bad}`, 2);
+  if (bad) throw usageError(`--name: ${bad}`, "serve");
   // The name is claimed before the body is opened, so a second runtime of the same name never touches it.
   let record: RuntimeRecord = { name, pid: process.pid, procStart: ownProcStart(), body: o.body, transport, apiUrl: null, lolaPath: null, tnyUrl: null, startedAt: new Date().toISOString() };
   writeRuntime(record);
@@ -331,7 +338,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       tnyUrl = t.tnyUrl;
       transport = o.tnyHost ? `tny:${o.tnyHost}` : "sim";
     } else {
-      throw new CliError(`unknown body ${JSON.stringify(o.body)}; choose ${bodyChoicesText()}`, 2);
+      throw usageError(`unknown body ${JSON.stringify(o.body)}; choose ${bodyChoicesText()}`, "serve");
     }
     const slog = attachSafetyLog(robot, o.quiet ? () => undefined : undefined);
     safety = slog;
@@ -352,6 +359,8 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       // Without --api-port, a taken 8780 (another runtime) is no error: take a free port and print it.
       if (o.apiPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startApiServer(robot, { ...apiOpts, port: 0 });
       throw e;
+    }).catch((e: unknown) => {
+      throw listenError(e, "robot API", o.host, o.apiPort ?? DEFAULT_API_PORT, "--api-port");
     });
     closers.unshift(() => api.close());
     lines.unshift(`runtime: ${name} (pid ${process.pid})`);
@@ -465,7 +474,7 @@ type RawServeOptions = Omit<ServeOptions, "acceptBoardVersion"> & { acceptBoardV
  * Run `serve` (or `record`) until SIGINT/SIGTERM. With a recording: progress on a terminal
  * (elapsed, messages, MB, MB/min) and, after `--duration`, a clean stop.
  */
-export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEnds?: boolean } = {}): Promise<void> {
+export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEnds?: boolean; given?: (key: string) => boolean } = {}): Promise<void> {
   // --fleet alone means the default broker (or BODYLINK_FLEET).
   const { fleet: fleetFlag, ...rest } = raw as Omit<RawServeOptions, "fleet"> & { fleet?: string | boolean };
   const o: ServeOptions = {
@@ -473,6 +482,7 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
     ...(fleetFlag === undefined ? {} : { fleet: fleetFlag === true ? (process.env.BODYLINK_FLEET ?? DEFAULT_FLEET_URL) : String(fleetFlag) }),
     acceptBoardVersion: raw.acceptBoardVersion ?? [...HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS],
   };
+  if (opts.given) for (const w of inapplicableFlags(o, opts.given)) warn(w);
   if ((o.splitMb || o.duration) && !o.record) throw new CliError("--split-mb and --duration need a recording (serve --record FILE, or bodylink record FILE)", 2);
   let progress: NodeJS.Timeout | null = null;
   let rt: RunningRuntime | null = null;
@@ -486,7 +496,7 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
     stopping = true;
     setTimeout(() => process.exit(code || 1), STOP_DEADLINE_MS).unref();
     if (progress) clearInterval(progress);
-    say(`${process.stdout.isTTY ? "\n" : ""}${sig}: stopping (body to its safe state, stiffness off) …`);
+    say(`${process.stdout.isTTY ? "\n" : ""}${sig}: stopping (${SHUTDOWN_ACTION[o.body] ?? "body to its safe state"}) …`);
     await rt?.close(`shutdown: ${sig}`);
     const p = rt?.recorder?.progress();
     if (p && !p.failure) say(`recorded ${p.messages.toLocaleString("en-US")} messages, ${(p.bytes / 1e6).toFixed(2)} MB in ${p.files.join(", ")}`);
@@ -563,5 +573,39 @@ function say(line: string): void {
 export function registerServe(program: Command): void {
   addServeOptions(program.command("serve").description("run the runtime: a body (simulated unless told otherwise) and its servers"))
     .option("--record <file>", "record everything to an MCAP file while serving (docs/recordings.md)")
-    .action(async (raw: RawServeOptions) => runServe(raw));
+    .action(async (raw: RawServeOptions, cmd: Command) => runServe(raw, { given: (key) => cmd.getOptionValueSource(key) === "cli" }));
+}
+
+/** Options (commander's keys) that only one body reads. */
+const BODY_FLAGS: ReadonlyArray<readonly [key: string, flag: string, body: string]> = [
+  ["usb", "--usb", "nao"],
+  ["lola", "--no-lola", "nao"],
+  ["lolaPath", "--lola-path", "nao"],
+  ["lolaReaders", "--lola-readers", "nao"],
+  ["lolaGraceMs", "--lola-grace-ms", "nao"],
+  ["lolaGroup", "--lola-group", "nao"],
+  ["acceptBoardVersion", "--accept-board-version", "nao"],
+  ["tny", "--no-tny", "tny360"],
+  ["tnyPort", "--tny-port", "tny360"],
+  ["tnyHost", "--tny-host", "tny360"],
+];
+
+/**
+ * One warning per flag the user gave (`given`) that the chosen body or the other flags make
+ * pointless: `--tny-host` with p7, `--lola-readers` with `--no-lola`, `--seed` on a real body.
+ */
+export function inapplicableFlags(o: ServeOptions, given: (key: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const [key, flag, body] of BODY_FLAGS) {
+    if (given(key) && o.body !== body) out.push(`${flag} applies to --body ${body} only; ignored with --body ${o.body}`);
+  }
+  if (o.body === "nao" && !o.lola) {
+    for (const [key, flag] of [["lolaPath", "--lola-path"], ["lolaReaders", "--lola-readers"], ["lolaGraceMs", "--lola-grace-ms"], ["lolaGroup", "--lola-group"]] as const) {
+      if (given(key)) out.push(`${flag} has no effect with --no-lola; ignored`);
+    }
+  }
+  if (o.body === "tny360" && !o.tny && given("tnyPort")) out.push("--tny-port has no effect with --no-tny; ignored");
+  const real = (o.body === "nao" && o.usb) || (o.body === "tny360" && o.tnyHost);
+  if (real && given("seed")) out.push(`--seed sets the simulator's noise; ignored with ${o.body === "nao" ? "--usb" : "--tny-host"} (a real robot)`);
+  return out;
 }

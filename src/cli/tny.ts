@@ -2,11 +2,17 @@
 import { parseTnyHost, Tny360Robot } from "../runtime/tny360-robot.js";
 import { startTnyServer } from "../serve/tny/server.js";
 import { TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
+import { listenError, usageError } from "./errors.js";
 import type { ServeOptions } from "./serve.js";
 import type { WebAccessOptions } from "../serve/web-access.js";
 
 export async function startTny(o: ServeOptions, access: WebAccessOptions = {}): Promise<{ robot: Tny360Robot; closers: Array<() => Promise<void>>; lines: string[]; tnyUrl: string | null }> {
-  const target = o.tnyHost ? parseTnyHost(o.tnyHost) : null;
+  let target: { host: string; port: number } | null = null;
+  try {
+    target = o.tnyHost ? parseTnyHost(o.tnyHost) : null;
+  } catch (e) {
+    throw usageError(`--tny-host: ${(e as Error).message}`, "serve");
+  }
   const robot = await Tny360Robot.create({ ...(target ? { host: target.host, port: target.port } : { seed: o.seed }), youngGcEveryMs: o.gcEveryMs ?? 100 });
   await robot.start();
   const closers: Array<() => Promise<void>> = [() => robot.stop()];
@@ -25,7 +31,7 @@ export async function startTny(o: ServeOptions, access: WebAccessOptions = {}): 
       })
       .catch(async (e: unknown) => {
         await robot.stop(); // the caller gets no closers when this throws: stop the robot here
-        throw e;
+        throw listenError(e, "TNY-360 API", o.host, o.tnyPort ?? TNY_DEFAULT_PORT, "--tny-port");
       });
     closers.unshift(() => server.close());
     tnyUrl = `ws://${o.host}:${server.port}/`;

@@ -33,7 +33,7 @@
  * buffer (a pending write must not see the next cycle's values); Node's socket write itself
  * allocates a small request object per frame.
  */
-import { lstat, unlink } from "node:fs/promises";
+import { lstat, stat, unlink } from "node:fs/promises";
 import { chmodSync, chownSync, mkdtempSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isMainThread } from "node:worker_threads";
@@ -216,6 +216,7 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
     throw e;
   }
 
+  await checkSocketPath(path);
   const gid = opts.group === undefined ? null : groupId(opts.group, path);
   const mode = gid === null ? 0o600 : 0o660;
   await clearStaleSocket(path);
@@ -235,7 +236,8 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
   const bindPath = staging ? join(staging, "s") : path;
   await new Promise<void>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException) => {
-      reject(new BodylinkError("BL_ERR_LOLA_SOCKET", path, `${e.code ?? ""} ${e.message}; choose another path`.trim()));
+      const why = e.code === "EACCES" ? `no permission to create a socket in ${dirname(path)}` : `${e.code ?? ""} ${e.message}`.trim();
+      reject(new BodylinkError("BL_ERR_LOLA_SOCKET", path, `${why}; choose another path (--lola-path)`));
     };
     server.once("error", onError);
     // The bind is synchronous inside listen(): a umask around it means the socket never exists with
@@ -306,6 +308,32 @@ function definedOnly(c: Partial<LolaRobotConfig> | undefined): Partial<LolaRobot
   if (!c) return out;
   for (const k of ["bodyId", "bodyVersion", "headId", "headVersion"] as const) if (c[k] !== undefined) out[k] = c[k];
   return out;
+}
+
+/**
+ * The longest Unix socket path the kernel takes, in bytes: sun_path holds 108 on Linux (104 on
+ * the BSDs and macOS) with the terminating NUL. Node cuts a longer path silently and serves on the
+ * cut one, so it is refused here instead.
+ */
+export const MAX_SOCKET_PATH_BYTES = process.platform === "linux" ? 107 : 103;
+
+/** Refuse a path the kernel would cut, or whose directory is missing (listen says EACCES for that). */
+async function checkSocketPath(path: string): Promise<void> {
+  const bytes = Buffer.byteLength(path);
+  if (bytes > MAX_SOCKET_PATH_BYTES) {
+    throw new BodylinkError("BL_ERR_LOLA_SOCKET", path, `the path is ${bytes} bytes, longer than a Unix socket path can be (${MAX_SOCKET_PATH_BYTES}); choose a shorter one (--lola-path)`);
+  }
+  const dir = dirname(path);
+  let why: string | null = null;
+  try {
+    if (!(await stat(dir)).isDirectory()) why = `${dir} is not a directory`;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") why = `the directory ${dir} does not exist`;
+    else if (code === "ENOTDIR") why = `${dir} is not a directory`;
+    // anything else (EACCES on a parent): listen reports it
+  }
+  if (why) throw new BodylinkError("BL_ERR_LOLA_SOCKET", path, `${why}; create it or choose another path (--lola-path)`);
 }
 
 /** Remove a socket file nobody accepts on; refuse to touch a live socket or a non-socket. */
