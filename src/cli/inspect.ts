@@ -144,7 +144,7 @@ async function watch(base: string, o: { json?: boolean; count?: number }, view: 
       let n = 0;
       ws.on("message", (data) => {
         const m = JSON.parse(String(data)) as Json;
-        if (m.type !== "state") return;
+        if (m.type !== "state" || (o.count && n >= o.count)) return; // messages already in flight after the last one
         if (!view) console.log(JSON.stringify(m));
         else if (tty) process.stdout.write(`${n === 0 ? "\x1b[2J" : ""}\x1b[H${formatState(m, view, control, true).replace(/\n/g, "\x1b[K\n")}\x1b[K\n\x1b[J`);
         else console.log(`--- seq ${m.seq}\n${formatState(m, view, control, true)}`);
