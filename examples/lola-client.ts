@@ -13,11 +13,20 @@ import { unpack } from "msgpackr";
 import { LolaCommandWriter } from "../src/wire/lola/command-message.js";
 import { LOLA_CYCLE_MS, LOLA_SENSOR_MESSAGE_BYTES, LOLA_SOCKET_PATH } from "../src/wire/lola/constants.js";
 
+/** One line on stderr and exit 1: what went wrong and what to do, no stack trace. */
+function fail(message: string): never {
+  console.error(`lola-client: ${message}`);
+  process.exit(1);
+}
+
 const args = process.argv.slice(2);
 const secondsAt = args.indexOf("--seconds");
 const seconds = secondsAt >= 0 ? Number(args[secondsAt + 1]) : 6;
-const path = args.find((a, i) => !a.startsWith("--") && i !== secondsAt + 1) ?? LOLA_SOCKET_PATH;
-if (!(seconds >= 2)) throw new Error("--seconds must be at least 2 (1 s ramp up, 1 s ramp down)");
+// The socket path is the one argument that is neither a flag nor the value after --seconds.
+const path = args.find((a, i) => !a.startsWith("--") && (secondsAt < 0 || i !== secondsAt + 1)) ?? LOLA_SOCKET_PATH;
+if (!(seconds >= 2)) fail("--seconds must be at least 2 (1 s ramp up, 1 s ramp down)");
+const unknown = args.find((a) => a.startsWith("--") && a !== "--seconds");
+if (unknown) fail(`unknown option ${unknown}; usage: npx tsx examples/lola-client.ts [socketPath] [--seconds N]`);
 
 const HEAD_YAW = 0; // LoLA joint order (lola.md §6.1)
 const HEAD_PITCH = 1;
@@ -41,7 +50,7 @@ async function connectWithRetry(p: string, tries = 10, delayMs = 500): Promise<S
         s.once("error", reject);
       });
     } catch (e) {
-      if (i >= tries) throw new Error(`could not connect to the LoLA socket ${p}: ${(e as Error).message}. Is a runtime serving it (bodylink serve)?`);
+      if (i >= tries) fail(`could not connect to the LoLA socket ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; is a runtime serving it (bodylink serve)?`);
       await new Promise((r) => setTimeout(r, delayMs));
     }
   }

@@ -53,6 +53,25 @@ describe("examples/lola-client.ts", () => {
     expect(robot.state.stiffness[0]).toBe(0);
   });
 
+  it("takes a lone socket path (no --seconds) and runs the default 6 s", async () => {
+    const { server } = await realTimeServer();
+    const r = await runExample([server.path]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`connected to ${server.path}:`);
+    expect(r.stdout).toMatch(/done after 500 cycles/);
+  }, 30_000);
+
+  it("fails with one line, no stack trace, when nothing serves the socket or a flag is wrong", async () => {
+    const missing = tmpSocketPath();
+    const r = await runExample([missing, "--seconds", "2"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n")).toEqual([`lola-client: could not connect to the LoLA socket ${missing}: ENOENT; is a runtime serving it (bodylink serve)?`]);
+    const bad = await runExample(["--seconds", "1"]);
+    expect(bad.stderr.trim()).toBe("lola-client: --seconds must be at least 2 (1 s ramp up, 1 s ramp down)");
+    expect(bad.code).toBe(1);
+  }, 30_000);
+
   it("prints the server's reason when it is refused", async () => {
     const { server } = await realTimeServer();
     const holder = await TestLolaClient.connect(server.path);
