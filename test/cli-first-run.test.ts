@@ -168,7 +168,7 @@ describe("a NAO runtime: state with names, units and control; --watch in place o
     expect(free.stdout).toMatch(/^imu\.linear_acceleration\s+\S+ \S+ \S+ m\/s²$/m);
     expect(free.stdout).toMatch(/^HeadYaw\s+-?\d+\.\d{3}\s/m);
     expect(free.stdout).toMatch(/^RHand\s/m);
-    const lease = await fetch(`${apiUrlOf(s)}/v1/control`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ owner: "first-run test", lease_ms: 5000 }) });
+    const lease = await fetch(`${apiUrlOf(s)}/v1/control`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ owner: "first-run test", lease_ms: 60_000 }) });
     expect(lease.ok).toBe(true);
     expect((await cli(env, "state")).stdout).toMatch(/control: held by "first-run test" \(api\) until \d{4}-/);
   });
