@@ -8,7 +8,10 @@
 import { CommanderError } from "commander";
 import { BodylinkError, type ErrorCode } from "../errors.js";
 
-/** CLI failure with a code (default: BL_ERR_CLI_USAGE for exit 2, else BL_ERR_CLI_FAILED). */
+/**
+ * CLI failure with a code: pass the table's code that fits (the default is BL_ERR_CLI_USAGE for
+ * exit 2, else BL_ERR_CLI_FAILED, whose message is only this one).
+ */
 export class CliError extends Error {
   readonly code: ErrorCode;
   constructor(
@@ -90,6 +93,6 @@ export function reportError(e: unknown): number {
   }
   const err = e as NodeJS.ErrnoException;
   if (err?.code === "EPIPE") return 0; // the reader went away (`| head`): nothing left to say
-  line(new BodylinkError("BL_ERR_CLI_FAILED", err?.message ?? String(e)).message, "BL_ERR_CLI_FAILED");
+  line(new BodylinkError("BL_ERR_CLI_INTERNAL", err?.message ?? String(e)).message, "BL_ERR_CLI_INTERNAL");
   return 1;
 }

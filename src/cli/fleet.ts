@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { isErrorAnswer, FleetClient, type ScatterResult } from "../fleet/client.js";
 import { DEFAULT_FLEET_URL } from "../fleet/connect.js";
 import type { FleetHealth } from "../fleet/subjects.js";
-import { BodylinkError } from "../errors.js";
+import { BodylinkError, type ErrorCode } from "../errors.js";
 import { CliError, parseIntOption } from "./errors.js";
 import { formatState } from "./inspect.js";
 import { formatUptime, table } from "./ls.js";
@@ -54,7 +54,8 @@ function printScatter(r: ScatterResult, what: string, json: boolean | undefined)
     if (rows.length) console.log(table(["NAME", what.toUpperCase(), "E-STOP"], rows));
     console.log(`${r.replies.length} answered in ${r.elapsedMs.toFixed(1)} ms${r.missing.length ? `; ${r.missing.length} did not answer: ${r.missing.join(", ")}` : ""}`);
   }
-  if (r.missing.length || r.replies.some((x) => !x.ok)) throw new CliError(`${what}: ${r.missing.length ? `no answer from ${r.missing.join(", ")}` : "refused by some robots"}`);
+  if (r.missing.length) throw new CliError(`${what}: no answer from ${r.missing.join(", ")}`, 1, "BL_ERR_FLEET_NO_ANSWER");
+  if (r.replies.some((x) => !x.ok)) throw new CliError(`${what}: refused by some robots`);
 }
 
 export function registerFleet(program: Command): void {
@@ -91,7 +92,7 @@ export function registerFleet(program: Command): void {
           return console.log(JSON.stringify(rows.map((r) => r.health ?? { name: r.presence.name, health: null }), null, o.json ? 2 : undefined));
         }
         const s = await c.request<Record<string, unknown>>(name, "state");
-        if (isErrorAnswer(s)) throw new CliError(`${name}: ${s.message} [${s.code}]`);
+        if (isErrorAnswer(s)) throw new CliError(`${name}: ${s.message}`, 1, s.code as ErrorCode);
         console.log(o.json ? JSON.stringify(s, null, 2) : formatState(s));
       });
     },

@@ -2,7 +2,7 @@
  * The SDK examples in docs/api.md run as written (only the package import is pointed at the
  * source) against each body's simulator and real API server on loopback, and type-check.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -52,7 +52,7 @@ describe("docs/api.md SDK examples", () => {
     const out = await runExample("NAO", await simNao(new MonotonicClock()));
     expect(out[0]).toMatch(/^NAO: battery \d+ %/);
     expect(out.join("\n")).toMatch(/standing up, about \d+\.\d s/);
-    expect(out.join("\n")).toMatch(/applied positions and stiffness, \d+ values? clamped to their limits/);
+    expect(out.join("\n")).toMatch(/applied positions and stiffness, 0 values clamped to their limits/); // its own pose is not clamped (issue 14 item 7)
   });
 
   it("AIRBOT P7", async () => {
@@ -66,6 +66,28 @@ describe("docs/api.md SDK examples", () => {
     expect(out[0]).toMatch(/^TNY-360: standing up/);
     expect(out.join("\n")).toMatch(/odometry x -?\d+\.\d{3} m, paws grounded: /);
   }, 15_000);
+
+  it("pointed at a server of another body, an example says so in one line (no stack trace) and exits 1", async () => {
+    const file = join(import.meta.dirname, "docs-example-wrong-body.generated.ts");
+    writeFileSync(file, example("AIRBOT P7"));
+    written.push(file);
+    const robot = await simNao(new MonotonicClock());
+    await robot.start();
+    const server = await startApiServer(robot, { port: 0 });
+    try {
+      const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const p = spawn(process.execPath, ["--import", "tsx", file], { env: { ...process.env, BODYLINK_URL: server.url } });
+        let stderr = "";
+        p.stderr.on("data", (d) => (stderr += d));
+        p.on("close", (code) => resolve({ code, stderr }));
+      });
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split("\n")).toEqual([`p7-example: the server at ${server.url} serves a nao body, not p7; check the URL or the expectBody option`]);
+    } finally {
+      await server.close();
+      await robot.stop();
+    }
+  }, 30_000);
 
   it("type-check against the SDK's types", () => {
     const files = ["NAO", "AIRBOT P7", "TNY-360"].map((h, i) => {

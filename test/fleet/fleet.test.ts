@@ -177,7 +177,7 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
     // Naming a robot that is not there: an answer is missing, and the exit code says so.
     const missing = await cli("fleet", "estop", "ghost", "--fleet", nats.url, "--wait-ms", "300");
     expect(missing.code).toBe(1);
-    expect(missing.stderr.trim()).toBe("bodylink: estop: no answer from ghost");
+    expect(missing.stderr.trim()).toBe("bodylink: estop: no answer from ghost [BL_ERR_FLEET_NO_ANSWER]");
   });
 
   it("stopping the broker for 5 s leaves every cycle running (link ok, cycles counting); they say so and rejoin", async () => {

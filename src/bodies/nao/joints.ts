@@ -73,6 +73,19 @@ export const JOINT_LIMITS: Readonly<Record<ApiJoint, JointLimit>> = {
 };
 
 /** Limits in LoLA order as flat arrays, for the perform side. */
+/**
+ * How far past a limit a value may read and still be at the limit, rad: far below one encoder
+ * count (2π/16,384 ≈ 3.8e-4 rad), above the rounding a measured angle carries (the simulated
+ * LElbowRoll reads −0.03489806 at its −0.0349 limit). Echoing the robot's own pose back is then
+ * not clamping.
+ */
+export const LIMIT_TOLERANCE_RAD = 1e-5;
+
+/** Whether `v` is beyond the joint's limits by more than LIMIT_TOLERANCE_RAD. */
+export function pastLimit(limit: JointLimit, v: number): boolean {
+  return v < limit.minRad - LIMIT_TOLERANCE_RAD || v > limit.maxRad + LIMIT_TOLERANCE_RAD;
+}
+
 export const LOLA_MIN_RAD: Float64Array = Float64Array.from(LOLA_ORDER, (n) => JOINT_LIMITS[n].minRad);
 export const LOLA_MAX_RAD: Float64Array = Float64Array.from(LOLA_ORDER, (n) => JOINT_LIMITS[n].maxRad);
 

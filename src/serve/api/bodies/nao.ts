@@ -22,7 +22,7 @@
  */
 import Type, { type TObject, type TSchema } from "typebox";
 import { BodylinkError } from "../../../errors.js";
-import { API_JOINT_COUNT, API_ORDER, API_TO_LOLA, JOINT_LIMITS, LOLA_JOINT_COUNT, LOLA_ORDER } from "../../../bodies/nao/joints.js";
+import { API_JOINT_COUNT, API_ORDER, API_TO_LOLA, JOINT_LIMITS, LOLA_JOINT_COUNT, LOLA_ORDER, pastLimit } from "../../../bodies/nao/joints.js";
 import type { NaoCommandUpdate } from "../../../bodies/nao/commands.js";
 import type { NaoPreferences } from "../../../bodies/nao/prefs.js";
 import type { NaoRobot } from "../../../runtime/nao-robot.js";
@@ -347,9 +347,10 @@ export class NaoAdapter extends AdapterBase<NaoRobot> implements BodyAdapter {
       for (let i = 0; i < API_JOINT_COUNT; i++) {
         if (i === API_R_HYP) continue;
         const name = API_ORDER[i]!;
-        const { minRad, maxRad } = JOINT_LIMITS[name];
+        const limit = JOINT_LIMITS[name];
+        const { minRad, maxRad } = limit;
         const v = p[i]!;
-        if (v < minRad || v > maxRad) clamped.push({ joint: name, field: "positions", requested: v, applied: Math.min(maxRad, Math.max(minRad, v)) });
+        if (pastLimit(limit, v)) clamped.push({ joint: name, field: "positions", requested: v, applied: Math.min(maxRad, Math.max(minRad, v)) });
       }
       if (Math.abs(p[API_R_HYP]! - p[API_L_HYP]!) > 1e-6) {
         notes.push(`RHipYawPitch (${p[API_R_HYP]}) differs from LHipYawPitch (${p[API_L_HYP]}): one motor drives both, LHipYawPitch's value was used`);
