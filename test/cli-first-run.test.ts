@@ -64,8 +64,10 @@ describe("one line and a code for every failure of serve and the tools (item 2, 
     }
   });
   it("a host that does not resolve, and one that is not this machine's", async () => {
-    expect(expectOneErrorLine(await cli(env, "serve", "--host", "999.1.1.1", "--api-port", "0", "--no-lola"), "BL_ERR_SERVE_BAD_HOST")).toContain("--host 999.1.1.1");
-    expect(expectOneErrorLine(await cli(env, "serve", "--host", "192.0.2.1", "--api-port", "0", "--no-lola"), "BL_ERR_SERVE_BAD_HOST")).toContain("not an address of this machine");
+    // off loopback a token is needed first (docs/security.md): give one, so the bind itself is what fails
+    const token = ["--token", "first-run-test-token-0123456789abcdef"];
+    expect(expectOneErrorLine(await cli(env, "serve", "--host", "999.1.1.1", "--api-port", "0", "--no-lola", ...token), "BL_ERR_SERVE_BAD_HOST")).toContain("--host 999.1.1.1");
+    expect(expectOneErrorLine(await cli(env, "serve", "--host", "192.0.2.1", "--api-port", "0", "--no-lola", ...token), "BL_ERR_SERVE_BAD_HOST")).toContain("not an address of this machine");
   });
   it("a LoLA path in a missing directory says so (not EACCES)", async () => {
     const msg = expectOneErrorLine(await cli(env, "serve", "--api-port", "0", "--lola-path", "/nonexistent-dir/sock"), "BL_ERR_LOLA_SOCKET");
