@@ -145,7 +145,7 @@ export interface RunningRuntime {
 const SAFE_FRAME_WAIT_MS = 250;
 
 /**
- * The first step of every exit (issue 10, item 5; docs/security.md): an emergency stop of category 0
+ * The first step of every exit (docs/security.md): an emergency stop of category 0
  * (the NAO's stiffness 0 at once, the P7 halts, the TNY-360's joints off) latched with `reason`,
  * then one more cycle, so that the body's next frame and the frame every LoLA client receives
  * before its EOF both carry stiffness 0. The servers and the body are closed after this (their
@@ -486,7 +486,7 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   if ((o.splitMb || o.duration) && !o.record) throw new CliError("--split-mb and --duration need a recording (serve --record FILE, or bodylink record FILE)", 2);
   let progress: NodeJS.Timeout | null = null;
   let rt: RunningRuntime | null = null;
-  // Every exit takes this one path (issue 10, item 5): SIGINT, SIGTERM, SIGHUP, an uncaught
+  // Every exit takes this one path (docs/security.md): SIGINT, SIGTERM, SIGHUP, an uncaught
   // exception, an unhandled rejection. A second signal while stopping does not cut it short; if
   // the stop hangs, the process exits anyway after STOP_DEADLINE_MS (the record and the LoLA
   // socket file are removed by their synchronous exit hooks).

@@ -247,7 +247,7 @@ export class Recorder {
       auth.off("acquired", onAcquired);
       auth.off("released", onReleased);
     });
-    // The latched e-stop's events (issue 10), where the authority has them.
+    // The latched e-stop's events (docs/security.md), where the authority has them.
     const em = auth as unknown as EventEmitter;
     const onEstop = (e: unknown) => this.event("estop", `emergency stop latched${describe(e)}`, { detail: plain(e) });
     const onReset = (_state: unknown, by: unknown) => this.event("estop_reset", `emergency stop reset${describe(by)}`, { detail: plain(by) });

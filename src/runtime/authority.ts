@@ -94,7 +94,7 @@ export class Authority extends EventEmitter<AuthorityEvents> {
 
   /**
    * Charge leases against the cycles the runtime actually runs, not only against the wall clock
-   * (issue 9): a lease expires once its time has passed AND, while the loop runs, as many cycles
+   * (docs/architecture.md, "Control authority"): a lease expires once its time has passed AND, while the loop runs, as many cycles
    * as its duration holds have run since it was acquired or renewed. A paused or stalled runtime
    * (SIGSTOP, a blocked thread, a long GC) sends its clients no frame, so it charges them nothing:
    * a LoLA client that answers every frame keeps control however late the frames come.

@@ -1,14 +1,14 @@
 /**
  * Precise wake-ups without spinning. Node's timers have millisecond granularity and fire up to a
  * millisecond late, so `MonotonicClock` by default sleeps on a timer until ~1 ms before a deadline
- * and then spins on setImmediate: exact, but the spin costs ~8 % of a core at the NAO's 83 Hz.
+ * and then spins on setImmediate: exact, but the spin costs CPU at the NAO's 83 Hz.
  *
  * Here a helper thread sleeps instead: `Atomics.wait` with a timeout is a futex wait, precise to
  * tens of microseconds, and at the deadline the thread posts one message to this thread, whose
- * event loop is asleep in epoll until then. Measured on the development VM (a bare 12 ms loop,
- * 8 s): CPU 8–9 % → 3.4–4 % of a core, median wake-up 2 µs → 30–40 µs after the deadline. Under
- * the API bench the same VM showed a worse jitter p99 with it (an idle vCPU is slow to wake), so
- * it is opt-in: `new MonotonicClock({ wake: "thread" })`.
+ * event loop is asleep in epoll until then: less CPU, a slightly later wake-up. On the development
+ * VM it made the jitter p99 worse (an idle vCPU is slow to wake), so it is opt-in:
+ * `new MonotonicClock({ wake: "thread" })`. The figures are in docs/architecture.md ("Wake-up"),
+ * where they are kept with the bench that measured them.
  *
  * One thread per process serves every clock: sleepers are kept here, sorted, and the thread only
  * ever sleeps until the earliest. It is unreferenced (it never keeps the process alive); the port

@@ -1,5 +1,5 @@
 /**
- * Client-supplied text in log lines (issue 10, item 4): a lease owner, a LoLA key, an e-stop
+ * Client-supplied text in log lines (docs/security.md): a lease owner, a LoLA key, an e-stop
  * reason may hold newlines or terminal escapes; written raw they forge log lines or drive the
  * operator's terminal. `escapeForLog` keeps printable text as it is and writes every control
  * character (C0, DEL, C1, and the line/paragraph separators) as a \uXXXX escape, and bounds the

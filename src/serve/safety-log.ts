@@ -1,5 +1,5 @@
 /**
- * Safety events, one line each (issue 10, item 7), in pino's line format (the format fastify's
+ * Safety events, one line each (docs/security.md), in pino's line format (the format fastify's
  * logger writes: one JSON object per line with level, time, pid, hostname, msg), so one parser
  * reads both: e-stop and reset with their source; lease acquired, released, expired (the lapse of a
  * lease not renewed) and revoked, with the owner; late cycles and link changes (at most one line

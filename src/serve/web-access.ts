@@ -1,5 +1,5 @@
 /**
- * Who may talk to a runtime's HTTP and WebSocket servers (issue 10, items 2 and 3; docs/security.md).
+ * Who may talk to a runtime's HTTP and WebSocket servers (docs/security.md).
  * One rule set, used by the robot API (fastify onRequest hook, which also sees WebSocket upgrades)
  * and by the TNY-360 API server (its `upgrade` handler):
  *
@@ -52,7 +52,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Refuse to serve off loopback without a token (issue 10, item 3): anyone on the network could
+ * Refuse to serve off loopback without a token (docs/security.md): anyone on the network could
  * otherwise move the robot. Throws the one-line error `serve` prints.
  */
 export function requireTokenOffLoopback(host: string, token: string | null | undefined): void {

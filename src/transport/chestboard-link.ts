@@ -1,5 +1,5 @@
 /**
- * The chest-board exchange as a state machine over a {@link ChestboardTransport} (seed 001):
+ * The chest-board exchange as a state machine over a {@link ChestboardTransport} (docs/protocol/chestboard.md):
  *
  *   1. bulk OUT EP1, one frame, 20 ms timeout
  *   2. vendor IN 0x14, 5 bytes: 0x2a + CRC-32 of the frame just sent (mismatch: unacknowledged,

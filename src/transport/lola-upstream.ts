@@ -1,5 +1,5 @@
 /**
- * A client of the robot's own LoLA (shared/reference/lola.md §2, §3, §8): bodylink on a stock NAO
+ * A client of the robot's own LoLA (docs/lola.md): bodylink on a stock NAO
  * talks to the body through Aldebaran's LoLA socket (`/tmp/robocup`) instead of the chest board.
  *
  * - **Connects, and keeps connecting.** A socket that is not there yet (LoLA starts after

@@ -1,5 +1,5 @@
 /**
- * The NAO runtime's state: LoLA's arrays, order and units (seed 000, "The runtime's state"), plus
+ * The NAO runtime's state: LoLA's arrays, order and units (docs/protocol/chestboard.md), plus
  * what LoLA never sends (foot weight and centre of pressure, head readings).
  *
  * One instance lives for the runtime's life and is overwritten in place every cycle (no

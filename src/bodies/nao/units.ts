@@ -1,5 +1,5 @@
 /**
- * Raw counts ↔ SI units for the NAO v6: the only file that knows the scales (seed 000's table;
+ * Raw counts ↔ SI units for the NAO v6: the only file that knows the scales (docs/protocol/chestboard.md;
  * the encodings marked inferred are defined in docs/protocol/chestboard.md). Each conversion has
  * its inverse here too, used by the simulator to quantize, so decoding a simulated answer returns
  * the simulated physical value to within one count.

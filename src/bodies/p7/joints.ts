@@ -3,7 +3,7 @@
  * the simulator's gravity-torque and IMU computations use. One table per quantity, joint order
  * J1..J7 everywhere (the order of the P7 SDK's `angles`/`velocities`/`efforts` tuples).
  *
- * Sources (see docs/p7.md and /shared/reference/p7-arm.md):
+ * Sources (see docs/p7.md):
  * - command limits: the P7 SDK guide's `ARM_JOINT_LIMITS` (raw limits shrunk by 0.010 rad);
  * - effort limits: the upper bounds of the SDK's `JointMoveOptions.eff` ((0,70)×2, (0,40)×2, (0,12)×3);
  * - default speed π/3 rad/s: the SDK's default `set_arm_speed`.

@@ -1,6 +1,6 @@
 /**
  * P7 state: the three snapshot models of the P7 SDK (ArmJointState, ArmMotorState, ImuState,
- * seed 002) plus what the SDK lacks: every snapshot carries the cycle's `seq`, monotonic
+ * docs/p7.md) plus what the SDK lacks: every snapshot carries the cycle's `seq`, monotonic
  * `timestampMs` and `epochMs`, and `P7StateSnapshot` holds all three from one cycle.
  *
  * - `P7State` is the runtime's store: typed arrays overwritten in place every 4 ms cycle (no

@@ -1,5 +1,5 @@
 /**
- * The NAO driver over an upstream LoLA (issue 15): bodylink on a stock robot, as a client of
+ * The NAO driver over an upstream LoLA (docs/lola.md, "On a stock robot"): bodylink on a stock robot, as a client of
  * Aldebaran's own LoLA socket, instead of the chest board. The NAO core (arbitration, the safety
  * ramp, smooth motions), the LoLA-compatible socket, the robot API and the dashboard run on top
  * unchanged.

@@ -7,7 +7,7 @@
  * - turns the runtime's live state into a JSON-ready message (`read`), in the body's API units,
  *   in two views: "stream" (the 20 Hz WebSocket message) and "rest" (GET /v1/state; may differ
  *   in units, e.g. the NAO's battery temperature is LoLA's scale on the stream and whole °C on
- *   REST, as seed 000 says);
+ *   REST, as docs/api.md says);
  * - describes that message with a TypeBox schema (OpenAPI and the SDK's docs come from it);
  * - lists its body-specific read routes (NAO preferences, boards) and command routes (joint
  *   targets, LEDs, moves …), each with a request schema and a handler that receives a lease id

@@ -1,5 +1,5 @@
 /**
- * Request body limits derived from the route's body schema (issue 9, item 5): every request schema
+ * Request body limits derived from the route's body schema (docs/security.md): every request schema
  * is bounded (strings have maxLength, arrays maxItems, objects no additional properties), so the
  * longest compact JSON a valid body can take is a number we can compute, and anything much larger
  * is refused with 413 from its Content-Length (or its first bytes when it is chunked) before a byte

@@ -1,5 +1,5 @@
 /**
- * The robot API server (issue 4, part 1): fastify with a 20 Hz WebSocket state stream, REST reads,
+ * The robot API server (docs/api.md): fastify with a 20 Hz WebSocket state stream, REST reads,
  * commands behind control leases, an OpenAPI document, and one error shape. Body-independent: the
  * body's parts come from its adapter (`bodies/<body>.ts`, interface in `adapter.ts`).
  *

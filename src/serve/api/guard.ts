@@ -1,5 +1,5 @@
 /**
- * Checks that run before a request's body is read (issue 9, item 5): nothing a client sends is
+ * Checks that run before a request's body is read (docs/security.md): nothing a client sends is
  * parsed until the request has passed them, so a large body, or one sent without a lease, costs
  * the main thread (which the body's cycle shares) almost nothing.
  *

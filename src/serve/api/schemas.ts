@@ -2,7 +2,7 @@
  * TypeBox schemas shared by every body's robot API: the state envelope, errors, leases, health,
  * info. Body-specific schemas live in `bodies/<body>.ts` beside their adapter. The OpenAPI
  * document is generated from these (fastify + @fastify/swagger), so what the docs say is what the
- * validator checks. Field names on the wire are snake_case (seed 000's `joint_positions`,
+ * validator checks. Field names on the wire are snake_case (docs/api.md's `joint_positions`,
  * `battery.charge` …); units are in docs/api.md and in each schema's description.
  *
  * Module-load only: builds schema objects once.
@@ -15,7 +15,7 @@ import { MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
 export { LEASE_HEADER };
 /** Version of the API's shapes; bumped on incompatible changes, sent in /v1/info and the hello. */
 export const API_VERSION = 1;
-/** The state stream's rate, Hz (issue 4: 20 Hz). */
+/** The state stream's rate, Hz (docs/api.md: 20 Hz). */
 export const STREAM_RATE_HZ = 20;
 export const STREAM_PATH = "/v1/stream";
 

@@ -1,5 +1,5 @@
 /**
- * The LoLA-compatible socket server (issue 3; shared/reference/lola.md §2, §3, §7, §8): existing
+ * The LoLA-compatible socket server (docs/lola.md): existing
  * RoboCup software (B-Human, HULKs/HULA, nidhogg, nao_lola) connects to bodylink instead of LoLA.
  *
  * - A Unix stream socket, `/tmp/robocup` by default. A stale socket file (nobody accepting on it)
@@ -623,7 +623,7 @@ class ServerState {
     }
     if (c.problemsSeen.size >= MAX_DISTINCT_PROBLEMS) return;
     c.problemsSeen.set(text, 1);
-    // `text` may name a key the client sent: escaped, so it cannot forge a log line (issue 10).
+    // `text` may name a key the client sent: escaped, so it cannot forge a log line (docs/security.md).
     this.log("warn", `${c.name}: ${escapeForLog(text)}${key === "control" || key === "command" ? "" : " (key ignored, the rest applied; logged once)"}`);
   }
 

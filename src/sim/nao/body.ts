@@ -7,7 +7,7 @@
  * - Current follows effort: stiffness × (holding + tracking error); temperature rises with I²
  *   toward ambient + 45 °C·A⁻², with a 300 s time constant; status follows the temperature
  *   thresholds below.
- * - Accelerometer: gravity as LoLA reports it on the robot (z ≈ −9.81 m/s² upright, seed 000's
+ * - Accelerometer: gravity as LoLA reports it on the robot (z ≈ −9.81 m/s² upright, docs/api.md's
  *   "gravity at −10.4 m/s²"), tilted by the torso angles, with noise. Gyroscope near zero with noise.
  * - Battery discharges about 1 % per minute under load; sonar echoes follow a person walking
  *   between 0.4 and 1.7 m; the 5.3 kg robot's weight is shared by the feet with a slow sway.

@@ -1,5 +1,5 @@
 /**
- * The LoLA command reader (shared/reference/lola.md §5, §7, §8): turns the byte stream a LoLA
+ * The LoLA command reader (docs/lola.md): turns the byte stream a LoLA
  * client writes into partial commands, one per MessagePack map.
  *
  * - **Streaming.** Clients split and merge writes, so bytes are framed here: a small resumable

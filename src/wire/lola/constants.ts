@@ -1,6 +1,6 @@
 /**
  * LoLA's protocol table: the one place that names the sensor keys, the command keys, their sizes
- * and encodings, and the message sizes (shared/reference/lola.md §2, §4, §5). The sensor writer,
+ * and encodings, and the message sizes (docs/lola.md). The sensor writer,
  * the command reader, the server, the docs (docs/lola.md) and the tests all read this table.
  *
  * Pure data, no I/O, browser-safe. Nothing here allocates after module load.

@@ -1,5 +1,5 @@
 /**
- * LoLA wire codecs (shared/reference/lola.md): the protocol table, the fixed-layout 896-byte
+ * LoLA wire codecs (docs/lola.md): the protocol table, the fixed-layout 896-byte
  * sensor message writer and its reader (for a client of LoLA), the streaming command reader and a
  * command writer for clients.
  * Pure: no I/O, browser-safe.

@@ -1,5 +1,5 @@
 /**
- * The LoLA sensor message writer (shared/reference/lola.md §4): one MessagePack map of 13 keys,
+ * The LoLA sensor message writer (docs/lola.md): one MessagePack map of 13 keys,
  * exactly 896 bytes, with a layout (key order, encodings, offsets) that is identical every cycle.
  *
  * How: the constructor builds the whole message once as a template (map header, keys, array

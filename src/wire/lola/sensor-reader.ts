@@ -1,5 +1,5 @@
 /**
- * The LoLA sensor message reader, the client side of shared/reference/lola.md §4: decodes the
+ * The LoLA sensor message reader, the client side of the sensor message (docs/lola.md): decodes the
  * 896-byte MessagePack map a LoLA server writes each cycle into LoLA-ordered arrays in place
  * (a `NaoState` satisfies {@link LolaSensorTarget}). It is the inverse of `LolaSensorWriter`
  * (sensor-message.ts); both are tested on the same golden bytes.

@@ -1,12 +1,12 @@
 /**
  * The robot API's NAO adapter: NaoState (LoLA's arrays, order and units) → the API's converted
- * state (seed 000, "The robot API's units"), and the NAO command routes.
+ * state (docs/api.md, units), and the NAO command routes.
  *
  * Conversions, all here and nowhere else:
  * - joint arrays go from LoLA's order (25) to the API's order (26, NAOqi's Body chain, with
  *   RHipYawPitch reading the one HipYawPitch motor that LoLA calls LHipYawPitch), via API_TO_LOLA;
  * - `battery.temperature` is LoLA's scale on the stream (the 0.1 factor applied twice, 28.5 °C
- *   reads 2.8) and whole degrees Celsius on REST, as seed 000 says; `battery.charging` is
+ *   reads 2.8) and whole degrees Celsius on REST, as docs/api.md says; `battery.charging` is
  *   `current > 0`;
  * - `touch` folds LoLA's 14 sensors into booleans, one per hand and per foot (any of its sensors);
  * - `joint_velocities` are estimated (the NAO has no velocity sensor): the finite difference of
@@ -36,7 +36,7 @@ const LOLA_TO_API: Int8Array = Int8Array.from(LOLA_ORDER, (n) => API_ORDER.index
 const API_L_HYP = API_ORDER.indexOf("LHipYawPitch");
 const API_R_HYP = API_ORDER.indexOf("RHipYawPitch");
 
-/** LoLA touch indexes (seed 000 touch table) folded per part. */
+/** LoLA touch indexes (docs/api.md) folded per part. */
 const TOUCH = {
   chest_button: [0],
   head_front: [1],

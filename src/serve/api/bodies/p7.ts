@@ -1,6 +1,6 @@
 /**
  * The robot API's AIRBOT P7 adapter: the P7 runtime's three snapshot models (ArmJointState,
- * ArmMotorState, ImuState; seed 002) as one state message, and the arm's commands.
+ * ArmMotorState, ImuState; docs/p7.md) as one state message, and the arm's commands.
  *
  * State fields (the same on the stream and on REST; 7 values per joint array, J1..J7):
  * `joint_positions` rad, `joint_velocities` rad/s, `joint_efforts` N·m, `motor_temperatures` °C,
