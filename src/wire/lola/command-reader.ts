@@ -25,7 +25,7 @@
  * `push()` never throws.
  */
 import { Unpackr } from "msgpackr";
-import { LOLA_COMMAND_KEY_BY_NAME, LOLA_MAX_COMMAND_BYTES, type LolaCommandKeyName } from "./constants.js";
+import { LOLA_COMMAND_KEY_BY_NAME, LOLA_MAX_COMMAND_BYTES, type LolaCommandKeyName, MP_HEAD, MP_LENGTH } from "./constants.js";
 
 /**
  * A partial command in LoLA's keys, order and units. Structurally the same as `NaoCommandUpdate`
@@ -192,79 +192,21 @@ export class LolaCommandReader {
     while (left > 0) {
       if (p >= end || p > limit) break;
       const t = s[p]!;
-      let size = 1; // header bytes
-      let skip = 0; // payload bytes after the header
-      let items = 0; // child items added
-      if (t <= 0x7f || t >= 0xe0) {
-        // positive / negative fixint
-      } else if (t <= 0x8f) {
-        items = 2 * (t & 0x0f); // fixmap
-      } else if (t <= 0x9f) {
-        items = t & 0x0f; // fixarray
-      } else if (t <= 0xbf) {
-        skip = t & 0x1f; // fixstr
-      } else {
-        switch (t) {
-          case 0xc0: // nil
-          case 0xc2: // false
-          case 0xc3: // true
-            break;
-          case 0xc1:
-            this.#fail("malformed", base + p, `undecodable LoLA command: stream byte ${base + p} is 0xc1, which MessagePack never uses: ${hexAt(s, p, end)}`);
-            return FAILED;
-          case 0xc4: // bin 8
-          case 0xd9: // str 8
-            size = 2;
-            break;
-          case 0xc5: // bin 16
-          case 0xda: // str 16
-            size = 3;
-            break;
-          case 0xc6: // bin 32
-          case 0xdb: // str 32
-            size = 5;
-            break;
-          case 0xca: // float 32
-            skip = 4;
-            break;
-          case 0xcb: // float 64
-            skip = 8;
-            break;
-          case 0xcc: // uint 8
-          case 0xd0: // int 8
-            skip = 1;
-            break;
-          case 0xcd: // uint 16
-          case 0xd1: // int 16
-            skip = 2;
-            break;
-          case 0xce: // uint 32
-          case 0xd2: // int 32
-            skip = 4;
-            break;
-          case 0xcf: // uint 64
-          case 0xd3: // int 64
-            skip = 8;
-            break;
-          case 0xdc: // array 16
-          case 0xde: // map 16
-            size = 3;
-            break;
-          case 0xdd: // array 32
-          case 0xdf: // map 32
-            size = 5;
-            break;
-          default:
-            // 0xc7-0xc9 ext 8/16/32, 0xd4-0xd8 fixext
-            this.#fail("extension", base + p, `undecodable LoLA command: stream byte ${base + p} is 0x${hex2(t)}, a MessagePack extension type, which LoLA's dialect does not use: ${hexAt(s, p, end)}`);
-            return FAILED;
-        }
+      const size = MP_HEAD.headBytes[t]!; // header bytes
+      if (size === 0) {
+        if (t === 0xc1) this.#fail("malformed", base + p, `undecodable LoLA command: stream byte ${base + p} is 0xc1, which MessagePack never uses: ${hexAt(s, p, end)}`);
+        // 0xc7-0xc9 ext 8/16/32, 0xd4-0xd8 fixext
+        else this.#fail("extension", base + p, `undecodable LoLA command: stream byte ${base + p} is 0x${hex2(t)}, a MessagePack extension type, which LoLA's dialect does not use: ${hexAt(s, p, end)}`);
+        return FAILED;
       }
+      let skip = MP_HEAD.fixedBytes[t]!; // payload bytes after the header
+      let items = MP_HEAD.fixedItems[t]!; // child items added
       if (size > 1) {
         if (p + size > end) break; // the length field itself is not here yet
         const n = size === 2 ? s[p + 1]! : size === 3 ? (s[p + 1]! << 8) | s[p + 2]! : ((s[p + 1]! << 24) | (s[p + 2]! << 16) | (s[p + 3]! << 8) | s[p + 4]!) >>> 0;
-        if (t === 0xdc || t === 0xdd) items = n;
-        else if (t === 0xde || t === 0xdf) items = 2 * n;
+        const counts = MP_HEAD.lengthCounts[t]!;
+        if (counts === MP_LENGTH.ITEMS) items = n;
+        else if (counts === MP_LENGTH.PAIRS) items = 2 * n;
         else skip = n;
       }
       left = left - 1 + items;

@@ -122,3 +122,59 @@ export const MP = {
   ARRAY16: 0xdc, // array 16, 2 bytes big-endian count follow
   POSITIVE_FIXINT_MAX: 0x7f, // positive fixint 0..127 is the byte itself
 } as const;
+
+/** What a MessagePack length field counts (`MP_HEAD.lengthCounts`). */
+export const MP_LENGTH = { BYTES: 0, ITEMS: 1, PAIRS: 2 } as const;
+
+/**
+ * Every MessagePack type byte's head, as tables indexed by the byte (the readers walk values with
+ * them, allocation-free):
+ * - `headBytes`: the type byte plus its length field (1, 2, 3 or 5); 0 for a byte LoLA's
+ *   old-spec dialect never sends (0xc1, and the extension types 0xc7–0xc9, 0xd4–0xd8);
+ * - `fixedBytes`: payload bytes the type byte itself fixes (fixstr length, number widths);
+ * - `fixedItems`: child values it fixes (fixarray n, fixmap 2n);
+ * - `lengthCounts`: for a length field, what it counts (MP_LENGTH).
+ */
+export const MP_HEAD = ((): {
+  readonly headBytes: Uint8Array;
+  readonly fixedBytes: Uint8Array;
+  readonly fixedItems: Uint8Array;
+  readonly lengthCounts: Uint8Array;
+} => {
+  const headBytes = new Uint8Array(256);
+  const fixedBytes = new Uint8Array(256);
+  const fixedItems = new Uint8Array(256);
+  const lengthCounts = new Uint8Array(256);
+  const set = (t: number, head: number, bytes = 0, counts: number = MP_LENGTH.BYTES): void => {
+    headBytes[t] = head;
+    fixedBytes[t] = bytes;
+    lengthCounts[t] = counts;
+  };
+  for (let t = 0x00; t <= 0x7f; t++) set(t, 1); // positive fixint
+  for (let t = 0xe0; t <= 0xff; t++) set(t, 1); // negative fixint
+  for (let t = 0x80; t <= 0x8f; t++) {
+    set(t, 1); // fixmap
+    fixedItems[t] = 2 * (t & 0x0f);
+  }
+  for (let t = 0x90; t <= 0x9f; t++) {
+    set(t, 1); // fixarray
+    fixedItems[t] = t & 0x0f;
+  }
+  for (let t = 0xa0; t <= 0xbf; t++) set(t, 1, t & 0x1f); // fixstr
+  for (const t of [0xc0, 0xc2, 0xc3]) set(t, 1); // nil, false, true
+  set(0xc4, 2); // bin 8
+  set(0xd9, 2); // str 8
+  set(0xc5, 3); // bin 16
+  set(0xda, 3); // str 16
+  set(0xc6, 5); // bin 32
+  set(0xdb, 5); // str 32
+  set(0xdc, 3, 0, MP_LENGTH.ITEMS); // array 16
+  set(0xdd, 5, 0, MP_LENGTH.ITEMS); // array 32
+  set(0xde, 3, 0, MP_LENGTH.PAIRS); // map 16
+  set(0xdf, 5, 0, MP_LENGTH.PAIRS); // map 32
+  for (const t of [0xcc, 0xd0]) set(t, 1, 1); // uint 8, int 8
+  for (const t of [0xcd, 0xd1]) set(t, 1, 2); // uint 16, int 16
+  for (const t of [0xca, 0xce, 0xd2]) set(t, 1, 4); // float 32, uint 32, int 32
+  for (const t of [0xcb, 0xcf, 0xd3]) set(t, 1, 8); // float 64, uint 64, int 64
+  return { headBytes, fixedBytes, fixedItems, lengthCounts };
+})();

@@ -27,7 +27,7 @@
  * Pure: no I/O, browser-safe. `decode()` allocates nothing once the layout is learnt (and while
  * RobotConfig stays the same); learning it allocates.
  */
-import { LOLA_SENSOR_KEYS, type LolaSensorField, MP } from "./constants.js";
+import { LOLA_SENSOR_KEYS, type LolaSensorField, MP, MP_HEAD, MP_LENGTH } from "./constants.js";
 import type { LolaRobotConfig } from "./sensor-message.js";
 
 /** A writable array of numbers: Float32Array, Uint8Array, number[]. */
@@ -490,63 +490,16 @@ function skipValues(b: Uint8Array, p: number, end: number, items: number, max: n
   while (left > 0) {
     if (p >= end) return p >= limit ? SKIP_TOO_LARGE : SKIP_NEED_MORE;
     const t = b[p]!;
-    let size = 1; // header bytes
-    let skip = 0; // payload bytes
-    let add = 0; // child items
-    if (t <= 0x7f || t >= 0xe0) {
-      // positive / negative fixint
-    } else if (t <= 0x8f) add = 2 * (t & 0x0f); // fixmap
-    else if (t <= 0x9f) add = t & 0x0f; // fixarray
-    else if (t <= 0xbf) skip = t & 0x1f; // fixstr
-    else {
-      switch (t) {
-        case 0xc0: // nil
-        case 0xc2: // false
-        case 0xc3: // true
-          break;
-        case 0xc4: // bin 8
-        case 0xd9: // str 8
-          size = 2;
-          break;
-        case 0xc5: // bin 16
-        case 0xda: // str 16
-        case 0xdc: // array 16
-        case 0xde: // map 16
-          size = 3;
-          break;
-        case 0xc6: // bin 32
-        case 0xdb: // str 32
-        case 0xdd: // array 32
-        case 0xdf: // map 32
-          size = 5;
-          break;
-        case 0xcc: // uint 8
-        case 0xd0: // int 8
-          skip = 1;
-          break;
-        case 0xcd: // uint 16
-        case 0xd1: // int 16
-          skip = 2;
-          break;
-        case 0xca: // float 32
-        case 0xce: // uint 32
-        case 0xd2: // int 32
-          skip = 4;
-          break;
-        case 0xcb: // float 64
-        case 0xcf: // uint 64
-        case 0xd3: // int 64
-          skip = 8;
-          break;
-        default:
-          return -(p + 3); // 0xc1 never used; 0xc7-0xc9, 0xd4-0xd8 extensions
-      }
-    }
+    const size = MP_HEAD.headBytes[t]!; // header bytes
+    if (size === 0) return -(p + 3); // 0xc1 never used; 0xc7-0xc9, 0xd4-0xd8 extensions
+    let skip = MP_HEAD.fixedBytes[t]!; // payload bytes
+    let add = MP_HEAD.fixedItems[t]!; // child items
     if (size > 1) {
       if (p + size > end) return p + size > limit ? SKIP_TOO_LARGE : SKIP_NEED_MORE;
       const n = size === 2 ? b[p + 1]! : size === 3 ? (b[p + 1]! << 8) | b[p + 2]! : ((b[p + 1]! << 24) | (b[p + 2]! << 16) | (b[p + 3]! << 8) | b[p + 4]!) >>> 0;
-      if (t === 0xdc || t === 0xdd) add = n;
-      else if (t === 0xde || t === 0xdf) add = 2 * n;
+      const counts = MP_HEAD.lengthCounts[t]!;
+      if (counts === MP_LENGTH.ITEMS) add = n;
+      else if (counts === MP_LENGTH.PAIRS) add = 2 * n;
       else skip = n;
     }
     left = left - 1 + add;
