@@ -5,6 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -12,6 +13,8 @@ const pkg = JSON.parse(readFileSync("package.json", "utf8")) as {
   license: string;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  engines: { node: string };
+  allowScripts?: Record<string, boolean>;
 };
 
 describe("the package as published", () => {
@@ -45,5 +48,39 @@ describe("the package as published", () => {
     const ci = readFileSync(".ci/run", "utf8");
     expect(ci).toMatch(/^npm run lint$/m);
     expect(ci.indexOf("npm run lint")).toBeLessThan(ci.indexOf("npm test"));
+  });
+});
+
+interface LockEntry {
+  version?: string;
+  engines?: { node?: string } | string[];
+  hasInstallScript?: boolean;
+}
+const semver = createRequire(import.meta.url)("semver") as {
+  satisfies(version: string, range: string): boolean;
+  minVersion(range: string): { version: string } | null;
+};
+
+describe("npm ci on Node 20 installs clean", () => {
+  const lock = JSON.parse(readFileSync("package-lock.json", "utf8")) as { packages: Record<string, LockEntry> };
+  const installed = Object.entries(lock.packages).filter(([path]) => path !== "");
+  const oldestNode = semver.minVersion(pkg.engines.node)!.version;
+
+  it("every locked package's engines.node admits the oldest Node bodylink supports (no EBADENGINE)", () => {
+    expect(oldestNode).toBe("20.19.0");
+    expect(installed.length).toBeGreaterThan(100);
+    const refused: string[] = [];
+    for (const [path, entry] of installed) {
+      const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
+      if (range !== undefined && !semver.satisfies(oldestNode, range)) refused.push(`${path}@${entry.version}: node ${range}`);
+    }
+    expect(refused).toEqual([]);
+  });
+  it("every locked package with an install script is reviewed in allowScripts (npm 11 warns otherwise)", () => {
+    const unreviewed = installed
+      .filter(([, entry]) => entry.hasInstallScript === true)
+      .map(([path]) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length))
+      .filter((name) => pkg.allowScripts?.[name] === undefined);
+    expect(unreviewed).toEqual([]);
   });
 });
