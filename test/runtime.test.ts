@@ -5,18 +5,78 @@ import { execFileSync } from "node:child_process";
 import { constants, PerformanceObserver } from "node:perf_hooks";
 import { youngGenerationCollector } from "../src/runtime/gc.js";
 import { CycleLoop } from "../src/runtime/loop.js";
+import { ThreadStats, threadCpuMs } from "../src/runtime/thread-stats.js";
 import { CycleTiming } from "../src/runtime/timing.js";
 
 describe("CycleTiming", () => {
   it("returns the recorded periods oldest first, and only the newest `capacity` once the ring wraps", () => {
     const t = new CycleTiming(12, 4);
-    for (const p of [11, 12, 13]) t.record(p, 0.1, false);
+    for (const p of [11, 12, 13]) t.record(p, 0.1, 0, false);
     expect([...t.periods()]).toEqual([11, 12, 13]);
-    for (const p of [14, 15, 16]) t.record(p, 0.1, false);
+    for (const p of [14, 15, 16]) t.record(p, 0.1, 0, false);
     expect([...t.periods()]).toEqual([13, 14, 15, 16]);
     expect(t.summary().periodMs.max).toBe(16);
     t.reset();
     expect(t.periods().length).toBe(0);
+  });
+  it("summarises only the newest `windowCycles` cycles when asked, across the ring's wrap, and never more than it holds", () => {
+    const t = new CycleTiming(12, 8);
+    // lateness i/10 ms for cycle i (i = 1..11: the ring wraps), one early start (negative: counted as 0)
+    t.record(12, 0.1, -0.5, false);
+    for (let i = 1; i <= 11; i++) t.record(12 + i, 0.01 * i, i / 10, i > 9);
+    const last3 = t.summary(3);
+    expect(last3.windowCycles).toBe(3);
+    expect(last3.latenessMs).toEqual({ p50: 1, p99: 1.1, max: 1.1 });
+    expect(last3.periodMs).toEqual({ p50: 22, p99: 23, max: 23 });
+    expect(last3.execMs.max).toBeCloseTo(0.11, 12);
+    expect(last3.jitterP99Ms).toBe(11);
+    const all = t.summary();
+    expect(all.windowCycles).toBe(8); // the ring's capacity
+    expect(all.latenessMs.p50).toBe(0.8); // cycles 4..11: floor(0.5·8) = index 4 → 0.8
+    expect(all.lateCycles).toBe(2);
+    expect(all.cycles).toBe(12);
+    expect(t.summary(100).windowCycles).toBe(8);
+    expect(t.summary(0).windowCycles).toBe(0);
+    const fresh = new CycleTiming(12, 8);
+    fresh.record(12, 0.1, -0.5, false);
+    expect(fresh.summary().latenessMs).toEqual({ p50: 0, p99: 0, max: 0 }); // early is not late
+  });
+});
+
+describe("ThreadStats", () => {
+  it("counts the collections V8 starts by itself on this thread, not the forced ones, and reports this thread's CPU time", async () => {
+    const stats = ThreadStats.shared();
+    const collect = youngGenerationCollector();
+    if (!collect) throw new Error("V8 refused a gc function");
+    // An independent observer: what V8 reported meanwhile, split by its "forced" flag (vitest
+    // allocates too, so V8 may collect on its own during the test: those must be counted).
+    const seen = { forced: 0, own: 0 };
+    const raw = new PerformanceObserver((l) => {
+      for (const e of l.getEntries()) {
+        if (((e as PerformanceEntry & { detail?: { flags?: number } }).detail?.flags ?? 0) & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) seen.forced++;
+        else seen.own++;
+      }
+    });
+    raw.observe({ entryTypes: ["gc"] });
+    await new Promise((r) => setTimeout(r, 20)); // entries from before are delivered to neither
+    const before = stats.snapshot();
+    const seen0 = { ...seen };
+    for (let i = 0; i < 5; i++) collect(); // forced: the loop's scheduled kind
+    let keep: object[] = [];
+    for (let i = 0; i < 2_000_000; i++) keep.push({ i }); // fills the young generation several times over
+    keep = [];
+    await new Promise((r) => setTimeout(r, 50)); // observer entries are delivered asynchronously
+    const after = stats.snapshot();
+    raw.disconnect();
+    expect(seen.forced - seen0.forced).toBeGreaterThanOrEqual(5);
+    expect(seen.own - seen0.own).toBeGreaterThan(0);
+    expect(after.gcCollections - before.gcCollections).toBe(seen.own - seen0.own);
+    expect(after.gcMaxMs).toBeGreaterThan(0);
+    expect(keep.length).toBe(0);
+    if (process.platform === "linux") {
+      expect(after.cpuMs).toBeGreaterThan(before.cpuMs!); // the allocation loop above ran on this thread
+      expect(threadCpuMs()).not.toBeNull();
+    }
   });
 });
 

@@ -156,10 +156,19 @@ export interface HealthAnswer {
     readonly late_cycles: number;
     readonly period_ms: { readonly p50: number; readonly p99: number; readonly max: number };
     readonly exec_ms: { readonly p50: number; readonly p99: number; readonly max: number };
+    /** How many of the latest cycles the percentiles describe. */
+    readonly window_cycles: number;
+    /** How long after its deadline each cycle started, ms. */
+    readonly lateness_ms: { readonly p50: number; readonly p99: number; readonly max: number };
     readonly jitter_p99_ms: number;
     /** Young-generation collections the runtime scheduled between cycles, and their durations, ms. */
     readonly gc_collections: number;
     readonly gc_ms: { readonly p50: number; readonly p99: number; readonly max: number };
+    /** CPU time of the thread that runs the cycle, ms (null where the OS does not say). */
+    readonly core_cpu_ms: number | null;
+    /** Collections V8 started by itself on that thread (not the scheduled ones), and the longest, ms. */
+    readonly core_gc_collections: number;
+    readonly core_gc_max_ms: number;
   };
   readonly errors: Readonly<Record<string, number>>;
   readonly control: ControlHolder | null;

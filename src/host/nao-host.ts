@@ -25,7 +25,7 @@ import { type AcquireResult, Authority, type AuthorityEvents, DEFAULT_LEASE_MS, 
 import { MonotonicClock } from "../runtime/clock.js";
 import { ESTOP_CLEAR, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "../runtime/estop.js";
 import { NAO_PERIOD_MS } from "../runtime/nao-robot.js";
-import type { RobotHealth } from "../runtime/robot.js";
+import type { HealthOptions, RobotHealth } from "../runtime/robot.js";
 import { NaoStateChannel } from "../shm/nao-state.js";
 import type { BoardReport } from "../transport/chestboard-link.js";
 import { STATE_START } from "../rt/nao-core-shm.js";
@@ -311,11 +311,11 @@ export class NaoHost {
   }
 
   /** The core's health; while it is stalled (or does not answer), the last one with the watchdog's verdict. */
-  health(): RobotHealth {
+  health(opts: HealthOptions = {}): RobotHealth {
     let answered = false;
     if (!this.#stalled && !this.#closed) {
       try {
-        this.#lastHealth = this.#core.call<RobotHealth>("health");
+        this.#lastHealth = this.#core.call<RobotHealth>("health", opts.windowCycles ?? null);
         answered = true;
       } catch {
         // fall through: the last health, marked below
@@ -353,11 +353,14 @@ export class NaoHost {
 const EMPTY_CYCLE: RobotHealth["cycle"] = {
   cycles: 0,
   lateCycles: 0,
+  windowCycles: 0,
   periodMs: { p50: 0, p99: 0, max: 0 },
   execMs: { p50: 0, p99: 0, max: 0 },
+  latenessMs: { p50: 0, p99: 0, max: 0 },
   jitterP99Ms: 0,
   gc: { collections: 0, ms: { p50: 0, p99: 0, max: 0 } },
   nominalPeriodMs: NAO_PERIOD_MS,
+  core: { cpuMs: null, gcCollections: 0, gcMaxMs: 0 },
 };
 
 /** Typed arrays and plain arrays cross as they are; anything else in an update is dropped here (the core validates). */

@@ -67,7 +67,8 @@ const HANDLERS: Record<string, Handler> = {
   smoothDisable: (r, leaseId: string) => r.smoothDisable(leaseId),
   estop: (r, req: never) => r.estop(req),
   resetEstop: (r, req: never) => r.resetEstop(req),
-  health: (r) => r.health(),
+  // JSON has no undefined: the host sends null for "the whole ring".
+  health: (r, windowCycles: number | null) => r.health(windowCycles === null ? {} : { windowCycles }),
   motionActive: (r) => r.motionActive,
 };
 

@@ -17,7 +17,8 @@
  */
 import type { Clock } from "./clock.js";
 import { youngGenerationCollector } from "./gc.js";
-import { CycleTiming } from "./timing.js";
+import { ThreadStats, type ThreadStatsSnapshot } from "./thread-stats.js";
+import { CycleTiming, type TimingSummary } from "./timing.js";
 
 /** What the loop drives. Bodies implement this; the loop owns pacing, timing and late detection. */
 export interface CycleBody {
@@ -61,6 +62,7 @@ export type CycleListener = (seq: number, nowMs: number) => void;
 export class CycleLoop {
   readonly timing: CycleTiming;
   readonly #body: CycleBody;
+  readonly #thread: ThreadStats;
   readonly #clock: Clock;
   readonly #lateBoundMs: number;
   readonly #listeners: CycleListener[] = [];
@@ -83,11 +85,20 @@ export class CycleLoop {
     this.#clock = clock;
     this.#lateBoundMs = opts.lateBoundMs ?? body.periodMs / 2;
     this.timing = new CycleTiming(body.periodMs);
+    this.#thread = ThreadStats.shared();
     this.#pacer = opts.pacer ?? null;
     const gcEvery = opts.youngGcEveryMs ?? 0;
     if (!(gcEvery >= 0 && Number.isFinite(gcEvery))) throw new RangeError(`youngGcEveryMs must be a finite number ≥ 0, got ${gcEvery}`);
     this.#collectYoung = gcEvery > 0 ? (opts.youngGcCollector ?? youngGenerationCollector()) : null;
     this.#gcEveryMs = this.#collectYoung ? gcEvery : 0;
+  }
+
+  /**
+   * Prepare side: the timing summary (over the last `windowCycles` cycles, see CycleTiming) with
+   * what the thread running this loop cost (CPU) and suffered (collections V8 started itself).
+   */
+  summary(windowCycles?: number): TimingSummary & { readonly nominalPeriodMs: number; readonly core: ThreadStatsSnapshot } {
+    return { ...this.timing.summary(windowCycles), nominalPeriodMs: this.timing.nominalPeriodMs, core: this.#thread.snapshot() };
   }
 
   /** Whether the loop schedules young-generation collections itself (see gc.ts). */
@@ -173,7 +184,7 @@ export class CycleLoop {
     const end = this.#clock.nowMs();
     const period = Number.isNaN(this.#lastStartMs) ? this.#body.periodMs : now - this.#lastStartMs;
     this.#lastStartMs = now;
-    this.timing.record(period, end - now, late);
+    this.timing.record(period, end - now, lateBy, late);
     const seq = ++this.#seq;
     const ls = this.#listeners;
     for (let i = 0; i < ls.length; i++) {

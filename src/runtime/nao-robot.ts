@@ -41,7 +41,7 @@ import { Authority, leaseError } from "./authority.js";
 import { type Clock, MonotonicClock } from "./clock.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
-import type { RobotBase, RobotHealth } from "./robot.js";
+import type { HealthOptions, RobotBase, RobotHealth } from "./robot.js";
 
 export interface NaoRobotOptions {
   /**
@@ -551,13 +551,13 @@ export class NaoRobot implements RobotBase, CycleCore<NaoState, NaoOutput> {
     }
   }
 
-  health(): RobotHealth {
+  health(opts: HealthOptions = {}): RobotHealth {
     const h = this.authority.holder();
     return {
       body: "nao",
       link: this.state.link,
       safetyReason: this.state.safetyReason,
-      cycle: { ...this.loop.timing.summary(), nominalPeriodMs: this.periodMs },
+      cycle: this.loop.summary(opts.windowCycles),
       errors: { ...this.#errors },
       control: h ? { owner: h.owner, source: h.source, expiresAtEpochMs: h.expiresAtEpochMs } : null,
       estop: this.authority.estop,

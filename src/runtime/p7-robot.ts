@@ -49,7 +49,7 @@ import { Authority, type LeaseInfo, leaseError } from "./authority.js";
 import { type Clock, MonotonicClock } from "./clock.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
-import type { RobotBase, RobotHealth } from "./robot.js";
+import type { HealthOptions, RobotBase, RobotHealth } from "./robot.js";
 
 export const P7_PERIOD_MS = 4;
 
@@ -203,7 +203,7 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
     this.#invalidate();
   }
 
-  health(): RobotHealth {
+  health(opts: HealthOptions = {}): RobotHealth {
     const h = this.authority.holder();
     let jointErrors = 0;
     for (let i = 0; i < P7_JOINT_COUNT; i++) if (this.driver.errorId(i) !== 0) jointErrors++;
@@ -211,7 +211,7 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
       body: "p7",
       link: this.#link,
       safetyReason: this.#safetyReason,
-      cycle: { ...this.loop.timing.summary(), nominalPeriodMs: P7_PERIOD_MS },
+      cycle: this.loop.summary(opts.windowCycles),
       errors: { ...this.#counters, jointErrors },
       control: h ? { owner: h.owner, source: h.source, expiresAtEpochMs: h.expiresAtEpochMs } : null,
       estop: this.authority.estop,

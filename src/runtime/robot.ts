@@ -6,6 +6,7 @@ import type { Authority } from "./authority.js";
 import type { Clock } from "./clock.js";
 import type { EstopRequest, EstopResetRequest, EstopState, StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
+import type { ThreadStatsSnapshot } from "./thread-stats.js";
 import type { TimingSummary } from "./timing.js";
 
 import type { LinkStatus } from "../bodies/link.js";
@@ -18,10 +19,15 @@ export interface RobotHealth {
   /** "ok" while the link answers; "degraded" on sporadic errors; "lost" when it stopped answering. */
   readonly link: LinkStatus;
   readonly safetyReason: string | null;
-  readonly cycle: TimingSummary & { readonly nominalPeriodMs: number };
+  /** `core`: the thread that runs the cycle (a worker core's own thread, else the main thread). */
+  readonly cycle: TimingSummary & { readonly nominalPeriodMs: number; readonly core: ThreadStatsSnapshot };
   readonly errors: Readonly<Record<string, number>>;
   readonly control: { readonly owner: string; readonly source: string; readonly expiresAtEpochMs: number } | null;
   readonly estop: EstopState;
+}
+
+export interface HealthOptions {
+  readonly windowCycles?: number;
 }
 
 export interface RobotBase {
@@ -33,7 +39,8 @@ export interface RobotBase {
   start(): Promise<void>;
   /** Go to a safe state, stop the cycle, release the link. Idempotent. */
   stop(): Promise<void>;
-  health(): RobotHealth;
+  /** `windowCycles`: the cycle percentiles describe only that many of the latest cycles (default: all the ring holds). */
+  health(opts?: HealthOptions): RobotHealth;
   /** The category an e-stop request without one gets (documented per body). */
   readonly defaultStopCategory: StopCategory;
   /** Emergency stop: no lease needed; latched until `resetEstop` (estop.ts). */

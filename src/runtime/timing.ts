@@ -6,8 +6,12 @@
 export interface TimingSummary {
   readonly cycles: number;
   readonly lateCycles: number;
+  /** How many of the most recent cycles the percentiles below describe (at most the ring's capacity). */
+  readonly windowCycles: number;
   readonly periodMs: { readonly p50: number; readonly p99: number; readonly max: number };
   readonly execMs: { readonly p50: number; readonly p99: number; readonly max: number };
+  /** How long after its deadline each cycle started (the wake-up's error plus any stall), ms. */
+  readonly latenessMs: { readonly p50: number; readonly p99: number; readonly max: number };
   /** |period − nominal| at the 99th percentile: the jitter figure the benchmarks compare. */
   readonly jitterP99Ms: number;
   /** Young-generation collections the loop scheduled between cycles (see gc.ts), and their durations. */
@@ -23,9 +27,13 @@ export function quantileOfSorted(sorted: ArrayLike<number>, q: number): number {
   return n ? sorted[Math.min(n - 1, Math.floor(q * n))]! : 0;
 }
 
+/** Cycles a CycleTiming keeps by default (about 25 s at the NAO's 83 Hz): the most a health window covers. */
+export const TIMING_RING_CYCLES = 2048;
+
 export class CycleTiming {
   readonly #periods: Float64Array;
   readonly #execs: Float64Array;
+  readonly #lateness: Float64Array;
   readonly #scratch: Float64Array;
   readonly #gcs: Float64Array;
   #n = 0;
@@ -35,18 +43,21 @@ export class CycleTiming {
 
   constructor(
     readonly nominalPeriodMs: number,
-    capacity = 2048,
+    capacity = TIMING_RING_CYCLES,
   ) {
     this.#periods = new Float64Array(capacity);
     this.#execs = new Float64Array(capacity);
+    this.#lateness = new Float64Array(capacity);
     this.#scratch = new Float64Array(capacity);
     this.#gcs = new Float64Array(capacity);
   }
 
-  record(periodMs: number, execMs: number, late: boolean): void {
+  /** One cycle: its period, its execution time, how long after its deadline it started (ms), and whether that counted as late. */
+  record(periodMs: number, execMs: number, latenessMs: number, late: boolean): void {
     const i = this.#n % this.#periods.length;
     this.#periods[i] = periodMs;
     this.#execs[i] = execMs;
+    this.#lateness[i] = Math.max(latenessMs, 0);
     this.#n++;
     this.cycles++;
     if (late) this.lateCycles++;
@@ -77,19 +88,30 @@ export class CycleTiming {
     return out;
   }
 
-  /** Prepare side: sorts a copy, allocates the summary object. */
-  summary(): TimingSummary {
-    const count = Math.min(this.#n, this.#periods.length);
-    const pct = (src: Float64Array, f: (v: number) => number, n = count) => {
-      const s = this.#scratch.subarray(0, n);
-      for (let i = 0; i < n; i++) s[i] = f(src[i]!);
+  /**
+   * Prepare side: sorts a copy, allocates the summary object. The percentiles describe the last
+   * `windowCycles` cycles (default and at most: all the ring holds), so a caller that counted the
+   * cycles between two reads gets exactly that stretch's figures (the isolation bench's phases).
+   */
+  summary(windowCycles = Number.POSITIVE_INFINITY): TimingSummary {
+    const cap = this.#periods.length;
+    const count = Math.max(0, Math.min(this.#n, cap, Math.floor(windowCycles)));
+    const first = this.#n - count; // the oldest cycle of the window
+    const pct = (src: Float64Array, f: (v: number) => number) => {
+      const s = this.#scratch.subarray(0, count);
+      for (let i = 0; i < count; i++) s[i] = f(src[(first + i) % cap]!);
       s.sort();
-      return { p50: quantileOfSorted(s, 0.5), p99: quantileOfSorted(s, 0.99), max: n ? s[n - 1]! : 0 };
+      return { p50: quantileOfSorted(s, 0.5), p99: quantileOfSorted(s, 0.99), max: count ? s[count - 1]! : 0 };
     };
     const periodMs = pct(this.#periods, (v) => v);
     const execMs = pct(this.#execs, (v) => v);
+    const latenessMs = pct(this.#lateness, (v) => v);
     const jitter = pct(this.#periods, (v) => Math.abs(v - this.nominalPeriodMs));
-    const gcMs = pct(this.#gcs, (v) => v, Math.min(this.#gcN, this.#gcs.length));
-    return { cycles: this.cycles, lateCycles: this.lateCycles, periodMs, execMs, jitterP99Ms: jitter.p99, gc: { collections: this.#gcN, ms: gcMs } };
+    const gcCount = Math.min(this.#gcN, this.#gcs.length);
+    const gcSorted = this.#scratch.subarray(0, gcCount);
+    gcSorted.set(this.#gcs.subarray(0, gcCount));
+    gcSorted.sort();
+    const gcMs = { p50: quantileOfSorted(gcSorted, 0.5), p99: quantileOfSorted(gcSorted, 0.99), max: gcCount ? gcSorted[gcCount - 1]! : 0 };
+    return { cycles: this.cycles, lateCycles: this.lateCycles, windowCycles: count, periodMs, execMs, latenessMs, jitterP99Ms: jitter.p99, gc: { collections: this.#gcN, ms: gcMs } };
   }
 }

@@ -61,7 +61,7 @@ import { Authority, leaseError } from "./authority.js";
 import { type Clock, MonotonicClock } from "./clock.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
-import type { RobotBase, RobotHealth } from "./robot.js";
+import type { HealthOptions, RobotBase, RobotHealth } from "./robot.js";
 import type { RemoteTny360 } from "./tny360-driver.js";
 
 /** The TNY-360's documented default stop category: velocity 0, then the smooth disable (it sits down). */
@@ -256,14 +256,14 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
     this.#counters.lateCycles++;
   }
 
-  health(): RobotHealth {
+  health(opts: HealthOptions = {}): RobotHealth {
     const h = this.authority.holder();
     const d = this.link.counters;
     return {
       body: "tny360",
       link: this.#stopped ? "stopped" : this.state.link,
       safetyReason: this.#safetyReason,
-      cycle: { ...this.loop.timing.summary(), nominalPeriodMs: this.loop.timing.nominalPeriodMs },
+      cycle: this.loop.summary(opts.windowCycles),
       errors: {
         refusedCommands: this.#counters.refusedCommands,
         invalidCommands: this.#counters.invalidCommands,

@@ -124,6 +124,26 @@ describe("NAO robot API (inject, simulated time)", () => {
     const health = (await call(app, "GET", "/v1/health")).body;
     expect(health).toMatchObject({ body: "nao", link: "ok", control: null, api: { subscribers: 0, send_slice_ms: { p99: 0, max: 0 } } });
     expect((health.cycle as Json).cycles).toBe(5);
+    expect(health.cycle).toMatchObject({ window_cycles: 5, core_gc_collections: expect.any(Number), core_gc_max_ms: expect.any(Number) });
+    if (process.platform === "linux") expect((health.cycle as Json).core_cpu_ms).toBeGreaterThan(0);
+  });
+
+  it("health ?window_cycles=N: the cycle percentiles describe only the N latest cycles", async () => {
+    await step(robot, clock, 5); // periods 12 ms
+    await clock.advance(30);
+    robot.loop.step(); // one period of 30 ms
+    const all = (await call(app, "GET", "/v1/health")).body.cycle as Json;
+    expect(all).toMatchObject({ cycles: 6, window_cycles: 6, period_ms: { max: 30 } });
+    const last = (await call(app, "GET", "/v1/health?window_cycles=1")).body.cycle as Json;
+    expect(last).toMatchObject({ cycles: 6, window_cycles: 1, period_ms: { p50: 30, p99: 30, max: 30 }, jitter_p99_ms: 18 });
+    await step(robot, clock, 2);
+    const two = (await call(app, "GET", "/v1/health?window_cycles=2")).body.cycle as Json;
+    expect(two).toMatchObject({ window_cycles: 2, period_ms: { max: 12 }, lateness_ms: { max: 0 } });
+    for (const bad of ["0", "2049", "abc", "-3"]) {
+      const r = await call(app, "GET", `/v1/health?window_cycles=${bad}`);
+      expect(r.status, bad).toBe(400);
+      expect(r.body.code).toBe("BL_ERR_API_BAD_REQUEST");
+    }
   });
 
   it("refuses bad requests with a 400 that names the field", async () => {

@@ -10,6 +10,7 @@
 import Type, { type TObject, type TSchema } from "typebox";
 import { LEASE_HEADER } from "../../bodies/link.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
+import { TIMING_RING_CYCLES } from "../../runtime/timing.js";
 
 /** The header every command carries its lease id in (defined once, in bodies/link.ts). */
 export { LEASE_HEADER };
@@ -163,6 +164,12 @@ export const FleetStatusSchema = Type.Object(
   { description: "The fleet bridge (serve --fleet); losing the broker never affects the body" },
 );
 
+export const HealthQuerySchema = Type.Object({
+  window_cycles: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: TIMING_RING_CYCLES, description: "Percentiles over only this many of the latest cycles (a client that counted cycles between two reads gets that stretch's figures)" }),
+  ),
+});
+
 export const HealthSchema = Type.Object({
   body: BodySchema,
   link: LinkSchema,
@@ -173,11 +180,20 @@ export const HealthSchema = Type.Object({
     late_cycles: Type.Integer(),
     period_ms: Percentiles,
     exec_ms: Percentiles,
+    window_cycles: Type.Integer({ description: "How many of the latest cycles the percentiles describe (all the ring holds, up to 2,048, unless ?window_cycles= asks for fewer)" }),
+    lateness_ms: Type.Object(Percentiles.properties, { description: "How long after its deadline each cycle started, ms (the wake-up's error plus any stall)" }),
     jitter_p99_ms: Type.Number({ description: "|period − nominal| at the 99th percentile, ms" }),
     gc_collections: Type.Integer({
       description: "Young-generation collections the runtime scheduled between cycles (0 when it leaves them to V8: `serve --gc-every-ms 0`, or a library runtime without youngGcEveryMs)",
     }),
     gc_ms: Type.Object(Percentiles.properties, { description: "Duration of those collections, ms" }),
+    core_cpu_ms: Type.Union([Type.Number(), Type.Null()], {
+      description: "CPU time the thread that runs the cycle has used, ms (the worker core's own thread; the main thread for an in-thread core); null where the OS does not report it per thread",
+    }),
+    core_gc_collections: Type.Integer({
+      description: "Collections V8 started by itself on the thread that runs the cycle (its young generation filled), not the scheduled ones: each one stops the cycle's thread at a moment nobody chose",
+    }),
+    core_gc_max_ms: Type.Number({ description: "The longest of those pauses, ms" }),
   }),
   errors: Type.Record(Type.String(), Type.Number(), { description: "Cumulative error counters by name" }),
   control: Type.Union([HolderSchema, Type.Null()]),

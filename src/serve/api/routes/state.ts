@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { BodylinkError } from "../../../errors.js";
 import { healthAnswer, sendError } from "../answers.js";
-import { ErrorSchema, HealthSchema, stateSchema } from "../schemas.js";
+import { ErrorSchema, HealthQuerySchema, HealthSchema, stateSchema } from "../schemas.js";
 import type { ApiContext } from "./context.js";
 
 export const stateRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { robot, adapter, stream, fleet }) => {
@@ -26,8 +26,11 @@ export const stateRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { ro
 
   r.get(
     "/v1/health",
-    { schema: { summary: "Link, cycle timing, error counters, control holder, stream statistics", tags: ["state"], response: { 200: HealthSchema } } },
-    async () => ({ ...healthAnswer(robot.health(), stream), fleet: fleet?.status() ?? null }),
+    { schema: { summary: "Link, cycle timing, error counters, control holder, stream statistics", tags: ["state"], querystring: HealthQuerySchema, response: { 200: HealthSchema } } },
+    async (req) => {
+      const w = req.query.window_cycles;
+      return { ...healthAnswer(robot.health(w === undefined ? {} : { windowCycles: w }), stream), fleet: fleet?.status() ?? null };
+    },
   );
 
   for (const read of adapter.reads) {

@@ -1,0 +1,62 @@
+/**
+ * What the thread that runs a cycle costs and suffers, measured on that thread: its own CPU time
+ * (the kernel's per-thread accounting, /proc/thread-self/schedstat, nanoseconds) and the garbage
+ * collections V8 started on its own there (a `gc` PerformanceObserver; in a worker it sees that
+ * isolate only). Collections the loop scheduled (gc.ts) carry V8's "forced" flag and are not
+ * counted: what is left are the ones that stop the thread at a moment nobody chose.
+ *
+ * One instance per thread (an isolate's observer sees that isolate), started by the first loop.
+ * Prepare side: `snapshot()` reads a file; the observer allocates only when V8 collects.
+ */
+import { readFileSync } from "node:fs";
+import { PerformanceObserver, constants } from "node:perf_hooks";
+
+export interface ThreadStatsSnapshot {
+  /** CPU time of this thread since it started, ms; null where the OS does not report it per thread. */
+  readonly cpuMs: number | null;
+  /** Collections V8 started itself on this thread since `ThreadStats.shared()` was first called. */
+  readonly gcCollections: number;
+  /** The longest of those pauses, ms (0 when none). */
+  readonly gcMaxMs: number;
+}
+
+/** CPU time of the calling thread, ms, or null (not Linux, or no schedstat). */
+export function threadCpuMs(): number | null {
+  try {
+    // "<ns on cpu> <ns waiting> <timeslices>": the first field is exact, not clock ticks.
+    const ns = Number(readFileSync("/proc/thread-self/schedstat", "latin1").split(" ", 1)[0]);
+    return Number.isFinite(ns) ? ns / 1e6 : null;
+  } catch {
+    return null;
+  }
+}
+
+export class ThreadStats {
+  static #shared: ThreadStats | null = null;
+
+  /** This thread's instance (module state is per isolate, so per thread). */
+  static shared(): ThreadStats {
+    ThreadStats.#shared ??= new ThreadStats();
+    return ThreadStats.#shared;
+  }
+
+  #gcCollections = 0;
+  #gcMaxMs = 0;
+
+  private constructor() {
+    const observer = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const flags = (e as PerformanceEntry & { detail?: { flags?: number } }).detail?.flags ?? 0;
+        if (flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) continue; // scheduled by the loop (or a test's gc())
+        this.#gcCollections++;
+        if (e.duration > this.#gcMaxMs) this.#gcMaxMs = e.duration;
+      }
+    });
+    observer.observe({ entryTypes: ["gc"] });
+    // An observer keeps nothing alive by itself (it has no handle); nothing to unref.
+  }
+
+  snapshot(): ThreadStatsSnapshot {
+    return { cpuMs: threadCpuMs(), gcCollections: this.#gcCollections, gcMaxMs: this.#gcMaxMs };
+  }
+}
