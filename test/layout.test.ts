@@ -1,28 +1,142 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
-/** Every relative import of every .ts file under `dir`, as a path from src/ ("wire/bytes.ts"). */
-function imports(dir: string, opts: { values?: boolean } = {}): Array<{ file: string; target: string }> {
-  const out: Array<{ file: string; target: string }> = [];
+interface Import {
+  /** The importing file, from src/ ("wire/bytes.ts"; the dashboard's are "../web/main.ts"). */
+  readonly file: string;
+  /** A relative import as a path from src/ ("wire/bytes.ts"), else the package specifier. */
+  readonly target: string;
+  readonly typeOnly: boolean;
+  readonly relative: boolean;
+}
+
+/** Every import of every .ts file under `root` (a folder or one file, from the repository root). */
+function allImports(root: string): Import[] {
+  const out: Import[] = [];
+  const scan = (p: string) => {
+    for (const m of readFileSync(p, "utf8").matchAll(/(?:^|\n)\s*((?:import|export)[^;]*?)from\s+"([^"]+)"/g)) {
+      const spec = m[2]!;
+      const rel = spec.startsWith(".");
+      const target = rel ? relative("src", resolve(p, "..", spec)).replace(/\.js$/, ".ts") : spec;
+      // `import type` / `export type` carry no code across the boundary
+      out.push({ file: relative("src", p), target, typeOnly: /^(?:import|export)\s+type\b/.test(m[1]!), relative: rel });
+    }
+  };
   const walk = (d: string) => {
     for (const name of readdirSync(d)) {
       const p = join(d, name);
       if (statSync(p).isDirectory()) walk(p);
-      else if (p.endsWith(".ts")) {
-        for (const m of readFileSync(p, "utf8").matchAll(/(?:^|\n)\s*((?:import|export)[^;]*?)from\s+"([^"]+)"/g)) {
-          // values only: `import type` / `export type` carry no code across the boundary
-          if (opts.values && /^(?:import|export)\s+type\b/.test(m[1]!)) continue;
-          const spec = m[2]!;
-          const target = spec.startsWith(".") ? relative("src", resolve(d, spec)).replace(/\.js$/, ".ts") : spec;
-          out.push({ file: relative("src", p), target });
-        }
-      }
+      else if (p.endsWith(".ts")) scan(p);
     }
   };
-  walk(join("src", dir));
+  if (statSync(root).isDirectory()) walk(root);
+  else scan(root);
   return out;
 }
+
+/** Every relative import of every .ts file under src/`dir`, as a path from src/ ("wire/bytes.ts"). */
+function imports(dir: string, opts: { values?: boolean } = {}): Array<{ file: string; target: string }> {
+  return allImports(join("src", dir))
+    .filter((i) => i.relative || !i.target.startsWith("."))
+    .filter((i) => !(opts.values && i.typeOnly))
+    .map(({ file, target }) => ({ file, target }));
+}
+
+/** One row of docs/architecture.md's layout table, as a rule. */
+interface LayoutRule {
+  /** The row's folders/files, from the repository root ("src/wire/", "src/errors.ts", "web/"). */
+  readonly roots: readonly string[];
+  readonly anything: boolean;
+  /** Paths from src/ ("wire/", "rt/lifecycle.ts") the row's code may import values from. */
+  readonly values: readonly string[];
+  /** Paths from src/ it may import types only from. */
+  readonly types: readonly string[];
+  /** Paths named after "never" (documentation; they must not also be allowed). */
+  readonly never: readonly string[];
+  /** null: any package; else only these packages (and no Node built-ins). */
+  readonly packages: readonly string[] | null;
+}
+
+/** Parse the "## Layout" table of docs/architecture.md. */
+function layoutRules(): LayoutRule[] {
+  const doc = readFileSync("docs/architecture.md", "utf8");
+  const section = doc.slice(doc.indexOf("## Layout"), doc.indexOf("\n## ", doc.indexOf("## Layout") + 1));
+  const rows = section.split("\n").filter((l) => l.startsWith("| `"));
+  return rows.map((row) => {
+    const cells = row.split(" | ");
+    const first = cells[0]!.replace(/^\| /, "");
+    const last = cells[cells.length - 1]!.replace(/ \|$/, "");
+    const roots = [...first.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+    const [allowed, forbidden = ""] = last.split(/\bnever\b/);
+    const values: string[] = [];
+    const types: string[] = [];
+    const packages: string[] = [];
+    for (const m of allowed!.matchAll(/`([^`]+)`( types\b)?/g)) {
+      const t = m[1]!;
+      if (t.endsWith("/") || t.endsWith(".ts")) (m[2] ? types : values).push(t);
+      else packages.push(t);
+    }
+    const never = [...forbidden.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+    return {
+      roots,
+      anything: /^anything\b/.test(allowed!.trim()),
+      values,
+      types,
+      never,
+      packages: packages.length > 0 || /\bno packages\b/.test(allowed!) || /^nothing\b/.test(allowed!.trim()) ? packages : null,
+    };
+  });
+}
+
+/** A path from src/ is covered by an entry ("wire/" covers wire/bytes.ts; "rt/lifecycle.ts" itself). */
+const covers = (entry: string, target: string) => (entry.endsWith("/") ? target.startsWith(entry) : target === entry);
+const fromSrc = (root: string) => relative("src", root) + (root.endsWith("/") ? "/" : "");
+const packageName = (spec: string) => (spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]!);
+
+describe("every row of docs/architecture.md's layout table is enforced", () => {
+  const rules = layoutRules();
+
+  it("the table has a row for every folder and file of src/, and every row names something that exists", () => {
+    const named = new Set(rules.flatMap((r) => r.roots));
+    const entries = readdirSync("src").map((n) => (statSync(join("src", n)).isDirectory() ? `src/${n}/` : `src/${n}`));
+    expect(entries.filter((e) => !named.has(e))).toEqual([]);
+    expect([...named].filter((r) => !existsSync(r))).toEqual([]);
+    expect(rules.length).toBeGreaterThanOrEqual(entries.length - 2); // grouped rows name several
+  });
+
+  it.each(layoutRules().map((r) => [r.roots.join(", "), r] as const))("%s imports only what its row allows", (_name, rule) => {
+    if (rule.anything) return;
+    // A row's own folders, and the error table, are always allowed.
+    const own = rule.roots.map(fromSrc);
+    expect(rule.never.filter((n) => rule.values.includes(n) || rule.types.includes(n))).toEqual([]);
+    const bad: string[] = [];
+    for (const root of rule.roots) {
+      for (const i of allImports(root)) {
+        if (!i.relative) {
+          if (rule.packages !== null && !rule.packages.includes(packageName(i.target))) bad.push(`${i.file} imports the package ${i.target}`);
+          continue;
+        }
+        if (i.target === "errors.ts" || own.some((o) => covers(o, i.target))) continue;
+        if (rule.values.some((v) => covers(v, i.target))) continue;
+        if (i.typeOnly && rule.types.some((t) => covers(t, i.target))) continue;
+        bad.push(`${i.file} imports ${i.typeOnly ? "types from " : ""}${i.target}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("the parser reads the rows as written (a rule that parsed to nothing would enforce nothing)", () => {
+    const byRoot = new Map(rules.flatMap((r) => r.roots.map((root) => [root, r] as const)));
+    expect(byRoot.get("src/wire/")).toMatchObject({ values: [], packages: ["msgpackr"] });
+    expect(byRoot.get("src/bodies/")).toMatchObject({ values: ["wire/"], packages: [] });
+    expect(byRoot.get("src/drivers/")?.types).toEqual(["runtime/", "client/"]);
+    expect(byRoot.get("src/drivers/")?.never).toEqual(["serve/", "host/", "rt/", "cli/"]);
+    expect(byRoot.get("src/errors.ts")).toMatchObject({ values: [], packages: [] });
+    expect(byRoot.get("src/cli/")?.anything).toBe(true);
+    expect(byRoot.get("src/replay/")).toBe(byRoot.get("src/record/"));
+  });
+});
 
 describe("the layout shows the architecture (docs/architecture.md)", () => {
   it("wire/ imports only wire/ and browser-safe packages: pure codecs, no Node built-ins", () => {

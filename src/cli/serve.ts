@@ -4,7 +4,7 @@
  * SHUTDOWN_ACTION; socket file removed) on SIGINT/SIGTERM. Errors leave through errors.ts.
  */
 import type { Command } from "commander";
-import { BODY_KINDS, bodyChoicesText } from "../bodies/registry.js";
+import { BODIES, BODY_KINDS, type BodyKind, bodyChoicesText, bodyTable, isBodyKind } from "../bodies/registry.js";
 import { NaoHost } from "../host/nao-host.js";
 import { startApiServer } from "../serve/api/build.js";
 import { startLolaServer } from "../serve/lola/server.js";
@@ -41,11 +41,7 @@ export const DEFAULT_LOLA_PATH = "/tmp/robocup";
 export const DEFAULT_UPSTREAM_LOLA_PATH = "/tmp/bodylink";
 
 /** What stopping does to each body, for the shutdown line. */
-export const SHUTDOWN_ACTION: Readonly<Record<string, string>> = {
-  nao: "stiffness off",
-  p7: "joints stopped where they are",
-  tny360: "velocity to zero, joints hold their pose",
-};
+export const SHUTDOWN_ACTION = bodyTable((k) => BODIES[k].safeStop);
 
 export interface ServeOptions {
   body: string;
@@ -217,7 +213,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   // Checked before anything opens: a bad --fleet URL or an unreadable creds file is one clear line.
   const fleetOpts = o.fleet !== undefined ? fleetConnectOptions(o) : null;
   if (fleetOpts) natsOptions(fleetOpts);
-  if (!["nao", "p7", "tny360"].includes(o.body)) throw usageError(`unknown body ${JSON.stringify(o.body)}; choose nao, p7 or tny360`, "serve");
+  if (!isBodyKind(o.body)) throw usageError(`unknown body ${JSON.stringify(o.body)}; choose ${bodyChoicesText()}`, "serve");
   if (o.lolaUpstream && o.body !== "nao") throw new CliError(`--lola-upstream runs a NAO on top of its LoLA; it does not apply to --body ${o.body}`, 2);
   // Off loopback, a token or nothing (docs/security.md); checked before anything is opened.
   const token = o.token ?? (process.env.BODYLINK_TOKEN || undefined);
@@ -496,7 +492,7 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
     stopping = true;
     setTimeout(() => process.exit(code || 1), STOP_DEADLINE_MS).unref();
     if (progress) clearInterval(progress);
-    say(`${process.stdout.isTTY ? "\n" : ""}${sig}: stopping (${SHUTDOWN_ACTION[o.body] ?? "body to its safe state"}) …`);
+    say(`${process.stdout.isTTY ? "\n" : ""}${sig}: stopping (${(isBodyKind(o.body) ? SHUTDOWN_ACTION[o.body] : "body to its safe state")}) …`);
     await rt?.close(`shutdown: ${sig}`);
     const p = rt?.recorder?.progress();
     if (p && !p.failure) say(`recorded ${p.messages.toLocaleString("en-US")} messages, ${(p.bytes / 1e6).toFixed(2)} MB in ${p.files.join(", ")}`);
@@ -577,7 +573,7 @@ export function registerServe(program: Command): void {
 }
 
 /** Options (commander's keys) that only one body reads. */
-const BODY_FLAGS: ReadonlyArray<readonly [key: string, flag: string, body: string]> = [
+const BODY_FLAGS: ReadonlyArray<readonly [key: string, flag: string, body: BodyKind]> = [
   ["usb", "--usb", "nao"],
   ["lola", "--no-lola", "nao"],
   ["lolaPath", "--lola-path", "nao"],

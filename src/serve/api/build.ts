@@ -1,7 +1,8 @@
 /**
  * The robot API server (docs/api.md): fastify with a 20 Hz WebSocket state stream, REST reads,
  * commands behind control leases, an OpenAPI document, and one error shape. Body-independent: the
- * body's parts come from its adapter (`bodies/<body>.ts`, interface in `adapter.ts`).
+ * body's parts come from its adapter (`bodies/<body>.ts`, one per registry entry in `bodies/index.ts`;
+ * interface in `adapter.ts`).
  *
  * `buildApiServer` returns an app that is not listening (tests use `inject`; the CLI calls
  * `listen`); `startApiServer` listens, on 127.0.0.1 unless told otherwise.
@@ -44,12 +45,10 @@ import type { BodyAdapter } from "./adapter.js";
 import { errorHandler, sendError } from "./answers.js";
 import { MIN_BODY_LIMIT_BYTES } from "./body-limit.js";
 import { registerDashboard } from "./dashboard.js";
-import { NaoAdapter } from "./bodies/nao.js";
-import { P7Adapter } from "./bodies/p7.js";
-import { Tny360Adapter } from "./bodies/tny360.js";
+import { adapterOf } from "./bodies/index.js";
 import { refuseAndCut, refuseOversized } from "./guard.js";
 import { commandRoutes } from "./routes/commands.js";
-import type { ApiContext, ApiRobot } from "./routes/context.js";
+import type { ApiContext, ApiRobot, ApiRobots } from "./routes/context.js";
 import { controlRoutes } from "./routes/control.js";
 import { estopRoutes } from "./routes/estop.js";
 import { type FleetGateway, fleetRoutes } from "./routes/fleet.js";
@@ -92,16 +91,11 @@ export interface RunningApiServer {
   close(): Promise<void>;
 }
 
-/** The adapter for `robot`'s body. */
+/** The adapter for `robot`'s body, from the registry-keyed table (`bodies/index.ts`). */
 export function adapterFor(robot: ApiRobot): BodyAdapter {
-  switch (robot.kind) {
-    case "nao":
-      return new NaoAdapter(robot);
-    case "p7":
-      return new P7Adapter(robot);
-    case "tny360":
-      return new Tny360Adapter(robot);
-  }
+  // `robot.kind` names the robot's own type in ApiRobots; TypeScript cannot correlate the two
+  // through a union, so the pair is passed as the generic's widest instance.
+  return adapterOf(robot.kind, robot as ApiRobots[typeof robot.kind] as never);
 }
 
 /** Build the app (routes, schemas, OpenAPI) without listening. */

@@ -7,6 +7,7 @@
  *
  * Module-load only: builds schema objects once.
  */
+import { BODIES, BODY_KINDS, type BodyKind } from "../../bodies/registry.js";
 import Type, { type TObject, type TSchema } from "typebox";
 import { LEASE_HEADER } from "../../bodies/link.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
@@ -30,7 +31,14 @@ export const LinkSchema = Type.Union(
   { description: "Body link: ok while it answers; degraded on sporadic errors; lost when it stopped answering" },
 );
 
-export const BodySchema = Type.Union([Type.Literal("nao"), Type.Literal("p7"), Type.Literal("tny360")]);
+/** The body kinds, from the registry (a new body shows in the OpenAPI document by itself). */
+// (Unsafe: TypeBox types a union over an array, not a tuple, as never; the schema is the union.)
+export const BodySchema = Type.Unsafe<BodyKind>(
+  Type.Union(
+    BODY_KINDS.map((k) => Type.Literal(k)),
+    { description: `The body this runtime serves: ${BODY_KINDS.map((k) => `${k} (${BODIES[k].title})`).join(", ")}` },
+  ),
+);
 
 /** The envelope's properties (merged into each body's state schema). */
 export const envelopeProperties = {

@@ -2,6 +2,7 @@
  * What every route plugin of the robot API is given: the robot, its adapter, the state stream and
  * the control authority. `build.ts` makes one per server and registers each plugin with it.
  */
+import type { BodyKind, PerBody } from "../../../bodies/registry.js";
 import type { Authority } from "../../../runtime/authority.js";
 import type { NaoRobot } from "../../../runtime/nao-robot.js";
 import type { P7Robot } from "../../../runtime/p7-robot.js";
@@ -10,8 +11,18 @@ import type { BodyAdapter } from "../adapter.js";
 import type { StateStream } from "../stream.js";
 import type { FleetGateway } from "./fleet.js";
 
+/**
+ * The runtime object the robot API serves, per body of the registry (`bodies/registry.ts`;
+ * `PerBody`: a body missing here, or one the registry does not have, does not compile). The
+ * adapters' table (`bodies/index.ts`) gives each factory its own body's object from it.
+ */
+export type ApiRobots = PerBody<{
+  nao: NaoRobot;
+  p7: P7Robot;
+  tny360: Tny360Robot;
+}>;
 /** Any body the robot API serves. */
-export type ApiRobot = NaoRobot | P7Robot | Tny360Robot;
+export type ApiRobot = ApiRobots[BodyKind];
 
 export interface ApiContext {
   readonly robot: ApiRobot;
