@@ -14,6 +14,7 @@ export const ERRORS = {
   BL_ERR_BODY_FINALIZED: { status: 503, message: "this runtime was shut down; create a new one" },
   BL_ERR_PREFS_CRC: { status: 500, message: "preference block CRC mismatch: stored %s, computed %s; the block was not used" },
   BL_ERR_PREFS_READ: { status: 500, message: "preference piece at offset %s failed: %s" },
+  BL_ERR_PREFS_UNAVAILABLE: { status: 404, message: "this body link has no preference block: %s; `bodylink state` shows RobotConfig's body id and version" },
   BL_ERR_AUTH_HELD: { status: 409, message: "control is held by %s until %s; wait for its lease to expire or ask it to release" },
   BL_ERR_AUTH_REQUIRED: { status: 403, message: "this command needs control authority: acquire a lease (POST /v1/control) and send its id in the x-bodylink-lease header" },
   BL_ERR_AUTH_UNKNOWN_LEASE: { status: 403, message: "lease %s is not held (expired or released); acquire a new one" },

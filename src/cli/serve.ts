@@ -48,7 +48,8 @@ export interface ServeOptions {
   /**
    * NAO: where the real-time core runs. "worker" (serve's default): its own thread (driver,
    * safety, LoLA server; src/rt/nao-worker.ts), so nothing on the main thread can delay a cycle;
-   * "main": on the main thread beside the servers (library use, recordings). Defaults to "main".
+   * "main": on the main thread beside the servers (library use, tests). Defaults to "main". A
+   * custom `driver`, `clock` or `lolaTap` (replay) keeps it on the main thread.
    */
   core?: "worker" | "main";
   /** The runtime's name (unique on this machine; the robot's name in a fleet). Default: body and host, made unique. */
@@ -239,12 +240,22 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   // Recording: the ring and the tap exist before the body, so configure() is recorded too.
   const clock = o.clock ?? new MonotonicClock();
   const tap = o.record || o.foxglove !== undefined ? new RecordTap(ByteRing.create(RECORD_RING_BYTES), clock) : null;
+  // The threaded core's own ring: it records its frames, LoLA bytes and states there; `tap` keeps the main thread's events.
+  let coreRing: ByteRing | null = null;
+  const upstreamPath = o.body !== "nao" ? null : o.lolaUpstream === true ? DEFAULT_LOLA_PATH : o.lolaUpstream || null;
+  if (upstreamPath && (o.usb || o.driver)) throw new CliError("--usb and --lola-upstream are two body links (the chest board, or LoLA on top of it); choose one", 2);
+  if (upstreamPath && o.lolaPath && resolve(o.lolaPath) === resolve(upstreamPath)) {
+    throw new CliError(`--lola-path ${o.lolaPath} is the upstream LoLA's own socket; serve ours elsewhere (default with --lola-upstream: ${DEFAULT_UPSTREAM_LOLA_PATH})`, 2);
+  }
   try {
-    if (o.body === "nao" && o.core === "worker" && !tap && !o.lolaUpstream && !o.driver) {
+    // A custom driver, clock or LoLA tap (replay, tests) lives on this thread: the core runs here then.
+    if (o.body === "nao" && o.core === "worker" && !o.driver && !o.clock && !o.lolaTap) {
       const derived = join(checkRuntimeDir(true)!, `${name}.lola`);
-      const usedByOther = others.some((r) => r.lolaPath === DEFAULT_LOLA_PATH);
-      const path = o.lolaPath ?? (usedByOther ? derived : DEFAULT_LOLA_PATH);
+      const preferred = upstreamPath ? DEFAULT_UPSTREAM_LOLA_PATH : DEFAULT_LOLA_PATH;
+      const usedByOther = others.some((r) => r.lolaPath === preferred);
+      const path = o.lolaPath ?? (usedByOther ? derived : preferred);
       const crash = Number(process.env.BODYLINK_TEST_CRASH_CORE_MS);
+      if (tap) coreRing = ByteRing.create(RECORD_RING_BYTES);
       const h = await NaoHost.start({
         seed: o.seed,
         usb: o.usb === true,
@@ -253,26 +264,28 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         lola: o.lola
           ? { path, fallbackPath: o.lolaPath === undefined && path !== derived ? derived : null, readers: o.lolaReaders, graceMs: o.lolaGraceMs, ...(o.lolaGroup !== undefined ? { group: o.lolaGroup } : {}) }
           : null,
+        ...(upstreamPath ? { upstream: { path: upstreamPath, ...(o.lolaUpstreamStallMs ? { stallMs: o.lolaUpstreamStallMs } : {}) } } : {}),
+        ...(coreRing ? { recordRing: coreRing.sab } : {}),
         ...(process.env.BODYLINK_TEST_HOOKS === "1" && crash > 0 ? { testCrashAfterMs: crash } : {}),
       });
       host = h;
       // The API serves the host like a NaoRobot: it has every member the NAO adapter and routes use.
       robot = h as unknown as NaoRobot;
       closers.unshift(() => h.stop());
-      transport = h.transportName === "sim" ? "sim" : "usb";
-      const rejected = h.boards.filter((b) => !b.accepted);
-      lines.push(`nao: ${transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${h.prefs?.bodyId}, ${h.boards.length - rejected.length}/${h.boards.length} boards started; real-time core in its own thread`);
-      for (const b of rejected) lines.push(`  board ${b.name} left uninitialized: ${b.reason}`);
+      if (upstreamPath) {
+        transport = `lola:${upstreamPath}`;
+        lines.push(`nao: on top of LoLA at ${upstreamPath} (${h.upstreamConnected ? "connected" : "waiting for it: it may start later"}); real-time core in its own thread`);
+      } else {
+        transport = h.transportName === "sim" ? "sim" : "usb";
+        const rejected = h.boards.filter((b) => !b.accepted);
+        lines.push(`nao: ${transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${h.prefs?.bodyId}, ${h.boards.length - rejected.length}/${h.boards.length} boards started; real-time core in its own thread`);
+        for (const b of rejected) lines.push(`  board ${b.name} left uninitialized: ${b.reason}`);
+      }
       if (h.lolaPath) {
         lolaPath = h.lolaPath;
         lines.push(`LoLA socket: ${h.lolaPath}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
       }
     } else if (o.body === "nao") {
-      const upstreamPath = o.lolaUpstream === true ? DEFAULT_LOLA_PATH : o.lolaUpstream || null;
-      if (upstreamPath && (o.usb || o.driver)) throw new CliError("--usb and --lola-upstream are two body links (the chest board, or LoLA on top of it); choose one", 2);
-      if (upstreamPath && o.lolaPath && resolve(o.lolaPath) === resolve(upstreamPath)) {
-        throw new CliError(`--lola-path ${o.lolaPath} is the upstream LoLA's own socket; serve ours elsewhere (default with --lola-upstream: ${DEFAULT_UPSTREAM_LOLA_PATH})`, 2);
-      }
       const upstream = upstreamPath ? new LolaUpstreamDriver({ path: upstreamPath, clock, tap: tap?.lolaUpstream ?? null, ...(o.lolaUpstreamStallMs ? { stallMs: o.lolaUpstreamStallMs } : {}) }) : null;
       const driver = upstream ?? o.driver;
       const usb = o.usb && !driver ? await openUsbChestboard() : undefined;
@@ -364,7 +377,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     lines.push(`robot API: ${api.url}  (dashboard ${api.url}/${token ? `?token=${encodeURIComponent(token)}` : ""}, state stream ${api.url.replace(/^http/, "ws")}/v1/stream, OpenAPI ${api.url}/openapi.json)`);
     if (tap) {
       const rec = await Recorder.start(
-        { tap, robot, transport },
+        { tap, robot, transport, core: coreRing },
         {
           ...(o.record ? { path: o.record, splitMb: o.splitMb, durationS: o.duration } : {}),
           library: "bodylink 0.1.0",
@@ -429,7 +442,7 @@ function combineTaps(a: LolaTap | undefined, b: LolaTap | undefined): LolaTap | 
 export function addServeOptions(cmd: Command): Command {
   return addFleetCredentialOptions(cmd)
     .option("--body <body>", BODY_KINDS.join(" | "), "nao")
-    .option("--core <where>", "NAO: run the real-time core (driver, safety, LoLA) in its own thread (worker) or on the main thread (main); a recording runs it on the main thread", parseChoice("--core", ["worker", "main"]), "worker")
+    .option("--core <where>", "NAO: run the real-time core (driver, safety, LoLA) in its own thread (worker) or on the main thread (main)", parseChoice("--core", ["worker", "main"]), "worker")
     .option("--name <name>", "this runtime's name: unique on this machine, the robot's name in a fleet (default: BODY-HOST, then BODY-HOST-2 …)")
     .option("--usb", "NAO: talk to the real chest board over USB instead of the simulator")
     .option("--lola-upstream [path]", `NAO: on a stock robot, run on top of its own LoLA at PATH (default ${DEFAULT_LOLA_PATH}) instead of the chest board; our LoLA socket then defaults to ${DEFAULT_UPSTREAM_LOLA_PATH}`)

@@ -133,6 +133,10 @@ export class NaoHost {
   readonly state = new NaoState();
   readonly authority: HostAuthority;
   prefs: NaoPreferences | null = null;
+  /** Why the body link never has preferences (an upstream LoLA), or null. */
+  prefsUnavailable: string | null = null;
+  /** With an upstream LoLA: whether it was connected when the core became ready (null otherwise). */
+  upstreamConnected: boolean | null = null;
   boards: readonly BoardReport[] = [];
   defaultStopCategory: StopCategory = 1;
   lolaPath: string | null = null;
@@ -186,6 +190,8 @@ export class NaoHost {
       worker.on("message", (m: { type: string; [k: string]: unknown }) => {
         if (m.type === "ready") {
           host.prefs = m.prefs as NaoPreferences | null;
+          host.prefsUnavailable = (m.prefsUnavailable as string | null) ?? null;
+          host.upstreamConnected = (m.upstreamConnected as boolean | null) ?? null;
           host.boards = m.boards as BoardReport[];
           host.lolaPath = m.lolaPath as string | null;
           host.defaultStopCategory = m.defaultStopCategory as StopCategory;

@@ -26,7 +26,7 @@ import { adapterFor } from "../serve/api/build.js";
 import { stateSchema } from "../serve/api/schemas.js";
 import { BodylinkError } from "../errors.js";
 import { toHex } from "../wire/bytes.js";
-import type { ByteRing } from "../shm/ring.js";
+import type { ByteRing, RingRecordHandler } from "../shm/ring.js";
 import {
   CHANNELS,
   CHANNEL_BY_RING,
@@ -96,6 +96,12 @@ export interface RecordSource {
   readonly robot: RobotBase & { onCycle(listener: CycleListener): () => void };
   /** "sim", "usb", "replay", … for the metadata. */
   readonly transport: string;
+  /**
+   * The threaded core's own ring (src/rt/nao-worker.ts is its one producer: frames, LoLA bytes,
+   * the state of every cycle, late cycles), drained beside the tap's, which then carries only the
+   * main thread's records (leases, the API state, link changes). Null when the core runs here.
+   */
+  readonly core?: ByteRing | null;
 }
 
 interface Pending {
@@ -119,6 +125,9 @@ export function splitPath(path: string, index: number): string {
 export class Recorder {
   readonly #src: RecordSource;
   readonly #ring: ByteRing;
+  readonly #core: ByteRing | null;
+  readonly #onHostRecord: RingRecordHandler;
+  readonly #onCoreRecord: RingRecordHandler | null;
   readonly #opts: RecorderOptions;
   readonly #log: (line: string) => void;
   readonly #adapter: BodyAdapter | null;
@@ -154,6 +163,9 @@ export class Recorder {
   private constructor(src: RecordSource, opts: RecorderOptions) {
     this.#src = src;
     this.#ring = src.tap.ring;
+    this.#core = src.core ?? null;
+    this.#onHostRecord = this.#recordFrom(this.#ring);
+    this.#onCoreRecord = this.#core ? this.#recordFrom(this.#core) : null;
     this.#opts = opts;
     this.#log = opts.log ?? ((l) => console.error(l));
     this.#nao = src.robot.kind === "nao" ? (src.robot as NaoRobot) : null;
@@ -217,7 +229,7 @@ export class Recorder {
       bytes,
       mbPerMin: elapsedS > 0 ? bytes / 1e6 / (elapsedS / 60) : 0,
       files: [...this.#files],
-      dropped: this.#ring.dropped,
+      dropped: this.#dropped(),
       stopped: this.#stopped,
       failure: this.#failure,
     };
@@ -228,8 +240,16 @@ export class Recorder {
   /** Record a runtime event (JSON) through the ring, so it sits in order with the frames. */
   event(type: string, text: string, extra: Record<string, unknown> = {}): void {
     if (this.#stopped) return;
-    const b = te.encode(JSON.stringify({ type, seq: this.#src.robot.loop.seq, text, ...extra }));
-    this.#src.tap.bytes(RING_CHANNEL.event, 0, b, b.length);
+    this.#src.tap.event(type, this.#cycleSeq(), text, extra);
+  }
+
+  /** The runtime's cycle count (a threaded core's, as its mirrored state carries it). */
+  #cycleSeq(): number {
+    return this.#core ? (this.#nao?.state.seq ?? 0) : this.#src.robot.loop.seq;
+  }
+
+  #dropped(): number {
+    return this.#ring.dropped + (this.#core?.dropped ?? 0);
   }
 
   #attach(): void {
@@ -283,7 +303,7 @@ export class Recorder {
     const nao = this.#nao;
     if (nao) {
       const s = nao.state;
-      this.#src.tap.naoState(s);
+      if (!this.#core) this.#src.tap.naoState(s); // a threaded core records its own, every cycle
       if (s.link !== this.#lastLink) {
         const from = this.#lastLink;
         this.#lastLink = s.link;
@@ -294,7 +314,7 @@ export class Recorder {
         this.event("safety", s.safetyReason ? `stiffness ramps to 0: ${s.safetyReason}` : "commands flow normally", { reason: s.safetyReason });
       }
     }
-    const late = this.#src.robot.loop.timing.lateCycles;
+    const late = this.#core ? this.#lastLate : this.#src.robot.loop.timing.lateCycles; // a threaded core records its own
     if (late !== this.#lastLate) {
       const n = late - this.#lastLate;
       this.#lastLate = late;
@@ -327,24 +347,29 @@ export class Recorder {
 
   #drain(): void {
     if (this.#stopped && !this.#stopping) return;
-    const ring = this.#ring;
-    const dropped = ring.dropped;
+    const dropped = this.#dropped();
     if (dropped !== this.#droppedSeen) {
       const n = dropped - this.#droppedSeen;
       this.#droppedSeen = dropped;
-      const gap = te.encode(JSON.stringify({ type: "recording_gap", seq: this.#src.robot.loop.seq, text: `${n} records lost: the recorder fell behind and the ring was full`, lost: n }));
+      const gap = te.encode(JSON.stringify({ type: "recording_gap", seq: this.#cycleSeq(), text: `${n} records lost: the recorder fell behind and the ring was full`, lost: n }));
       this.#enqueue(RING_CHANNEL.event, this.#src.robot.clock.epochMs(), gap);
     }
-    ring.drain(this.#onRecord);
+    // The core's first: its frames are older than what the main thread recorded since the last drain.
+    if (this.#core) this.#core.drain(this.#onCoreRecord!);
+    this.#ring.drain(this.#onHostRecord);
   }
 
-  readonly #onRecord = (channel: number, _flags: number, timeMs: number, offset: number, length: number): void => {
-    const b = this.#ring.bytes;
+  #recordFrom(ring: ByteRing): RingRecordHandler {
+    return (channel, _flags, timeMs, offset, length) => this.#onRecord(ring, channel, timeMs, offset, length);
+  }
+
+  #onRecord(ring: ByteRing, channel: number, timeMs: number, offset: number, length: number): void {
+    const b = ring.bytes;
     let data: Uint8Array;
     if (channel === RING_CHANNEL.naoState) {
-      data = te.encode(JSON.stringify(readNaoStateRecord(this.#ring.view, offset)));
+      data = te.encode(JSON.stringify(readNaoStateRecord(ring.view, offset)));
     } else if (channel === RING_CHANNEL.chestTransfer) {
-      const v = this.#ring.view;
+      const v = ring.view;
       const op = v.getUint8(offset);
       data = te.encode(
         JSON.stringify({
@@ -361,7 +386,7 @@ export class Recorder {
       }
     }
     this.#enqueue(channel, timeMs, data);
-  };
+  }
 
   #enqueue(channel: number, timeMs: number, data: Uint8Array): void {
     if (this.#stopped && !this.#stopping) return;

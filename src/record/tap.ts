@@ -30,6 +30,8 @@ export interface LolaTap {
   command(client: number, bytes: Uint8Array, length: number): void;
 }
 
+const eventEncoder = new TextEncoder();
+
 export class RecordTap {
   readonly ring: ByteRing;
   readonly clock: Clock;
@@ -54,6 +56,15 @@ export class RecordTap {
   /** Record `bytes[0, length)` on ring channel `channel`. */
   bytes(channel: number, flags: number, bytes: ArrayLike<number>, length: number): boolean {
     return this.ring.write(channel, flags, this.clock.epochMs(), bytes, 0, length);
+  }
+
+  /**
+   * A runtime event (lease, link, late cycle …) as the JSON the event channel carries. Prepare
+   * side: it allocates, so the real-time side calls it only on a change.
+   */
+  event(type: string, seq: number, text: string, extra: Record<string, unknown> = {}): boolean {
+    const b = eventEncoder.encode(JSON.stringify({ type, seq, text, ...extra }));
+    return this.bytes(RING_CHANNEL.event, 0, b, b.length);
   }
 
   /** A chest-board transfer other than a frame (or a failed one): op, request, result, bytes. */

@@ -29,6 +29,13 @@ export interface CoreOptions {
   acceptBoardVersions: readonly number[];
   gcEveryMs: number;
   lola: { path: string; fallbackPath: string | null; readers: number; graceMs: number; group?: string } | null;
+  /**
+   * Run on top of the robot's own LoLA at `path` instead of the chest board (docs/lola.md, "On a
+   * stock robot"): the core owns the upstream client, the driver and our LoLA server.
+   */
+  upstream?: { path: string; stallMs?: number } | null;
+  /** Recording: the core's ByteRing (src/shm/ring.ts). The core is its one producer; the recorder drains it on the main thread. */
+  recordRing?: SharedArrayBuffer | null;
   /** Nice value the core's thread asks for (per thread on Linux; lowering it needs privileges). Defaults to -10. */
   nice?: number;
   /** Test hook: throw an uncaught error in the core after this many ms. */

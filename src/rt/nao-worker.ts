@@ -19,10 +19,14 @@
 import { getPriority, setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { ChestboardDriver } from "../drivers/nao/chestboard.js";
+import { LolaUpstreamDriver } from "../drivers/nao/lola-upstream.js";
 import { BodylinkError } from "../errors.js";
+import { RecordTap, TappedChestboard } from "../record/tap.js";
+import { MonotonicClock } from "../runtime/clock.js";
 import { NaoRobot } from "../runtime/nao-robot.js";
 import { startLolaServer } from "../serve/lola/server.js";
 import { NaoStateChannel } from "../shm/nao-state.js";
+import { ByteRing } from "../shm/ring.js";
 import { openUsbChestboard } from "../transport/usb.js";
 import { CTL, type CoreOptions, type CoreReply, REPLY_START, STATE_START } from "./nao-core-shm.js";
 
@@ -106,6 +110,7 @@ function safeNow(): boolean {
   const r = robot;
   if (!r) return false;
   r.authority.revoke();
+  if (r.driver instanceof LolaUpstreamDriver) return r.driver.deactivateNow();
   return r.driver instanceof ChestboardDriver ? r.driver.deactivateNow() : false;
 }
 
@@ -137,22 +142,33 @@ function raisePriority(nice: number): number | null {
 async function main(): Promise<void> {
   const o = options;
   const nice = raisePriority(o.nice ?? -10);
+  const clock = new MonotonicClock();
+  // Recording: this thread is the one producer of its ring (frames, LoLA bytes, each cycle's state).
+  const tap = o.recordRing ? new RecordTap(new ByteRing(o.recordRing), clock) : null;
+  const upstream = o.upstream
+    ? new LolaUpstreamDriver({ path: o.upstream.path, clock, tap: tap?.lolaUpstream ?? null, ...(o.upstream.stallMs ? { stallMs: o.upstream.stallMs } : {}) })
+    : null;
   const r = await NaoRobot.create({
-    transport: o.usb ? () => openUsbChestboard() : undefined,
+    ...(upstream ? { driver: upstream } : { transport: o.usb ? () => openUsbChestboard() : undefined }),
+    clock,
     seed: o.seed,
     acceptBoardVersions: o.acceptBoardVersions,
     youngGcEveryMs: o.gcEveryMs,
+    ...(tap && !upstream ? { wrapTransport: (t) => new TappedChestboard(t, tap) } : {}),
   });
   robot = r;
   await r.start();
-  r.onCycle((seq) => {
-    channel.publish(r.state);
-    Atomics.store(ctl, CTL.cycles, seq);
-  });
   channel.publish(r.state);
   let lolaPath: string | null = null;
   if (o.lola) {
-    const lolaOpts = { readers: o.lola.readers, graceMs: o.lola.graceMs, ...(o.lola.group !== undefined ? { group: o.lola.group } : {}) };
+    const lolaOpts = {
+      readers: o.lola.readers,
+      graceMs: o.lola.graceMs,
+      ...(o.lola.group !== undefined ? { group: o.lola.group } : {}),
+      ...(tap ? { tap: tap.lola } : {}),
+      // On top of LoLA: the robot is named by the upstream's messages, and nothing is sent while it is not there.
+      ...(upstream ? { robotConfigSource: () => upstream.robotConfig, holdUntilValid: true } : {}),
+    };
     const lola = await startLolaServer(r, { path: o.lola.path, ...lolaOpts }).catch((e: unknown) => {
       if (o.lola!.fallbackPath && e instanceof BodylinkError && e.code === "BL_ERR_LOLA_SOCKET") return startLolaServer(r, { path: o.lola!.fallbackPath, ...lolaOpts });
       throw e;
@@ -160,6 +176,21 @@ async function main(): Promise<void> {
     closeLola = () => lola.close();
     lolaPath = lola.path;
   }
+  // After the LoLA server's listener: our clients' messages leave first, then the host and the
+  // recorder get the state (neither is on the path from an upstream message to our clients).
+  let lateSeen = 0;
+  r.onCycle((seq) => {
+    channel.publish(r.state);
+    Atomics.store(ctl, CTL.cycles, seq);
+    if (tap) {
+      tap.naoState(r.state);
+      const late = r.loop.timing.lateCycles;
+      if (late !== lateSeen) {
+        lateSeen = late;
+        tap.event("late_cycle", seq, `cycle started late (${late} so far)`, { late_cycles: late }); // only when one was late
+      }
+    }
+  });
   for (const ev of ["acquired", "released", "estop", "reset"] as const) {
     r.authority.on(ev, (...args: unknown[]) => port.postMessage({ type: "event", event: ev, args: JSON.parse(JSON.stringify(args)) }));
   }
@@ -168,7 +199,17 @@ async function main(): Promise<void> {
       throw new Error("test hook: the real-time core crashes (BODYLINK_TEST_CRASH_CORE_MS)");
     }, o.testCrashAfterMs);
   }
-  port.postMessage({ type: "ready", prefs: r.prefs, boards: r.boards, lolaPath, defaultStopCategory: r.defaultStopCategory, transport: r.driver.name, nice });
+  port.postMessage({
+    type: "ready",
+    prefs: r.prefs,
+    prefsUnavailable: r.prefsUnavailable,
+    boards: r.boards,
+    lolaPath,
+    defaultStopCategory: r.defaultStopCategory,
+    transport: upstream ? `lola:${upstream.upstream.path}` : r.driver.name,
+    upstreamConnected: upstream ? upstream.upstream.connected : null,
+    nice,
+  });
 }
 
 main().catch((e: unknown) => {

@@ -197,6 +197,11 @@ export class NaoRobot implements RobotBase, CycleCore<NaoState, NaoOutput> {
     return this.driver.prefs;
   }
 
+  /** Why this body link never has preferences (an upstream LoLA), or null: they come with configure. */
+  get prefsUnavailable(): string | null {
+    return this.driver.prefsUnavailable ?? null;
+  }
+
   /** The motor-board handshake's result per board, once configured. */
   get boards(): readonly BoardReport[] {
     return this.driver.boards;

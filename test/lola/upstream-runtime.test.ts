@@ -8,9 +8,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { type Server, type Socket, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { McapIndexedReader } from "@mcap/core";
 import { unpack } from "msgpackr";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
+import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
 import { NaoRobot } from "../../src/runtime/nao-robot.js";
 import { startLolaServer } from "../../src/serve/lola/server.js";
 import { LolaCommandWriter } from "../../src/wire/lola/command-message.js";
@@ -35,11 +37,24 @@ afterAll(() => {
   rmSync(runtimeDir, { recursive: true, force: true });
 });
 
-/** The upstream: bodylink's simulated NAO with its LoLA socket (one reader slot for the test's own direct client). */
+/**
+ * The upstream: bodylink's simulated NAO with its LoLA socket (one reader slot for the test's own
+ * direct client). `commands` collects every command map its clients sent (the proxy's), decoded.
+ */
 async function upstreamLola(path: string) {
   const robot = await NaoRobot.create();
   await robot.start();
-  const server = await startLolaServer(robot, { path, readers: 1, log: () => {}, robotConfig: { headId: "P0000074A05S93M00061" } });
+  const commands: LolaCommandUpdate[] = [];
+  const readers = new Map<number, LolaCommandReader>();
+  const tap = {
+    sensor: () => {},
+    command: (client: number, bytes: Uint8Array, n: number) => {
+      const r = readers.get(client) ?? new LolaCommandReader();
+      readers.set(client, r);
+      r.push(Buffer.from(bytes.subarray(0, n)), (u) => commands.push(u));
+    },
+  };
+  const server = await startLolaServer(robot, { path, readers: 1, log: () => {}, robotConfig: { headId: "P0000074A05S93M00061" }, tap });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -48,13 +63,15 @@ async function upstreamLola(path: string) {
     await robot.stop();
   };
   cleanups.push(stop);
-  return { robot, server, stop };
+  return { robot, server, stop, commands };
 }
 
-async function proxy(upstreamPath: string, extra: { lolaReaders?: number } = {}): Promise<RunningRuntime & { lolaPath: string }> {
+async function proxy(upstreamPath: string, extra: { lolaReaders?: number; core?: "worker" | "main"; record?: string } = {}): Promise<RunningRuntime & { lolaPath: string }> {
   const lolaPath = tmpSocketPath();
   const rt = await startRuntime({
     body: "nao",
+    core: extra.core ?? "main",
+    ...(extra.record ? { record: extra.record } : {}),
     host: "127.0.0.1",
     apiPort: 0,
     lola: true,
@@ -224,30 +241,117 @@ describe("bodylink on top of LoLA (serve --lola-upstream)", { timeout: 60_000 },
     for (let i = 1; i < seen.length; i++) expect(seen[i]! - seen[i - 1]!, `step ${i}`).toBeLessThan(0.5);
   });
 
-  it("the safety ramp runs when the controlling client goes silent: the upstream's stiffness falls to 0", async () => {
+  it("the safety ramp runs when the controlling client goes silent: the commands upstream step down to stiffness 0", async () => {
     const up = tmpSocketPath();
     const lola = await upstreamLola(up);
     const rt = await proxy(up);
     const c = await client(rt.lolaPath);
     const w = new LolaCommandWriter().setFloats("Position", Float32Array.from(lola.robot.state.position)).setFloats("Stiffness", new Float32Array(25).fill(1));
-    // Command every cycle until the upstream robot is stiff (after a slow start the ramp comes up first).
-    const t0 = Date.now();
-    while (!(lola.robot.state.stiffness[0]! > 0.9)) {
-      if (Date.now() - t0 > 20_000) throw new Error("the upstream never got stiff");
+    // Command every message until the proxy sends full stiffness upstream (after a start or a fault the ramp comes up first).
+    const full = () => lola.commands.some((u) => u.Stiffness?.[0] === 1);
+    while (!full()) {
       await c.frame();
       await c.send(w.bytes);
     }
-    // Silence (the client stays connected): its lease expires after 100 ms, then a 500 ms ramp.
-    const faultsBefore = robotOf(rt).health().errors.linkDown ?? 0;
-    await until(() => /expired/.test(robotOf(rt).state.safetyReason ?? ""), "the proxy's safety reason", 10_000);
-    const mid: number[] = [];
-    await until(() => {
-      mid.push(lola.robot.state.stiffness[0]!);
-      return lola.robot.state.stiffness[0] === 0;
-    }, "stiffness 0 upstream", 10_000);
-    // It ramped, it did not drop; unless the link itself failed meanwhile (this test's upstream
-    // shares the process, so a loaded machine can stall it), which drops to 0 by design.
-    if ((robotOf(rt).health().errors.linkDown ?? 0) === faultsBefore) expect(mid.some((v) => v > 0 && v < 0.9)).toBe(true);
+    // Silence (the client stays connected): its lease expires (100 ms grace), then the proxy ramps.
+    const from = lola.commands.length;
+    const linkDownBefore = robotOf(rt).health().errors.linkDown ?? 0;
+    await until(() => lola.commands.slice(from).some((u) => u.Stiffness?.[0] === 0), "a command at stiffness 0 upstream", 20_000);
+    expect(robotOf(rt).authority.holder()).toBeNull(); // the silent client's lease expired
+    // Judged on what the upstream received, command by command, not on when: the head's stiffness
+    // never rises, and unless the link itself failed meanwhile (a loaded machine can stall this
+    // process's upstream, which drops to 0 by design) it steps down by one ramp step per cycle
+    // (12 ms of a 500 ms ramp) through the values between, never in one jump.
+    const head = lola.commands.slice(from).map((u) => u.Stiffness![0]!);
+    const end = head.indexOf(0);
+    for (let i = 1; i <= end; i++) expect(head[i]!, `command ${i}`).toBeLessThanOrEqual(head[i - 1]!);
+    if ((robotOf(rt).health().errors.linkDown ?? 0) === linkDownBefore) {
+      const between = head.slice(0, end).filter((v) => v > 0 && v < 1);
+      expect(between.length).toBeGreaterThanOrEqual(Math.floor(500 / 12) - 2);
+      for (let i = 1; i <= end; i++) expect(head[i - 1]! - head[i]!, `step ${i}`).toBeLessThan(12 / 500 + 1e-3);
+    }
+  });
+});
+
+describe("serve --lola-upstream on the threaded core (serve's default), recording", { timeout: 90_000 }, () => {
+  it("the worker owns the upstream client, the driver and our LoLA server: byte-identical messages, commands upstream, the exact upstream bytes recorded", async () => {
+    const up = tmpSocketPath();
+    const lola = await upstreamLola(up);
+    const dir = mkdtempSync(join(tmpdir(), "bl-up-rec-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, "up.mcap");
+    const rt = await proxy(up, { core: "worker", record: file });
+    expect(rt.host).not.toBeNull(); // the core runs in its worker, recording or not
+    expect(rt.record.transport).toBe(`lola:${up}`);
+    const direct = await client(up);
+    await direct.frame(); // admitted (a reader's role is decided 25 ms after accept): what LoLA sends from now on
+    const c = await client(rt.lolaPath);
+    const seenUpstream = new Set<string>();
+    let collecting = true;
+    const collector = (async () => {
+      while (collecting) seenUpstream.add((await direct.frame()).toString("hex"));
+    })();
+    await c.frame();
+    c.discard();
+    // The proxy's client commands head yaw 0.4 at stiffness 1; it reaches the upstream robot.
+    const position = Float32Array.from(lola.robot.state.position);
+    position[0] = 0.4;
+    const stiffness = new Float32Array(25);
+    stiffness[0] = 1;
+    const w = new LolaCommandWriter().setFloats("Position", position).setFloats("Stiffness", stiffness);
+    const ours: Buffer[] = [];
+    while (!(Math.abs(lola.robot.state.position[0]! - 0.4) < 0.02)) {
+      ours.push(await c.frame());
+      await c.send(w.bytes);
+    }
+    await new Promise((res) => setTimeout(res, 100));
+    collecting = false;
+    await collector;
+    expect(ours.every((f) => f.length === 896)).toBe(true);
+    expect(ours.map((f, i) => (seenUpstream.has(f.toString("hex")) ? -1 : i)).filter((i) => i >= 0)).toEqual([]);
+    // Preferences: the one clear answer for a link that has none.
+    const prefs = await fetch(`${rt.record.apiUrl}/v1/preferences`);
+    expect(prefs.status).toBe(404);
+    expect(await prefs.json()).toMatchObject({ code: "BL_ERR_PREFS_UNAVAILABLE", message: expect.stringMatching(/the upstream LoLA gives no preferences/) });
+    await rt.close();
+    // The recording (written by the main thread from the core's ring): every upstream message our
+    // client got is in /lola/upstream/sensor byte for byte, and /lola/sensor holds what we sent.
+    await loadZstd();
+    const readable = await FileReadable.open(file);
+    cleanups.push(() => readable.close());
+    const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers: DECOMPRESS_HANDLERS });
+    const topicOf = new Map([...reader.channelsById.values()].map((ch) => [ch.id, ch.topic]));
+    const byTopic = new Map<string, Buffer[]>();
+    for await (const m of reader.readMessages()) {
+      const t = topicOf.get(m.channelId)!;
+      if (!byTopic.has(t)) byTopic.set(t, []);
+      byTopic.get(t)!.push(Buffer.from(m.data));
+    }
+    const hex = (t: string) => new Set((byTopic.get(t) ?? []).map((b) => b.toString("hex")));
+    const upSensor = hex("/lola/upstream/sensor");
+    const ourSensor = hex("/lola/sensor");
+    for (const f of ours) {
+      expect(upSensor.has(f.toString("hex"))).toBe(true);
+      expect(ourSensor.has(f.toString("hex"))).toBe(true);
+    }
+    // Commands sent upstream, the state of each cycle (the core's), and the main thread's events.
+    const cmds: LolaCommandUpdate[] = [];
+    for (const b of byTopic.get("/lola/upstream/command") ?? []) new LolaCommandReader().push(b, (u) => cmds.push(u));
+    expect(cmds.some((u) => u.Stiffness?.[0] === 1 && Math.abs(u.Position![0]! - 0.4) < 1e-6)).toBe(true);
+    const states = (byTopic.get("/nao/state") ?? []).map((b) => JSON.parse(b.toString()) as { seq: number });
+    for (let i = 1; i < states.length; i++) expect(states[i]!.seq).toBeGreaterThanOrEqual(states[i - 1]!.seq);
+    expect(new Set(states.map((st) => st.seq)).size).toBeGreaterThanOrEqual(ours.length); // one per upstream message at least
+    const events = (byTopic.get("/events") ?? []).map((b) => (JSON.parse(b.toString()) as { type: string }).type);
+    expect(events).toEqual(expect.arrayContaining(["recording_started", "lease_acquired", "recording_stopped"]));
+  });
+
+  it("prefs on the main-thread core: the same clear answer", async () => {
+    const up = tmpSocketPath();
+    await upstreamLola(up);
+    const rt = await proxy(up);
+    const prefs = await fetch(`${rt.record.apiUrl}/v1/preferences`);
+    expect(prefs.status).toBe(404);
+    expect(((await prefs.json()) as { code: string }).code).toBe("BL_ERR_PREFS_UNAVAILABLE");
   });
 });
 

@@ -15,6 +15,7 @@ describe("bodylink record / verify / replay", () => {
     const file = join(dir, "cli.mcap");
     const rec = await cli("record", file, "--duration", "2", "--api-port", "0", "--lola-path", join(dir, "lola.sock"), "--no-tny");
     expect(rec.stdout).toMatch(/recording: .*cli\.mcap, for 2 s/);
+    expect(rec.stdout).toMatch(/real-time core in its own thread/); // the core records from its worker
     expect(rec.stdout).toMatch(/recorded [\d,]+ messages, [\d.]+ MB in .*cli\.mcap/);
     const info = await cli("record", "--info", file);
     expect(info.stdout).toMatch(/complete: summary and footer present/);

@@ -55,6 +55,11 @@ export const NAO_IO_TEXT: Readonly<Record<number, string>> = {
 export interface NaoDriver extends BodyDriver<NaoState, NaoOutput> {
   /** After configure: the body's preferences (body id and version, joint zeros, FSR and IMU calibration). */
   readonly prefs: NaoPreferences | null;
+  /**
+   * Set by a link that never has a preference block (an upstream LoLA): why, for the one clear
+   * answer `/v1/preferences` and `bodylink prefs` give. Absent: prefs come after configure.
+   */
+  readonly prefsUnavailable?: string;
   /** After configure: the motor-board handshake's result per board (a driver without boards: []). */
   readonly boards: readonly BoardReport[];
   /** After configure: 1 where a joint can be driven, LoLA order (25). */

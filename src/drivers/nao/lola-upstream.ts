@@ -50,6 +50,7 @@ export class LolaUpstreamDriver implements NaoDriver {
   readonly upstream: LolaUpstream;
   /** LoLA does not expose the preference block; its identity is {@link robotConfig}. */
   readonly prefs = null;
+  readonly prefsUnavailable = "the upstream LoLA gives no preferences (no joint zeros, calibration or board serials; its RobotConfig names the body)";
   /** LoLA runs HAL's handshake itself: no boards to report. */
   readonly boards: readonly BoardReport[] = [];
   readonly jointInitialized = new Uint8Array(25).fill(1);
@@ -150,6 +151,11 @@ export class LolaUpstreamDriver implements NaoDriver {
     this.#sendSafe();
   }
 
+  /** The same last command, synchronously (a dying core): true when it was handed to the socket. */
+  deactivateNow(): boolean {
+    return this.#sendSafe() === SEND.Sent;
+  }
+
   async close(): Promise<void> {
     this.#stopWaiting();
     await this.upstream.close();
@@ -168,11 +174,11 @@ export class LolaUpstreamDriver implements NaoDriver {
     w.setSonar(c.sonar[0] === 1, c.sonar[1] === 1);
   }
 
-  #sendSafe(): void {
+  #sendSafe(): number {
     const last = this.#last;
     if (last) this.#encode(last.commands, 0);
     else this.#writer.setFloats("Stiffness", this.#scaled.fill(0)); // never written: positions 0 at stiffness 0
-    this.upstream.send(this.#writer.bytes);
+    return this.upstream.send(this.#writer.bytes);
   }
 
   #onFault(_kind: LolaUpstreamFaultKind, reason: string, writable: boolean): void {

@@ -222,9 +222,13 @@ export class NaoAdapter extends AdapterBase<NaoRobot> implements BodyAdapter {
       {
         path: "/v1/preferences",
         summary: "The chest board's decoded preference block (76 values, CRC-checked)",
-        description: "503 BL_ERR_STATE_NONE until the runtime has started and read the block.",
+        description: "503 BL_ERR_STATE_NONE until the runtime has started and read the block; 404 BL_ERR_PREFS_UNAVAILABLE on a body link that has none (on top of an upstream LoLA).",
         response: PrefsSchema,
-        get: () => (robot.prefs ? prefsAnswer(robot.prefs) : new BodylinkError("BL_ERR_STATE_NONE")),
+        get: () => {
+          if (robot.prefs) return prefsAnswer(robot.prefs);
+          const why = robot.prefsUnavailable;
+          return why ? new BodylinkError("BL_ERR_PREFS_UNAVAILABLE", why) : new BodylinkError("BL_ERR_STATE_NONE");
+        },
       },
       {
         path: "/v1/boards",
