@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { BODY_KINDS } from "../src/bodies/registry.js";
 
 interface Import {
   /** The importing file, from src/ ("wire/bytes.ts"; the dashboard's are "../web/main.ts"). */
@@ -163,6 +164,28 @@ describe("the layout shows the architecture (docs/architecture.md)", () => {
   });
   it("host/ (main thread) runs no driver, simulator or transport code: it only talks to the core", () => {
     expect(imports("host", { values: true }).filter((i) => /^(drivers|sim|transport)\//.test(i.target))).toEqual([]);
+  });
+  it("every body has a threaded core: a layout table, a state channel, a worker entry and a host", () => {
+    const missing = BODY_KINDS.flatMap((k) => [`bodies/${k}/layout.ts`, `shm/${k}-state.ts`, `rt/${k}-worker.ts`, `host/${k}-host.ts`]).filter((f) => {
+      try {
+        return !statSync(join("src", f)).isFile();
+      } catch {
+        return true;
+      }
+    });
+    expect(missing).toEqual([]);
+  });
+  it("every worker entry runs the one shared runner (rt/core-worker.ts), every host extends the one CoreHost", () => {
+    const rt = imports("rt", { values: true });
+    const host = imports("host", { values: true });
+    const entries = BODY_KINDS.map((k) => `rt/${k}-worker.ts`);
+    const hosts = BODY_KINDS.map((k) => `host/${k}-host.ts`);
+    expect(entries.filter((f) => !rt.some((i) => i.file === f && i.target === "rt/core-worker.ts"))).toEqual([]);
+    expect(hosts.filter((f) => !host.some((i) => i.file === f && i.target === "host/core-host.ts"))).toEqual([]);
+  });
+  it("host/ takes from rt/ only the shared buffer's layout (rt/core-shm.ts) and no runtime robot: the body's code loads in the worker only", () => {
+    const host = imports("host", { values: true });
+    expect(host.filter((i) => (i.target.startsWith("rt/") && i.target !== "rt/core-shm.ts") || /^runtime\/(nao|p7|tny360)-robot\.ts$/.test(i.target))).toEqual([]);
   });
   it("the robot API runs no real-time code: no rt/, drivers/, sim/ or transport/ values", () => {
     expect(imports("serve/api", { values: true }).filter((i) => /^(rt|drivers|sim|transport)\//.test(i.target))).toEqual([]);

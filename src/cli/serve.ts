@@ -5,7 +5,9 @@
  */
 import type { Command } from "commander";
 import { BODIES, BODY_KINDS, type BodyKind, bodyChoicesText, bodyTable, isBodyKind } from "../bodies/registry.js";
+import type { CoreHost } from "../host/core-host.js";
 import { NaoHost } from "../host/nao-host.js";
+import { P7Host } from "../host/p7-host.js";
 import { startApiServer } from "../serve/api/build.js";
 import { startLolaServer } from "../serve/lola/server.js";
 import { NaoRobot } from "../runtime/nao-robot.js";
@@ -46,10 +48,11 @@ export const SHUTDOWN_ACTION = bodyTable((k) => BODIES[k].safeStop);
 export interface ServeOptions {
   body: string;
   /**
-   * NAO: where the real-time core runs. "worker" (serve's default): its own thread (driver,
-   * safety, LoLA server; src/rt/nao-worker.ts), so nothing on the main thread can delay a cycle;
-   * "main": on the main thread beside the servers (library use, tests). Defaults to "main". A
-   * custom `driver`, `clock` or `lolaTap` (replay) keeps it on the main thread.
+   * Where the body's real-time core runs. "worker" (serve's default): its own thread (driver,
+   * safety, arbitration, the NAO's LoLA server, the TNY-360's API server; src/rt/<body>-worker.ts),
+   * so nothing on the main thread can delay a cycle; "main": on the main thread beside the servers
+   * (library use, tests, benchmarks). Defaults to "main". A custom `driver`, `clock` or `lolaTap`
+   * (replay) keeps it on the main thread, and so does a P7 or TNY-360 recording.
    */
   core?: "worker" | "main";
   /** The runtime's name (unique on this machine; the robot's name in a fleet). Default: body and host, made unique. */
@@ -76,6 +79,11 @@ export interface ServeOptions {
   /** Default: 5621, or a free port when 5621 is taken. */
   tnyPort?: number;
   tnyHost?: string;
+  /**
+   * TNY-360, with the threaded core: where the TNY-360 API server runs, "worker" (the default: in
+   * the core's thread, docs/architecture.md says why) or "main" (beside the robot API).
+   */
+  tnyServer?: "worker" | "main";
   /** Join this fleet (NATS URL: nats://HOST:PORT, tls://HOST:PORT); docs/fleet.md. */
   fleet?: string;
   /** State messages per second on bodylink.NAME.state (default 10). */
@@ -127,8 +135,8 @@ export interface RunningRuntime {
   /** The record as `bodylink ls` shows it. */
   record: RuntimeRecord;
   robot: RobotBase;
-  /** The NAO's threaded core, when it runs in a worker. */
-  host: NaoHost | null;
+  /** The body's threaded core, when it runs in a worker (serve's default). */
+  host: CoreHost | null;
   /** The recorder, with `record`. */
   recorder: Recorder | null;
   /** The fleet seat when serve --fleet was given. */
@@ -236,7 +244,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   writeRuntime(record);
   closers.push(async () => removeRuntimeRecord(name));
   let recorder: Recorder | null = null;
-  let host: NaoHost | null = null;
+  let host: CoreHost | null = null;
   // Recording: the ring and the tap exist before the body, so configure() is recorded too.
   const clock = o.clock ?? new MonotonicClock();
   const tap = o.record || o.foxglove !== undefined ? new RecordTap(ByteRing.create(RECORD_RING_BYTES), clock) : null;
@@ -254,7 +262,6 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       const preferred = upstreamPath ? DEFAULT_UPSTREAM_LOLA_PATH : DEFAULT_LOLA_PATH;
       const usedByOther = others.some((r) => r.lolaPath === preferred);
       const path = o.lolaPath ?? (usedByOther ? derived : preferred);
-      const crash = Number(process.env.BODYLINK_TEST_CRASH_CORE_MS);
       if (tap) coreRing = ByteRing.create(RECORD_RING_BYTES);
       const h = await NaoHost.start({
         seed: o.seed,
@@ -266,12 +273,12 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
           : null,
         ...(upstreamPath ? { upstream: { path: upstreamPath, ...(o.lolaUpstreamStallMs ? { stallMs: o.lolaUpstreamStallMs } : {}) } } : {}),
         ...(coreRing ? { recordRing: coreRing.sab } : {}),
-        ...(process.env.BODYLINK_TEST_HOOKS === "1" && crash > 0 ? { testCrashAfterMs: crash } : {}),
+        ...testCoreHooks(),
       });
       host = h;
       // The API serves the host like a NaoRobot: it has every member the NAO adapter and routes use.
       robot = h as unknown as NaoRobot;
-      closers.unshift(() => h.stop());
+      closers.unshift(() => h.shutdown());
       if (upstreamPath) {
         transport = `lola:${upstreamPath}`;
         lines.push(`nao: on top of LoLA at ${upstreamPath} (${h.upstreamConnected ? "connected" : "waiting for it: it may start later"}); real-time core in its own thread`);
@@ -332,6 +339,13 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         lolaPath = lola.path;
         lines.push(`LoLA socket: ${lola.path}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
       }
+    } else if (o.body === "p7" && o.core === "worker" && !tap && !o.clock) {
+      const h = await P7Host.start({ seed: o.seed, gcEveryMs: o.gcEveryMs ?? 100, ...testCoreHooks() });
+      host = h;
+      // The API serves the host like a P7Robot: it has every member the P7 adapter and routes use.
+      robot = h as unknown as P7Robot;
+      closers.unshift(() => h.shutdown());
+      lines.push("p7: simulated AIRBOT P7 arm (7 joints, 250 Hz); real-time core in its own thread");
     } else if (o.body === "p7") {
       const p7 = await P7Robot.create({ seed: o.seed, youngGcEveryMs: o.gcEveryMs ?? 100 });
       robot = p7;
@@ -340,8 +354,9 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       lines.push("p7: simulated AIRBOT P7 arm (7 joints, 250 Hz)");
     } else if (o.body === "tny360") {
       const { startTny } = await import("./tny.js");
-      const t = await startTny(o, access);
+      const t = await startTny(o, access, tap !== null || o.clock !== undefined);
       robot = t.robot;
+      host = t.host;
       closers.unshift(...t.closers);
       lines.push(...t.lines);
       tnyUrl = t.tnyUrl;
@@ -424,6 +439,12 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   };
 }
 
+/** Test hooks for a threaded core (BODYLINK_TEST_HOOKS=1): BODYLINK_TEST_CRASH_CORE_MS kills it after that long. */
+export function testCoreHooks(): { testCrashAfterMs?: number } {
+  const crash = Number(process.env.BODYLINK_TEST_CRASH_CORE_MS);
+  return process.env.BODYLINK_TEST_HOOKS === "1" && crash > 0 ? { testCrashAfterMs: crash } : {};
+}
+
 function combineTaps(a: LolaTap | undefined, b: LolaTap | undefined): LolaTap | undefined {
   if (!a || !b) return a ?? b;
   return {
@@ -442,7 +463,7 @@ function combineTaps(a: LolaTap | undefined, b: LolaTap | undefined): LolaTap | 
 export function addServeOptions(cmd: Command): Command {
   return addFleetCredentialOptions(cmd)
     .option("--body <body>", BODY_KINDS.join(" | "), "nao")
-    .option("--core <where>", "NAO: run the real-time core (driver, safety, LoLA) in its own thread (worker) or on the main thread (main)", parseChoice("--core", ["worker", "main"]), "worker")
+    .option("--core <where>", "run the body's real-time core (driver, safety, arbitration; the NAO's LoLA server, the TNY-360's API server) in its own thread (worker) or on the main thread (main)", parseChoice("--core", ["worker", "main"]), "worker")
     .option("--name <name>", "this runtime's name: unique on this machine, the robot's name in a fleet (default: BODY-HOST, then BODY-HOST-2 …)")
     .option("--usb", "NAO: talk to the real chest board over USB instead of the simulator")
     .option("--lola-upstream [path]", `NAO: on a stock robot, run on top of its own LoLA at PATH (default ${DEFAULT_LOLA_PATH}) instead of the chest board; our LoLA socket then defaults to ${DEFAULT_UPSTREAM_LOLA_PATH}`)
@@ -463,6 +484,7 @@ export function addServeOptions(cmd: Command): Command {
     .option("--no-tny", "TNY-360: do not open the TNY-360 API server")
     .option("--tny-port <port>", "TNY-360: API server port (default: 5621, or a free one when that is taken)", parseIntOption("--tny-port", 0, 65535))
     .option("--tny-host <host>", "TNY-360: drive a real robot at this address instead of the simulator")
+    .option("--tny-server <where>", "TNY-360: run the TNY-360 API server in the real-time core's thread (worker) or on the main thread (main); with --core main it is on the main thread", parseChoice("--tny-server", ["worker", "main"]), "worker")
     .option("--fleet [url]", `join a fleet over NATS (default ${DEFAULT_FLEET_URL}; tls://HOST:PORT for TLS; docs/fleet.md)`)
     .option("--fleet-rate <hz>", "state messages per second on bodylink.NAME.state", parseIntOption("--fleet-rate", 1, 50))
     .option("--fleet-ttl-ms <ms>", "presence TTL: a killed runtime leaves the fleet within it (same for the whole fleet)", parseIntOption("--fleet-ttl-ms", 1000, 60000))
@@ -597,6 +619,7 @@ const BODY_FLAGS: ReadonlyArray<readonly [key: string, flag: string, body: BodyK
   ["tny", "--no-tny", "tny360"],
   ["tnyPort", "--tny-port", "tny360"],
   ["tnyHost", "--tny-host", "tny360"],
+  ["tnyServer", "--tny-server", "tny360"],
 ];
 
 /**

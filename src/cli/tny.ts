@@ -1,18 +1,27 @@
-/** `bodylink serve --body tny360`: the simulated TNY-360 (or a real one with --tny-host) and its binary API server. */
+/**
+ * `bodylink serve --body tny360`: the simulated TNY-360 (or a real one with --tny-host) and its
+ * binary API server. With the threaded core (serve's default) the body and, unless
+ * `--tny-server main`, the TNY-360 API server run in the core's worker (src/rt/tny360-worker.ts).
+ */
+import { Tny360Host } from "../host/tny360-host.js";
 import { parseTnyHost, Tny360Robot } from "../runtime/tny360-robot.js";
 import { startTnyServer } from "../serve/tny/server.js";
 import { TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
 import { listenError, usageError } from "./errors.js";
-import type { ServeOptions } from "./serve.js";
+import { testCoreHooks, type ServeOptions } from "./serve.js";
 import type { WebAccessOptions } from "../serve/web-access.js";
 
-export async function startTny(o: ServeOptions, access: WebAccessOptions = {}): Promise<{ robot: Tny360Robot; closers: Array<() => Promise<void>>; lines: string[]; tnyUrl: string | null }> {
+type Started = { robot: Tny360Robot; host: Tny360Host | null; closers: Array<() => Promise<void>>; lines: string[]; tnyUrl: string | null };
+
+export async function startTny(o: ServeOptions, access: WebAccessOptions & { onRefused?: (what: string, detail: string) => void } = {}, recording = false): Promise<Started> {
   let target: { host: string; port: number } | null = null;
   try {
     target = o.tnyHost ? parseTnyHost(o.tnyHost) : null;
   } catch (e) {
     throw usageError(`--tny-host: ${(e as Error).message}`, "serve");
   }
+  // A recording reads the loop itself: it keeps the core on the main thread (as for the NAO).
+  if (o.core === "worker" && !recording) return startThreaded(o, access, target);
   const robot = await Tny360Robot.create({ ...(target ? { host: target.host, port: target.port } : { seed: o.seed }), youngGcEveryMs: o.gcEveryMs ?? 100 });
   await robot.start();
   const closers: Array<() => Promise<void>> = [() => robot.stop()];
@@ -37,5 +46,46 @@ export async function startTny(o: ServeOptions, access: WebAccessOptions = {}): 
     tnyUrl = `ws://${o.host}:${server.port}/`;
     lines.push(`TNY-360 API: ${tnyUrl} (binary WebSocket, at most 3 connections)`);
   }
-  return { robot, closers, lines, tnyUrl };
+  return { robot, host: null, closers, lines, tnyUrl };
+}
+
+/** The threaded core: the body in its worker, and the TNY-360 API server there too unless `--tny-server main`. */
+async function startThreaded(o: ServeOptions, access: WebAccessOptions & { onRefused?: (what: string, detail: string) => void }, target: { host: string; port: number } | null): Promise<Started> {
+  const inCore = o.tny && o.tnyServer !== "main";
+  const port = o.tnyPort ?? TNY_DEFAULT_PORT;
+  const server = { host: o.host, port, fallbackToFreePort: o.tnyPort === undefined, token: access.token ?? null, allowHosts: [...(access.allowHosts ?? [])], allowOrigins: [...(access.allowOrigins ?? [])] };
+  const host = await Tny360Host.start({ seed: o.seed, remote: target, server: inCore ? server : null, gcEveryMs: o.gcEveryMs ?? 100, ...testCoreHooks() }).catch((e: unknown) => {
+    throw (e as { errno?: string }).errno === "EADDRINUSE" || (e as { errno?: string }).errno === "EACCES" || (e as { errno?: string }).errno === "EADDRNOTAVAIL"
+      ? listenError(Object.assign(new Error((e as Error).message), { code: (e as { errno?: string }).errno }), "TNY-360 API", o.host, port, "--tny-port")
+      : e;
+  });
+  if (access.onRefused) host.onRefused(access.onRefused);
+  // The API and the TNY-360 server serve the host like a Tny360Robot: it has every member they use.
+  const robot = host as unknown as Tny360Robot;
+  const closers: Array<() => Promise<void>> = [() => host.shutdown()];
+  const lines = [
+    target
+      ? `tny360: real TNY-360 at ws://${target.host}:${target.port}/ (${host.state.link === "ok" ? "connected" : "not reachable yet, retrying"}), polled at up to 50 Hz; real-time core in its own thread`
+      : "tny360: simulated TNY-360 (14 joints, 200 Hz); real-time core in its own thread",
+  ];
+  let tnyUrl: string | null = null;
+  let tnyPort = host.tnyPort;
+  if (o.tny && !inCore) {
+    const s = await startTnyServer(host, { host: o.host, ...access, port })
+      .catch((e: unknown) => {
+        if (o.tnyPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startTnyServer(host, { host: o.host, ...access, port: 0 });
+        throw e;
+      })
+      .catch(async (e: unknown) => {
+        await host.shutdown();
+        throw listenError(e, "TNY-360 API", o.host, port, "--tny-port");
+      });
+    closers.unshift(() => s.close());
+    tnyPort = s.port;
+  }
+  if (o.tny && tnyPort !== null) {
+    tnyUrl = `ws://${o.host}:${tnyPort}/`;
+    lines.push(`TNY-360 API: ${tnyUrl} (binary WebSocket, at most 3 connections${inCore ? ", in the real-time core's thread" : ", on the main thread"})`);
+  }
+  return { robot, host, closers, lines, tnyUrl };
 }

@@ -1,27 +1,72 @@
 /**
- * Watchdog, the dying side (issue 9, item 6): when the real-time core dies (a test hook throws in
- * the worker), its last frame to the body is at stiffness 0 and `bodylink serve` exits non-zero
- * with one clear line. The LoLA controller held stiffness 1.0 until then.
+ * Watchdog, the dying side: when a body's real-time core dies (a test hook throws in the worker),
+ * the body is left in its safe state and `bodylink serve` exits non-zero with one clear line.
+ * NAO: the LoLA controller held stiffness 1.0 until then, and the last frame is at stiffness 0.
+ * P7 and TNY-360: a client holds control and commands motion; the line says what the body was
+ * left in (the arm halted, the quadruped's velocity 0).
  */
 import { describe, expect, it } from "vitest";
 import { until } from "../lola/client.js";
-import { StiffController, startServe } from "./serve-rig.js";
+import { type ServeRig, StiffController, startServe } from "./serve-rig.js";
+
+const HOOKS = { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_CRASH_CORE_MS: "8000" };
+
+async function exitOf(rig: ServeRig): Promise<number | null> {
+  return new Promise<number | null>((resolve) => {
+    if (rig.child.exitCode !== null) resolve(rig.child.exitCode);
+    else rig.child.once("exit", (c) => resolve(c));
+  });
+}
+
+/** The `bodylink: ` lines serve printed on stderr (the safety log's JSON lines are not these). */
+const bodylinkLines = (rig: ServeRig): string[] => rig.stderr().split("\n").filter((l) => l.startsWith("bodylink: "));
+
+/** Take control over the robot API and send one command (the lease is long: the core dies holding it). */
+async function commandOverApi(rig: ServeRig, path: string, body: unknown): Promise<void> {
+  const headers = { "content-type": "application/json" };
+  const lease = (await (await fetch(`${rig.apiUrl}/v1/control`, { method: "POST", headers, body: JSON.stringify({ owner: "death-test", lease_ms: 60_000 }) })).json()) as { lease_id: string };
+  const r = await fetch(`${rig.apiUrl}${path}`, { method: "POST", headers: { ...headers, "x-bodylink-lease": lease.lease_id }, body: JSON.stringify(body) });
+  expect(r.status, await r.text()).toBe(200);
+}
 
 describe("a real-time core that dies", () => {
-  it("sends the body stiffness 0, and serve exits 1 with one line", async () => {
-    const rig = await startServe([], { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_CRASH_CORE_MS: "8000" });
+  it("NAO: sends the body stiffness 0, and serve exits 1 with one line", async () => {
+    const rig = await startServe([], HOOKS);
     try {
       const lola = await StiffController.connect(rig.lolaPath);
       await until(() => lola.reached || rig.child.exitCode !== null, "stiffness 1.0", 20_000);
-      const code = await new Promise<number | null>((resolve) => {
-        if (rig.child.exitCode !== null) resolve(rig.child.exitCode);
-        else rig.child.once("exit", (c) => resolve(c));
-      });
+      const code = await exitOf(rig);
       await lola.close();
       expect(code).toBe(1);
-      const lines = rig.stderr().split("\n").filter((l) => l.startsWith("bodylink: "));
+      const lines = bodylinkLines(rig);
       expect(lines, rig.stderr()).toHaveLength(1);
       expect(lines[0]).toMatch(/^bodylink: BL_ERR_CORE_DIED: the real-time core died \(test hook: .*\); its last frame to the body was sent at stiffness 0$/);
+    } finally {
+      await rig.close();
+    }
+  }, 60_000);
+
+  it("P7: halts every joint, and serve exits 1 with one line", async () => {
+    const rig = await startServe([], HOOKS, { body: "p7" });
+    try {
+      await commandOverApi(rig, "/v1/commands/move-joints", { positions: [0.5, 0.2, 0, 0, 0, 0, 0], speed: 0.1 });
+      expect(await exitOf(rig)).toBe(1);
+      const lines = bodylinkLines(rig);
+      expect(lines, rig.stderr()).toHaveLength(1);
+      expect(lines[0]).toMatch(/^bodylink: BL_ERR_CORE_DIED: the real-time core died \(test hook: .*\); every joint of the arm was halted where it is$/);
+    } finally {
+      await rig.close();
+    }
+  }, 60_000);
+
+  it("TNY-360: sets the velocity to 0, and serve exits 1 with one line", async () => {
+    const rig = await startServe([], HOOKS, { body: "tny360" });
+    try {
+      await commandOverApi(rig, "/v1/commands/velocity", { x: 0.1, y: 0, yaw: 0 });
+      expect(await exitOf(rig)).toBe(1);
+      const lines = bodylinkLines(rig);
+      expect(lines, rig.stderr()).toHaveLength(1);
+      expect(lines[0]).toMatch(/^bodylink: BL_ERR_CORE_DIED: the real-time core died \(test hook: .*\); the body's velocity was set to 0 \(its joints hold their pose\)$/);
     } finally {
       await rig.close();
     }

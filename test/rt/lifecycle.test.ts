@@ -18,6 +18,11 @@ import { P7Robot } from "../../src/runtime/p7-robot.js";
 import type { RobotHealth } from "../../src/runtime/robot.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { SimChestboard } from "../../src/sim/nao/chestboard.js";
+import type { CoreHost } from "../../src/host/core-host.js";
+import { NaoHost } from "../../src/host/nao-host.js";
+import { P7Host } from "../../src/host/p7-host.js";
+import { Tny360Host } from "../../src/host/tny360-host.js";
+import { until } from "../lola/client.js";
 
 
 interface Faults {
@@ -183,4 +188,129 @@ describe.each(BODY_KINDS)("lifecycle of %s through the one wrapper", (kind) => {
     await b.shutdown(); // idempotent
     expect(b.lifecycle.timing.configureMs).toBeGreaterThanOrEqual(0);
   });
+});
+
+/**
+ * The same script on every body's threaded core (src/rt/<body>-worker.ts, the one shared runner),
+ * driven from its host the way `serve` drives it: the lifecycle runs in the worker, the driver
+ * faults are the worker's test hook (testFaults), what the host sees is its mirror and the core's
+ * answers. Real time: "running" waits (up to 10 s) for the core's cycle count to move; "not
+ * running" checks it stays put over 150 ms while the core says its loop is stopped.
+ */
+interface HostRig {
+  host: CoreHost;
+  command(): void;
+  /** The body's safe state as the host's mirror shows it (waits up to 5 s for it). */
+  safe(): Promise<boolean>;
+}
+
+const hostRigs: Record<BodyKind, () => Promise<HostRig>> = {
+  async nao() {
+    const h = await NaoHost.start({ seed: 1, usb: false, acceptBoardVersions: [11], gcEveryMs: 0, lola: null, testFaults: true });
+    return {
+      host: h,
+      command: () => {
+        const l = h.authority.acquire("test", "api", 60_000);
+        if (l.ok) h.command(l.lease.id, { Stiffness: new Array(25).fill(1) });
+      },
+      safe: () => eventually(() => h.state.stiffness.every((v) => v === 0)),
+    };
+  },
+  async p7() {
+    const h = await P7Host.start({ seed: 1, gcEveryMs: 0, testFaults: true });
+    return {
+      host: h,
+      command: () => {
+        const l = h.authority.acquire("test", "api", 60_000);
+        if (l.ok) h.servoJoints(l.lease.id, [0.5, 0, 0, 0, 0, 0, 0]);
+      },
+      safe: () => eventually(() => h.authority.holder() === null),
+    };
+  },
+  async tny360() {
+    const h = await Tny360Host.start({ seed: 1, remote: null, server: null, gcEveryMs: 0, testFaults: true });
+    return {
+      host: h,
+      command: () => {
+        const l = h.authority.acquire("test", "api", 60_000);
+        if (l.ok) h.setVelocity(l.lease.id, 0.1, 0, 0);
+      },
+      // what the body does next: its 30 Hz decision loop takes the cleared velocity within 50 ms
+      // (ticks of its own while the cycle is stopped, as the in-thread script does)
+      safe: async () => {
+        if (!h.lifecycle().running) h.simulatorTicks(50);
+        return eventually(() => h.state.body.targetVelocity.every((x) => x === 0));
+      },
+    };
+  },
+};
+
+async function eventually(ok: () => boolean, ms = 5000): Promise<boolean> {
+  const t0 = Date.now();
+  while (!ok()) {
+    if (Date.now() - t0 > ms) return false;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return true;
+}
+
+describe.each(BODY_KINDS)("lifecycle of %s in its threaded core", (kind) => {
+  it("start, stop, start again, a driver error in read and in write, finalize: each ends in the documented state", async () => {
+    const { host: h, command, safe } = await hostRigs[kind]();
+    try {
+      const running = async () => {
+        const c0 = h.cycles;
+        return eventually(() => h.cycles > c0 + 2, 10_000);
+      };
+      const idle = async () => {
+        const c0 = h.cycles;
+        await new Promise((r) => setTimeout(r, 150));
+        return h.cycles === c0 && !h.lifecycle().running;
+      };
+      // started by start(): active and cycling
+      expect(h.lifecycle().state).toBe("active");
+      expect(await running()).toBe(true);
+      expect(h.health().link).toBe("ok");
+
+      command();
+      expect(await eventually(() => h.authority.holder() !== null)).toBe(true);
+      await h.stop();
+      expect(h.lifecycle().state).toBe("unconfigured");
+      expect(h.health().link).toBe("stopped");
+      expect(await idle()).toBe(true);
+      expect(await safe()).toBe(true);
+
+      await h.start(); // restart configures the link anew
+      expect(h.lifecycle().state).toBe("active");
+      expect(await running()).toBe(true);
+
+      for (const where of ["read", "write"] as const) {
+        command();
+        await running();
+        h.injectDriverFault({ read: where === "read", write: where === "write" });
+        await until(() => h.lifecycle().state === "unconfigured", `${where} fault taken`, 10_000);
+        await h.settled();
+        const lc = h.lifecycle();
+        expect(lc.lastError, where).toMatch(new RegExp(`${where} failed: injected ${where} fault`));
+        expect(h.health().link, where).toBe("lost");
+        expect(lc.running, where).toBe(false);
+        expect(await safe(), where).toBe(true);
+        h.injectDriverFault({ read: false, write: false });
+        expect(await idle(), where).toBe(true); // nothing cycles until start()
+        await h.start();
+        expect(h.lifecycle().state, where).toBe("active");
+        expect(await running(), where).toBe(true);
+        expect(await eventually(() => h.health().link === "ok"), where).toBe(true);
+      }
+      expect(h.lifecycle().driverErrors).toBe(2);
+
+      await h.finalize();
+      expect(h.lifecycle().state).toBe("finalized");
+      expect(h.health().link).toBe("stopped");
+      await expect(h.start()).rejects.toSatisfy((e) => e instanceof BodylinkError && e.code === "BL_ERR_BODY_FINALIZED");
+      expect(h.lifecycle().timing.configureMs).toBeGreaterThanOrEqual(0);
+    } finally {
+      await h.shutdown();
+    }
+  }, 90_000);
 });

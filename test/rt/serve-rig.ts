@@ -14,16 +14,21 @@ import { TestLolaClient } from "../lola/client.js";
 export interface ServeRig {
   child: ChildProcess;
   apiUrl: string;
+  /** The TNY-360 API's URL (--body tny360), else null. */
+  tnyUrl: string | null;
   lolaPath: string;
   stdout(): string;
   stderr(): string;
   close(): Promise<void>;
 }
 
-export async function startServe(args: string[] = [], extraEnv: Record<string, string> = {}): Promise<ServeRig> {
+export async function startServe(args: string[] = [], extraEnv: Record<string, string> = {}, opts: { body?: "nao" | "p7" | "tny360" } = {}): Promise<ServeRig> {
   const dir = mkdtempSync(join(tmpdir(), "bodylink-rt-"));
   const lolaPath = join(dir, "robocup");
-  const child = spawn(process.execPath, ["bin/bodylink.js", "serve", "--api-port", "0", "--lola-path", lolaPath, ...args], {
+  const body = opts.body ?? "nao";
+  // every body gets its own flags only (another body's flag is a warning line on stderr)
+  const bodyArgs = body === "nao" ? ["--lola-path", lolaPath] : body === "tny360" ? ["--body", body, "--tny-port", "0"] : ["--body", body];
+  const child = spawn(process.execPath, ["bin/bodylink.js", "serve", "--api-port", "0", ...bodyArgs, ...args], {
     env: { ...process.env, BODYLINK_RUNTIME_DIR: dir, ...extraEnv },
   });
   let out = "";
@@ -43,9 +48,11 @@ export async function startServe(args: string[] = [], extraEnv: Record<string, s
     await new Promise((r) => setTimeout(r, 50));
   }
   const apiUrl = /robot API: (http:\/\/\S+)/.exec(out)![1]!;
+  const tnyUrl = /TNY-360 API: (ws:\/\/\S+)/.exec(out)?.[1] ?? null;
   return {
     child,
     apiUrl,
+    tnyUrl,
     lolaPath,
     stdout: () => out,
     stderr: () => err,

@@ -1,0 +1,86 @@
+/**
+ * The TNY-360's real-time core in its own worker thread (src/rt/core-worker.ts does the threading;
+ * src/host/tny360-host.ts is the other side): the driver (simulator, or a real robot over its
+ * WebSocket API), the 5 ms cycle, the velocity safety, the lease rule, the e-stop, and by default
+ * the TNY-360 API server (:5621): its clients' commands reach the body on this thread, without a
+ * hop through the main thread (measured: docs/architecture.md, "The TNY-360 API server").
+ * Dying, it sets the body's velocity to 0 (synchronous on the simulator; a real robot gets 200 ms).
+ */
+import { TnySimDriver } from "../drivers/tny360/driver.js";
+import { MonotonicClock } from "../runtime/clock.js";
+import { Tny360Robot } from "../runtime/tny360-robot.js";
+import { startTnyServer } from "../serve/tny/server.js";
+import { tny360StateChannel } from "../shm/tny360-state.js";
+import { actionByCode, type LogLevelCode, MODULE_BY_CODE } from "../wire/tny/constants.js";
+import type { Tny360CoreOptions } from "./core-options.js";
+import { CTL } from "./core-shm.js";
+import { runCore } from "./core-worker.js";
+
+/** The wire path by codes (specs do not cross threads; the body compares them by identity). */
+function specs(moduleCode: number, actionCode: number) {
+  const module = MODULE_BY_CODE[moduleCode];
+  const action = module && actionByCode(module, actionCode);
+  if (!module || !action) throw new RangeError(`no TNY-360 action ${moduleCode}.${actionCode}`);
+  return { module, action };
+}
+
+runCore<Tny360Robot, Tny360CoreOptions>({
+  channel: (buffer, start, ctl) => {
+    const ch = tny360StateChannel(buffer, start, ctl, CTL.stateSeq);
+    return { publish: (r) => ch.publish(r) };
+  },
+  create: (o, wrap) => {
+    const gc = { youngGcEveryMs: o.gcEveryMs };
+    if (o.remote) return Tny360Robot.create({ host: o.remote.host, port: o.remote.port, ...gc });
+    if (!o.testFaults) return Tny360Robot.create({ seed: o.seed, ...gc });
+    const clock = new MonotonicClock();
+    return Tny360Robot.create({ clock, driver: wrap(new TnySimDriver({ seed: o.seed, clock })), ...gc });
+  },
+  handlers: {
+    setVelocity: (r, id: string, x: number, y: number, yaw: number, clear: boolean) => r.setVelocity(id, x, y, yaw, clear),
+    setPosture: (r, id: string, p: never, clear: boolean) => r.setPosture(id, p, clear),
+    setEnabledMask: (r, id: string, mask: number) => r.setEnabledMask(id, mask),
+    setGait: (r, id: string, gait: never) => r.setGait(id, gait),
+    setJointAngle: (r, id: string, joint: number, angleRad: number) => r.setJointAngle(id, joint, angleRad),
+    setJointAngles: (r, id: string, anglesRad: number[]) => r.setJointAngles(id, anglesRad),
+    setLegPosition: (r, id: string, leg: number, x: number, y: number, z: number, clear: boolean) => r.setLegPosition(id, leg, x, y, z, clear),
+    enableSmooth: (r, id: string) => r.enableSmooth(id),
+    disableSmooth: (r, id: string) => r.disableSmooth(id),
+    // the TNY-360 API server's path, when it runs on the main thread (`serve --tny-server main`)
+    serves: (r, m: number, a: number) => r.serves(specs(m, a).action),
+    request: (r, leaseId: string | null, m: number, a: number, args: unknown[]) => {
+      const s = specs(m, a);
+      return Promise.resolve(r.request(leaseId, s.module, s.action, args));
+    },
+    logLine: (r, level: LogLevelCode, tag: string, message: string) => r.logLine(level, tag, message),
+    /**
+     * Test hook (lifecycle test): what the stopped simulator would do next — `ms` of its own ticks
+     * (its 30 Hz decision loop takes a cleared velocity within 50 ms) — as the in-thread test does.
+     */
+    testTicks: (r, ms: number) => {
+      if (!r.sim) return false;
+      const t0 = r.clock.nowMs();
+      for (let i = 1; i <= ms / 5; i++) r.sim.cycle(t0 + 5 * i);
+      return true;
+    },
+  },
+  async serve(r, o, port) {
+    const s = o.server;
+    if (!s) return { close: async () => {}, ready: { tnyPort: null } };
+    const opts = { host: s.host, token: s.token, allowHosts: s.allowHosts, allowOrigins: s.allowOrigins, onRefused: (what: string, detail: string) => port.postMessage({ type: "refused", what, detail }) };
+    const server = await startTnyServer(r, { ...opts, port: s.port }).catch((e: unknown) => {
+      // Without --tny-port, a taken 5621 (another runtime) is no error: take a free port.
+      if (s.fallbackToFreePort && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startTnyServer(r, { ...opts, port: 0 });
+      throw e;
+    });
+    return { close: () => server.close(), ready: { tnyPort: server.port } };
+  },
+  ready: (r) => ({ source: r.source, periodMs: r.periodMs }),
+  transport: (r) => r.link.name,
+  safeNow: (r) => {
+    r.link.clearVelocity();
+    return r.source === "sim"; // the simulator takes it now; a real robot when its answer comes
+  },
+  safeLater: (r) => r.link.deactivate(),
+  diedDetail: (_r, confirmed) => (confirmed ? "the body's velocity was set to 0 (its joints hold their pose)" : "the body's velocity 0 could not be confirmed"),
+});
