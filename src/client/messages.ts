@@ -1,7 +1,7 @@
 /**
  * The robot API's wire shapes as the SDK sees them: the stream's hello and state messages and the
- * REST answers. They mirror the server's TypeBox schemas in src/serve/api (a type test checks that
- * they agree). snake_case is the wire's spelling; the SDK's getters return camelCase snapshots.
+ * REST answers. They mirror the server's TypeBox schemas in src/serve/api
+ * (test/client/messages-types.test.ts checks that they agree, under `npm run lint`). snake_case is the wire's spelling; the SDK's getters return camelCase snapshots.
  *
  * Types only: no runtime code, browser-safe.
  */
@@ -180,6 +180,24 @@ export interface HealthAnswer {
     /** How long one stretch of sending held the server's event loop, ms: the most the stream delays a cycle. */
     readonly send_slice_ms: { readonly p99: number; readonly max: number };
   };
+  /** null (or absent from older runtimes) unless the runtime joined a fleet (serve --fleet). */
+  readonly fleet?: FleetStatusAnswer | null;
+}
+
+/** The runtime's fleet bridge (docs/fleet.md); losing the broker never affects the body. */
+export interface FleetStatusAnswer {
+  /** The NATS server, credentials removed. */
+  readonly url: string;
+  /** This robot's name in the fleet. */
+  readonly name: string;
+  readonly connection: "connecting" | "connected" | "disconnected" | "closed";
+  /** name-taken: another runtime holds this name in the fleet. */
+  readonly presence: "pending" | "ok" | "name-taken";
+  /** When the connection entered its current state, ms since the Unix epoch. */
+  readonly since_epoch_ms: number;
+  readonly disconnects: number;
+  readonly last_error: string | null;
+  readonly published: { readonly state: number; readonly health: number; readonly events: number };
 }
 
 /** The emergency-stop latch (GET /v1/estop; docs/api.md "Emergency stop"). */

@@ -13,6 +13,7 @@
  *   bodylink.estop               every robot latches (each one replies; collect with requestMany)
  *   bodylink.reset               every robot resets (each one replies)
  */
+import { LEASE_HEADER } from "../bodies/link.js";
 
 export const SUBJECT_ROOT = "bodylink";
 /** Presence: key NAME, value {@link PresenceRecord}; entries expire (bucket max age) unless refreshed. */
@@ -26,8 +27,8 @@ export const EVENTS_STREAM = "BODYLINK_EVENTS";
 export const PRESENCE_TTL_MS = 5000;
 /** Longest fleet lease, and the leases bucket's max age: a record of a holder that vanished expires by itself. */
 export const FLEET_MAX_LEASE_MS = 10_000;
-/** Header that carries a lease id on command requests (the robot API's header name). */
-export const FLEET_LEASE_HEADER = "x-bodylink-lease";
+/** Header that carries a lease id on command requests: the robot API's (defined once, in bodies/link.ts). */
+export const FLEET_LEASE_HEADER = LEASE_HEADER;
 
 export const subject = {
   state: (name: string) => `${SUBJECT_ROOT}.${name}.state`,

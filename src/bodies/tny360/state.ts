@@ -7,9 +7,11 @@
  * JSON-ready object. Values a source cannot provide are NaN (documented per field), never stale.
  */
 import { GaitType, JOINT_COUNT, LEG_COUNT } from "../../wire/tny/constants.js";
+import type { LinkStatus } from "../link.js";
 import { JOINT_NAMES, LEG_NAMES } from "./joints.js";
 
-export type Tny360Link = "starting" | "ok" | "degraded" | "lost" | "stopped";
+/** The link words every body shares (bodies/link.ts). */
+export type Tny360Link = LinkStatus;
 export type Tny360Source = "sim" | "remote";
 export type SmoothPhase = "idle" | "enabling" | "disabling";
 

@@ -150,7 +150,7 @@ function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { ap
       tags: [
         { name: "state", description: "Reads; no lease needed" },
         { name: "control", description: "Control leases and emergency stop" },
-        { name: "commands", description: "Need the lease id in the x-bodylink-lease header" },
+        { name: "commands", description: `Need the lease id in the ${LEASE_HEADER} header` },
         ...(opts.fleet ? [{ name: "fleet", description: "The fleet this runtime joined (serve --fleet): every robot, stop all" }] : []),
       ],
     },

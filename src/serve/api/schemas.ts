@@ -8,7 +8,7 @@
  * Module-load only: builds schema objects once.
  */
 import { BODIES, BODY_KINDS, type BodyKind } from "../../bodies/registry.js";
-import Type, { type TObject, type TSchema } from "typebox";
+import Type, { type TArray, type TNumber, type TObject, type TSchema } from "typebox";
 import { LEASE_HEADER } from "../../bodies/link.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
 import { TIMING_RING_CYCLES } from "../../runtime/timing.js";
@@ -21,8 +21,8 @@ export const API_VERSION = 1;
 export const STREAM_RATE_HZ = 20;
 export const STREAM_PATH = "/v1/stream";
 
-/** A fixed-length array of finite numbers. */
-export function numbers(n: number, description: string): TSchema {
+/** A fixed-length array of finite numbers (typed, so the SDK's message types can be checked against it). */
+export function numbers(n: number, description: string): TArray<TNumber> {
   return Type.Array(Type.Number(), { minItems: n, maxItems: n, description });
 }
 
@@ -152,6 +152,8 @@ const estopProperties = {
   }),
 };
 
+/** The latch as GET /v1/health's `estop` carries it. */
+export const EstopLatchSchema = Type.Object(estopProperties, { description: "The emergency-stop latch (GET /v1/estop)" });
 export const EstopStateSchema = Type.Object({ ...estopProperties, default_category: StopCategorySchema });
 export const EstopAnswerSchema = Type.Object({ stopped: Type.Literal(true), ...estopProperties, reason: Type.String() });
 export const EstopResetAnswerSchema = Type.Object({ ...estopProperties, was_latched: Type.Boolean() });
@@ -205,7 +207,7 @@ export const HealthSchema = Type.Object({
   }),
   errors: Type.Record(Type.String(), Type.Number(), { description: "Cumulative error counters by name" }),
   control: Type.Union([HolderSchema, Type.Null()]),
-  estop: Type.Object(estopProperties, { description: "The emergency-stop latch (GET /v1/estop)" }),
+  estop: EstopLatchSchema,
   api: Type.Object({
     subscribers: Type.Integer({ description: "Open state-stream WebSockets" }),
     messages_sent: Type.Integer(),

@@ -20,7 +20,7 @@
  *
  * Prepare side (allocates), except the per-cycle velocity listener (allocation-free).
  */
-import Type, { type TObject, type TSchema } from "typebox";
+import Type, { type TArray, type TNumber, type TOptional, type TSchema } from "typebox";
 import { BodylinkError } from "../../../errors.js";
 import { API_JOINT_COUNT, API_ORDER, API_TO_LOLA, JOINT_LIMITS, LOLA_JOINT_COUNT, LOLA_ORDER, pastLimit } from "../../../bodies/nao/joints.js";
 import type { NaoCommandUpdate } from "../../../bodies/nao/commands.js";
@@ -66,7 +66,7 @@ const LED_NAMES = Object.keys(LEDS) as LedName[];
 
 const jointNote = `${API_JOINT_COUNT} values in the API's joint order (NAOqi's Body order, GET /v1/info joint_names)`;
 
-function naoFieldsSchema(view: StateView): TObject {
+function naoFieldsSchema(view: StateView) {
   return Type.Object({
     battery: Type.Object({
       charge: Type.Number({ description: "0..1" }),
@@ -114,6 +114,10 @@ function naoFieldsSchema(view: StateView): TObject {
   });
 }
 
+/** The NAO's state fields on the stream (battery temperature in LoLA's scale) and in GET /v1/state. */
+export const NaoStreamFieldsSchema = naoFieldsSchema("stream");
+export const NaoRestFieldsSchema = naoFieldsSchema("rest");
+
 const JointsCommandSchema = Type.Object(
   {
     positions: Type.Optional(numbers(API_JOINT_COUNT, `Targets, rad (hands 0..1), ${jointNote}; outside the limits → clamped`)),
@@ -126,7 +130,7 @@ type JointsCommand = { positions?: number[]; stiffness?: number[] };
 const LedsCommandSchema = Type.Object(
   Object.fromEntries(LED_NAMES.map((g) => [g, Type.Optional(numbers(LEDS[g].n, `0..1 (clamped); ${LEDS[g].doc}`))])) as Record<
     LedName,
-    ReturnType<typeof Type.Optional>
+    TOptional<TArray<TNumber>>
   >,
   { additionalProperties: false, minProperties: 1 },
 );
@@ -141,7 +145,7 @@ const Clamped = Type.Array(
   Type.Object({ joint: Type.String(), field: Type.String(), requested: Type.Number(), applied: Type.Number() }),
   { description: "Values outside their limits, clamped to the limit" },
 );
-const AppliedResult = Type.Object({
+export const AppliedResultSchema = Type.Object({
   applied: Type.Array(Type.String(), { description: "The fields that took effect" }),
   clamped: Clamped,
   notes: Type.Array(Type.String()),
@@ -207,7 +211,7 @@ const SmoothResult = Type.Object({ estimated_s: Type.Number({ description: "Esti
 export class NaoAdapter extends AdapterBase<NaoRobot> implements BodyAdapter {
   readonly kind = "nao" as const;
   readonly jointNames: readonly string[] = API_ORDER;
-  readonly schemas = { stream: naoFieldsSchema("stream"), rest: naoFieldsSchema("rest") };
+  readonly schemas = { stream: NaoStreamFieldsSchema, rest: NaoRestFieldsSchema };
   readonly reads: readonly ReadRoute[];
   readonly commands: readonly CommandRoute[];
   // Velocity estimate (LoLA order), updated every cycle without allocating.
@@ -244,21 +248,21 @@ export class NaoAdapter extends AdapterBase<NaoRobot> implements BodyAdapter {
         "Positions outside the joint limits are clamped to the limit and listed in `clamped`; stiffness is clamped to 0..1. " +
         "RHipYawPitch shares its motor with LHipYawPitch: LHipYawPitch's value is used. The targets stay in force while the lease is held.",
       request: JointsCommandSchema,
-      response: AppliedResult,
+      response: AppliedResultSchema,
       handle: (leaseId, body) => this.#joints(leaseId, body),
     };
     const leds: CommandRoute<LedsCommand> = {
       path: "/v1/commands/leds",
       summary: "Set LED intensities per group (0..1, LoLA's index order per group)",
       request: LedsCommandSchema,
-      response: AppliedResult,
+      response: AppliedResultSchema,
       handle: (leaseId, body) => this.#leds(leaseId, body),
     };
     const sonar: CommandRoute<{ left: boolean; right: boolean }> = {
       path: "/v1/commands/sonar",
       summary: "Switch the sonar transmitters on or off",
       request: SonarCommandSchema,
-      response: AppliedResult,
+      response: AppliedResultSchema,
       handle: (leaseId, body) => this.#apply(leaseId, { Sonar: [body.left, body.right] }, ["sonar"], []),
     };
     const smooth = (enable: boolean): CommandRoute<Record<string, never>> => ({

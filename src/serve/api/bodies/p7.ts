@@ -31,7 +31,7 @@ import { AdapterBase } from "./common.js";
 const n = P7_JOINT_COUNT;
 const jointNote = `${n} values, J1..J7`;
 
-const P7FieldsSchema = Type.Object({
+export const P7FieldsSchema = Type.Object({
   joint_positions: numbers(n, `rad, ${jointNote}`),
   joint_velocities: numbers(n, `rad/s, ${jointNote}`),
   joint_efforts: numbers(n, `N·m (motor torque feedback, not a calibrated force sensor), ${jointNote}`),

@@ -41,7 +41,7 @@ const nullableNumbers = (k: number, description: string) =>
 const orNull = (v: number | null): number | null => (v === null ? null : f32(v));
 const limitsDoc = JOINTS.map((j) => `${j.name} [${j.minRad.toFixed(4)}, ${j.maxRad.toFixed(4)}]`).join(", ");
 
-const TnyFieldsSchema = Type.Object({
+export const TnyFieldsSchema = Type.Object({
   source: Type.Union([Type.Literal("sim"), Type.Literal("remote")], { description: "bodylink's simulator, or a real robot over its WebSocket API" }),
   joint_positions: numbers(n, `rad, measured (ears: model angle), ${jointNote}`),
   joint_targets: numbers(n, `rad, the target each joint is driven to, ${jointNote}`),
@@ -81,7 +81,9 @@ const TnyFieldsSchema = Type.Object({
       rz: Type.Number({ description: "rad" }),
     }),
     height: Type.Union([Type.Number(), Type.Null()], { description: "m, measured (null on a real robot)" }),
-    gait: Type.Union(GAIT_NAMES.map((g) => Type.Literal(g))),
+    // A tuple of literals, so Static<> sees them (mapping GAIT_NAMES gives an array, typed never);
+    // test/client/messages-types.test.ts checks it against GaitName and GAIT_NAMES.
+    gait: Type.Union([Type.Literal("Creep"), Type.Literal("Walk"), Type.Literal("Run")]),
     enabled_mask: Type.Integer({ description: "bit i = joint i powered" }),
     smooth: Type.Union([Type.Literal("idle"), Type.Literal("enabling"), Type.Literal("disabling")]),
   }),
