@@ -8,7 +8,7 @@
  * Module-load only: builds schema objects once.
  */
 import { BODIES, BODY_KINDS, type BodyKind } from "../../bodies/registry.js";
-import Type, { type TArray, type TNumber, type TObject, type TSchema } from "typebox";
+import Type, { type TArray, type TNumber, type TObject } from "typebox";
 import { LEASE_HEADER } from "../../bodies/link.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
 import { TIMING_RING_CYCLES } from "../../runtime/timing.js";
