@@ -58,6 +58,7 @@ export const ERRORS = {
   BL_ERR_WEB_TOKEN: { status: 401, message: "this runtime needs its token: send Authorization: Bearer <token> (on a WebSocket also ?token=<token>); serve printed it, or see BODYLINK_TOKEN" },
   BL_ERR_WEB_TOKEN_NEEDED: { status: 400, message: "--host %s is not loopback: pass --token <secret> or set BODYLINK_TOKEN, else anyone on the network could move the robot" },
   BL_ERR_CLIENT_WRONG_BODY: { status: 409, message: "the server at %s serves a %s body, not %s; check the URL or the expectBody option" },
+  BL_ERR_CLIENT_NOT_THIS_BODY: { status: 409, message: "%s is for a %s body; the server at %s serves %s (narrow on client.body, or connect with expectBody)" },
   BL_ERR_CLIENT_NO_WEBSOCKET: { status: 500, message: "no WebSocket implementation; pass { WebSocket } to connect() (in Node 20: import WebSocket from \"ws\")" },
   BL_ERR_CLIENT_CLOSED: { status: 499, message: "the client was closed; connect() again" },
 } as const;

@@ -7,8 +7,15 @@
  * const robot = await connect("http://127.0.0.1:8080", { WebSocket });
  * robot.getJointState();            // frozen { seq, timestampMs, epochMs, angles, velocities, efforts } or null
  * await using control = await robot.acquireControl({ leaseMs: 2000 });
- * await robot.setJointTargets({ stiffness: new Array(26).fill(0.5) });
+ * if (robot.body === "nao") await robot.nao.setJointTargets({ stiffness: new Array(26).fill(0.5) });
  * ```
+ *
+ * - Each body's own readings and commands are on its facet, `robot.nao`, `robot.p7`,
+ *   `robot.tny360` (`facets/`, one file per body of the registry). `connect()` resolves a union
+ *   discriminated by `body`: narrow on it (or pass `expectBody`) and only that body's facet
+ *   type-checks. At run time a facet of another body fails with ApiError
+ *   `BL_ERR_CLIENT_NOT_THIS_BODY` before anything is sent. The flat methods (`robot.setLeds` …)
+ *   still work and are deprecated.
  *
  * - State arrives over one WebSocket at 20 Hz; getters read the newest message (never a queue).
  *   Each returns a deep-frozen snapshot with its source `seq`, `timestampMs` and `epochMs`, or
@@ -27,6 +34,7 @@
  * Browser-safe: no `node:` imports; WebSocket and fetch are injectable.
  */
 import { LEASE_HEADER } from "../bodies/link.js";
+import { BODY_KINDS } from "../bodies/registry.js";
 import { BodylinkError, type ErrorCode } from "../errors.js";
 import { ApiError } from "./errors.js";
 import { Emitter } from "./events.js";
@@ -44,13 +52,27 @@ import type {
   InfoAnswer,
   LeaseAnswer,
   LinkStatus,
-  NaoFields,
   StateMessage,
 } from "./messages.js";
-import { BODY_SHAPES, buildModels, deepFreeze, finiteArray, type ImuState, type JointState, type MotorState, type RobotState, type SnapshotMeta } from "./snapshots.js";
+import {
+  type BatteryState,
+  type BodyFacets,
+  FACETS,
+  type FacetHost,
+  type FootState,
+  type HeadState,
+  type NaoJointTargets,
+  type NaoLedGroup,
+  type NotOn,
+  type SonarState,
+  type Tny360Gait,
+  type TouchState,
+} from "./facets/index.js";
+import { BODY_SHAPES, buildModels, deepFreeze, type ImuState, type JointState, type MotorState, type RobotState } from "./snapshots.js";
 
 export { ApiError } from "./errors.js";
 export type * from "./messages.js";
+export * from "./facets/index.js";
 export { BODY_SHAPES, type EffortUnit, type ImuState, type JointState, type MotorState, type RobotState, type SnapshotMeta } from "./snapshots.js";
 
 /** The part of a WebSocket the SDK uses (the browser's WebSocket and the `ws` package both fit). */
@@ -125,55 +147,6 @@ export interface AcquireOptions {
   owner?: string;
 }
 
-/** Joint targets in the API's joint order (`client.jointNames`): NAO 26 values each, TNY-360 14 positions. */
-export interface NaoJointTargets {
-  positions?: readonly number[];
-  stiffness?: readonly number[];
-}
-export type NaoLedGroup = "chest" | "left_ear" | "right_ear" | "left_eye" | "right_eye" | "left_foot" | "right_foot" | "skull";
-
-export interface BatteryState extends SnapshotMeta {
-  /** 0..1 */
-  readonly charge: number;
-  /** A, negative while discharging. */
-  readonly currentA: number;
-  /** LoLA's scale (0.1 applied twice: 28.5 °C reads 2.8); `fetchState()` gives whole °C. */
-  readonly temperatureLola: number;
-  readonly charging: boolean;
-  /** Battery status register, raw bit field. */
-  readonly status: number;
-}
-export interface TouchState extends SnapshotMeta {
-  readonly chestButton: boolean;
-  readonly headFront: boolean;
-  readonly headMiddle: boolean;
-  readonly headRear: boolean;
-  readonly leftHand: boolean;
-  readonly rightHand: boolean;
-  readonly leftFoot: boolean;
-  readonly rightFoot: boolean;
-}
-export interface FootState extends SnapshotMeta {
-  /** kg: front left, front right, rear left, rear right. */
-  readonly leftPressureKg: readonly number[];
-  readonly rightPressureKg: readonly number[];
-  readonly leftWeightKg: number;
-  readonly rightWeightKg: number;
-  /** m, x y in each ankle frame; 0 when unloaded. */
-  readonly leftCenterOfPressureM: readonly number[];
-  readonly rightCenterOfPressureM: readonly number[];
-}
-export interface SonarState extends SnapshotMeta {
-  readonly leftM: number;
-  readonly rightM: number;
-}
-export interface HeadState extends SnapshotMeta {
-  readonly voltageV: number;
-  readonly powerW: number;
-  readonly currentA: number;
-  readonly faceTemperatureC: number;
-}
-
 const DEFAULT_STALE_MS = 250;
 const DRIFT_MS_PER_MS = 0.001; // how fast the best-case delay may rise (clock drift allowance)
 
@@ -182,8 +155,23 @@ function localError(code: ErrorCode, ...args: Array<string | number>): ApiError 
   return new ApiError({ code: e.code, status: e.status, message: e.message });
 }
 
-/** Connect to a robot API at `url` (http://host:port); resolves once the stream's hello arrived. */
+/**
+ * A client connected to a `K` body: `body` is `K`, its facet is `client[K]` (and no other body's
+ * is), and the deprecated flat methods of other bodies are `never`. For a union of kinds, a union
+ * of clients (narrow on `body`).
+ */
+export type BodyClient<K extends BodyKind> = K extends BodyKind ? BodylinkClient & { readonly body: K } & { readonly [P in K]: BodyFacets[P] } & NotOn<K> : never;
+/** A client connected to some body: narrow on `client.body` to reach its facet. */
+export type RobotClient = BodyClient<BodyKind>;
+
+/**
+ * Connect to a robot API at `url` (http://host:port); resolves once the stream's hello arrived.
+ * With `expectBody`, refuses a server of another body and resolves that body's client type.
+ */
+export async function connect<K extends BodyKind>(url: string, opts: ConnectOptions & { expectBody: K }): Promise<BodyClient<K>>;
+export async function connect(url: string, opts?: ConnectOptions): Promise<RobotClient>;
 export async function connect(url: string, opts: ConnectOptions = {}): Promise<BodylinkClient> {
+  // The hello sets `body`; the facets exist on every client and check the body themselves.
   const client = new BodylinkClient(url, opts);
   await client.ready;
   return client;
@@ -223,6 +211,33 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
   #lease: ControlLease | null = null;
   #resolveReady!: () => void;
   #rejectReady!: (e: Error) => void;
+  readonly #facets: Partial<{ -readonly [K in BodyKind]: BodyFacets[K] }> = {};
+  /** What the facets see of this client (FacetHost); the body check is theirs to call. */
+  readonly #host: FacetHost = {
+    checkBody: (kind, what) => {
+      if (this.#body !== kind) throw localError("BL_ERR_CLIENT_NOT_THIS_BODY", what, kind, this.url, this.#body ? `a ${this.#body} body` : "no body yet (not connected)");
+    },
+    current: () => {
+      const mm = this.#current();
+      return mm?.meta ? { message: this.#freezeLatest(), meta: mm.meta } : null;
+    },
+    request: (method, path, body) => this.#request(method, path, body),
+    command: (path, body) => this.command(path, body),
+  };
+
+  // `client.nao`, `client.p7`, `client.tny360`: one getter per registry body, not declared on the
+  // class, so only a client typed for that body (BodyClient<K>) shows it.
+  static {
+    for (const kind of BODY_KINDS) {
+      Object.defineProperty(BodylinkClient.prototype, kind, {
+        get(this: BodylinkClient) {
+          return this.#facet(kind);
+        },
+        enumerable: false,
+        configurable: false,
+      });
+    }
+  }
 
   constructor(url: string, opts: ConnectOptions = {}) {
     super();
@@ -306,66 +321,25 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
     return this.#current() ? this.#freezeLatest() : null;
   }
 
-  /** NAO: battery. null on other bodies. */
+  /** NAO: battery. null on other bodies. @deprecated use `client.nao.getBatteryState()` (narrow on `client.body`). */
   getBatteryState(): BatteryState | null {
-    const n = this.#nao();
-    if (!n) return null;
-    const b = n.f.battery;
-    if (!b || !allFinite(b.charge, b.current, b.temperature, b.status) || typeof b.charging !== "boolean") return null;
-    return Object.freeze({ ...n.meta, charge: b.charge, currentA: b.current, temperatureLola: b.temperature, charging: b.charging, status: b.status });
+    return this.#body === "nao" ? this.#facet("nao").getBatteryState() : null;
   }
-  /** NAO: touch, one value per hand and foot. null on other bodies. */
+  /** NAO: touch. null on other bodies. @deprecated use `client.nao.getTouchState()`. */
   getTouchState(): TouchState | null {
-    const n = this.#nao();
-    const t = n?.f.touch;
-    if (!n || !t) return null;
-    const v = [t.chest_button, t.head_front, t.head_middle, t.head_rear, t.left_hand, t.right_hand, t.left_foot, t.right_foot];
-    if (!v.every((x) => typeof x === "boolean")) return null;
-    return Object.freeze({
-      ...n.meta,
-      chestButton: t.chest_button,
-      headFront: t.head_front,
-      headMiddle: t.head_middle,
-      headRear: t.head_rear,
-      leftHand: t.left_hand,
-      rightHand: t.right_hand,
-      leftFoot: t.left_foot,
-      rightFoot: t.right_foot,
-    });
+    return this.#body === "nao" ? this.#facet("nao").getTouchState() : null;
   }
-  /** NAO: foot pressure sensors, weights, centres of pressure. null on other bodies. */
+  /** NAO: feet. null on other bodies. @deprecated use `client.nao.getFootState()`. */
   getFootState(): FootState | null {
-    const n = this.#nao();
-    if (!n) return null;
-    const f = n.f;
-    const l = finiteArray(f.left_foot_pressure, 4);
-    const r = finiteArray(f.right_foot_pressure, 4);
-    const lc = finiteArray(f.center_of_pressure?.left, 2);
-    const rc = finiteArray(f.center_of_pressure?.right, 2);
-    if (!l || !r || !lc || !rc || !f.foot_weight || !allFinite(f.foot_weight.left, f.foot_weight.right)) return null;
-    return Object.freeze({
-      ...n.meta,
-      leftPressureKg: l,
-      rightPressureKg: r,
-      leftWeightKg: f.foot_weight.left,
-      rightWeightKg: f.foot_weight.right,
-      leftCenterOfPressureM: lc,
-      rightCenterOfPressureM: rc,
-    });
+    return this.#body === "nao" ? this.#facet("nao").getFootState() : null;
   }
-  /** NAO: sonar distances. null on other bodies. */
+  /** NAO: sonar. null on other bodies. @deprecated use `client.nao.getSonarState()`. */
   getSonarState(): SonarState | null {
-    const n = this.#nao();
-    const s = n && finiteArray(n.f.sonar, 2);
-    if (!n || !s) return null;
-    return Object.freeze({ ...n.meta, leftM: s[0]!, rightM: s[1]! });
+    return this.#body === "nao" ? this.#facet("nao").getSonarState() : null;
   }
-  /** NAO: head power monitor and face temperature. null on other bodies. */
+  /** NAO: head power and face temperature. null on other bodies. @deprecated use `client.nao.getHeadState()`. */
   getHeadState(): HeadState | null {
-    const n = this.#nao();
-    const h = n?.f.head;
-    if (!n || !h || !allFinite(h.voltage, h.power, h.current, h.face_temperature)) return null;
-    return Object.freeze({ ...n.meta, voltageV: h.voltage, powerW: h.power, currentA: h.current, faceTemperatureC: h.face_temperature });
+    return this.#body === "nao" ? this.#facet("nao").getHeadState() : null;
   }
 
   /**
@@ -391,13 +365,13 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
   fetchControl(): Promise<ControlStatusAnswer> {
     return this.#request("GET", "/v1/control");
   }
-  /** NAO: the chest board's decoded preferences. */
+  /** NAO: the chest board's decoded preferences. @deprecated use `client.nao.fetchPreferences()`. */
   fetchPreferences(): Promise<unknown> {
-    return this.#request("GET", "/v1/preferences");
+    return this.#facetCall("nao", (f) => f.fetchPreferences());
   }
-  /** NAO: motor-board handshake results. */
+  /** NAO: motor-board handshake results. @deprecated use `client.nao.fetchBoards()`. */
   fetchBoards(): Promise<unknown[]> {
-    return this.#request("GET", "/v1/boards");
+    return this.#facetCall("nao", (f) => f.fetchBoards());
   }
 
   // --- control ---
@@ -444,88 +418,67 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
     return this.#request("POST", "/v1/estop/reset", { reason, ...opts });
   }
 
-  // --- NAO commands (need control) ---
+  // --- the flat body commands (deprecated: each body's facet has them, typed for that body) ---
 
   /**
-   * Joint targets in `jointNames` order. NAO: positions and/or stiffness (26 each); out-of-limit
-   * positions are clamped and listed. TNY-360: positions (14); out-of-limit values are refused.
+   * Joint targets in `jointNames` order. NAO: positions and/or stiffness (26 each); TNY-360:
+   * positions (14). @deprecated use `client.nao.setJointTargets()` or `client.tny360.setJointTargets()`.
    */
   setJointTargets(targets: NaoJointTargets): Promise<AppliedAnswer> {
-    return this.command("/v1/commands/joints", targets);
+    if (this.#body === "tny360") return this.#facet("tny360").setJointTargets({ positions: targets.positions ?? [] }) as Promise<never>;
+    return this.#facetCall("nao", (f) => f.setJointTargets(targets));
   }
-  /** NAO: LED intensities 0..1 per group, LoLA's index order within each group. */
+  /** NAO: LED intensities 0..1 per group. @deprecated use `client.nao.setLeds()`. */
   setLeds(groups: Partial<Record<NaoLedGroup, readonly number[]>>): Promise<AppliedAnswer> {
-    return this.command("/v1/commands/leds", groups);
+    return this.#facetCall("nao", (f) => f.setLeds(groups));
   }
-  /** NAO: sonar transmitters on/off. */
+  /** NAO: sonar transmitters on/off. @deprecated use `client.nao.setSonar()`. */
   setSonar(on: { left: boolean; right: boolean }): Promise<AppliedAnswer> {
-    return this.command("/v1/commands/sonar", on);
+    return this.#facetCall("nao", (f) => f.setSonar(on));
   }
-  /** NAO and TNY-360: stiffness up into the stand posture; resolves the estimated seconds. */
-  async smoothEnable(): Promise<{ estimatedS: number }> {
-    const r = await this.command<{ estimated_s: number }>("/v1/commands/smooth-enable", {});
-    return { estimatedS: r.estimated_s };
+  /** NAO and TNY-360: stand up. @deprecated use `client.nao.smoothEnable()` or `client.tny360.smoothEnable()`. */
+  smoothEnable(): Promise<{ estimatedS: number }> {
+    return this.#body === "tny360" ? this.#facet("tny360").smoothEnable() : this.#facetCall("nao", (f) => f.smoothEnable());
   }
-  /** NAO and TNY-360: into the rest posture, then stiffness off; resolves the estimated seconds. */
-  async smoothDisable(): Promise<{ estimatedS: number }> {
-    const r = await this.command<{ estimated_s: number }>("/v1/commands/smooth-disable", {});
-    return { estimatedS: r.estimated_s };
+  /** NAO and TNY-360: rest, then stiffness off. @deprecated use `client.nao.smoothDisable()` or `client.tny360.smoothDisable()`. */
+  smoothDisable(): Promise<{ estimatedS: number }> {
+    return this.#body === "tny360" ? this.#facet("tny360").smoothDisable() : this.#facetCall("nao", (f) => f.smoothDisable());
   }
-
-  // --- P7 commands (need control) ---
-
-  /**
-   * P7: move all 7 joints to `positionsRad` under a speed limit (rad/s: one number or 7; default
-   * π/3); joints arrive together. Targets outside the command limits are refused (ApiError 400).
-   */
-  async moveJoints(positionsRad: readonly number[], opts: { speedRadS?: number | readonly number[] } = {}): Promise<{ etaS: number; speedRadS: readonly number[] }> {
-    const body = opts.speedRadS === undefined ? { positions: positionsRad } : { positions: positionsRad, speed: opts.speedRadS };
-    const r = await this.command<{ eta_s: number; speed_rad_s: number[] }>("/v1/commands/move-joints", body);
-    return { etaS: r.eta_s, speedRadS: Object.freeze(r.speed_rad_s) };
+  /** P7: move all 7 joints under a speed limit. @deprecated use `client.p7.moveJoints()`. */
+  moveJoints(positionsRad: readonly number[], opts: { speedRadS?: number | readonly number[] } = {}): Promise<{ etaS: number; speedRadS: readonly number[] }> {
+    return this.#facetCall("p7", (f) => f.moveJoints(positionsRad, opts));
   }
-  /** P7: each joint tracks `positionsRad` at full speed; each call replaces the previous targets. */
-  async servoJoints(positionsRad: readonly number[]): Promise<void> {
-    await this.command("/v1/commands/servo-joints", { positions: positionsRad });
+  /** P7: track `positionsRad` at full speed. @deprecated use `client.p7.servoJoints()`. */
+  servoJoints(positionsRad: readonly number[]): Promise<void> {
+    return this.#facetCall("p7", (f) => f.servoJoints(positionsRad));
   }
-  /** P7: clear the error id of `joint` (0..6) or of every joint; resolves the joints cleared. */
-  async clearError(joint?: number): Promise<{ clearedJoints: readonly number[] }> {
-    const r = await this.command<{ cleared_joints: number[] }>("/v1/commands/clear-error", joint === undefined ? {} : { joint });
-    return { clearedJoints: Object.freeze(r.cleared_joints) };
+  /** P7: clear error ids. @deprecated use `client.p7.clearError()`. */
+  clearError(joint?: number): Promise<{ clearedJoints: readonly number[] }> {
+    return this.#facetCall("p7", (f) => f.clearError(joint));
   }
-
-  // --- TNY-360 commands (need control; joint targets: setJointTargets({ positions }) with 14 values) ---
-
-  /** TNY-360: walk at x, y (m/s) and yaw (rad/s). Renew within 500 ms or the velocity decays to zero. */
+  /** TNY-360: walk. @deprecated use `client.tny360.setVelocity()`. */
   setVelocity(v: { xMS: number; yMS: number; yawRadS: number; clearOverrides?: boolean }): Promise<{ forwarded: boolean }> {
-    return this.command("/v1/commands/velocity", { x: v.xMS, y: v.yMS, yaw: v.yawRadS, ...(v.clearOverrides === undefined ? {} : { clear_overrides: v.clearOverrides }) });
+    return this.#facetCall("tny360", (f) => f.setVelocity(v));
   }
-  /** TNY-360: body posture, position m (z = height) and rotation rad (Euler XYZ). */
+  /** TNY-360: body posture. @deprecated use `client.tny360.setPosture()`. */
   setPosture(p: { xM: number; yM: number; zM: number; rxRad: number; ryRad: number; rzRad: number; clearOverrides?: boolean }): Promise<{ forwarded: boolean }> {
-    return this.command("/v1/commands/posture", {
-      x: p.xM,
-      y: p.yM,
-      z: p.zM,
-      rx: p.rxRad,
-      ry: p.ryRad,
-      rz: p.rzRad,
-      ...(p.clearOverrides === undefined ? {} : { clear_overrides: p.clearOverrides }),
-    });
+    return this.#facetCall("tny360", (f) => f.setPosture(p));
   }
-  /** TNY-360: power joints, bit i = joint i (0x0FFF = the 12 leg joints). */
+  /** TNY-360: power joints by bit mask. @deprecated use `client.tny360.setEnabledMask()`. */
   setEnabledMask(mask: number): Promise<{ forwarded: boolean }> {
-    return this.command("/v1/commands/enabled", { mask });
+    return this.#facetCall("tny360", (f) => f.setEnabledMask(mask));
   }
-  /** TNY-360: gait. */
-  setGait(gait: "Creep" | "Walk" | "Run"): Promise<{ forwarded: boolean }> {
-    return this.command("/v1/commands/gait", { gait });
+  /** TNY-360: gait. @deprecated use `client.tny360.setGait()`. */
+  setGait(gait: Tny360Gait): Promise<{ forwarded: boolean }> {
+    return this.#facetCall("tny360", (f) => f.setGait(gait));
   }
-  /** TNY-360: one joint's target, rad (outside its limits: refused). */
+  /** TNY-360: one joint's target, rad. @deprecated use `client.tny360.setJointTarget()`. */
   setJointTarget(joint: number, positionRad: number): Promise<{ forwarded: boolean }> {
-    return this.command("/v1/commands/joint", { joint, position: positionRad });
+    return this.#facetCall("tny360", (f) => f.setJointTarget(joint, positionRad));
   }
-  /** TNY-360: a leg's foot position in the planner frame, m (leg 0 FL, 1 BL, 2 BR, 3 FR). */
+  /** TNY-360: a leg's foot position, m. @deprecated use `client.tny360.setLegPosition()`. */
   setLegPosition(leg: number, xM: number, yM: number, zM: number): Promise<{ forwarded: boolean }> {
-    return this.command("/v1/commands/leg", { leg, x: xM, y: yM, z: zM });
+    return this.#facetCall("tny360", (f) => f.setLegPosition(leg, xM, yM, zM));
   }
 
   /** Any body command (POST /v1/commands/…) with this client's lease; resolves its `result`. */
@@ -647,8 +600,11 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
   }
 
   #onHello(h: HelloMessage): void {
-    if (this.#expectBody && h.body !== this.#expectBody) {
-      const err = localError("BL_ERR_CLIENT_WRONG_BODY", this.url, String(h.body), this.#expectBody);
+    // After the first hello the body is fixed: a client typed (and used) for one body never
+    // silently talks to another that took its URL over while it reconnected.
+    const expected = this.#expectBody ?? (this.#everOpened ? this.#body : null);
+    if (expected && h.body !== expected) {
+      const err = localError("BL_ERR_CLIENT_WRONG_BODY", this.url, String(h.body), expected);
       this.#closed = true;
       this.#shutdownStream();
       this.#rejectReady(err);
@@ -753,11 +709,20 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
     return this.#state;
   }
 
-  #nao(): { f: Partial<NaoFields>; meta: SnapshotMeta } | null {
-    const mm = this.#current();
-    if (!mm?.meta || this.#latest?.body !== "nao") return null;
-    return { f: this.#latest as Partial<NaoFields>, meta: mm.meta };
+  /** This client's facet for `kind` (one per kind, built on first use). */
+  #facet<K extends BodyKind>(kind: K): BodyFacets[K] {
+    const have = this.#facets[kind];
+    if (have) return have;
+    const f = new FACETS[kind](this.#host) as BodyFacets[K];
+    this.#facets[kind] = f;
+    return f;
   }
+
+  /** A facet call as a promise: a wrong body rejects (ApiError) rather than throws. */
+  async #facetCall<K extends BodyKind, T>(kind: K, call: (facet: BodyFacets[K]) => Promise<T>): Promise<T> {
+    return call(this.#facet(kind));
+  }
+
 }
 
 /**
@@ -850,11 +815,6 @@ export class ControlLease implements AsyncDisposable {
     }
     if (this.#active) this.#schedule();
   }
-}
-
-function allFinite(...v: unknown[]): boolean {
-  for (const x of v) if (typeof x !== "number" || !Number.isFinite(x)) return false;
-  return true;
 }
 
 function decodeUtf8(d: ArrayBuffer | ArrayBufferView): string {

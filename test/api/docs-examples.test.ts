@@ -28,7 +28,8 @@ afterEach(() => {
 });
 
 async function runExample(heading: string, robot: AnyRobot): Promise<string[]> {
-  const file = join(import.meta.dirname, `docs-example-${robot.kind}.generated.ts`);
+  // One file per example and body: vitest caches a module by its path.
+  const file = join(import.meta.dirname, `docs-example-${heading.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${robot.kind}.generated.ts`);
   writeFileSync(file, example(heading));
   written.push(file);
   await robot.start();
@@ -67,6 +68,16 @@ describe("docs/api.md SDK examples", () => {
     expect(out.join("\n")).toMatch(/odometry x -?\d+\.\d{3} m, paws grounded: /);
   }, 15_000);
 
+  it.each([
+    ["nao", simNao, /^NAO: chest LEDs set, battery \d+ % \(lease [0-9a-f]{8}…\)$/],
+    ["p7", simP7, /^P7: moving, about \d\.\d\d s \(lease /],
+    ["tny360", simTny, /^TNY-360: gait Creep \(lease /],
+  ] as const)("Any body, against a %s: narrows on robot.body and uses that body's facet", async (_kind, make, line) => {
+    const out = await runExample("Any body", await make(new MonotonicClock()));
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatch(line);
+  }, 15_000);
+
   it("pointed at a server of another body, an example says so in one line (no stack trace) and exits 1", async () => {
     const file = join(import.meta.dirname, "docs-example-wrong-body.generated.ts");
     writeFileSync(file, example("AIRBOT P7"));
@@ -90,7 +101,7 @@ describe("docs/api.md SDK examples", () => {
   }, 30_000);
 
   it("type-check against the SDK's types", () => {
-    const files = ["NAO", "AIRBOT P7", "TNY-360"].map((h, i) => {
+    const files = ["NAO", "AIRBOT P7", "TNY-360", "Any body"].map((h, i) => {
       const f = join(import.meta.dirname, `docs-example-check-${i}.generated.ts`);
       writeFileSync(f, `${example(h)}\nexport {};\n`);
       written.push(f);

@@ -8,6 +8,7 @@ import { BODIES, BODY_KINDS, type BodyKind, type BodyTable, bodyChoicesText, bod
 import { Command } from "commander";
 import { registerRecord } from "../../src/cli/record.js";
 import { registerServe, SHUTDOWN_ACTION, startRuntime } from "../../src/cli/serve.js";
+import { FACETS } from "../../src/client/index.js";
 import { ADAPTERS } from "../../src/serve/api/bodies/index.js";
 import { buildApiServer } from "../../src/serve/api/build.js";
 import { BodySchema } from "../../src/serve/api/schemas.js";
@@ -55,6 +56,10 @@ describe.each(BODY_KINDS)("%s derives from the registry in every layer", (kind: 
     } finally {
       await app.close();
     }
+  });
+  it("client SDK: a facet in the table, named after the body (test/api/sdk-facets.test.ts uses each)", () => {
+    expect(Object.keys(FACETS)).toEqual(BODY_KINDS);
+    expect(new FACETS[kind]({ checkBody: () => {}, current: () => null, request: async () => null as never, command: async () => null as never }).kind).toBe(kind);
   });
   it("CLI: a --body choice of serve and record, and a shutdown line", () => {
     const program = new Command();

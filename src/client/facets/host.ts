@@ -1,0 +1,20 @@
+/**
+ * What a per-body facet needs from its client (`BodylinkClient` implements it privately): the
+ * body check, the newest current message, and REST. Browser-safe.
+ */
+import type { BodyKind, StateMessage } from "../messages.js";
+import type { SnapshotMeta } from "../snapshots.js";
+
+export interface FacetHost {
+  /**
+   * Throws ApiError `BL_ERR_CLIENT_NOT_THIS_BODY` unless the server serves `kind` (`what` names
+   * the call, e.g. "nao.setLeds()"). Facet commands call it before anything is sent.
+   */
+  checkBody(kind: BodyKind, what: string): void;
+  /** The newest message and its source stamp when it is current (connected, link ok, fresh), else null. */
+  current(): { readonly message: Readonly<StateMessage>; readonly meta: SnapshotMeta } | null;
+  /** REST call; resolves the parsed answer or rejects with ApiError. */
+  request<T>(method: string, path: string, body?: unknown): Promise<T>;
+  /** A body command (POST /v1/commands/…) with the client's lease; resolves its `result`. */
+  command<T>(path: string, body: unknown): Promise<T>;
+}

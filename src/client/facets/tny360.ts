@@ -1,0 +1,85 @@
+/**
+ * The TNY-360's facet of the SDK (`client.tny360`, once `client.body === "tny360"`): walking,
+ * posture, gait, joints, legs, smooth enable/disable. Every call checks the body first: on another
+ * body it fails with ApiError `BL_ERR_CLIENT_NOT_THIS_BODY` before anything is sent. Browser-safe.
+ */
+import type { Tny360StateMessage } from "../messages.js";
+import type { FacetHost } from "./host.js";
+
+export type Tny360Gait = "Creep" | "Walk" | "Run";
+/** Joint targets in JointId order (`client.jointNames`): 14 positions, rad. */
+export interface Tny360JointTargets {
+  positions: readonly number[];
+}
+
+type Forwarded = { forwarded: boolean };
+
+export class Tny360Facet {
+  readonly kind = "tny360" as const;
+  readonly #host: FacetHost;
+
+  constructor(host: FacetHost) {
+    this.#host = host;
+  }
+
+  /** The quadruped's full message as sent (wire spelling), deep-frozen; or null when not current. */
+  getBodyState(): Readonly<Tny360StateMessage> | null {
+    this.#host.checkBody("tny360", "tny360.getBodyState()");
+    const c = this.#host.current();
+    return c && c.message.body === "tny360" ? c.message : null;
+  }
+  /** All 14 joints' targets, rad (out-of-limit values are refused). */
+  async setJointTargets(targets: Tny360JointTargets): Promise<Forwarded> {
+    this.#host.checkBody("tny360", "tny360.setJointTargets()");
+    return this.#host.command("/v1/commands/joints", targets);
+  }
+  /** Walk at x, y (m/s) and yaw (rad/s). Renew within 500 ms or the velocity decays to zero. */
+  async setVelocity(v: { xMS: number; yMS: number; yawRadS: number; clearOverrides?: boolean }): Promise<Forwarded> {
+    this.#host.checkBody("tny360", "tny360.setVelocity()");
+    return this.#host.command("/v1/commands/velocity", { x: v.xMS, y: v.yMS, yaw: v.yawRadS, ...(v.clearOverrides === undefined ? {} : { clear_overrides: v.clearOverrides }) });
+  }
+  /** Body posture, position m (z = height) and rotation rad (Euler XYZ). */
+  async setPosture(p: { xM: number; yM: number; zM: number; rxRad: number; ryRad: number; rzRad: number; clearOverrides?: boolean }): Promise<Forwarded> {
+    this.#host.checkBody("tny360", "tny360.setPosture()");
+    return this.#host.command("/v1/commands/posture", {
+      x: p.xM,
+      y: p.yM,
+      z: p.zM,
+      rx: p.rxRad,
+      ry: p.ryRad,
+      rz: p.rzRad,
+      ...(p.clearOverrides === undefined ? {} : { clear_overrides: p.clearOverrides }),
+    });
+  }
+  /** Power joints, bit i = joint i (0x0FFF = the 12 leg joints). */
+  async setEnabledMask(mask: number): Promise<Forwarded> {
+    this.#host.checkBody("tny360", "tny360.setEnabledMask()");
+    return this.#host.command("/v1/commands/enabled", { mask });
+  }
+  async setGait(gait: Tny360Gait): Promise<Forwarded> {
+    this.#host.checkBody("tny360", "tny360.setGait()");
+    return this.#host.command("/v1/commands/gait", { gait });
+  }
+  /** One joint's target, rad (outside its limits: refused). */
+  async setJointTarget(joint: number, positionRad: number): Promise<Forwarded> {
+    this.#host.checkBody("tny360", "tny360.setJointTarget()");
+    return this.#host.command("/v1/commands/joint", { joint, position: positionRad });
+  }
+  /** A leg's foot position in the planner frame, m (leg 0 FL, 1 BL, 2 BR, 3 FR). */
+  async setLegPosition(leg: number, xM: number, yM: number, zM: number): Promise<Forwarded> {
+    this.#host.checkBody("tny360", "tny360.setLegPosition()");
+    return this.#host.command("/v1/commands/leg", { leg, x: xM, y: yM, z: zM });
+  }
+  /** Stand up (smooth enable); resolves the estimated seconds. */
+  async smoothEnable(): Promise<{ estimatedS: number }> {
+    this.#host.checkBody("tny360", "tny360.smoothEnable()");
+    const r = await this.#host.command<{ estimated_s: number }>("/v1/commands/smooth-enable", {});
+    return { estimatedS: r.estimated_s };
+  }
+  /** Lie down, then power off the joints; resolves the estimated seconds. */
+  async smoothDisable(): Promise<{ estimatedS: number }> {
+    this.#host.checkBody("tny360", "tny360.smoothDisable()");
+    const r = await this.#host.command<{ estimated_s: number }>("/v1/commands/smooth-disable", {});
+    return { estimatedS: r.estimated_s };
+  }
+}
