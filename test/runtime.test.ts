@@ -186,8 +186,46 @@ describe("MonotonicClock with the thread waker", () => {
     const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 20_000 });
     expect(out.trim()).toBe("slept");
   });
-  it("refuses an unknown wake mode", () => {
-    expect(() => new MonotonicClock({ wake: "poll" as "spin" })).toThrow(/wake must be "spin" or "thread"/);
+  it("refuses an unknown wake mode and a spin outside 0–2 ms", () => {
+    expect(() => new MonotonicClock({ wake: "poll" as "spin" })).toThrow(/wake must be one of spin, thread, wait, block; got poll/);
+    expect(() => new MonotonicClock({ wake: "wait", spinMs: -1 })).toThrow(/spinMs must be between 0 and 2/);
+    expect(() => new MonotonicClock({ wake: "wait", spinMs: Number.NaN })).toThrow(/spinMs/);
+  });
+});
+
+describe("MonotonicClock blocking in Atomics.wait (wait, block)", () => {
+  for (const wake of ["wait", "block"] as const) {
+    for (const spinMs of [0, 0.05]) {
+      it(`${wake}, final spin ${spinMs} ms: resolves every sleep at or after its deadline, never before`, async () => {
+        const clock = new MonotonicClock({ wake, spinMs });
+        for (const d of [0.2, 1, 1.4, 3, 13, -5]) {
+          const deadline = clock.nowMs() + d;
+          await clock.sleepUntil(deadline);
+          expect(clock.nowMs()).toBeGreaterThanOrEqual(deadline);
+        }
+      });
+    }
+    it(`${wake}: drives a CycleLoop on absolute deadlines (never ahead of them)`, async () => {
+      const clock = new MonotonicClock({ wake });
+      const starts: number[] = [];
+      const loop = new CycleLoop({ periodMs: 12, cycle: (t) => starts.push(t) }, clock);
+      const t0 = clock.nowMs();
+      loop.start();
+      await new Promise((r) => setTimeout(r, 130));
+      await loop.stop();
+      expect(starts.length).toBeGreaterThanOrEqual(2);
+      // cycle k starts at or after t0 + 12k (the first at once): the property, whatever the load
+      starts.forEach((t, k) => expect(t).toBeGreaterThanOrEqual(t0 + 12 * k - 1e-9));
+      expect(loop.timing.summary().latenessMs.p50).toBeGreaterThanOrEqual(0);
+    });
+  }
+  it("block: a task queued before the sleep runs before it resolves (the thread turns its event loop first)", async () => {
+    const clock = new MonotonicClock({ wake: "block" });
+    const order: string[] = [];
+    setImmediate(() => order.push("queued task"));
+    await clock.sleepUntil(clock.nowMs() + 5);
+    order.push("woke");
+    expect(order).toEqual(["queued task", "woke"]);
   });
 });
 

@@ -16,7 +16,7 @@ import type { RobotBase } from "../runtime/robot.js";
 import type { Tny360Robot } from "../runtime/tny360-robot.js";
 import { openUsbChestboard } from "../transport/usb.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
-import { type Clock, MonotonicClock } from "../runtime/clock.js";
+import { type Clock, MonotonicClock, WAKE_MODES, WORKER_WAKE_DEFAULT, type WakeMode } from "../runtime/clock.js";
 import type { NaoDriver } from "../drivers/nao/driver.js";
 import type { LolaTap } from "../record/tap.js";
 import { RECORD_RING_BYTES, Recorder } from "../record/recorder.js";
@@ -55,6 +55,12 @@ export interface ServeOptions {
    * (replay) keeps it on the main thread, and so does a P7 or TNY-360 recording.
    */
   core?: "worker" | "main";
+  /**
+   * How a core in its own thread waits for its next cycle (MonotonicClock's wake modes). Defaults
+   * to WORKER_WAKE_DEFAULT, chosen by `npm run bench -- wake` (docs/architecture.md, "Wake-up").
+   * An in-thread core always spins (it shares its thread with the servers, which must not block).
+   */
+  coreWake?: WakeMode;
   /** The runtime's name (unique on this machine; the robot's name in a fleet). Default: body and host, made unique. */
   name?: string;
   usb?: boolean;
@@ -268,12 +274,14 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         usb: o.usb === true,
         acceptBoardVersions: o.acceptBoardVersion,
         gcEveryMs: o.gcEveryMs ?? 100,
+        ...(o.coreWake ? { wake: o.coreWake } : {}),
         lola: o.lola
           ? { path, fallbackPath: o.lolaPath === undefined && path !== derived ? derived : null, readers: o.lolaReaders, graceMs: o.lolaGraceMs, ...(o.lolaGroup !== undefined ? { group: o.lolaGroup } : {}) }
           : null,
         ...(upstreamPath ? { upstream: { path: upstreamPath, ...(o.lolaUpstreamStallMs ? { stallMs: o.lolaUpstreamStallMs } : {}) } } : {}),
         ...(coreRing ? { recordRing: coreRing.sab } : {}),
         ...testCoreHooks(),
+        ...(o.coreWake ? { wake: o.coreWake } : {}),
       });
       host = h;
       // The API serves the host like a NaoRobot: it has every member the NAO adapter and routes use.
@@ -281,11 +289,11 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       closers.unshift(() => h.shutdown());
       if (upstreamPath) {
         transport = `lola:${upstreamPath}`;
-        lines.push(`nao: on top of LoLA at ${upstreamPath} (${h.upstreamConnected ? "connected" : "waiting for it: it may start later"}); real-time core in its own thread`);
+        lines.push(`nao: on top of LoLA at ${upstreamPath} (${h.upstreamConnected ? "connected" : "waiting for it: it may start later"}); real-time core in its own thread (wakes by ${o.coreWake ?? WORKER_WAKE_DEFAULT})`);
       } else {
         transport = h.transportName === "sim" ? "sim" : "usb";
         const rejected = h.boards.filter((b) => !b.accepted);
-        lines.push(`nao: ${transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${h.prefs?.bodyId}, ${h.boards.length - rejected.length}/${h.boards.length} boards started; real-time core in its own thread`);
+        lines.push(`nao: ${transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${h.prefs?.bodyId}, ${h.boards.length - rejected.length}/${h.boards.length} boards started; real-time core in its own thread (wakes by ${o.coreWake ?? WORKER_WAKE_DEFAULT})`);
         for (const b of rejected) lines.push(`  board ${b.name} left uninitialized: ${b.reason}`);
       }
       if (h.lolaPath) {
@@ -340,7 +348,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         lines.push(`LoLA socket: ${lola.path}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
       }
     } else if (o.body === "p7" && o.core === "worker" && !tap && !o.clock) {
-      const h = await P7Host.start({ seed: o.seed, gcEveryMs: o.gcEveryMs ?? 100, ...testCoreHooks() });
+      const h = await P7Host.start({ seed: o.seed, gcEveryMs: o.gcEveryMs ?? 100, ...testCoreHooks(), ...(o.coreWake ? { wake: o.coreWake } : {}) });
       host = h;
       // The API serves the host like a P7Robot: it has every member the P7 adapter and routes use.
       robot = h as unknown as P7Robot;
@@ -464,6 +472,7 @@ export function addServeOptions(cmd: Command): Command {
   return addFleetCredentialOptions(cmd)
     .option("--body <body>", BODY_KINDS.join(" | "), "nao")
     .option("--core <where>", "run the body's real-time core (driver, safety, arbitration; the NAO's LoLA server, the TNY-360's API server) in its own thread (worker) or on the main thread (main)", parseChoice("--core", ["worker", "main"]), "worker")
+    .option("--core-wake <mode>", `a core in its own thread waits for its next cycle by: ${WAKE_MODES.join(" | ")} (default ${WORKER_WAKE_DEFAULT}; docs/architecture.md, Wake-up)`, parseChoice("--core-wake", WAKE_MODES))
     .option("--name <name>", "this runtime's name: unique on this machine, the robot's name in a fleet (default: BODY-HOST, then BODY-HOST-2 …)")
     .option("--usb", "NAO: talk to the real chest board over USB instead of the simulator")
     .option("--lola-upstream [path]", `NAO: on a stock robot, run on top of its own LoLA at PATH (default ${DEFAULT_LOLA_PATH}) instead of the chest board; our LoLA socket then defaults to ${DEFAULT_UPSTREAM_LOLA_PATH}`)
@@ -636,6 +645,7 @@ export function inapplicableFlags(o: ServeOptions, given: (key: string) => boole
       if (given(key)) out.push(`${flag} has no effect with --no-lola; ignored`);
     }
   }
+  if (o.core === "main" && given("coreWake")) out.push("--core-wake applies to a core in its own thread; ignored with --core main");
   if (o.body === "tny360" && !o.tny && given("tnyPort")) out.push("--tny-port has no effect with --no-tny; ignored");
   const real = (o.body === "nao" && o.usb) || (o.body === "tny360" && o.tnyHost);
   if (real && given("seed")) out.push(`--seed sets the simulator's noise; ignored with ${o.body === "nao" ? "--usb" : "--tny-host"} (a real robot)`);

@@ -54,7 +54,7 @@ async function startThreaded(o: ServeOptions, access: WebAccessOptions & { onRef
   const inCore = o.tny && o.tnyServer !== "main";
   const port = o.tnyPort ?? TNY_DEFAULT_PORT;
   const server = { host: o.host, port, fallbackToFreePort: o.tnyPort === undefined, token: access.token ?? null, allowHosts: [...(access.allowHosts ?? [])], allowOrigins: [...(access.allowOrigins ?? [])] };
-  const host = await Tny360Host.start({ seed: o.seed, remote: target, server: inCore ? server : null, gcEveryMs: o.gcEveryMs ?? 100, ...testCoreHooks() }).catch((e: unknown) => {
+  const host = await Tny360Host.start({ seed: o.seed, remote: target, server: inCore ? server : null, gcEveryMs: o.gcEveryMs ?? 100, ...testCoreHooks(), ...(o.coreWake ? { wake: o.coreWake } : {}) }).catch((e: unknown) => {
     throw (e as { errno?: string }).errno === "EADDRINUSE" || (e as { errno?: string }).errno === "EACCES" || (e as { errno?: string }).errno === "EADDRNOTAVAIL"
       ? listenError(Object.assign(new Error((e as Error).message), { code: (e as { errno?: string }).errno }), "TNY-360 API", o.host, port, "--tny-port")
       : e;

@@ -4,6 +4,7 @@
  * host requests. Written by the core (src/rt/core-worker.ts: state, cycles, replies), read by its
  * host (src/host/core-host.ts). Pure data.
  */
+import type { WakeMode } from "../runtime/clock.js";
 export const CTL = {
   /** Seqlock sequence of the state region (odd while the core writes). */
   stateSeq: 0,
@@ -34,6 +35,8 @@ export function replyRegion(buffer: SharedArrayBuffer): Uint8Array {
 export interface CoreBaseOptions {
   /** Collect V8's young generation between cycles at most this often, ms (0: V8 decides). */
   gcEveryMs: number;
+  /** How the core's thread waits for its next cycle; defaults to WORKER_WAKE_DEFAULT (runtime/clock.ts). */
+  wake?: WakeMode;
   /** Nice value the core's thread asks for (per thread on Linux; lowering it needs privileges). Defaults to -10. */
   nice?: number;
   /** Test hook: throw an uncaught error in the core after this many ms. */

@@ -12,7 +12,7 @@ import { ChestboardDriver, simulatedChestboard } from "../drivers/nao/chestboard
 import { LolaUpstreamDriver } from "../drivers/nao/lola-upstream.js";
 import { BodylinkError } from "../errors.js";
 import { RecordTap, TappedChestboard } from "../record/tap.js";
-import { MonotonicClock } from "../runtime/clock.js";
+import { MonotonicClock, WORKER_WAKE_DEFAULT } from "../runtime/clock.js";
 import { NaoRobot } from "../runtime/nao-robot.js";
 import { startLolaServer } from "../serve/lola/server.js";
 import { NaoStateChannel } from "../shm/nao-state.js";
@@ -34,7 +34,8 @@ runCore<NaoRobot, NaoCoreOptions>({
     return { publish: (r) => ch.publish(r.state) };
   },
   create: (o, wrap) => {
-    const clock = new MonotonicClock();
+    // This thread may block before a deadline: LoLA and the host wait at most that final slice (clock.ts, "wait").
+    const clock = new MonotonicClock({ wake: o.wake ?? WORKER_WAKE_DEFAULT });
     tap = o.recordRing ? new RecordTap(new ByteRing(o.recordRing), clock) : null;
     upstream = o.upstream ? new LolaUpstreamDriver({ path: o.upstream.path, clock, tap: tap?.lolaUpstream ?? null, ...(o.upstream.stallMs ? { stallMs: o.upstream.stallMs } : {}) }) : null;
     const t = tap;

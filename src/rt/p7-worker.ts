@@ -4,6 +4,7 @@
  * rule, the e-stop and the commands. Dying, it halts every joint where it is (synchronous on the
  * simulated arm) before the host exits non-zero.
  */
+import { MonotonicClock, WORKER_WAKE_DEFAULT } from "../runtime/clock.js";
 import { P7Robot } from "../runtime/p7-robot.js";
 import { P7SimDriver } from "../drivers/p7/sim.js";
 import { CTL } from "./core-shm.js";
@@ -16,7 +17,7 @@ runCore<P7Robot, P7CoreOptions>({
     const ch = p7StateChannel(buffer, start, ctl, CTL.stateSeq);
     return { publish: (r) => ch.publish(r) };
   },
-  create: (o, wrap) => P7Robot.create({ seed: o.seed, youngGcEveryMs: o.gcEveryMs, driver: wrap(new P7SimDriver({ seed: o.seed })) }),
+  create: (o, wrap) => P7Robot.create({ seed: o.seed, youngGcEveryMs: o.gcEveryMs, clock: new MonotonicClock({ wake: o.wake ?? WORKER_WAKE_DEFAULT }), driver: wrap(new P7SimDriver({ seed: o.seed })) }),
   handlers: {
     moveJoints: (r, leaseId: string, targetsRad: number[], opts: { speedRadS?: number | number[] }) => r.moveJoints(leaseId, targetsRad, opts),
     servoJoints: (r, leaseId: string, targetsRad: number[]) => r.servoJoints(leaseId, targetsRad),

@@ -7,7 +7,7 @@
  * Dying, it sets the body's velocity to 0 (synchronous on the simulator; a real robot gets 200 ms).
  */
 import { TnySimDriver } from "../drivers/tny360/driver.js";
-import { MonotonicClock } from "../runtime/clock.js";
+import { MonotonicClock, WORKER_WAKE_DEFAULT } from "../runtime/clock.js";
 import { Tny360Robot } from "../runtime/tny360-robot.js";
 import { startTnyServer } from "../serve/tny/server.js";
 import { tny360StateChannel } from "../shm/tny360-state.js";
@@ -30,11 +30,11 @@ runCore<Tny360Robot, Tny360CoreOptions>({
     return { publish: (r) => ch.publish(r) };
   },
   create: (o, wrap) => {
-    const gc = { youngGcEveryMs: o.gcEveryMs };
-    if (o.remote) return Tny360Robot.create({ host: o.remote.host, port: o.remote.port, ...gc });
-    if (!o.testFaults) return Tny360Robot.create({ seed: o.seed, ...gc });
-    const clock = new MonotonicClock();
-    return Tny360Robot.create({ clock, driver: wrap(new TnySimDriver({ seed: o.seed, clock })), ...gc });
+    const clock = new MonotonicClock({ wake: o.wake ?? WORKER_WAKE_DEFAULT });
+    const common = { youngGcEveryMs: o.gcEveryMs, clock };
+    if (o.remote) return Tny360Robot.create({ host: o.remote.host, port: o.remote.port, ...common });
+    if (!o.testFaults) return Tny360Robot.create({ seed: o.seed, ...common });
+    return Tny360Robot.create({ driver: wrap(new TnySimDriver({ seed: o.seed, clock })), ...common });
   },
   handlers: {
     setVelocity: (r, id: string, x: number, y: number, yaw: number, clear: boolean) => r.setVelocity(id, x, y, yaw, clear),

@@ -19,15 +19,45 @@ export interface Clock {
   sleepUntil(deadlineMs: number): Promise<void>;
 }
 
+/** How a {@link MonotonicClock} meets a deadline (docs/architecture.md, "Wake-up", has the figures). */
+export type WakeMode = "spin" | "thread" | "wait" | "block";
+export const WAKE_MODES: readonly WakeMode[] = ["spin", "thread", "wait", "block"];
+/**
+ * The wake-up a real-time core in its own worker thread uses unless told otherwise (`serve
+ * --core-wake`): chosen by `npm run bench -- wake`, figures in docs/architecture.md ("Wake-up").
+ */
+export const WORKER_WAKE_DEFAULT: WakeMode = "wait";
+
 export interface MonotonicClockOptions {
   /**
-   * How `sleepUntil` meets a deadline. "spin" (the default): a timer until ~1 ms before, then
-   * setImmediate until the deadline; exact, ~8 % of a core at 83 Hz. "thread": a helper thread
-   * sleeps in a futex until 0.05 ms before and wakes this one (waker.ts); ~4 % of a core, wakes
-   * tens of microseconds after the deadline. On a virtual machine an idle vCPU can be slow to
-   * wake: measure before choosing it (docs/architecture.md).
+   * How `sleepUntil` meets a deadline:
+   * - "spin" (the default): a timer until ~1 ms before, then setImmediate until the deadline;
+   *   exact, but the spin costs CPU at 83 Hz. The event loop keeps serving I/O all along.
+   * - "thread": a helper thread sleeps in a futex until 0.05 ms before and wakes this one
+   *   (waker.ts); less CPU, wakes tens of microseconds late, more on a VM whose idle vCPU is slow.
+   * - "wait": a timer until ~1 ms before, then this thread blocks in `Atomics.wait` (a futex with
+   *   a timeout) until `spinMs` before the deadline and spins the rest synchronously. The event
+   *   loop is blocked only for that last slice (≤ 1.5 ms): I/O arriving then is served right after
+   *   the cycle. Blocking is allowed in a worker thread; do not use it on a thread that serves clients.
+   * - "block": after one turn of the event loop, block in `Atomics.wait` until the deadline (the
+   *   same final spin), then one more turn before the cycle runs, so I/O that arrived meanwhile
+   *   lands in this cycle. The thread serves I/O only at cycle boundaries.
    */
-  wake?: "spin" | "thread";
+  wake?: WakeMode;
+  /** "wait"/"block": spin (synchronously) this final part of the wait, ms. Defaults to 0.05. */
+  spinMs?: number;
+}
+
+// The futex word the blocking modes wait on; nobody ever notifies it, so a wait always times out.
+const SLEEP_CELL = new Int32Array(new SharedArrayBuffer(4));
+
+/** Block this thread until `deadlineMs` (performance.now() time): a futex wait, then a spin for the last `spinMs`. */
+function blockUntil(deadlineMs: number, spinMs: number): void {
+  const left = deadlineMs - spinMs - performance.now();
+  if (left > 0) Atomics.wait(SLEEP_CELL, 0, 0, left);
+  while (performance.now() < deadlineMs) {
+    // the final slice: a futex wakes up to the kernel's timer slack (50 µs) late; this does not
+  }
 }
 
 /** The thread waker aims this much before a deadline; the rest is yielded away on setImmediate. */
@@ -35,13 +65,16 @@ const THREAD_LEAD_MS = 0.05;
 
 export class MonotonicClock implements Clock {
   readonly realTime = true;
-  readonly wake: "spin" | "thread";
+  readonly wake: WakeMode;
+  readonly #spinMs: number;
   readonly #epochOffsetMs = Date.now() - performance.now();
   readonly #waker: ThreadWaker | null;
 
   constructor(opts: MonotonicClockOptions = {}) {
     this.wake = opts.wake ?? "spin";
-    if (this.wake !== "spin" && this.wake !== "thread") throw new RangeError(`wake must be "spin" or "thread", got ${String(this.wake)}`);
+    if (!WAKE_MODES.includes(this.wake)) throw new RangeError(`wake must be one of ${WAKE_MODES.join(", ")}; got ${String(this.wake)}`);
+    this.#spinMs = opts.spinMs ?? 0.05;
+    if (!(this.#spinMs >= 0 && this.#spinMs <= 2)) throw new RangeError(`spinMs must be between 0 and 2, got ${opts.spinMs}`);
     this.#waker = this.wake === "thread" ? ThreadWaker.shared() : null;
   }
   nowMs(): number {
@@ -51,13 +84,28 @@ export class MonotonicClock implements Clock {
     return this.#epochOffsetMs + performance.now();
   }
   sleepUntil(deadlineMs: number): Promise<void> {
+    const spinMs = this.#spinMs;
+    if (this.wake === "block") {
+      return new Promise((resolve) => {
+        if (deadlineMs - performance.now() <= 0) return resolve();
+        // One turn first (I/O ready now is served), then the thread sleeps; one turn after.
+        setImmediate(() => {
+          blockUntil(deadlineMs, spinMs);
+          setImmediate(resolve);
+        });
+      });
+    }
+    const wait = this.wake === "wait";
     return new Promise((resolve) => {
-      // setTimeout fires late by up to ~1 ms; aim a little early, then yield until the deadline.
+      // setTimeout fires late by up to ~1 ms; aim a little early, then yield (or block) until the deadline.
       const tick = (): void => {
         const left = deadlineMs - performance.now();
         if (left <= 0) resolve();
         else if (left > 1.5) setTimeout(tick, left - 1);
-        else setImmediate(tick);
+        else if (wait) {
+          blockUntil(deadlineMs, spinMs);
+          resolve();
+        } else setImmediate(tick);
       };
       const waker = this.#waker;
       if (waker?.alive && deadlineMs - performance.now() > THREAD_LEAD_MS) {
