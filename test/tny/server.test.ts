@@ -1,7 +1,6 @@
 /** bodylink's TNY server over real loopback WebSockets: every served action, every status, limits, control. */
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REST_POSE_RAD } from "../../src/bodies/tny360/poses.js";
 import { TnyClient, TnyStatusError } from "../../src/client/tny/index.js";
 import { SimClock } from "../../src/runtime/clock.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
@@ -12,6 +11,7 @@ import { decodeFrame } from "../../src/wire/tny/decode.js";
 import { encodeRawRequest, encodeRequest } from "../../src/wire/tny/encode.js";
 import { f32le } from "./arbitraries.js";
 import { RawSocket } from "./helpers.js";
+import { SAMPLE_ARGS } from "./sample-args.js";
 
 const req = (msgId: number, m: string, a: string, args: unknown[]): Uint8Array => {
   const s = actionSpec(m, a);
@@ -23,36 +23,6 @@ const statusOf = (reply: Uint8Array): { msgId: number; status: number; length: n
   return { msgId: msg.msgId, status: msg.status, length: msg.payload.length };
 };
 
-/** Valid arguments for every served action that takes any. */
-const SAMPLE_ARGS: Record<string, unknown[]> = {
-  "system.setAutolifeLevel": [0x0f],
-  "system.getLogLine": [0],
-  "system.setControlLoopEnabled": [true],
-  "system.setDecisionLoopEnabled": [true],
-  "gait.setType": [2],
-  "body.setEnabled": [0x3fff],
-  "body.setVelocity": [0.1, 0, 0.2, true],
-  "body.setPosture": [0.01, 0, 0.11, 0.05, 0, 0, false],
-  "leg.setEnabled": [1, 7],
-  "leg.getEnabled": [1],
-  "leg.setPosition": [0, 0.09, 0.1, 0.01, false],
-  "leg.getTargetPosition": [0],
-  "leg.getGrounded": [3],
-  "joint.setEnabled": [12, true],
-  "joint.getEnabled": [12],
-  "joint.setAngle": [13, 1.0],
-  "joint.getTargetAngle": [0],
-  "joint.getFeedbackAngle": [1],
-  "joint.getModelAngle": [2],
-  "joint.getEstimatedAngle": [3],
-  "joint.setJointAngles": [[...REST_POSE_RAD, 1.5, 1.5]],
-  "motor.getDutyCycle": [1],
-  "motor.getCalibrationState": [4],
-  "motor.getCalibrationData": [12],
-  "i2c.pingDevice": [0x40],
-  "error.getErrorEventByIndex": [0],
-  "error.getErrorEventById": [0], // replaced with a real id below
-};
 
 describe("TNY server: every served action round-trips through a real WebSocket", () => {
   let robot: Tny360Robot;

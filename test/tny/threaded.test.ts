@@ -1,0 +1,154 @@
+/**
+ * The TNY-360 API server against the THREADED core, the way `bodylink serve` runs it: the body in
+ * its worker (src/rt/tny360-worker.ts) and the server either in that worker too (the default) or
+ * on the main thread in front of the host (`--tny-server main`). The SDK-facing behaviour must be
+ * the in-thread server's (test/tny/server.test.ts): every served action answers Ok with decodable
+ * values, the typed client's shapes, the control rule, the e-stop latch against a client that
+ * keeps commanding, and closing a connection clears its velocity.
+ */
+import WebSocket from "ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TnyClient, TnyStatusError } from "../../src/client/tny/index.js";
+import { Tny360Host } from "../../src/host/tny360-host.js";
+import { startTnyServer, type TnyServer } from "../../src/serve/tny/server.js";
+import { toHex } from "../../src/wire/bytes.js";
+import { actionSpec, MODULES, type ModuleSpec, Status } from "../../src/wire/tny/constants.js";
+import { decodeFrame } from "../../src/wire/tny/decode.js";
+import { encodeRequest } from "../../src/wire/tny/encode.js";
+import { RawSocket } from "./helpers.js";
+import { SAMPLE_ARGS } from "./sample-args.js";
+
+const req = (msgId: number, m: string, a: string, args: unknown[]): Uint8Array => {
+  const s = actionSpec(m, a);
+  return encodeRequest(msgId, s.module, s.action, args);
+};
+const statusOf = (reply: Uint8Array): number => {
+  const msg = decodeFrame(reply);
+  if (msg.kind !== "response") throw new Error(`not a response: ${toHex(reply)}`);
+  return msg.status;
+};
+const ZERO_VELOCITY = "00 00 00 00 00 00 00 00 00 00 00 00";
+
+describe.each(["worker", "main"] as const)("TNY-360 API server with the threaded core, server on the %s thread", (where) => {
+  let host: Tny360Host;
+  let server: TnyServer | null = null;
+  let url: string;
+
+  beforeAll(async () => {
+    const inCore = where === "worker";
+    host = await Tny360Host.start({
+      seed: 1,
+      remote: null,
+      server: inCore ? { host: "127.0.0.1", port: 0, fallbackToFreePort: false, token: null, allowHosts: [], allowOrigins: [] } : null,
+    });
+    if (!inCore) server = await startTnyServer(host, { port: 0 });
+    url = `ws://127.0.0.1:${inCore ? host.tnyPort : server!.port}/`;
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    await host?.shutdown();
+  });
+
+  it("answers Ok with decodable values for each served action; the rest answer their documented status", async () => {
+    const client = await TnyClient.connect(url, { WebSocket });
+    try {
+      const last = ["system.reboot", "error.clearErrorEvents"]; // destructive: at the end
+      const all = (MODULES as readonly ModuleSpec[]).flatMap((m) => m.actions.map((a) => ({ m, a, key: `${m.name}.${a.name}` })));
+      all.sort((x, y) => Number(last.includes(x.key)) - Number(last.includes(y.key)));
+      // the robot's own error ring holds no event here (no simulator hook across threads): index 0 is
+      // past its end (InvalidParameters), id 0 is no event's (NotFound), as the firmware answers
+      const emptyRing = new Map([
+        ["error.getErrorEventByIndex", Status.InvalidParameters],
+        ["error.getErrorEventById", Status.NotFound],
+      ]);
+      expect(await client.call("error", "getErrorCount")).toBe(0);
+      let served = 0;
+      for (const { m, a, key } of all) {
+        if (!a.sim.served) {
+          const args = a.args.map((f) => (f.type === "string" ? "" : f.type === "bytes8" || f.type === "bytesRest" ? new Uint8Array(0) : f.type === "calibrationDataPacked" ? { dcMinMs: 0.5, dcMaxMs: 2.5, dcDeadband: 0, feedbackMinV: 0.5, feedbackMaxV: 2.8, feedbackNoiseV: 0, feedbackLatencyMs: 0, feedbackInverted: false, maxSpeed: 1 } : 0));
+          expect((await client.request(m, a, args)).status, key).toBe(a.sim.status);
+          continue;
+        }
+        served++;
+        const r = await client.request(m, a, SAMPLE_ARGS[key] ?? []);
+        if (emptyRing.has(key)) {
+          expect(r.status, key).toBe(emptyRing.get(key));
+          continue;
+        }
+        expect(r.status, key).toBe(Status.Ok);
+        expect(r.values.length, key).toBe(a.returns.length);
+        a.returns.forEach((f, i) => {
+          const v = r.values[i];
+          if (f.type === "f32") expect(typeof v, key).toBe("number");
+          if (f.type === "bool") expect(typeof v, key).toBe("boolean");
+          if (f.type === "vec3f") expect(Number.isFinite((v as { x: number }).x), key).toBe(true);
+          if (f.type === "f32x14") expect((v as Float32Array).length, key).toBe(14);
+        });
+      }
+      expect(served).toBe(58);
+    } finally {
+      client.close();
+    }
+  }, 60_000);
+
+  it("the typed client shapes results, and a refused command rejects with its status", async () => {
+    const client = await TnyClient.connect(url, { WebSocket });
+    try {
+      expect(await client.system.ping()).toBeUndefined();
+      expect(typeof (await client.power.getVoltage())).toBe("number");
+      const stats = await client.system.getStatistics();
+      expect(Object.keys(stats)).toEqual(["temperatureC", "cpuCore0Pct", "cpuCore1Pct", "ramInternalTotalBytes", "ramInternalUsedBytes", "psramTotalBytes", "psramUsedBytes"]);
+      await expect(client.joint.setAngle(2, 3.0)).rejects.toBeInstanceOf(TnyStatusError);
+      await expect(client.call("gait", "setType", 1)).resolves.toBeUndefined();
+    } finally {
+      client.close();
+    }
+  });
+
+  it("the first commanding connection holds control; others get UnknownError and a log line; closing clears its velocity", async () => {
+    const a = await RawSocket.open(url);
+    const b = await RawSocket.open(url);
+    expect(statusOf(await a.roundTrip(req(1, "body", "setVelocity", [0.2, 0, 0, true])))).toBe(Status.Ok);
+    expect(host.authority.holder()?.owner).toMatch(/^tny:127\.0\.0\.1:\d+#\d+$/);
+    expect(statusOf(await b.roundTrip(req(2, "body", "setVelocity", [0.5, 0, 0, true])))).toBe(Status.UnknownError);
+    expect(statusOf(await b.roundTrip(req(3, "body", "getTargetVelocity", [])))).toBe(Status.Ok);
+    const nLines = decodeFrame(await b.roundTrip(req(4, "system", "getNbLogLines", [])));
+    const n = nLines.kind === "response" ? nLines.payload[0]! : 0;
+    const line = decodeFrame(await b.roundTrip(req(5, "system", "getLogLine", [n - 1])));
+    expect(new TextDecoder().decode(line.kind === "response" ? line.payload : new Uint8Array())).toMatch(/body\.setVelocity refused: control is held by tny:127\.0\.0\.1/);
+    await a.close();
+    // the release crosses to the core (and, with the server on main, the event back): wait for it
+    const t0 = Date.now();
+    while (host.authority.holder() !== null && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 10));
+    expect(host.authority.holder()).toBeNull();
+    let tv = "";
+    for (let i = 0; i < 100 && tv !== ZERO_VELOCITY; i++) {
+      const r = decodeFrame(await b.roundTrip(req(6 + i, "body", "getTargetVelocity", [])));
+      tv = r.kind === "response" ? toHex(r.payload) : "";
+      if (tv !== ZERO_VELOCITY) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(tv).toBe(ZERO_VELOCITY); // cleared at once, well before the 500 ms decay would end it
+    expect(statusOf(await b.roundTrip(req(200, "body", "setVelocity", [0.1, 0, 0, true])))).toBe(Status.Ok);
+    await b.close();
+  });
+
+  it("an emergency stop holds against a client that keeps commanding (status 7); after the reset only a new connection takes control", async () => {
+    const a = await RawSocket.open(url);
+    expect(statusOf(await a.roundTrip(req(1, "body", "setVelocity", [0.2, 0, 0, true])))).toBe(Status.Ok);
+    host.estop({ source: "test", reason: "stop", category: 0 });
+    let id = 2;
+    for (let i = 0; i < 20; i++) {
+      expect(statusOf(await a.roundTrip(req(id++, "body", "setVelocity", [0.3, 0, 0, true])))).toBe(Status.EmergencyStop);
+      const tv = decodeFrame(await a.roundTrip(req(id++, "body", "getTargetVelocity", [])));
+      expect(tv.kind === "response" && toHex(tv.payload)).toBe(ZERO_VELOCITY);
+      expect(host.authority.holder()).toBeNull();
+    }
+    host.resetEstop({ source: "test", reason: "clear" });
+    expect(statusOf(await a.roundTrip(req(id++, "body", "setVelocity", [0.3, 0, 0, true])))).toBe(Status.UnknownError);
+    const c = await RawSocket.open(url);
+    expect(statusOf(await c.roundTrip(req(1, "body", "setVelocity", [0.1, 0, 0, true])))).toBe(Status.Ok);
+    expect(host.authority.holder()?.source).toBe("tny");
+    await a.close();
+    await c.close();
+  });
+});
