@@ -8,8 +8,9 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     reporters: ["default"],
-    // dist/ fresh before any file runs (the CLI runs from it; test/package.test.ts imports it).
-    globalSetup: ["test/support/build-dist.ts"],
+    // dist/ fresh before any file runs (the CLI runs from it; test/package.test.ts imports it);
+    // then one line per missing system package (chromium, nats-server), once per run.
+    globalSetup: ["test/support/build-dist.ts", "test/support/report-skips.ts"],
     projects: [
       {
         extends: true,

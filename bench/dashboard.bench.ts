@@ -10,12 +10,11 @@
  *
  *   npm run bench -- dashboard
  */
-import { existsSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { chromium, type Page } from "playwright-core";
 import { NaoRobot } from "../src/runtime/nao-robot.js";
 import { startApiServer } from "../src/serve/api/build.js";
-import { CHROMIUM, CHROMIUM_ARGS } from "../test/dashboard/chromium.js";
+import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP, HAVE_CHROMIUM } from "../test/dashboard/chromium.js";
 import { fmt, median } from "./util.js";
 
 interface Window {
@@ -58,8 +57,8 @@ const max = (xs: readonly number[]) => (xs.length ? Math.max(...xs) : 0);
 const p99 = (xs: readonly number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)]! : 0);
 
 export async function run(): Promise<void> {
-  if (!existsSync(CHROMIUM)) {
-    console.log(`dashboard bench: SKIPPED, ${CHROMIUM} does not exist (apt-get install chromium)`);
+  if (!HAVE_CHROMIUM) {
+    console.log(`dashboard bench: ${CHROMIUM_SKIP}`);
     return;
   }
   const robot = await NaoRobot.create({ seed: 11, safetyLateBoundMs: 2000 });

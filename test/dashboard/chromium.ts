@@ -1,3 +1,9 @@
 /** Debian's chromium for playwright-core (no browser download): path and flags known to work here. */
-export const CHROMIUM = "/usr/bin/chromium";
+import { locate, SYSTEM_PACKAGES, skipLine } from "../support/system-packages.js";
+
+const found = locate(SYSTEM_PACKAGES.chromium);
+export const CHROMIUM = found ?? "/usr/bin/chromium";
+export const HAVE_CHROMIUM = found !== null;
+/** The one line that says why the browser tests skip (null when chromium is installed). */
+export const CHROMIUM_SKIP = skipLine(SYSTEM_PACKAGES.chromium);
 export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];

@@ -5,9 +5,8 @@
  * standing NAO fall). It must get nothing and change nothing (docs/security.md). The page is served
  * by a plain HTTP server on another loopback port: a second origin, as any local web page is.
  *
- * Skips, saying why, only when /usr/bin/chromium is missing.
+ * Skips, saying why in one line, only when Debian's chromium is missing.
  */
-import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Browser, chromium } from "playwright-core";
@@ -18,12 +17,9 @@ import { type RunningApiServer, startApiServer } from "../../src/serve/api/build
 import { startTnyServer, type TnyServer } from "../../src/serve/tny/server.js";
 import { actionSpec } from "../../src/wire/tny/constants.js";
 import { encodeRequest } from "../../src/wire/tny/encode.js";
-import { CHROMIUM, CHROMIUM_ARGS } from "./chromium.js";
+import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP, HAVE_CHROMIUM } from "./chromium.js";
 
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const TITLE = HAVE_CHROMIUM
-  ? "a page from a second loopback origin, in chromium"
-  : `a page from a second loopback origin: SKIPPED because ${CHROMIUM} does not exist (apt-get install chromium)`;
+const TITLE = CHROMIUM_SKIP ?? "a page from a second loopback origin, in chromium";
 
 interface Attempts {
   streamMessages: number;

@@ -11,9 +11,8 @@
  * - a second client holding control makes the page show the holder;
  * - emergency stop, then reset, from the page (when the runtime has the latched e-stop);
  * - NAO: the centre-of-pressure dots sit where the stream's center_of_pressure says.
- * Skips, saying why, only when /usr/bin/chromium is missing (.ci/run installs it).
+ * Skips, saying why in one line, only when Debian's chromium is missing (.ci/run installs it).
  */
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,12 +22,9 @@ import { NaoRobot } from "../../src/runtime/nao-robot.js";
 import { P7Robot } from "../../src/runtime/p7-robot.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { type RunningApiServer, startApiServer } from "../../src/serve/api/build.js";
-import { CHROMIUM, CHROMIUM_ARGS } from "./chromium.js";
+import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP, HAVE_CHROMIUM } from "./chromium.js";
 
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const TITLE = HAVE_CHROMIUM
-  ? "dashboard in chromium (real clock, simulated bodies)"
-  : `dashboard in chromium: SKIPPED because ${CHROMIUM} does not exist (apt-get install chromium; .ci/run does)`;
+const TITLE = CHROMIUM_SKIP ?? "dashboard in chromium (real clock, simulated bodies)";
 
 interface Ctx {
   api: RunningApiServer;

@@ -3,17 +3,16 @@
  * served by one of them lists both, and its Stop all button latches both robots' e-stops; a reset
  * from the page clears them. Skips with one line naming the package that is missing.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
 import { hasNats, NATS_SKIP, type NatsServer, startNats } from "../support/nats.js";
-import { CHROMIUM, CHROMIUM_ARGS } from "./chromium.js";
+import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP } from "./chromium.js";
 
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const SKIP = !HAVE_CHROMIUM ? "needs Debian's chromium (apt-get install chromium)" : !hasNats ? NATS_SKIP : null;
+const SKIP = CHROMIUM_SKIP ?? (hasNats ? null : NATS_SKIP);
 
 describe.skipIf(SKIP !== null)("the fleet page in chromium", { timeout: 120_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), "bodylink-fleet-page-"));

@@ -4,14 +4,17 @@
  * with one line naming it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { locate, SYSTEM_PACKAGES, skipLine } from "./system-packages.js";
 
 /** Debian installs it in /usr/sbin (root's PATH only); BODYLINK_NATS_SERVER overrides. */
-export const NATS_SERVER = process.env.BODYLINK_NATS_SERVER ?? ["/usr/sbin/nats-server", "/usr/bin/nats-server"].find((p) => existsSync(p)) ?? "/usr/sbin/nats-server";
-export const hasNats = existsSync(NATS_SERVER);
-export const NATS_SKIP = "needs Debian's nats-server (apt-get install nats-server)";
+const found = locate(SYSTEM_PACKAGES.natsServer);
+export const NATS_SERVER = found ?? "/usr/sbin/nats-server";
+export const hasNats = found !== null;
+/** The one line that says why the fleet tests skip ("" when nats-server is installed). */
+export const NATS_SKIP = skipLine(SYSTEM_PACKAGES.natsServer) ?? "";
 
 export interface NatsServer {
   readonly url: string;
