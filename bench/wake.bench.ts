@@ -17,9 +17,10 @@
  * Phases are interleaved over rounds (modes in a new order each round) and the medians kept: the
  * machine is shared and noisy. BENCH_QUICK=1 (or --quick) for a smoke run.
  *
- * Verdict: the best mode is the one with the least core CPU whose lateness p99 is within 0.05 ms
- * of the best p99 measured and whose message delay p99 stays under 2 ms; the bench says whether
- * that is the worker core's default (WORKER_WAKE_DEFAULT).
+ * Verdict: the best mode is the one with the least core CPU whose lateness p99 stays within the
+ * budget (0.1 ms, half the 0.2 ms jitter target, or the best p99 measured + 0.05 ms where nothing
+ * meets that) and whose message delay p99 stays under 2 ms; the bench says whether that is the
+ * worker core's default (WORKER_WAKE_DEFAULT).
  */
 import { availableParallelism, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
@@ -108,15 +109,16 @@ export async function run(): Promise<void> {
   const spin = rows.find((r) => r.name === "spin")!;
   for (const r of rows) if (r !== spin) console.log(`  ${r.name}: core CPU ${fmt(r.cpu / spin.cpu, 2)}× spin's, lateness p99 ${fmt(r.p99 / spin.p99, 2)}× spin's`);
   const bestP99 = Math.min(...rows.map((r) => r.p99));
-  const eligible = rows.filter((r) => r.p99 <= bestP99 + 0.05 && r.d99 < 2);
+  const budget = Math.max(0.1, bestP99 + 0.05);
+  const eligible = rows.filter((r) => r.p99 <= budget && r.d99 < 2);
   const best = eligible.sort((a, b) => a.cpu - b.cpu)[0];
   const def = rows.find((r) => r.name === WORKER_WAKE_DEFAULT);
   if (!best || !def) {
-    console.log("verdict: INCONCLUSIVE: no mode met the rule (lateness p99 within 0.05 ms of the best, message delay p99 < 2 ms)");
+    console.log(`verdict: INCONCLUSIVE: no mode met the rule (lateness p99 ≤ ${fmt(budget, 3)} ms and message delay p99 < 2 ms)`);
     return;
   }
-  console.log(`rule: least core CPU among modes with lateness p99 ≤ best ${fmt(bestP99, 3)} + 0.05 ms and message delay p99 < 2 ms → ${best.name} (${fmt(best.cpu, 2)} % of a core, p99 ${fmt(best.p99, 3)} ms)`);
-  const close = def.p99 <= bestP99 + 0.05 && def.d99 < 2 && def.cpu <= best.cpu * 1.15 + 0.2;
+  console.log(`rule: least core CPU among modes with lateness p99 ≤ ${fmt(budget, 3)} ms and message delay p99 < 2 ms → ${best.name} (${fmt(best.cpu, 2)} % of a core, p99 ${fmt(best.p99, 3)} ms)`);
+  const close = def.p99 <= budget && def.d99 < 2 && def.cpu <= best.cpu * 1.15 + 0.2;
   console.log(
     `verdict: the worker core's default wake mode "${WORKER_WAKE_DEFAULT}" ${def.name === best.name ? "IS the best by this rule" : close ? `is within noise of the best ("${best.name}": CPU ${fmt(def.cpu, 2)} vs ${fmt(best.cpu, 2)} %)` : `is NOT the best here ("${best.name}" is): CPU ${fmt(def.cpu, 2)} vs ${fmt(best.cpu, 2)} %, p99 ${fmt(def.p99, 3)} vs ${fmt(best.p99, 3)} ms`}; CPU target ≤ 3 % of a core at 83 Hz: ${def.cpu <= 3 ? "MET" : "NOT MET"} (${fmt(def.cpu, 2)} %)`,
   );

@@ -1,0 +1,292 @@
+/**
+ * `npm run bench -- isolation`: does the threaded core keep the NAO's cycle on time whatever the
+ * main thread suffers? In ONE run, `bodylink serve` (NAO simulator, the real CLI as a user starts
+ * it, BODYLINK_TEST_HOOKS=1 for the stall hook) with the core in its own thread (`--core worker`)
+ * and then on the main thread (`--core main`), each with a LoLA controller commanding stiffness
+ * 1.0 on every frame (test/rt/serve-rig.ts), through the same phases:
+ *
+ *   idle ×3 / subs200 ×2, interleaved   the jitter growth with 200 stream subscribers, and its
+ *                                       placebo: the same statistic between two idle phases
+ *   posts     200 KB and 1 MB JSON bodies to /v1/commands/joints every 300 ms, without a lease
+ *   subs1000  1,000 stream subscribers (another process, lowest priority)
+ *   stall     the main thread blocked for 1 s (SIGUSR2 test hook)
+ *   steady    60 s idle: CPU share at 83 Hz (the process from /proc/PID/stat; the core's own
+ *             thread as it reports itself, /v1/health cycle.core_cpu_ms) and the collections V8
+ *             started by itself on the core's thread (cycle.core_gc_collections, counted inside
+ *             that thread; the scheduled ones, cycle.gc_collections, apart)
+ * and once more the worker core's steady phase with `--gc-every-ms 0`: does its young generation
+ * fill at all when nothing schedules collections?
+ *
+ * Per phase and core: late cycles, safety ramps (errors.lateRamps), cycle lateness after the
+ * deadline p99/max and jitter p99 over exactly the phase's cycles (/v1/health?window_cycles=N),
+ * and the stiffness dips the controller saw. Each target gets a verdict line (MET / NOT MET /
+ * INCONCLUSIVE and why, with the numbers). BENCH_QUICK=1 (or --quick) shortens every phase for a
+ * smoke run; a verdict from a quick run says so.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { availableParallelism, loadavg, setPriority } from "node:os";
+import { performance } from "node:perf_hooks";
+import type { HealthAnswer } from "../src/client/messages.js";
+import { type ServeRig, StiffController, startServe } from "../test/rt/serve-rig.js";
+import { fmt, median } from "./util.js";
+
+const QUICK = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick");
+const PHASE_MS = QUICK ? 2500 : 10_000;
+const STEADY_MS = QUICK ? 6000 : 60_000;
+const SETTLE_MS = 300;
+const JITTER_ROUNDS = QUICK ? 1 : 2;
+const TARGET_JITTER_MS = 0.2;
+const TARGET_CPU_PCT = 3;
+const CLK_TCK = 100; // Linux USER_HZ: /proc/PID/stat counts CPU in 1/100 s
+
+interface Phase {
+  name: string;
+  ms: number;
+  cycles: number;
+  lateCycles: number;
+  lateRamps: number;
+  latenessP99Ms: number;
+  latenessMaxMs: number;
+  jitterP99Ms: number;
+  frames: number;
+  dips: number;
+  coreCpuPct: number | null;
+  processCpuPct: number | null;
+  v8Gcs: number;
+  scheduledGcs: number;
+  gcMaxMs: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** user + system CPU of a process, ms (Linux), or null. */
+function processCpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // fields from the 3rd on
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+  } catch {
+    return null;
+  }
+}
+
+async function health(rig: ServeRig, windowCycles?: number): Promise<HealthAnswer> {
+  const q = windowCycles ? `?window_cycles=${Math.min(2048, Math.max(1, windowCycles))}` : "";
+  return (await (await fetch(`${rig.apiUrl}/v1/health${q}`)).json()) as HealthAnswer;
+}
+
+/** N stream subscribers in another process at the lowest priority; resolves once all are open. */
+async function subscribers(rig: ServeRig, n: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["test/rt/subscribers.mjs", `${rig.apiUrl.replace(/^http/, "ws")}/v1/stream`, String(n)], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    setPriority(child.pid!, 19);
+  } catch {
+    // not allowed: they compete at normal priority
+  }
+  let out = "";
+  child.stdout!.on("data", (d) => {
+    out += String(d);
+  });
+  const t0 = performance.now();
+  while (!new RegExp(`^open( ${n})?$`, "m").test(out)) {
+    if (performance.now() - t0 > 30_000) throw new Error(`only ${/open (\d+)\n?$/.exec(out)?.[1] ?? 0} of ${n} subscribers opened in 30 s`);
+    await sleep(50);
+  }
+  return child;
+}
+
+async function killed(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGKILL");
+  await exited;
+}
+
+/** Run `load` for `ms`, then read what the core and the controller saw over exactly those cycles. */
+async function phase(rig: ServeRig, lola: StiffController, name: string, ms: number, load: (signal: AbortSignal) => Promise<void>): Promise<Phase> {
+  const h0 = await health(rig);
+  const cpu0 = processCpuMs(rig.child.pid!);
+  const t0 = performance.now(); // CPU shares are over the wall time between the two health reads
+  lola.resetCounts();
+  const stop = new AbortController();
+  const running = load(stop.signal);
+  await sleep(ms);
+  stop.abort();
+  await running;
+  await sleep(SETTLE_MS); // a ramp that started at the end shows in the frames
+  const frames = lola.frames;
+  const dips = lola.dips;
+  const h1 = await health(rig);
+  const cpu1 = processCpuMs(rig.child.pid!);
+  const wallMs = performance.now() - t0;
+  const w = await health(rig, h1.cycle.cycles - h0.cycle.cycles);
+  const c0 = h0.cycle.core_cpu_ms;
+  const c1 = h1.cycle.core_cpu_ms;
+  return {
+    name,
+    ms: wallMs,
+    cycles: h1.cycle.cycles - h0.cycle.cycles,
+    lateCycles: h1.cycle.late_cycles - h0.cycle.late_cycles,
+    lateRamps: (h1.errors.lateRamps ?? 0) - (h0.errors.lateRamps ?? 0),
+    latenessP99Ms: w.cycle.lateness_ms.p99,
+    latenessMaxMs: w.cycle.lateness_ms.max,
+    jitterP99Ms: w.cycle.jitter_p99_ms,
+    frames,
+    dips,
+    coreCpuPct: c0 === null || c1 === null ? null : (100 * (c1 - c0)) / wallMs,
+    processCpuPct: cpu0 === null || cpu1 === null ? null : (100 * (cpu1 - cpu0)) / wallMs,
+    v8Gcs: h1.cycle.core_gc_collections - h0.cycle.core_gc_collections,
+    scheduledGcs: h1.cycle.gc_collections - h0.cycle.gc_collections,
+    gcMaxMs: h1.cycle.core_gc_max_ms,
+  };
+}
+
+const idle = async (): Promise<void> => {};
+
+async function runCore(core: "worker" | "main", extraArgs: string[] = [], only: "all" | "steady" = "all"): Promise<Phase[]> {
+  const rig = await startServe(["--core", core, "--max-subscribers", "1100", ...extraArgs], { BODYLINK_TEST_HOOKS: "1" });
+  let lola: StiffController | null = null;
+  let subs: ChildProcess | null = null;
+  const out: Phase[] = [];
+  try {
+    lola = await StiffController.connect(rig.lolaPath);
+    const t0 = performance.now();
+    while (!lola.reached) {
+      if (performance.now() - t0 > 20_000) throw new Error(`${core} core: the controller never got stiffness 1.0`);
+      await sleep(50);
+    }
+    await sleep(QUICK ? 500 : 2000); // warm-up: the first sends and collections of a fresh runtime
+    const l = lola;
+    if (only === "all") {
+      for (let r = 0; r < JITTER_ROUNDS; r++) {
+        out.push(await phase(rig, l, `idle ${r + 1}`, PHASE_MS, idle));
+        subs = await subscribers(rig, 200);
+        out.push(await phase(rig, l, `subs200 ${r + 1}`, PHASE_MS, idle));
+        await killed(subs);
+        subs = null;
+      }
+      out.push(await phase(rig, l, `idle ${JITTER_ROUNDS + 1}`, PHASE_MS, idle));
+      const big = (kb: number) => JSON.stringify({ positions: Array.from({ length: (kb * 1024) / 20 }, () => 0.123456789012345) });
+      const bodies = [big(200), big(1024)];
+      out.push(
+        await phase(rig, l, "posts", PHASE_MS, async (signal) => {
+          for (let i = 0; !signal.aborted; i++) {
+            await fetch(`${rig.apiUrl}/v1/commands/joints`, { method: "POST", headers: { "content-type": "application/json" }, body: bodies[i % 2]!, signal })
+              .then((res) => res.arrayBuffer())
+              .catch(() => {});
+            await sleep(300);
+          }
+        }),
+      );
+      subs = await subscribers(rig, 1000);
+      out.push(await phase(rig, l, "subs1000", PHASE_MS, idle));
+      await killed(subs);
+      subs = null;
+      out.push(
+        await phase(rig, l, "stall", PHASE_MS, async () => {
+          await sleep(Math.min(1000, PHASE_MS / 4));
+          rig.child.kill("SIGUSR2"); // the main thread spins for 1 s
+        }),
+      );
+    }
+    out.push(await phase(rig, l, "steady", STEADY_MS, idle));
+  } finally {
+    if (subs) await killed(subs);
+    await lola?.close();
+    await rig.close();
+  }
+  return out;
+}
+
+function printTable(title: string, phases: readonly Phase[]): void {
+  console.log(`\n${title}`);
+  console.log("phase        s  cycles late ramps | lateness p99   max ms | jitter p99 | frames dips | core CPU % process CPU % | V8 GCs sched | V8 GC max ms so far");
+  for (const p of phases) {
+    console.log(
+      `${p.name.padEnd(10)} ${fmt(p.ms / 1000, 1).padStart(4)} ${String(p.cycles).padStart(7)} ${String(p.lateCycles).padStart(4)} ${String(p.lateRamps).padStart(5)} | ${fmt(p.latenessP99Ms, 3).padStart(12)} ${fmt(p.latenessMaxMs, 2).padStart(8)} | ${fmt(p.jitterP99Ms, 3).padStart(10)} | ${String(p.frames).padStart(6)} ${String(p.dips).padStart(4)} | ${(p.coreCpuPct === null ? "n/a" : fmt(p.coreCpuPct)).padStart(10)} ${(p.processCpuPct === null ? "n/a" : fmt(p.processCpuPct)).padStart(13)} | ${String(p.v8Gcs).padStart(6)} ${String(p.scheduledGcs).padStart(5)} | ${fmt(p.gcMaxMs, 2).padStart(8)}`,
+    );
+  }
+}
+
+/** Growth of the jitter p99 with 200 subscribers over the idle phases either side, and the same statistic between idle phases (placebo). */
+function jitterGrowth(phases: readonly Phase[]): { growth: number; placebo: number; growths: number[]; placebos: number[] } {
+  const idles = phases.filter((p) => p.name.startsWith("idle"));
+  const subs = phases.filter((p) => p.name.startsWith("subs200"));
+  const growths = subs.map((s, i) => s.jitterP99Ms - (idles[i]!.jitterP99Ms + idles[i + 1]!.jitterP99Ms) / 2);
+  const placebos = idles.slice(1).map((p, i) => p.jitterP99Ms - idles[i]!.jitterP99Ms);
+  return { growth: median(growths), placebo: median(placebos.map(Math.abs)), growths, placebos };
+}
+
+export async function run(): Promise<void> {
+  const quick = QUICK ? " (QUICK smoke run: phases too short for a verdict that closes anything)" : "";
+  console.log(`phases of ${PHASE_MS / 1000} s, steady ${STEADY_MS / 1000} s${quick}; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} CPUs`);
+  const worker = await runCore("worker");
+  printTable("--core worker (serve's default: the core in its own thread)", worker);
+  const main = await runCore("main");
+  printTable("--core main (the core on the main thread, beside the servers)", main);
+  const noGc = await runCore("worker", ["--gc-every-ms", "0"], "steady");
+  printTable("--core worker --gc-every-ms 0 (no scheduled collections)", noGc);
+  console.log(`\nload average at the end ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+
+  // Loads: what each cost, worker against main, measured against the same core's idle phases.
+  console.log("\nloads, worker core against in-thread core (late cycles, lateness max, controller dips):");
+  const idleNoise = (ps: readonly Phase[]) => {
+    const idles = ps.filter((p) => p.name.startsWith("idle"));
+    return { late: Math.max(...idles.map((p) => p.lateCycles)), dips: Math.max(...idles.map((p) => p.dips)), ramps: Math.max(...idles.map((p) => p.lateRamps)) };
+  };
+  const wn = idleNoise(worker);
+  const mn = idleNoise(main);
+  console.log(`  (idle phases' worst, the machine's own noise: worker ${wn.late} late, ${wn.ramps} ramps, ${wn.dips} dips; main ${mn.late} late, ${mn.ramps} ramps, ${mn.dips} dips)`);
+  let isolated = true;
+  for (const name of ["posts", "subs1000", "stall"]) {
+    const w = worker.find((p) => p.name === name)!;
+    const m = main.find((p) => p.name === name)!;
+    const ok = w.lateCycles <= wn.late && w.dips <= wn.dips && w.lateRamps <= wn.ramps;
+    isolated &&= ok;
+    console.log(
+      `  ${name.padEnd(9)} worker: ${w.lateCycles} late, max ${fmt(w.latenessMaxMs, 2)} ms, ${w.dips} dips, ${w.lateRamps} ramps | main: ${m.lateCycles} late, max ${fmt(m.latenessMaxMs, 2)} ms, ${m.dips} dips, ${m.lateRamps} ramps | lateness max main/worker ${fmt(m.latenessMaxMs / Math.max(w.latenessMaxMs, 1e-3), 1)}×`,
+    );
+  }
+  const wIdle = worker.filter((p) => p.name.startsWith("idle"));
+  const verdicts: string[] = [];
+  verdicts.push(
+    `loads leave the worker core's cycle on time (no more late cycles, ramps or dips than its worst idle phase: ${wn.late} late, ${wn.ramps} ramps, ${wn.dips} dips): ${isolated ? "MET" : "NOT MET"}${quick}`,
+  );
+
+  // Jitter growth with 200 subscribers, and the placebo.
+  const jw = jitterGrowth(worker);
+  const jm = jitterGrowth(main);
+  console.log(
+    `\njitter p99 growth with 200 subscribers (median over ${jw.growths.length} round(s); placebo = the same between idle phases): worker ${fmt(jw.growth, 3)} ms (placebo ${fmt(jw.placebo, 3)} ms; rounds ${jw.growths.map((g) => fmt(g, 3)).join(", ")}), main ${fmt(jm.growth, 3)} ms (placebo ${fmt(jm.placebo, 3)} ms)`,
+  );
+  console.log(`  idle phases' jitter p99, worker: ${wIdle.map((p) => fmt(p.jitterP99Ms, 3)).join(", ")} ms; main: ${main.filter((p) => p.name.startsWith("idle")).map((p) => fmt(p.jitterP99Ms, 3)).join(", ")} ms`);
+  const conclusive = jw.placebo <= TARGET_JITTER_MS / 2;
+  verdicts.push(
+    conclusive
+      ? `jitter p99 growth with 200 subscribers ≤ ${TARGET_JITTER_MS} ms (worker core): ${jw.growth <= TARGET_JITTER_MS ? "MET" : "NOT MET"}, CONCLUSIVE: growth ${fmt(jw.growth, 3)} ms, two idle phases differ by ${fmt(jw.placebo, 3)} ms (≤ half the target)${quick}`
+      : `jitter p99 growth with 200 subscribers ≤ ${TARGET_JITTER_MS} ms (worker core): INCONCLUSIVE: two identical idle phases differ by ${fmt(jw.placebo, 3)} ms at p99, more than half the target, so the growth of ${fmt(jw.growth, 3)} ms cannot be told from chance (the p99 of a ${PHASE_MS / 1000} s phase is decided by its ${Math.ceil((PHASE_MS / 12) * 0.01)} worst cycles: a few VM stalls)${quick}`,
+  );
+
+  // CPU at 83 Hz idle and collections over the steady phase.
+  const ws = worker.find((p) => p.name === "steady")!;
+  const ms = main.find((p) => p.name === "steady")!;
+  const ng = noGc.find((p) => p.name === "steady")!;
+  console.log(
+    `\nsteady ${fmt(ws.ms / 1000, 0)} s at 83 Hz, idle: worker core thread ${ws.coreCpuPct === null ? "n/a" : fmt(ws.coreCpuPct)} % of a core, its process ${fmt(ws.processCpuPct ?? Number.NaN)} %; in-thread core: process ${fmt(ms.processCpuPct ?? Number.NaN)} % (worker process / in-thread process = ${fmt((ws.processCpuPct ?? Number.NaN) / (ms.processCpuPct ?? Number.NaN), 2)}×)`,
+  );
+  verdicts.push(
+    ws.coreCpuPct === null
+      ? "CPU share of the worker core's thread at 83 Hz idle ≤ 3 %: INCONCLUSIVE: this OS does not report per-thread CPU (/proc/thread-self/schedstat)"
+      : `CPU share of the worker core's thread at 83 Hz idle ≤ ${TARGET_CPU_PCT} % of a core: ${ws.coreCpuPct <= TARGET_CPU_PCT ? "MET" : "NOT MET"} (${fmt(ws.coreCpuPct)} %)${quick}`,
+  );
+  verdicts.push(`CPU share of the whole runtime process (worker core, API idle) at 83 Hz ≤ ${TARGET_CPU_PCT} % of a core: ${(ws.processCpuPct ?? 99) <= TARGET_CPU_PCT ? "MET" : "NOT MET"} (${fmt(ws.processCpuPct ?? Number.NaN)} %)${quick}`);
+  console.log(
+    `collections on the core's thread over the steady phase: worker ${ws.v8Gcs} started by V8 (+${ws.scheduledGcs} scheduled, every 100 ms); in-thread core ${ms.v8Gcs} by V8 (+${ms.scheduledGcs} scheduled); worker with --gc-every-ms 0: ${ng.v8Gcs} by V8 (longest ${fmt(ng.gcMaxMs, 2)} ms) in ${fmt(ng.ms / 1000, 0)} s`,
+  );
+  verdicts.push(
+    `worker core: collections V8 started itself over ${fmt(ws.ms / 1000, 0)} s of steady state = 0: ${ws.v8Gcs === 0 ? "MET" : "NOT MET"} (${ws.v8Gcs}; with scheduling off the young generation filled ${ng.v8Gcs} time(s) in ${fmt(ng.ms / 1000, 0)} s)${STEADY_MS < 60_000 ? " (steady phase shorter than the 60 s asked: QUICK)" : ""}`,
+  );
+  console.log("");
+  for (const v of verdicts) console.log(`verdict: ${v}`);
+}
