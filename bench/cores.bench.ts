@@ -7,7 +7,9 @@
  * Per configuration, phases of PHASE_MS each (BODYLINK_BENCH_PHASE_MS overrides):
  * - quiet: nothing but the measuring clients;
  * - api: 200 KB JSON bodies to a command route every 100 ms, without a lease (refused after
- *   parsing: the main thread's worst case from issue 9), plus the latency client;
+ *   parsing: the main thread's worst case, docs/security.md), plus the latency client;
+ * - stall: the main thread blocks for 1 s (serve's test hook, SIGUSR2 with BODYLINK_TEST_HOOKS=1)
+ *   300 ms into the phase, plus the latency client;
  * - tny (TNY-360 only): two TNY-360 connections hammer the API server in a closed loop with 60 KB
  *   frames (answered OutOfMemory after `ws` read them: the server's worst case a client can send),
  *   plus the latency client.
@@ -28,6 +30,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
+import { LEASE_HEADER } from "../src/bodies/link.js";
+import type { BodyKind } from "../src/bodies/registry.js";
 import { quantileOfSorted } from "../src/runtime/timing.js";
 import { actionSpec } from "../src/wire/tny/constants.js";
 import { encodeRequest } from "../src/wire/tny/encode.js";
@@ -37,7 +41,7 @@ const PHASE_MS = Number(process.env.BODYLINK_BENCH_PHASE_MS) || 3000;
 
 interface Config {
   readonly name: string;
-  readonly body: "p7" | "tny360";
+  readonly body: Exclude<BodyKind, "nao">;
   readonly args: readonly string[];
 }
 
@@ -60,7 +64,7 @@ interface Serve {
 async function serve(c: Config): Promise<Serve> {
   const dir = mkdtempSync(join(tmpdir(), "bodylink-bench-cores-"));
   const child = spawn(process.execPath, ["bin/bodylink.js", "serve", "--body", c.body, "--api-port", "0", ...(c.body === "tny360" ? ["--tny-port", "0"] : []), ...c.args], {
-    env: { ...process.env, BODYLINK_RUNTIME_DIR: dir },
+    env: { ...process.env, BODYLINK_RUNTIME_DIR: dir, BODYLINK_TEST_HOOKS: "1" },
     stdio: ["ignore", "pipe", "ignore"],
   });
   let out = "";
@@ -134,6 +138,7 @@ interface PhaseResult {
   latenessMaxMs: number;
   commandP50Us: number;
   commandP99Us: number;
+  commandMaxUs: number;
   commands: number;
 }
 
@@ -145,7 +150,9 @@ const OVERSIZED = (() => {
   return f;
 })();
 
-async function phase(s: Serve, c: Config, load: "quiet" | "api" | "tny"): Promise<PhaseResult> {
+type Load = "quiet" | "api" | "stall" | "tny";
+
+async function phase(s: Serve, c: Config, load: Load): Promise<PhaseResult> {
   const stop = { done: false };
   const loads: Promise<void>[] = [];
   if (load === "api") {
@@ -171,6 +178,10 @@ async function phase(s: Serve, c: Config, load: "quiet" | "api" | "tny"): Promis
       );
     }
   }
+  if (load === "stall") {
+    const t = setTimeout(() => s.child.kill("SIGUSR2"), 300);
+    loads.push(new Promise((r) => setTimeout(r, 300)).then(() => clearTimeout(t)));
+  }
   // the latency client
   const lat: number[] = [];
   const h0 = await health(s);
@@ -191,11 +202,11 @@ async function phase(s: Serve, c: Config, load: "quiet" | "api" | "tny"): Promis
     const body = JSON.stringify({ positions: [0, 0, 0, 0, 0, 0, 0] });
     while (performance.now() - t0 < PHASE_MS) {
       const a = performance.now();
-      await (await fetch(`${s.apiUrl}/v1/commands/servo-joints`, { method: "POST", headers: { ...headers, "x-bodylink-lease": lease.lease_id }, body })).arrayBuffer();
+      await (await fetch(`${s.apiUrl}/v1/commands/servo-joints`, { method: "POST", headers: { ...headers, [LEASE_HEADER]: lease.lease_id }, body })).arrayBuffer();
       lat.push((performance.now() - a) * 1000);
       await new Promise((r) => setTimeout(r, 5));
     }
-    await fetch(`${s.apiUrl}/v1/control`, { method: "DELETE", headers: { "x-bodylink-lease": lease.lease_id, "x-bodylink-client": "bench" } }).catch(() => {});
+    await fetch(`${s.apiUrl}/v1/control`, { method: "DELETE", headers: { [LEASE_HEADER]: lease.lease_id, "x-bodylink-client": "bench" } }).catch(() => {});
   }
   const elapsed = performance.now() - t0;
   stop.done = true;
@@ -209,6 +220,7 @@ async function phase(s: Serve, c: Config, load: "quiet" | "api" | "tny"): Promis
     latenessMaxMs: h1.cycle.lateness_ms.max,
     commandP50Us: quantileOfSorted(lat, 0.5),
     commandP99Us: quantileOfSorted(lat, 0.99),
+    commandMaxUs: lat.length ? lat[lat.length - 1]! : 0,
     commands: lat.length,
   };
 }
@@ -220,20 +232,23 @@ export async function run(): Promise<void> {
     try {
       await new Promise((r) => setTimeout(r, 1000)); // past start-up (compiling, first collections)
       const byPhase = new Map<string, PhaseResult>();
-      for (const load of c.body === "tny360" ? (["quiet", "api", "tny"] as const) : (["quiet", "api"] as const)) byPhase.set(load, await phase(s, c, load));
+      for (const load of c.body === "tny360" ? (["quiet", "api", "stall", "tny"] as const) : (["quiet", "api", "stall"] as const)) {
+        byPhase.set(load, await phase(s, c, load));
+        await new Promise((r) => setTimeout(r, 500)); // the stall's backlog drains before the next phase
+      }
       results.set(c.name, byPhase);
     } finally {
       await s.close();
     }
   }
   console.log(`phases of ${PHASE_MS} ms; lateness = cycle start − deadline, over the phase's cycles; command = client round trip`);
-  console.log("config                            phase  late  lateness p99/max ms   command p50/p99 µs (n)   ×main p99 late  ×main cmd p50");
+  console.log("config                            phase  late  lateness p99/max ms   command p50/p99/max µs (n)          ×main p99 late  ×main cmd p50");
   for (const c of CONFIGS) {
     const base = results.get(c.body === "p7" ? "p7 core main" : "tny core main")!;
     for (const [load, r] of results.get(c.name)!) {
       const b = base.get(load)!;
       console.log(
-        `${c.name.padEnd(33)} ${load.padEnd(6)} ${String(r.lateCycles).padStart(5)}  ${fmt(r.latenessP99Ms, 3).padStart(7)} / ${fmt(r.latenessMaxMs, 2).padStart(7)}   ${fmt(r.commandP50Us, 0).padStart(7)} / ${fmt(r.commandP99Us, 0).padStart(7)} (${r.commands})   ${fmt(r.latenessP99Ms / Math.max(b.latenessP99Ms, 1e-3), 2).padStart(6)}         ${fmt(r.commandP50Us / b.commandP50Us, 2).padStart(6)}`,
+        `${c.name.padEnd(33)} ${load.padEnd(6)} ${String(r.lateCycles).padStart(5)}  ${fmt(r.latenessP99Ms, 3).padStart(7)} / ${fmt(r.latenessMaxMs, 2).padStart(7)}   ${fmt(r.commandP50Us, 0).padStart(7)} / ${fmt(r.commandP99Us, 0).padStart(7)} / ${fmt(r.commandMaxUs, 0).padStart(8)} (${r.commands})   ${fmt(r.latenessP99Ms / Math.max(b.latenessP99Ms, 1e-3), 2).padStart(6)}         ${fmt(r.commandP50Us / b.commandP50Us, 2).padStart(6)}`,
       );
     }
   }
@@ -254,6 +269,21 @@ export async function run(): Promise<void> {
       `verdict ${body}: ${ok ? "the worker keeps the cycle on time under the API load" : "INCONCLUSIVE: under the API load the worker's lateness p99 is not clearly below the in-thread core's (or rose above 2× its quiet p99 + 0.5 ms)"} (api p99 ${fmt(r(worker, "api").latenessP99Ms, 3)} ms vs in-thread ${fmt(r(main, "api").latenessP99Ms, 3)} ms); command latency ×${fmt(cost, 2)} of the in-thread core's when quiet`,
     );
   }
+  for (const [body, main, worker] of [
+    ["P7", "p7 core main", "p7 core worker"],
+    ["TNY-360", "tny core main", "tny core worker, server worker"],
+  ] as const) {
+    const m = r(main, "stall");
+    const w = r(worker, "stall");
+    console.log(
+      `verdict ${body}, main thread blocked 1 s: cycle lateness max ${fmt(w.latenessMaxMs, 1)} ms with the worker vs ${fmt(m.latenessMaxMs, 1)} ms in-thread (×${fmt(w.latenessMaxMs / Math.max(m.latenessMaxMs, 1e-3), 3)}): ${w.latenessMaxMs < 500 && m.latenessMaxMs >= 500 ? "the worker's cycle did not notice" : "INCONCLUSIVE"}`,
+    );
+  }
+  const stallInCore = r("tny core worker, server worker", "stall").commandMaxUs / 1000;
+  const stallOnMain = r("tny core worker, server main", "stall").commandMaxUs / 1000;
+  console.log(
+    `verdict TNY-360 server, main thread blocked 1 s: the slowest TNY-360 command round trip was ${fmt(stallInCore, 1)} ms with the server in the core's thread vs ${fmt(stallOnMain, 1)} ms on the main thread: ${stallInCore < 500 && stallOnMain >= 500 ? "in the core, a TNY-360 client keeps commanding the body through a blocked main thread" : "INCONCLUSIVE"}`,
+  );
   const inCore = r("tny core worker, server worker", "quiet").commandP50Us;
   const onMain = r("tny core worker, server main", "quiet").commandP50Us;
   const underApiInCore = r("tny core worker, server worker", "api").commandP50Us;

@@ -6,6 +6,7 @@
  * left in (the arm halted, the quadruped's velocity 0).
  */
 import { describe, expect, it } from "vitest";
+import { LEASE_HEADER } from "../../src/bodies/link.js";
 import { until } from "../lola/client.js";
 import { type ServeRig, StiffController, startServe } from "./serve-rig.js";
 
@@ -25,7 +26,7 @@ const bodylinkLines = (rig: ServeRig): string[] => rig.stderr().split("\n").filt
 async function commandOverApi(rig: ServeRig, path: string, body: unknown): Promise<void> {
   const headers = { "content-type": "application/json" };
   const lease = (await (await fetch(`${rig.apiUrl}/v1/control`, { method: "POST", headers, body: JSON.stringify({ owner: "death-test", lease_ms: 60_000 }) })).json()) as { lease_id: string };
-  const r = await fetch(`${rig.apiUrl}${path}`, { method: "POST", headers: { ...headers, "x-bodylink-lease": lease.lease_id }, body: JSON.stringify(body) });
+  const r = await fetch(`${rig.apiUrl}${path}`, { method: "POST", headers: { ...headers, [LEASE_HEADER]: lease.lease_id }, body: JSON.stringify(body) });
   expect(r.status, await r.text()).toBe(200);
 }
 

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unpack } from "msgpackr";
+import type { BodyKind } from "../../src/bodies/registry.js";
 import { LolaCommandWriter } from "../../src/wire/lola/command-message.js";
 import { TestLolaClient } from "../lola/client.js";
 
@@ -22,7 +23,7 @@ export interface ServeRig {
   close(): Promise<void>;
 }
 
-export async function startServe(args: string[] = [], extraEnv: Record<string, string> = {}, opts: { body?: "nao" | "p7" | "tny360" } = {}): Promise<ServeRig> {
+export async function startServe(args: string[] = [], extraEnv: Record<string, string> = {}, opts: { body?: BodyKind } = {}): Promise<ServeRig> {
   const dir = mkdtempSync(join(tmpdir(), "bodylink-rt-"));
   const lolaPath = join(dir, "robocup");
   const body = opts.body ?? "nao";
