@@ -7,6 +7,7 @@
  * signals shown, over the rows in the visible window.
  */
 import uPlot from "uplot";
+import { decimateMinMax } from "./decimate.js";
 import type { SeriesStore } from "./store.js";
 import { make, setText } from "./util.js";
 
@@ -34,6 +35,8 @@ const REDRAW_EVERY_MS = 100;
 /** performance.measure name of one redraw of the charts. */
 export const REDRAW_MEASURE = "bodylink:plots-redraw";
 const CHART_HEIGHT_PX = 150;
+/** Decimated charts get one min/max pair per this many pixels of width. */
+const PX_PER_BUCKET = 3;
 
 interface Chart {
   spec: ChartSpec;
@@ -42,6 +45,8 @@ interface Chart {
   visible: boolean;
   /** What uPlot draws: views of the history, or (where a signal has gaps) arrays with null for NaN. */
   data: Array<Float64Array | Array<number | null>>;
+  /** Reused arrays for min/max decimation. */
+  decimated: { x: Float64Array; series: Array<Array<number | null>> };
 }
 
 /** y range with a 5 % margin; a flat signal gets a small band around its value instead of uPlot's 0..100. */
@@ -138,7 +143,7 @@ export class Plots {
       [[], ...spec.series.map(() => [])],
       box,
     );
-    const chart: Chart = { spec, plot, box, visible: old?.visible ?? true, data: [[], ...spec.series.map(() => [])] };
+    const chart: Chart = { spec, plot, box, visible: old?.visible ?? true, data: [[], ...spec.series.map(() => [])], decimated: { x: new Float64Array(0), series: [] } };
     this.#charts.set(spec.id, chart);
     this.#draw(chart, this.#range());
   }
@@ -172,11 +177,16 @@ export class Plots {
     this.redraw(true);
   }
 
+  /** Whether tick(now) would redraw (live and REDRAW_EVERY_MS since the last redraw). */
+  due(now: number): boolean {
+    return !this.#paused && now - this.#lastDraw >= REDRAW_EVERY_MS;
+  }
+
   /** Call every animation frame; draws at most every REDRAW_EVERY_MS, only charts on screen. */
   tick(now: number): void {
     // Rows recorded, paused or not (tests and people can see that samples keep coming).
     this.#root.dataset.rows = String(this.#store.added);
-    if (this.#paused || now - this.#lastDraw < REDRAW_EVERY_MS) return;
+    if (!this.due(now)) return;
     this.#lastDraw = now;
     this.redraw(false);
   }
@@ -228,8 +238,26 @@ export class Plots {
     const s = this.#store;
     // A little before the window so the line enters from the left edge.
     const [from, to] = s.range(r.min - 1, r.max);
-    const n = to - from;
     const cols = [s.time, ...c.spec.series.map((x) => s.column(x.key))];
+    // More rows than the chart has pixels for: draw each column's min and max per few pixels instead.
+    const buckets = Math.max(16, Math.floor(c.plot.width / PX_PER_BUCKET));
+    if (to - from > 2 * buckets) this.#decimate(c, cols, from, to, buckets);
+    else this.#copy(c, cols, from, to);
+    this.#ownScale = true;
+    try {
+      c.plot.batch(() => {
+        c.plot.setData(c.data as uPlot.AlignedData, true);
+        c.plot.setScale("x", r);
+      });
+    } finally {
+      this.#ownScale = false;
+    }
+    this.draws++;
+  }
+
+  /** The rows themselves: views of the history where a column has no gaps, else null for NaN. */
+  #copy(c: Chart, cols: readonly Float64Array[], from: number, to: number): void {
+    const n = to - from;
     for (let k = 0; k < cols.length; k++) {
       const src = cols[k]!;
       let gaps = false;
@@ -252,16 +280,12 @@ export class Plots {
       }
       c.data[k] = dst;
     }
-    this.#ownScale = true;
-    try {
-      c.plot.batch(() => {
-        c.plot.setData(c.data as uPlot.AlignedData, true);
-        c.plot.setScale("x", r);
-      });
-    } finally {
-      this.#ownScale = false;
-    }
-    this.draws++;
+  }
+
+  #decimate(c: Chart, cols: readonly Float64Array[], from: number, to: number, buckets: number): void {
+    decimateMinMax(cols[0]!, cols.slice(1), from, to, buckets, c.decimated);
+    c.data[0] = c.decimated.x;
+    for (let k = 1; k < cols.length; k++) c.data[k] = c.decimated.series[k - 1]!;
   }
 
   /** A drag-zoom on one chart: pause and show that span on every chart. */

@@ -261,9 +261,106 @@ function tnyModel(): BodyModel {
   };
 }
 
+/** Skip a redraw unless some joint (or the tilt) moved this much since the last one: a third of a pixel at the default zoom. */
+const MOVED_RAD = 0.002;
+/** Software WebGL (SwiftShader, llvmpipe): at most this many state-driven frames a second. */
+const SOFTWARE_MAX_HZ = 10;
+
+/** The WebGL implementation's renderer string (to tell software rendering), via a throwaway context. */
+function glRenderer(): string {
+  const probe = document.createElement("canvas").getContext("webgl2");
+  if (!probe) return "";
+  const info = probe.getExtension("WEBGL_debug_renderer_info");
+  const name = String(probe.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : probe.RENDERER) ?? "");
+  probe.getExtension("WEBGL_lose_context")?.loseContext();
+  return name;
+}
+
+/**
+ * Software WebGL's frame, read back without blocking the page: the scene renders into a canvas
+ * outside the document, its pixels are copied into a pixel-pack buffer behind a fence, and a later
+ * animation frame (once the fence has passed) puts them into the visible 2D canvas. A WebGL canvas
+ * in the document would instead be read back synchronously by chromium's software compositor at
+ * every commit, stalling the page's main thread until the GPU process has rasterized the frame
+ * (measured: 50-400 ms long tasks in GLES2::ReadPixels under Commit; docs/dashboard.md).
+ */
+class AsyncReadback {
+  readonly #gl: WebGL2RenderingContext;
+  readonly #out: CanvasRenderingContext2D;
+  #pbo: WebGLBuffer | null = null;
+  #fence: WebGLSync | null = null;
+  #w = 0;
+  #h = 0;
+  #pixels = new Uint8Array(0);
+  #image: ImageData | null = null;
+
+  constructor(gl: WebGL2RenderingContext, visible: HTMLCanvasElement) {
+    this.#gl = gl;
+    const out = visible.getContext("2d", { alpha: false });
+    if (!out) throw new Error("no 2D canvas context");
+    this.#out = out;
+  }
+
+  get pending(): boolean {
+    return this.#fence !== null;
+  }
+
+  /** Queue the readback of the frame just rendered (default framebuffer, w x h). */
+  start(w: number, h: number): void {
+    const gl = this.#gl;
+    if (!this.#pbo) this.#pbo = gl.createBuffer();
+    gl.bindBuffer(gl.PIXEL_PACK_BUFFER, this.#pbo);
+    if (w !== this.#w || h !== this.#h) {
+      this.#w = w;
+      this.#h = h;
+      gl.bufferData(gl.PIXEL_PACK_BUFFER, w * h * 4, gl.STREAM_READ);
+      this.#pixels = new Uint8Array(w * h * 4);
+      this.#image = new ImageData(w, h);
+    }
+    gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, 0);
+    gl.bindBuffer(gl.PIXEL_PACK_BUFFER, null);
+    this.#fence = gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0);
+    gl.flush();
+  }
+
+  /** If the frame's pixels have arrived, show them (true); never waits. */
+  poll(): boolean {
+    const gl = this.#gl;
+    const fence = this.#fence;
+    if (!fence) return false;
+    const s = gl.clientWaitSync(fence, 0, 0);
+    if (s !== gl.ALREADY_SIGNALED && s !== gl.CONDITION_SATISFIED) {
+      if (s === gl.WAIT_FAILED) this.#fence = null;
+      return false;
+    }
+    gl.deleteSync(fence);
+    this.#fence = null;
+    gl.bindBuffer(gl.PIXEL_PACK_BUFFER, this.#pbo);
+    gl.getBufferSubData(gl.PIXEL_PACK_BUFFER, 0, this.#pixels);
+    gl.bindBuffer(gl.PIXEL_PACK_BUFFER, null);
+    const w = this.#w;
+    const h = this.#h;
+    const image = this.#image!;
+    const canvas = this.#out.canvas;
+    if (canvas.width !== w || canvas.height !== h) {
+      canvas.width = w;
+      canvas.height = h;
+    }
+    // GL rows run bottom-up, the 2D canvas's top-down.
+    const row = w * 4;
+    for (let y = 0; y < h; y++) image.data.set(this.#pixels.subarray((h - 1 - y) * row, (h - y) * row), y * row);
+    this.#out.putImageData(image, 0, 0);
+    return true;
+  }
+}
+
 export class BodyView {
+  /** The canvas on the page (WebGL's own, or the 2D canvas software frames are copied into). */
   readonly canvas: HTMLCanvasElement;
+  /** True when WebGL is software-rendered (frames read back asynchronously, no MSAA, capped rate). */
+  readonly software: boolean;
   readonly #renderer: WebGLRenderer;
+  readonly #readback: AsyncReadback | null;
   readonly #scene = new Scene();
   readonly #camera: PerspectiveCamera;
   readonly #controls: OrbitControls;
@@ -271,19 +368,42 @@ export class BodyView {
   readonly #ghostModel: BodyModel;
   readonly #figure: Figure;
   readonly #ghost: Figure;
+  readonly #minFrameMs: number;
+  /** The pose last drawn (angles, tilt, ghost), to skip frames that would look the same. */
+  readonly #drawnQ: Float64Array = new Float64Array(64).fill(Number.NaN);
+  readonly #drawnTilt = [Number.NaN, Number.NaN, Number.NaN];
+  #drawnGhost: Float64Array | null = null;
+  #dirty = false;
   #pending = false;
-  /** Frames rendered (tests and the page's data-frames attribute). */
+  #lastFrameMs = Number.NEGATIVE_INFINITY;
+  /** Frames rendered (tests and the page's data-frames attribute count frames shown). */
   frames = 0;
+  /** State updates that changed nothing visible and drew nothing. */
+  skipped = 0;
 
   constructor(
     readonly host: HTMLElement,
     readonly body: BodyKind,
   ) {
-    this.#renderer = new WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
-    this.#renderer.setPixelRatio(Math.min(2, window.devicePixelRatio || 1));
-    this.canvas = this.#renderer.domElement;
+    this.software = /swiftshader|llvmpipe|softpipe|software/i.test(glRenderer());
+    if (this.software) {
+      // Offscreen (never composited, so never read back synchronously); shown through the 2D canvas.
+      const gl = document.createElement("canvas");
+      this.#renderer = new WebGLRenderer({ canvas: gl, antialias: false });
+      this.#renderer.setPixelRatio(1);
+      this.canvas = document.createElement("canvas");
+      this.#readback = new AsyncReadback(this.#renderer.getContext() as WebGL2RenderingContext, this.canvas);
+      this.#minFrameMs = 1000 / SOFTWARE_MAX_HZ;
+    } else {
+      this.#renderer = new WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+      this.#renderer.setPixelRatio(Math.min(2, window.devicePixelRatio || 1));
+      this.canvas = this.#renderer.domElement;
+      this.#readback = null;
+      this.#minFrameMs = 0;
+    }
     this.canvas.setAttribute("role", "img");
     this.canvas.setAttribute("aria-label", `3D view of the ${body} from its joint positions`);
+    host.dataset.software = String(this.software);
     host.append(this.canvas);
     this.#scene.background = new Color(0xf4f6f9);
     this.#scene.add(new HemisphereLight(0xffffff, 0xb8c2cc, 1.6));
@@ -316,36 +436,92 @@ export class BodyView {
     this.#controls.target.set(0, 0, targetZ);
     this.#controls.enableDamping = false;
     this.#controls.update();
-    this.#controls.addEventListener("change", () => this.request());
+    // A camera move is the user's hand: drawn at the next frame, not rate-capped.
+    this.#controls.addEventListener("change", () => this.request(true));
     new ResizeObserver(() => this.#fit()).observe(host);
     this.#fit();
   }
 
-  /** Show joint angles `q` (API order) and, when given, the commanded pose as a ghost. */
+  /**
+   * Show joint angles `q` (API order) and, when given, the commanded pose as a ghost. Draws only
+   * when something moved by more than MOVED_RAD since the last frame drawn.
+   */
   update(q: ArrayLike<number>, tilt: readonly number[] | null, ghost: ArrayLike<number> | null): void {
-    this.#model.solve(q, tilt);
-    this.#figure.pose(this.#model.points, this.#model.rotations);
     // The ghost only where the command differs from the measured pose: on top of it, it would just tint the body.
     let apart = false;
     if (ghost) for (let i = 0; i < ghost.length && i < q.length; i++) if (Math.abs(ghost[i]! - q[i]!) > GHOST_APART_RAD) apart = true;
+    const shownGhost = apart ? ghost : null;
+    if (!this.#moved(q, tilt, shownGhost)) {
+      this.skipped++;
+      return;
+    }
+    this.#model.solve(q, tilt);
+    this.#figure.pose(this.#model.points, this.#model.rotations);
     this.#ghost.group.visible = apart;
     if (ghost && apart) {
       this.#ghostModel.solve(ghost, tilt);
       this.#ghost.pose(this.#ghostModel.points, this.#ghostModel.rotations);
     }
-    this.request();
+    this.request(false);
   }
 
-  /** Ask for one frame (coalesced to the next animation frame). */
-  request(): void {
+  /** Whether (q, tilt, ghost) differs visibly from what was drawn last; remembers it if so. */
+  #moved(q: ArrayLike<number>, tilt: readonly number[] | null, ghost: ArrayLike<number> | null): boolean {
+    let moved = false;
+    const n = Math.min(q.length, this.#drawnQ.length);
+    for (let i = 0; i < n && !moved; i++) if (!(Math.abs(q[i]! - this.#drawnQ[i]!) <= MOVED_RAD)) moved = true;
+    for (let i = 0; i < 3 && !moved; i++) if (!(Math.abs((tilt?.[i] ?? 0) - this.#drawnTilt[i]!) <= MOVED_RAD)) moved = true;
+    const g = this.#drawnGhost;
+    if ((ghost === null) !== (g === null)) moved = true;
+    else if (ghost && g) for (let i = 0; i < ghost.length && i < g.length && !moved; i++) if (!(Math.abs(ghost[i]! - g[i]!) <= MOVED_RAD)) moved = true;
+    if (!moved) return false;
+    for (let i = 0; i < n; i++) this.#drawnQ[i] = q[i]!;
+    for (let i = 0; i < 3; i++) this.#drawnTilt[i] = tilt?.[i] ?? 0;
+    if (ghost) {
+      if (!g || g.length !== ghost.length) this.#drawnGhost = new Float64Array(ghost.length);
+      const d = this.#drawnGhost!;
+      for (let i = 0; i < ghost.length; i++) d[i] = ghost[i]!;
+    } else this.#drawnGhost = null;
+    return true;
+  }
+
+  /**
+   * Ask for one frame (coalesced to an animation frame; with software WebGL at most
+   * SOFTWARE_MAX_HZ a second for state changes, and never while the last frame is still on its way).
+   */
+  request(now = false): void {
+    this.#dirty = true;
+    if (now) this.#lastFrameMs = Number.NEGATIVE_INFINITY;
+    this.#schedule();
+  }
+
+  #schedule(): void {
     if (this.#pending) return;
     this.#pending = true;
-    requestAnimationFrame(() => {
-      this.#pending = false;
-      this.#renderer.render(this.#scene, this.#camera);
+    requestAnimationFrame((t) => this.#frame(t));
+  }
+
+  #frame(t: number): void {
+    this.#pending = false;
+    const rb = this.#readback;
+    if (rb?.poll()) {
       this.frames++;
       this.host.dataset.frames = String(this.frames);
-    });
+    }
+    if (this.#dirty && !rb?.pending && t - this.#lastFrameMs >= this.#minFrameMs) {
+      this.#dirty = false;
+      this.#lastFrameMs = t;
+      this.#renderer.render(this.#scene, this.#camera);
+      if (rb) {
+        const c = this.#renderer.domElement;
+        rb.start(c.width, c.height);
+      } else {
+        this.frames++;
+        this.host.dataset.frames = String(this.frames);
+      }
+    }
+    // Keep looking while a frame is on its way or one is waiting for its turn.
+    if (rb?.pending || this.#dirty) this.#schedule();
   }
 
   #fit(): void {
@@ -356,6 +532,6 @@ export class BodyView {
     this.canvas.style.height = "100%";
     this.#camera.aspect = w / h;
     this.#camera.updateProjectionMatrix();
-    this.request();
+    this.request(true);
   }
 }

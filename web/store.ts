@@ -59,11 +59,22 @@ export class SeriesStore {
 
   /** Row range [from, to) of the kept rows whose time is within [t0, t1]. */
   range(t0: number, t1: number): [number, number] {
+    // Times only grow: binary searches for the first row at or after t0 and the first after t1.
+    const a = this.#lowerBound(t0, (v, t) => v < t);
+    const b = Math.max(a, this.#lowerBound(t1, (v, t) => v <= t));
+    return [a, b];
+  }
+
+  /** The first kept row whose time fails `before(time, t)`. */
+  #lowerBound(t: number, before: (v: number, t: number) => boolean): number {
     let a = this.#start;
     let b = this.#end;
-    while (a < b && this.time[a]! < t0) a++;
-    while (b > a && this.time[b - 1]! > t1) b--;
-    return [a, b];
+    while (a < b) {
+      const m = (a + b) >>> 1;
+      if (before(this.time[m]!, t)) a = m + 1;
+      else b = m;
+    }
+    return a;
   }
 
   get firstRow(): number {

@@ -359,8 +359,12 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
   fetchState(): Promise<StateMessage> {
     return this.#request("GET", "/v1/state");
   }
-  fetchHealth(): Promise<HealthAnswer> {
-    return this.#request("GET", "/v1/health");
+  /** Health; a latched `estop` in it ends this client's lease (see fetchEstop). */
+  async fetchHealth(): Promise<HealthAnswer> {
+    const sentAt = this.#now();
+    const h = await this.#request<HealthAnswer>("GET", "/v1/health");
+    this.#sawLatch(h.estop, sentAt);
+    return h;
   }
   fetchControl(): Promise<ControlStatusAnswer> {
     return this.#request("GET", "/v1/control");
@@ -404,18 +408,42 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
    * latched until `resetEstop`. `category` 0 cuts at once, 1 reaches a safe posture first; the
    * default is the body's (`fetchEstop().default_category`).
    */
-  emergencyStop(reason?: string, opts: { category?: 0 | 1; source?: string } = {}): Promise<EstopStopAnswer> {
-    return this.#request("POST", "/v1/estop", { ...(reason === undefined ? {} : { reason }), ...opts });
+  async emergencyStop(reason?: string, opts: { category?: 0 | 1; source?: string } = {}): Promise<EstopStopAnswer> {
+    // The stop revokes every lease: stop renewing ours now, so no renewal is sent into the latch
+    // (it would only be refused). If the stop itself fails, the lease carries on.
+    const lease = this.#lease;
+    lease?.hold();
+    try {
+      const a = await this.#request<EstopStopAnswer>("POST", "/v1/estop", { ...(reason === undefined ? {} : { reason }), ...opts });
+      lease?.revoked(`revoked by the emergency stop (${a.reason})`);
+      return a;
+    } catch (e) {
+      lease?.resume();
+      throw e;
+    }
   }
 
-  /** The emergency-stop latch. */
-  fetchEstop(): Promise<EstopStateAnswer> {
-    return this.#request("GET", "/v1/estop");
+  /** The emergency-stop latch (a latched answer ends this client's lease: the stop revoked it). */
+  async fetchEstop(): Promise<EstopStateAnswer> {
+    const sentAt = this.#now();
+    const a = await this.#request<EstopStateAnswer>("GET", "/v1/estop");
+    this.#sawLatch(a, sentAt);
+    return a;
   }
 
   /** Release the emergency-stop latch (a reason is required). Nothing moves until a client takes control and commands. */
   resetEstop(reason: string, opts: { source?: string } = {}): Promise<EstopResetAnswer> {
     return this.#request("POST", "/v1/estop/reset", { reason, ...opts });
+  }
+
+  /**
+   * An answer sent after `sentAtLocalMs` says the latch is on: a lease this client took before
+   * then was revoked by that stop (nobody gets a lease while latched), so end it here instead of
+   * learning it from a refused renewal.
+   */
+  #sawLatch(e: { readonly latched: boolean; readonly reason: string | null } | null | undefined, sentAtLocalMs: number): void {
+    const l = this.#lease;
+    if (e?.latched && l?.active && l.acquiredAtLocalMs < sentAtLocalMs) l.revoked(`revoked by the emergency stop${e.reason ? ` (${e.reason})` : ""}`);
   }
 
   // --- the flat body commands (deprecated: each body's facet has them, typed for that body) ---
@@ -736,7 +764,10 @@ export class ControlLease implements AsyncDisposable {
   readonly leaseMs: number;
   #expiresAtEpochMs: number;
   #expiresAtLocalMs: number;
+  /** @internal When it was granted, the client's clock. */
+  readonly acquiredAtLocalMs: number;
   #active = true;
+  #held = false;
   #timer: ReturnType<typeof setTimeout> | null = null;
   readonly #client: BodylinkClient;
   readonly #renewEveryMs: number;
@@ -749,7 +780,8 @@ export class ControlLease implements AsyncDisposable {
     this.leaseMs = a.lease_ms;
     this.#expiresAtEpochMs = a.expires_at_epoch_ms;
     this.#now = now;
-    this.#expiresAtLocalMs = now() + a.lease_ms;
+    this.acquiredAtLocalMs = now();
+    this.#expiresAtLocalMs = this.acquiredAtLocalMs + a.lease_ms;
     this.#renewEveryMs = renewEveryMs;
     this.#schedule();
   }
@@ -779,6 +811,23 @@ export class ControlLease implements AsyncDisposable {
     await this.release();
   }
 
+  /** @internal Send no renewal until resume() (an emergency stop is on its way). */
+  hold(): void {
+    this.#held = true;
+  }
+  /** @internal Renew again (the emergency stop did not go through). */
+  resume(): void {
+    if (!this.#held) return;
+    this.#held = false;
+    if (this.#active && !this.#timer) this.#schedule();
+  }
+  /** @internal The server revoked it (an emergency stop): end it here, with no request. */
+  revoked(reason: string): void {
+    if (!this.#active) return;
+    this.#stop();
+    this.#client.leaseLost(this, reason);
+  }
+
   #stop(): void {
     this.#client.leaseEnded(this);
     this.#active = false;
@@ -794,7 +843,8 @@ export class ControlLease implements AsyncDisposable {
   }
 
   async #renew(): Promise<void> {
-    if (!this.#active) return;
+    this.#timer = null;
+    if (!this.#active || this.#held) return;
     try {
       const a = await this.#client.request<LeaseAnswer>("PUT", "/v1/control", { lease_ms: this.leaseMs }, this.id);
       this.#expiresAtEpochMs = a.expires_at_epoch_ms;
@@ -813,7 +863,7 @@ export class ControlLease implements AsyncDisposable {
         return;
       }
     }
-    if (this.#active) this.#schedule();
+    if (this.#active && !this.#held) this.#schedule();
   }
 }
 

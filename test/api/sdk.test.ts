@@ -171,6 +171,57 @@ describe("robot API over loopback with the SDK", () => {
     await bob.releaseControl();
   });
 
+  it("e-stop while holding control: the lease ends at once, no renewal is sent into the latch; a latched health or e-stop answer ends a lease too", async () => {
+    const robot = await started(await simNao(new MonotonicClock()));
+    const server = await serve(robot);
+    // Every request each client makes, to see that no refused renewal (PUT /v1/control) is sent.
+    const log: string[] = [];
+    let failEstop = false;
+    const counted = (who: string) => async (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => {
+      if (failEstop && url.endsWith("/v1/estop") && init.method === "POST") throw new TypeError("fetch failed");
+      const r = await fetch(url, init);
+      log.push(`${who} ${init.method} ${new URL(url).pathname} ${r.status}`);
+      return r;
+    };
+    const holder = await connect(server.url, { WebSocket, owner: "holder", fetch: counted("holder") });
+    const other = await connect(server.url, { WebSocket, owner: "other", fetch: counted("other") });
+    cleanup.push(() => holder.close(), () => other.close());
+    // Its own stop: renewals every 20 ms, so one would be refused within a few ms of the latch if not held back.
+    const lease = await holder.acquireControl({ leaseMs: 300, renewEveryMs: 20 });
+    const lost = next<{ reason: string }>(holder, "control-lost");
+    await holder.emergencyStop("hand in the way", { category: 0 });
+    expect(lease.active).toBe(false);
+    expect((await lost).reason).toBe("revoked by the emergency stop (hand in the way)");
+    await sleep(150);
+    const afterStop = log.slice(log.findIndex((l) => l.startsWith("holder POST /v1/estop")));
+    expect(afterStop.filter((l) => l.includes("PUT /v1/control"))).toEqual([]);
+    expect(log.filter((l) => / 4\d\d$/.test(l))).toEqual([]);
+    await other.resetEstop("clear");
+
+    // Another client's stop: the holder's next health answer ends its lease (renewal timer far away).
+    const lease2 = await holder.acquireControl({ leaseMs: 60_000, renewEveryMs: 30_000 });
+    const lost2 = next<{ reason: string }>(holder, "control-lost");
+    await other.emergencyStop("from the other client");
+    expect(lease2.active).toBe(true); // nothing told it yet
+    expect((await holder.fetchHealth()).estop.latched).toBe(true);
+    expect(lease2.active).toBe(false);
+    expect((await lost2).reason).toBe("revoked by the emergency stop (from the other client)");
+    expect(holder.control).toBeNull();
+    expect(log.filter((l) => / 4\d\d$/.test(l))).toEqual([]);
+    // An unlatched answer leaves a lease alone; a stop that never reached the server leaves it renewing.
+    await other.resetEstop("clear");
+    const lease3 = await holder.acquireControl({ leaseMs: 300, renewEveryMs: 20 });
+    expect((await holder.fetchEstop()).latched).toBe(false);
+    expect(lease3.active).toBe(true);
+    failEstop = true;
+    await expect(holder.emergencyStop("lost on the way")).rejects.toMatchObject({ status: 0 });
+    const renewals = log.filter((l) => l === "holder PUT /v1/control 200").length;
+    await sleep(600); // two lease durations: only renewal keeps it
+    expect(log.filter((l) => l === "holder PUT /v1/control 200").length).toBeGreaterThan(renewals);
+    expect(lease3.active).toBe(true);
+    await holder.releaseControl();
+  });
+
   it("reconnects by itself and says so through events", async () => {
     const robot = await started(await simNao(new MonotonicClock()));
     const s1 = await startApiServer(robot, { port: 0 });

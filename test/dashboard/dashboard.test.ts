@@ -113,10 +113,22 @@ async function secondClientHolds(page: Page, sdk: BodylinkClient): Promise<void>
   }
 }
 
-/** Emergency stop from the page: the runtime latches it, the banner says so and the event log too; Reset clears it. */
-async function estopAndReset(page: Page, sdk: BodylinkClient): Promise<void> {
+/**
+ * Emergency stop from the page: the runtime latches it, the banner says so and the event log too; Reset clears it.
+ * `holding`: the page holds control when it stops: its lease ends calmly, with no refused renewal
+ * (the test's "no console errors" would see chromium log a 409).
+ */
+async function estopAndReset(page: Page, sdk: BodylinkClient, holding = false): Promise<void> {
+  if (holding) expect(await page.$eval("#teleop-controls", (f) => (f as HTMLFieldSetElement).disabled)).toBe(false);
   await page.getByRole("button", { name: "Emergency stop" }).click();
   await expect.poll(async () => (await sdk.fetchEstop()).latched).toBe(true);
+  if (holding) {
+    await page.waitForFunction(() => /^control ended: revoked by the emergency stop \(dashboard button\)/.test(document.querySelector("#control-status")?.textContent ?? ""));
+    expect(await page.$eval("#control-status", (e) => (e as HTMLElement).dataset.level)).toBe("calm");
+    expect(await page.$eval("#teleop-controls", (f) => (f as HTMLFieldSetElement).disabled)).toBe(true);
+    // Two renewal periods in the latch: a renewal still being sent would be refused and logged.
+    await page.waitForTimeout(2200);
+  }
   expect((await sdk.fetchEstop()).source).toBe("dashboard");
   await page.waitForSelector("#estop-banner:not([hidden])", { timeout: 5000 });
   expect(await page.textContent("#estop-banner")).toMatch(/Emergency stop latched.*by dashboard.*Commands are refused until it is reset/s);
@@ -235,7 +247,8 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
       await page.waitForFunction(() => (document.querySelector("#safety") as HTMLElement).dataset.level === "calm");
 
       await secondClientHolds(page, sdk);
-      await estopAndReset(page, sdk);
+      await takeControl(page);
+      await estopAndReset(page, sdk, true);
     });
   });
 
@@ -284,7 +297,8 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
         await plotsMove(page, 500);
         await takeControl(page);
         await release(page);
-        await estopAndReset(page, sdk);
+        await takeControl(page);
+        await estopAndReset(page, sdk, true);
       },
       token,
     );

@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { decimateMinMax } from "../../web/decimate.js";
 import { convexHull } from "../../web/feet.js";
 import { SeriesStore } from "../../web/store.js";
 
@@ -35,12 +36,69 @@ describe("SeriesStore", () => {
     expect(s.column("late")[r]).toBe(7);
   });
 
+  it("range() is the rows within [t0, t1], as a linear scan finds them (property)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 0, maxLength: 80 }), fc.integer({ min: -5, max: 250 }), fc.integer({ min: 0, max: 60 }), (steps, t0, span) => {
+        const s = new SeriesStore(40);
+        let t = 0;
+        for (const d of steps) {
+          t += d;
+          s.push(t);
+        }
+        const want: number[] = [];
+        for (let r = s.firstRow; r < s.endRow; r++) if (s.time[r]! >= t0 && s.time[r]! <= t0 + span) want.push(r);
+        const [from, to] = s.range(t0, t0 + span);
+        expect(Array.from({ length: to - from }, (_, k) => from + k)).toEqual(want);
+      }),
+    );
+  });
+
   it("csv(): header, epoch ms, ISO time, empty fields for missing values", () => {
     const s = new SeriesStore(10);
     s.column("acc.x")[s.push(1_700_000_000)] = 1.5;
     s.column("b,c")[s.push(1_700_000_000.05)] = -2;
     expect(s.csv(["acc.x", "b,c"], s.firstRow, s.endRow)).toBe(
       'epoch_ms,time_iso,acc.x,"b,c"\n1700000000000,2023-11-14T22:13:20.000Z,1.5,\n1700000000050,2023-11-14T22:13:20.050Z,,-2\n',
+    );
+  });
+});
+
+describe("decimateMinMax (plots at the chart's width)", () => {
+  const column = (xs: ReadonlyArray<number>) => Float64Array.from(xs);
+  it("two points per span: its min and max in time order, at its first and last row time; null for a span without values", () => {
+    const time = column([0, 1, 2, 3, 4, 5, 6, 7]);
+    const a = column([5, 1, 9, 2, Number.NaN, Number.NaN, 3, 3]);
+    const out = { x: new Float64Array(0), series: [] as Array<Array<number | null>> };
+    decimateMinMax(time, [a], 0, 8, 4, out);
+    expect(Array.from(out.x)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(out.series[0]).toEqual([5, 1, 9, 2, null, null, 3, 3]);
+    // Reused: the same arrays on the next call.
+    const [x, s0] = [out.x, out.series[0]];
+    decimateMinMax(time, [a], 2, 8, 2, out);
+    expect(out.x).not.toBe(x); // a different bucket count needs a new x
+    expect(out.series[0]).toBe(s0);
+    expect(out.series[0]).toEqual([9, 2, 3, 3]);
+  });
+
+  it("keeps every span's extremes, x never decreasing (property)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.constant(Number.NaN)), { minLength: 2, maxLength: 400 }), fc.integer({ min: 1, max: 60 }), (values, buckets) => {
+        const n = values.length;
+        const time = Float64Array.from(values.map((_, i) => 1000 + i * 0.05));
+        const v = Float64Array.from(values);
+        const out = { x: new Float64Array(0), series: [] as Array<Array<number | null>> };
+        decimateMinMax(time, [v], 0, n, buckets, out);
+        expect(out.x.length).toBe(2 * buckets);
+        for (let b = 0; b < buckets; b++) {
+          const a = Math.floor((b * n) / buckets);
+          const e = Math.floor(((b + 1) * n) / buckets);
+          const span = values.slice(a, e).filter((x) => !Number.isNaN(x));
+          const got = out.series[0]!.slice(2 * b, 2 * b + 2);
+          if (span.length === 0) expect(got).toEqual([null, null]);
+          else expect([...got].sort((p, q) => p! - q!)).toEqual([Math.min(...span), Math.max(...span)]);
+          for (let i = 1; i < out.x.length; i++) expect(out.x[i]!).toBeGreaterThanOrEqual(out.x[i - 1]!);
+        }
+      }),
     );
   });
 });

@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { API_ORDER, JOINT_LIMITS, LOLA_ORDER, STAND_POSTURE_RAD } from "../../src/bodies/nao/joints.js";
 import { HIP_YAW_PITCH_AXIS, NAO_FRAME_INDEX as F, NAO_LINKS_M as L, NaoKinematics } from "../../src/bodies/nao/kinematics.js";
+import { type LinkMass, NAO_MASSES as M, NAO_TOTAL_MASS_KG } from "../../src/bodies/nao/masses.js";
 
 const pose = (angles: Partial<Record<(typeof API_ORDER)[number], number>>): number[] => API_ORDER.map((n) => angles[n] ?? 0);
 const at = (k: NaoKinematics, f: number): number[] => Array.from(k.position(f));
@@ -141,5 +142,123 @@ describe("NAO v6 forward kinematics (Aldebaran's link table)", () => {
     k.update(pose({ LKneePitch: Number.NaN, HeadYaw: Number.POSITIVE_INFINITY }));
     close(at(k, F.LSole), [0, 0.05, -0.33309]);
     expect(Array.from(k.poses).every(Number.isFinite)).toBe(true);
+  });
+});
+
+describe("NAO v6 centre of mass (Aldebaran's link masses)", () => {
+  const k = new NaoKinematics();
+  const stand = () => API_ORDER.map((n) => (n === "RHipYawPitch" ? STAND_POSTURE_RAD[LOLA_ORDER.indexOf("LHipYawPitch")]! : STAND_POSTURE_RAD[LOLA_ORDER.indexOf(n as never)]!));
+  const com = () => Array.from(k.centerOfMass);
+  /** The head's centre of mass is 1.46 mm left of the midline: the only asymmetry in the table. */
+  const headY = (M.head.massKg * M.head.comM[1]) / NAO_TOTAL_MASS_KG;
+
+  it("the table's total is 5.35943 kg", () => {
+    expect(NAO_TOTAL_MASS_KG).toBeCloseTo(5.35943, 10);
+    expect(k.totalMassKg).toBe(NAO_TOTAL_MASS_KG);
+  });
+
+  it("zero pose: every frame is axis-aligned, so the CoM is Σ m·(joint origin + link CoM) / M, summed by hand", () => {
+    const add = (acc: number[], l: LinkMass, o: readonly number[]) => {
+      for (let i = 0; i < 3; i++) acc[i]! += l.massKg * (o[i]! + l.comM[i]!);
+    };
+    const m = [0, 0, 0];
+    add(m, M.torso, [0, 0, 0]);
+    add(m, M.neck, [0, 0, L.neckOffsetZ]);
+    add(m, M.head, [0, 0, L.neckOffsetZ]);
+    for (const [arm, s] of [
+      [M.leftArm, 1],
+      [M.rightArm, -1],
+    ] as const) {
+      const shoulder = [0, s * L.shoulderOffsetY, L.shoulderOffsetZ];
+      const elbow = [L.upperArmLength, s * (L.shoulderOffsetY + L.elbowOffsetY), L.shoulderOffsetZ];
+      const wrist = [L.upperArmLength + L.lowerArmLength, elbow[1]!, L.shoulderOffsetZ];
+      add(m, arm.shoulderPitch, shoulder);
+      add(m, arm.shoulderRoll, shoulder);
+      add(m, arm.elbowYaw, elbow);
+      add(m, arm.elbowRoll, elbow);
+      add(m, arm.wristYaw, wrist);
+    }
+    for (const [leg, s] of [
+      [M.leftLeg, 1],
+      [M.rightLeg, -1],
+    ] as const) {
+      const hip = [0, s * L.hipOffsetY, -L.hipOffsetZ];
+      add(m, leg.hipYawPitch, hip);
+      add(m, leg.hipRoll, hip);
+      add(m, leg.hipPitch, hip);
+      add(m, leg.kneePitch, [0, hip[1]!, -L.hipOffsetZ - L.thighLength]);
+      const ankle = [0, hip[1]!, -L.hipOffsetZ - L.thighLength - L.tibiaLength];
+      add(m, leg.anklePitch, ankle);
+      add(m, leg.ankleRoll, ankle);
+    }
+    k.update(pose({}));
+    close(com(), m.map((v) => v / NAO_TOTAL_MASS_KG), 1e-12);
+    // 300 mm above the soles, 21 mm ahead of the torso origin (the arms point forward), on the midline but for the head.
+    expect(k.centerOfMass[2]! + L.hipOffsetZ + L.thighLength + L.tibiaLength + L.footHeight).toBeCloseTo(0.3003, 3);
+    expect(k.centerOfMass[1]).toBeCloseTo(headY, 12);
+  });
+
+  it("standing (the runtime's stand posture): about 265 mm above the soles, over the feet, near-zero lateral offset", () => {
+    k.update(stand());
+    const c = com();
+    const l = at(k, F.LSole);
+    const r = at(k, F.RSole);
+    expect(c[2]! - l[2]!).toBeGreaterThan(0.25);
+    expect(c[2]! - l[2]!).toBeLessThan(0.28);
+    // Over the soles (which reach 110 mm ahead of and 55 mm behind the ankle) and between them.
+    expect(c[0]! - l[0]!).toBeGreaterThan(-0.055);
+    expect(c[0]! - l[0]!).toBeLessThan(0.11);
+    expect(c[1]!).toBeGreaterThan(r[1]!);
+    expect(c[1]!).toBeLessThan(l[1]!);
+    expect(Math.abs(c[1]!)).toBeLessThan(0.0005);
+  });
+
+  it("HeadYaw +90° moves exactly the neck's and head's CoM, rotated about z", () => {
+    k.update(pose({}));
+    const before = com();
+    k.update(pose({ HeadYaw: Math.PI / 2 }));
+    const after = com();
+    // Rz(90°)·(x, y, z) − (x, y, z) = (−y − x, x − y, 0) for each link's CoM.
+    const d = [0, 0, 0];
+    for (const l of [M.neck, M.head]) {
+      const [x, y] = l.comM;
+      d[0]! += (l.massKg * (-y - x)) / NAO_TOTAL_MASS_KG;
+      d[1]! += (l.massKg * (x - y)) / NAO_TOTAL_MASS_KG;
+    }
+    close(after, [before[0]! + d[0]!, before[1]! + d[1]!, before[2]!], 1e-12);
+  });
+
+  it("mirrored poses mirror the CoM in y (up to the head's fixed offset) (property)", () => {
+    const names = ["ShoulderPitch", "ShoulderRoll", "ElbowYaw", "ElbowRoll", "WristYaw", "HipYawPitch", "HipRoll", "HipPitch", "KneePitch", "AnklePitch", "AnkleRoll"] as const;
+    const flips = (n: string) => /Roll|Yaw$/.test(n) && n !== "HipYawPitch";
+    const a = new NaoKinematics();
+    const b = new NaoKinematics();
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2 * names.length, maxLength: 2 * names.length }), (u) => {
+        const p: Record<string, number> = {};
+        const q: Record<string, number> = {};
+        names.forEach((n, i) => {
+          const lim = JOINT_LIMITS[`L${n}` as keyof typeof JOINT_LIMITS];
+          const vl = lim.minRad + u[i]! * (lim.maxRad - lim.minRad);
+          const vr = lim.minRad + u[names.length + i]! * (lim.maxRad - lim.minRad);
+          // p: left vl, right mirror(vr); q: the mirror image (left mirror-of-right, right mirror-of-left).
+          const f = flips(n) ? -1 : 1;
+          p[`L${n}`] = vl;
+          p[`R${n}`] = f * vr;
+          q[`L${n}`] = vr;
+          q[`R${n}`] = f * vl;
+        });
+        // One hip yaw-pitch motor: both legs share the value.
+        p.RHipYawPitch = p.LHipYawPitch!;
+        q.LHipYawPitch = p.LHipYawPitch!;
+        q.RHipYawPitch = p.LHipYawPitch!;
+        a.update(pose(p));
+        b.update(pose(q));
+        const ca = Array.from(a.centerOfMass);
+        const cb = Array.from(b.centerOfMass);
+        close([cb[0]!, cb[1]! - headY, cb[2]!], [ca[0]!, -(ca[1]! - headY), ca[2]!], 1e-12);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -18,10 +18,15 @@
  * (0, 0, −FootHeight), which is the foot sole (the point the FSR positions in feet.ts are given
  * around, projected onto the ground).
  *
+ * The whole body's centre of mass (`centerOfMass`, torso frame) from Aldebaran's link masses
+ * (masses.ts cites them): every link's centre of mass placed by the frame of the joint that moves
+ * it, weighted by its mass.
+ *
  * Pure and browser-safe (the dashboard draws the robot with it). Allocates nothing per call:
  * `NaoKinematics.update` writes into arrays the object owns.
  */
 import { API_ORDER } from "./joints.js";
+import { type LinkMass, NAO_MASSES, NAO_TOTAL_MASS_KG } from "./masses.js";
 
 /** Aldebaran's NAO v6 link lengths, metres (see the module comment for the source). */
 export const NAO_LINKS_M = Object.freeze({
@@ -88,6 +93,7 @@ const J = Object.fromEntries(API_ORDER.map((n, i) => [n, i])) as Readonly<Record
 const SQRT1_2 = Math.SQRT1_2;
 
 interface ArmChain {
+  readonly masses: { readonly shoulderPitch: LinkMass; readonly shoulderRoll: LinkMass; readonly elbowYaw: LinkMass; readonly elbowRoll: LinkMass; readonly wristYaw: LinkMass };
   readonly shoulderPitch: number;
   readonly shoulderRoll: number;
   readonly elbowYaw: number;
@@ -97,6 +103,7 @@ interface ArmChain {
   readonly frames: readonly [number, number, number, number];
 }
 interface LegChain {
+  readonly masses: { readonly hipYawPitch: LinkMass; readonly hipRoll: LinkMass; readonly hipPitch: LinkMass; readonly kneePitch: LinkMass; readonly anklePitch: LinkMass; readonly ankleRoll: LinkMass };
   readonly hipYawPitch: number;
   readonly hipRoll: number;
   readonly hipPitch: number;
@@ -106,10 +113,10 @@ interface LegChain {
   /** Hip, knee, ankle, sole frame ids. */
   readonly frames: readonly [number, number, number, number];
 }
-const ARM_L: ArmChain = { shoulderPitch: J.LShoulderPitch, shoulderRoll: J.LShoulderRoll, elbowYaw: J.LElbowYaw, elbowRoll: J.LElbowRoll, wristYaw: J.LWristYaw, frames: [F.LShoulder, F.LElbow, F.LWrist, F.LHand] };
-const ARM_R: ArmChain = { shoulderPitch: J.RShoulderPitch, shoulderRoll: J.RShoulderRoll, elbowYaw: J.RElbowYaw, elbowRoll: J.RElbowRoll, wristYaw: J.RWristYaw, frames: [F.RShoulder, F.RElbow, F.RWrist, F.RHand] };
-const LEG_L: LegChain = { hipYawPitch: J.LHipYawPitch, hipRoll: J.LHipRoll, hipPitch: J.LHipPitch, kneePitch: J.LKneePitch, anklePitch: J.LAnklePitch, ankleRoll: J.LAnkleRoll, frames: [F.LHip, F.LKnee, F.LAnkle, F.LSole] };
-const LEG_R: LegChain = { hipYawPitch: J.RHipYawPitch, hipRoll: J.RHipRoll, hipPitch: J.RHipPitch, kneePitch: J.RKneePitch, anklePitch: J.RAnklePitch, ankleRoll: J.RAnkleRoll, frames: [F.RHip, F.RKnee, F.RAnkle, F.RSole] };
+const ARM_L: ArmChain = { masses: NAO_MASSES.leftArm, shoulderPitch: J.LShoulderPitch, shoulderRoll: J.LShoulderRoll, elbowYaw: J.LElbowYaw, elbowRoll: J.LElbowRoll, wristYaw: J.LWristYaw, frames: [F.LShoulder, F.LElbow, F.LWrist, F.LHand] };
+const ARM_R: ArmChain = { masses: NAO_MASSES.rightArm, shoulderPitch: J.RShoulderPitch, shoulderRoll: J.RShoulderRoll, elbowYaw: J.RElbowYaw, elbowRoll: J.RElbowRoll, wristYaw: J.RWristYaw, frames: [F.RShoulder, F.RElbow, F.RWrist, F.RHand] };
+const LEG_L: LegChain = { masses: NAO_MASSES.leftLeg, hipYawPitch: J.LHipYawPitch, hipRoll: J.LHipRoll, hipPitch: J.LHipPitch, kneePitch: J.LKneePitch, anklePitch: J.LAnklePitch, ankleRoll: J.LAnkleRoll, frames: [F.LHip, F.LKnee, F.LAnkle, F.LSole] };
+const LEG_R: LegChain = { masses: NAO_MASSES.rightLeg, hipYawPitch: J.RHipYawPitch, hipRoll: J.RHipRoll, hipPitch: J.RHipPitch, kneePitch: J.RKneePitch, anklePitch: J.RAnklePitch, ankleRoll: J.RAnkleRoll, frames: [F.RHip, F.RKnee, F.RAnkle, F.RSole] };
 
 function angle(q: ArrayLike<number>, i: number): number {
   const v = q[i];
@@ -158,7 +165,13 @@ function rotate(p: Pose, k: 0 | 1 | 2, a: number): void {
  */
 export class NaoKinematics {
   readonly poses = new Float64Array(12 * FRAME_COUNT);
+  /** The whole body's centre of mass (x, y, z, m) in the torso frame, for the last `update`. */
+  readonly centerOfMass = new Float64Array(3);
+  /** The mass it is computed from, kg. */
+  readonly totalMassKg = NAO_TOTAL_MASS_KG;
   readonly #work = new Float64Array(12);
+  /** Σ mass·position while `update` runs. */
+  readonly #moment = new Float64Array(3);
 
   /** Position of frame `f` (x, y, z, m) in the torso frame, read from `poses`. */
   position(f: number, out: Float64Array | number[] = new Float64Array(3)): Float64Array | number[] {
@@ -172,18 +185,30 @@ export class NaoKinematics {
   update(q: ArrayLike<number>): void {
     const L = NAO_LINKS_M;
     const w = this.#work;
+    this.#moment.fill(0);
     identity(w);
     this.#store(F.Torso, w);
+    this.#mass(w, NAO_MASSES.torso);
     // Head: neck on top of the torso, yaw then pitch about the same point.
     translate(w, 0, 0, L.neckOffsetZ);
     this.#store(F.Neck, w);
     rotate(w, 2, angle(q, J.HeadYaw));
+    this.#mass(w, NAO_MASSES.neck);
     rotate(w, 1, angle(q, J.HeadPitch));
+    this.#mass(w, NAO_MASSES.head);
     this.#store(F.Head, w);
     this.#arm(q, 1, ARM_L);
     this.#arm(q, -1, ARM_R);
     this.#leg(q, 1, LEG_L);
     this.#leg(q, -1, LEG_R);
+    for (let i = 0; i < 3; i++) this.centerOfMass[i] = this.#moment[i]! / NAO_TOTAL_MASS_KG;
+  }
+
+  /** Add link `l`, moved by the joint whose frame `w` is, to the mass moment. */
+  #mass(w: Pose, l: LinkMass): void {
+    const [x, y, z] = l.comM;
+    const m = l.massKg;
+    for (let r = 0; r < 3; r++) this.#moment[r] = this.#moment[r]! + m * (w[9 + r]! + w[3 * r]! * x + w[3 * r + 1]! * y + w[3 * r + 2]! * z);
   }
 
   #arm(q: ArrayLike<number>, side: 1 | -1, c: ArmChain): void {
@@ -192,14 +217,19 @@ export class NaoKinematics {
     identity(w);
     translate(w, 0, side * L.shoulderOffsetY, L.shoulderOffsetZ);
     rotate(w, 1, angle(q, c.shoulderPitch));
+    this.#mass(w, c.masses.shoulderPitch);
     rotate(w, 2, angle(q, c.shoulderRoll));
+    this.#mass(w, c.masses.shoulderRoll);
     this.#store(c.frames[0], w);
     translate(w, L.upperArmLength, side * L.elbowOffsetY, 0);
     rotate(w, 0, angle(q, c.elbowYaw));
+    this.#mass(w, c.masses.elbowYaw);
     rotate(w, 2, angle(q, c.elbowRoll));
+    this.#mass(w, c.masses.elbowRoll);
     this.#store(c.frames[1], w);
     translate(w, L.lowerArmLength, 0, 0);
     rotate(w, 0, angle(q, c.wristYaw));
+    this.#mass(w, c.masses.wristYaw);
     this.#store(c.frames[2], w);
     translate(w, L.handOffsetX, 0, -L.handOffsetZ);
     this.#store(c.frames[3], w);
@@ -214,15 +244,21 @@ export class NaoKinematics {
     rotate(w, 0, (-side * Math.PI) / 4);
     rotate(w, 2, -side * angle(q, c.hipYawPitch));
     rotate(w, 0, (side * Math.PI) / 4);
+    this.#mass(w, c.masses.hipYawPitch);
     rotate(w, 0, angle(q, c.hipRoll));
+    this.#mass(w, c.masses.hipRoll);
     rotate(w, 1, angle(q, c.hipPitch));
+    this.#mass(w, c.masses.hipPitch);
     this.#store(c.frames[0], w);
     translate(w, 0, 0, -L.thighLength);
     rotate(w, 1, angle(q, c.kneePitch));
+    this.#mass(w, c.masses.kneePitch);
     this.#store(c.frames[1], w);
     translate(w, 0, 0, -L.tibiaLength);
     rotate(w, 1, angle(q, c.anklePitch));
+    this.#mass(w, c.masses.anklePitch);
     rotate(w, 0, angle(q, c.ankleRoll));
+    this.#mass(w, c.masses.ankleRoll);
     this.#store(c.frames[2], w);
     translate(w, 0, 0, -L.footHeight);
     this.#store(c.frames[3], w);
