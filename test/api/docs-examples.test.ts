@@ -1,6 +1,7 @@
 /**
- * The SDK examples in docs/api.md run as written (only the package import is pointed at the
- * source) against each body's simulator and real API server on loopback, and type-check.
+ * The SDK examples in docs/api.md are the files in examples/, run as written (only the package
+ * import is pointed at the source) against each body's simulator and real API server on loopback,
+ * type-check, and end any failure (another body, control held) with one line and a code.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -12,12 +13,16 @@ import { type AnyRobot, simNao, simP7, simTny } from "./helpers.js";
 
 const doc = readFileSync(join(import.meta.dirname, "../../docs/api.md"), "utf8");
 
-function example(heading: string): string {
+/** Each example's heading in docs/api.md and its file. */
+const FILES = { NAO: "examples/nao.ts", "AIRBOT P7": "examples/p7.ts", "TNY-360": "examples/tny360.ts", "Any body": "examples/any-body.ts" } as const;
+
+/** The example under a heading; by default with the package import pointed at the sources (for import()). */
+function example(heading: string, fromSources = true): string {
   const at = doc.indexOf(`#### ${heading}\n`);
   expect(at, heading).toBeGreaterThan(0);
   const code = /```ts\n([\s\S]*?)```/.exec(doc.slice(at))?.[1];
   expect(code).toBeDefined();
-  return code!.replace(`from "bodylink/client"`, `from "../../src/client/index.js"`);
+  return fromSources ? code!.replace(`from "bodylink/client"`, `from "../../src/client/index.js"`) : code!;
 }
 
 const written: string[] = [];
@@ -78,27 +83,61 @@ describe("docs/api.md SDK examples", () => {
     expect(out[0]).toMatch(line);
   }, 15_000);
 
-  it("pointed at a server of another body, an example says so in one line (no stack trace) and exits 1", async () => {
-    const file = join(import.meta.dirname, "docs-example-wrong-body.generated.ts");
-    writeFileSync(file, example("AIRBOT P7"));
-    written.push(file);
-    const robot = await simNao(new MonotonicClock());
-    await robot.start();
-    const server = await startApiServer(robot, { port: 0 });
-    try {
-      const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const p = spawn(process.execPath, ["--import", "tsx", file], { env: { ...process.env, BODYLINK_URL: server.url } });
+  it("each example block is its file in examples/, as written", () => {
+    for (const [heading, file] of Object.entries(FILES)) {
+      expect(example(heading, false), heading).toBe(readFileSync(join(import.meta.dirname, "../..", file), "utf8"));
+    }
+  });
+
+  // Each example file run as a user runs it (`npx tsx examples/X.ts`), against a runtime it cannot
+  // use: one line on stderr with the error's code, exit status 1, no stack trace.
+  it("pointed at another body, or with control held by another client, each example says so in one line with its code and exits 1", async () => {
+    const make = { nao: simNao, p7: simP7, tny360: simTny } as const;
+    const servers = await Promise.all(
+      (["nao", "p7", "tny360"] as const).map(async (kind) => {
+        const robot = await make[kind](new MonotonicClock());
+        await robot.start();
+        return { kind, robot, server: await startApiServer(robot, { port: 0 }) };
+      }),
+    );
+    const at = (kind: string) => servers.find((s) => s.kind === kind)!;
+    const run = (file: string, url: string) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const p = spawn(process.execPath, ["--import", "tsx", file], { cwd: join(import.meta.dirname, "../.."), env: { ...process.env, BODYLINK_URL: url } });
         let stderr = "";
         p.stderr.on("data", (d) => (stderr += d));
         p.on("close", (code) => resolve({ code, stderr }));
       });
-      expect(r.code).toBe(1);
-      expect(r.stderr.trim().split("\n")).toEqual([`p7-example: the server at ${server.url} serves a nao body, not p7; check the URL or the expectBody option`]);
+    try {
+      const wrong = await Promise.all([
+        ["examples/nao.ts", "nao-example", "nao", "p7"],
+        ["examples/p7.ts", "p7-example", "p7", "tny360"],
+        ["examples/tny360.ts", "tny-example", "tny360", "nao"],
+      ].map(async ([file, name, want, serving]) => ({ name, want, serving, url: at(serving!).server.url, r: await run(file!, at(serving!).server.url) })));
+      for (const { name, want, serving, url, r } of wrong) {
+        expect(r.code, r.stderr).toBe(1);
+        expect(r.stderr.trim().split("\n")).toEqual([`${name}: the server at ${url} serves a ${serving} body, not ${want}; check the URL or the expectBody option [BL_ERR_CLIENT_WRONG_BODY]`]);
+      }
+      for (const { robot } of servers) expect(robot.authority.acquire("someone-else", "api", 60_000).ok).toBe(true);
+      const held = await Promise.all([
+        ["examples/nao.ts", "nao-example", "nao"],
+        ["examples/p7.ts", "p7-example", "p7"],
+        ["examples/tny360.ts", "tny-example", "tny360"],
+        ["examples/any-body.ts", "any-body", "p7"],
+      ].map(async ([file, name, kind]) => ({ name, r: await run(file!, at(kind!).server.url) })));
+      for (const { name, r } of held) {
+        expect(r.code, r.stderr).toBe(1);
+        const lines = r.stderr.trim().split("\n");
+        expect(lines, r.stderr).toHaveLength(1);
+        expect(lines[0]).toMatch(new RegExp(`^${name}: control is held by someone-else .* \\[BL_ERR_AUTH_HELD\\]$`));
+      }
     } finally {
-      await server.close();
-      await robot.stop();
+      for (const { robot, server } of servers) {
+        await server.close();
+        await robot.stop();
+      }
     }
-  }, 30_000);
+  }, 120_000);
 
   it("type-check against the SDK's types", () => {
     const files = ["NAO", "AIRBOT P7", "TNY-360", "Any body"].map((h, i) => {
