@@ -123,6 +123,50 @@ describe("CycleLoop", () => {
     expect(deadlines.slice(0, 6)).toEqual([0, 12, 17, 24, 36, 48]);
     expect(late).toEqual([]);
   });
+  it("with a push pacer, a device event runs its cycle inside the event's own call, and the clock takes over when it goes silent", async () => {
+    const clock = new SimClock();
+    const starts: number[] = [];
+    let runNow: (() => void) | null = null;
+    const waits: number[] = [];
+    // A device that pushes (calls runNow from its callback) and, like the upstream LoLA driver,
+    // lets its wait resolve only on its own fallback: two periods after its last event.
+    let lastEventMs = Number.NEGATIVE_INFINITY;
+    const pacer = {
+      attach: (r: (() => void) | null) => {
+        runNow = r;
+      },
+      async wait(deadlineMs: number) {
+        waits.push(deadlineMs);
+        let at = deadlineMs + 12;
+        for (;;) {
+          await clock.sleepUntil(at);
+          if (clock.nowMs() >= lastEventMs + 24) return;
+          at = lastEventMs + 24; // an event came meanwhile: the fallback counts from it
+        }
+      },
+    };
+    const loop = new CycleLoop({ periodMs: 12, cycle: (t) => starts.push(t) }, clock, { pacer });
+    loop.start();
+    await clock.advance(0);
+    expect(runNow).not.toBeNull();
+    for (const t of [3, 15, 27]) {
+      await clock.advance(t - clock.nowMs());
+      const before = loop.seq;
+      lastEventMs = t;
+      runNow!(); // the device's message: the cycle has run when the call returns
+      expect(loop.seq).toBe(before + 1);
+    }
+    await clock.advance(60); // silence: the fallback runs cycles, paced one period after the last
+    const pushed = starts.filter((t) => t <= 27);
+    await loop.stop();
+    expect(runNow).toBeNull(); // detached on stop
+    expect(pushed).toEqual([3, 15, 27]);
+    // One wait (and one promise) covered all three pushed cycles and the silence after them; the
+    // fallback ran the next cycle at 27 + 24, then one every 24 ms of silence.
+    expect(starts.slice(3)).toEqual([51, 75]);
+    expect(waits.slice(0, 2)).toEqual([0, 63]);
+    expect(loop.timing.lateCycles).toBe(2); // the fallback's cycles start a period after their deadline: late, as they are
+  });
   it("stops while asleep on a SimClock without time passing", async () => {
     const clock = new SimClock();
     const loop = new CycleLoop({ periodMs: 12, cycle: () => {} }, clock);

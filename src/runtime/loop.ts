@@ -9,7 +9,9 @@
  * A body whose link has its own clock (an upstream LoLA sends one message per 12 ms) gives a
  * {@link CyclePacer}: the loop then waits on it instead of the clock, and each cycle's deadline is
  * one period after the previous cycle actually started (the device's period, not ours), so timing
- * and lateness describe the device's pace.
+ * and lateness describe the device's pace. A pacer that takes the loop's `runNow` (push) runs
+ * each device cycle inside the device's own callback: the bytes in, the cycle and its output
+ * leave in one call stack, with no promise or microtask between them.
  *
  * Garbage collection: with `youngGcEveryMs` the loop collects V8's young
  * generation itself, in the slack after a cycle, so that V8 does not stop the thread at a random
@@ -39,6 +41,13 @@ export interface CycleBody {
  */
 export interface CyclePacer {
   wait(deadlineMs: number): Promise<void>;
+  /**
+   * Optional, push: the loop hands over `runNow` when it starts (and null when it stops). The
+   * pacer calls it from the device's callback (a message arrived) to run that cycle right there,
+   * synchronously; `wait` then resolves only for the cycles the device does not start (the
+   * fallback). `runNow` does nothing while the loop is stopped.
+   */
+  attach?(runNow: (() => void) | null): void;
 }
 
 export interface LoopOptions {
@@ -138,6 +147,7 @@ export class CycleLoop {
 
   async stop(): Promise<void> {
     this.#running = false;
+    this.#pacer?.attach?.(null);
     this.#signalStop();
     await this.#done;
     this.#done = null;
@@ -148,23 +158,43 @@ export class CycleLoop {
     // The first collections of a fresh heap are the slow ones (3–20 ms measured): take one now,
     // before the first deadline, rather than in a cycle's slack.
     if (this.#gcEveryMs > 0) this.#collect(Number.POSITIVE_INFINITY, period, false);
-    let deadline = this.#clock.nowMs();
     const pacer = this.#pacer;
+    const d = this.#deadline;
+    d[0] = this.#clock.nowMs();
+    pacer?.attach?.(this.#runPaced);
     while (this.#running) {
-      // NOTE: pacing allocates a promise (and, on the wall clock, a timer) per cycle; the cycle itself does not.
-      await Promise.race([pacer ? pacer.wait(deadline) : this.#clock.sleepUntil(deadline), this.#stopSignal]);
+      // NOTE: pacing allocates a promise (and, on the wall clock, a timer) per cycle it waits for;
+      // a push pacer's cycles (runNow) allocate none, and the cycle itself does not.
+      const ranBefore = this.#seq;
+      await Promise.race([pacer ? pacer.wait(d[0]!) : this.#clock.sleepUntil(d[0]!), this.#stopSignal]);
       if (!this.#running) break;
-      const now = this.#clock.nowMs();
-      const lateBy = now - deadline;
-      this.#runOne(now, lateBy);
-      if (pacer) deadline = now + period; // the device's pace: one period after this cycle
-      else {
-        deadline += period;
-        if (now - deadline > period) deadline = now + period; // fell behind: skip, don't burst
+      if (pacer) {
+        // The device ran cycles meanwhile (push) and the next one is not due yet: wait again.
+        if (this.#seq !== ranBefore && this.#clock.nowMs() < d[0]!) continue;
+        this.#runPaced();
+        continue;
       }
-      if (this.#gcEveryMs > 0 && now - this.#gc[1]! >= this.#gcEveryMs) this.#collect(deadline, period);
+      const now = this.#clock.nowMs();
+      this.#runOne(now, now - d[0]!);
+      d[0]! += period;
+      if (now - d[0]! > period) d[0] = now + period; // fell behind: skip, don't burst
+      if (this.#gcEveryMs > 0 && now - this.#gc[1]! >= this.#gcEveryMs) this.#collect(d[0]!, period);
     }
   }
+
+  /** The next cycle's deadline, ms (a typed slot: no boxed double per cycle). */
+  readonly #deadline = Float64Array.of(0);
+
+  /** One cycle at the device's pace: now, its lateness against one period after the last, then its GC slot. */
+  readonly #runPaced = (): void => {
+    if (!this.#running) return;
+    const period = this.#body.periodMs;
+    const d = this.#deadline;
+    const now = this.#clock.nowMs();
+    this.#runOne(now, now - d[0]!);
+    d[0] = now + period;
+    if (this.#gcEveryMs > 0 && now - this.#gc[1]! >= this.#gcEveryMs) this.#collect(d[0]!, period);
+  };
 
   #runOne(now: number, lateBy: number): void {
     const late = lateBy > this.#lateBoundMs;

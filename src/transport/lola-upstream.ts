@@ -218,6 +218,18 @@ export class LolaUpstream {
     return true;
   }
 
+  /** Perform side: what `send()` would answer now (nothing is counted or written). */
+  canSend(): SendResult {
+    const s = this.#socket;
+    if (!s?.writable) return SEND.NotConnected;
+    return s.writableLength > 0 ? SEND.Busy : SEND.Sent;
+  }
+
+  /** Perform side: a command the caller dropped because `canSend()` said Busy. */
+  countDropped(): void {
+    this.counters.commandsDropped++;
+  }
+
   /**
    * Perform side: send one command (`bytes[0, length)`, copied). Busy when the previous one has
    * not left the socket buffer (nothing is queued), NotConnected without a connection.

@@ -4,10 +4,14 @@
  * ramp, smooth motions), the LoLA-compatible socket, the robot API and the dashboard run on top
  * unchanged.
  *
- * - **The upstream is the clock.** Each sensor message LoLA sends starts one cycle at once
- *   (`pacer`, given to the loop): read it → arbitrate → one command map upstream. When LoLA sends
- *   nothing (not there yet, stalled, restarting), the loop falls back to its own clock so the
- *   safety ramp, the API and the dashboard keep running and show the link lost.
+ * - **The upstream is the clock.** Each sensor message LoLA sends runs one cycle at once, inside
+ *   the socket's data callback (`pacer`, a push pacer given to the loop): decode → read →
+ *   arbitrate → our clients' messages → one command map upstream, in one call stack, no promise,
+ *   microtask or timer between the upstream's bytes and ours. The command is encoded and written
+ *   in a microtask right after the cycle, so our clients' messages leave first (LoLA applies the
+ *   command at its next cycle, 12 ms later, either way). When LoLA sends nothing (not there yet,
+ *   stalled, restarting), the loop falls back to its own clock so the safety ramp, the API and the
+ *   dashboard keep running and show the link lost.
  * - **What LoLA cannot give** (the state says so by leaving them at their defaults):
  *   - head readings (INA230 voltage/power/current, TMP100 face temperature): 0, LoLA has no keys;
  *   - the preference block beyond RobotConfig (joint zeros, FSR and IMU calibration, board
@@ -20,9 +24,9 @@
  *   into "lost" at once (stiffness scale to 0, so it ramps up from 0 after recovery, never jumps);
  *   the client reconnects with backoff (transport/lola-upstream.ts).
  *
- * Perform side (read, write, the pacer's wake-up) allocates nothing in steady state, except the
- * promise per cycle that pacing needs (as every loop's does). Only the socket: no servers, no
- * main-thread assumptions.
+ * Perform side (read, write, the pushed cycle) allocates nothing in steady state but V8's task
+ * for the command's microtask (the fallback's waits allocate a promise, as every loop's do). Only
+ * the socket: no servers, no main-thread assumptions.
  */
 import { LED_GROUP_NAMES, type NaoCommands } from "../../bodies/nao/commands.js";
 import { computeFeet } from "../../bodies/nao/feet.js";
@@ -68,6 +72,17 @@ export class LolaUpstreamDriver implements NaoDriver {
   /** When a read last reported a failure, ms (a typed slot: no boxed double per cycle). */
   readonly #failedAtMs = Float64Array.of(Number.NaN);
   #wake: (() => void) | null = null;
+  /** The loop's runNow (push pacing), while it runs. */
+  #runNow: (() => void) | null = null;
+  /** A command is encoded and written in the microtask after its cycle (see the header). */
+  #sendQueued = false;
+  readonly #flush = (): void => {
+    if (!this.#sendQueued) return; // a safe command went instead
+    this.#sendQueued = false;
+    const out = this.#last!;
+    this.#encode(out.commands, out.scale[0]!);
+    if (this.upstream.send(this.#writer.bytes) !== SEND.Sent) this.lastErrorText = this.upstream.lastFault || NOT_CONNECTED;
+  };
   #fallback: ReturnType<typeof setTimeout> | null = null;
   readonly #wakeNow = (): void => {
     const w = this.#wake;
@@ -79,9 +94,14 @@ export class LolaUpstreamDriver implements NaoDriver {
     this.#clock = opts.clock;
     this.#periodMs = opts.periodMs ?? 12;
     this.upstream = new LolaUpstream(opts);
-    this.upstream.onMessage = this.#wakeNow;
+    this.upstream.onMessage = this.#due;
     this.upstream.onFault = (kind, reason, writable) => this.#onFault(kind, reason, writable);
-    this.pacer = { wait: (deadlineMs) => this.#wait(deadlineMs) };
+    this.pacer = {
+      wait: (deadlineMs) => this.#wait(deadlineMs),
+      attach: (runNow) => {
+        this.#runNow = runNow;
+      },
+    };
   }
 
   get name(): string {
@@ -138,10 +158,18 @@ export class LolaUpstreamDriver implements NaoDriver {
 
   write(_nowMs: number, out: NaoOutput): number {
     this.#last = out;
-    this.#encode(out.commands, out.scale[0]!);
-    const r = this.upstream.send(this.#writer.bytes);
-    if (r === SEND.Sent) return IO.Sent;
-    if (r === SEND.Busy) return IO.Busy;
+    const r = this.upstream.canSend();
+    if (r === SEND.Sent) {
+      if (!this.#sendQueued) {
+        this.#sendQueued = true;
+        queueMicrotask(this.#flush); // after this cycle's listeners: our clients' messages first
+      }
+      return IO.Sent;
+    }
+    if (r === SEND.Busy) {
+      this.upstream.countDropped(); // the previous command has not left: LoLA applies the newest anyway
+      return IO.Busy;
+    }
     this.lastErrorText = this.upstream.lastFault || NOT_CONNECTED;
     return NAO_IO.WriteFailed;
   }
@@ -175,6 +203,7 @@ export class LolaUpstreamDriver implements NaoDriver {
   }
 
   #sendSafe(): number {
+    this.#sendQueued = false; // the safe command replaces a queued one, never follows it
     const last = this.#last;
     if (last) this.#encode(last.commands, 0);
     else this.#writer.setFloats("Stiffness", this.#scaled.fill(0)); // never written: positions 0 at stiffness 0
@@ -185,8 +214,16 @@ export class LolaUpstreamDriver implements NaoDriver {
     this.lastErrorText = reason;
     this.#faulted = true;
     if (writable) this.#sendSafe();
-    this.#wakeNow(); // run the cycle now: the core goes to its safe state without waiting for the fallback
+    this.#due(); // run the cycle now: the core goes to its safe state without waiting for the fallback
   }
+
+  /** A message arrived (or a fault): run the cycle now, in this callback (push), else wake the loop's wait. */
+  readonly #due = (): void => {
+    const run = this.#runNow;
+    if (!run) return this.#wakeNow();
+    this.#fallback?.refresh(); // the fallback counts from this cycle
+    run();
+  };
 
   /**
    * The loop's wait: until the next upstream message, or the fallback. While LoLA streams, the

@@ -1,0 +1,67 @@
+/**
+ * Bench-only instrumentation for `npm run bench -- lola-upstream` (never loaded in production):
+ * preloaded with `node --require` into the processes of the bench (it runs in worker threads too),
+ * it stamps, with process.hrtime.bigint() (CLOCK_MONOTONIC: comparable across processes), every
+ * socket read and write of a LoLA-sized chunk:
+ *   kind 1: a 'data' event of a chunk that is a whole number of 896-byte sensor messages (stamped
+ *           when the JS callback starts; the hash is of its last message),
+ *   kind 2: the start of a write of an 896-byte sensor message, kind 3: that write returned,
+ *   kind 4: the start of a write of a command (any other length ≥ 64 bytes), kind 5: it returned.
+ * Each message is named by a 32-bit FNV-1a hash of its 896 bytes: the proxy forwards the upstream's
+ * bytes unchanged, so the same hash follows one message through every process. At the thread's
+ * exit the stamps go to $BL_BENCH_STAMPS/<pid>-<thread>.bin as float64 triples (kind, hash, µs
+ * since $BL_BENCH_T0_NS). Preallocated: stamping allocates nothing per message.
+ */
+"use strict";
+const dir = process.env.BL_BENCH_STAMPS;
+if (dir) {
+  const net = require("node:net");
+  const { writeFileSync } = require("node:fs");
+  const { threadId } = require("node:worker_threads");
+  const t0 = BigInt(process.env.BL_BENCH_T0_NS ?? "0");
+  const MAX = 1 << 17;
+  const stamps = new Float64Array(MAX * 3);
+  let n = 0;
+  const hash = (b, off) => {
+    let h = 0x811c9dc5;
+    for (let i = off; i < off + 896; i++) h = Math.imul(h ^ b[i], 0x01000193);
+    return h >>> 0;
+  };
+  const stamp = (kind, h) => {
+    if (n >= MAX) return;
+    const i = 3 * n++;
+    stamps[i] = kind;
+    stamps[i + 1] = h;
+    stamps[i + 2] = Number(process.hrtime.bigint() - t0) / 1000;
+  };
+  const write = net.Socket.prototype.write;
+  net.Socket.prototype.write = function stampedWrite(chunk, ...rest) {
+    const len = chunk?.length ?? 0;
+    if (len === 896 && typeof chunk !== "string") {
+      const h = hash(chunk, 0);
+      stamp(2, h);
+      const r = write.call(this, chunk, ...rest);
+      stamp(3, h);
+      return r;
+    }
+    if (len >= 64) {
+      stamp(4, 0);
+      const r = write.call(this, chunk, ...rest);
+      stamp(5, 0);
+      return r;
+    }
+    return write.call(this, chunk, ...rest);
+  };
+  const emit = net.Socket.prototype.emit;
+  net.Socket.prototype.emit = function stampedEmit(event, chunk, ...rest) {
+    if (event === "data" && chunk && chunk.length >= 896 && chunk.length % 896 === 0) stamp(1, hash(chunk, chunk.length - 896));
+    return emit.call(this, event, chunk, ...rest);
+  };
+  process.on("exit", () => {
+    try {
+      writeFileSync(`${dir}/${process.pid}-${threadId}.bin`, Buffer.from(stamps.buffer, 0, n * 24));
+    } catch {
+      // the bench reports a missing file
+    }
+  });
+}
