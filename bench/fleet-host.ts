@@ -33,13 +33,13 @@ for (let i = 0; i < count; i++) {
 await Promise.all(rts.map((r) => r.fleet?.joined()));
 let mark = process.cpuUsage();
 console.log("ready");
-createInterface({ input: process.stdin }).on("line", (l) => {
+createInterface({ input: process.stdin }).on("line", async (l) => {
   if (l === "mark") {
     mark = process.cpuUsage();
     console.log("marked");
   } else if (l === "cpu") {
     const d = process.cpuUsage(mark);
-    const late = rts.reduce((n, r) => n + r.robot.health().cycle.lateCycles, 0);
+    const late = (await Promise.all(rts.map((r) => r.robot.health()))).reduce((n, h) => n + h.cycle.lateCycles, 0);
     console.log(JSON.stringify({ cpuMs: (d.user + d.system) / 1000, late }));
   } else if (l === "quit") {
     void Promise.all(rts.map((r) => r.close())).then(() => process.exit(0));

@@ -87,7 +87,7 @@ export function registerReplay(program: Command): void {
           // One cycle per step, run directly (the loop sleeps on the simulated clock, which only moves here).
           for (let i = 0; i < n && !driver.done; i++) {
             sim.set(sim.nowMs() + 12);
-            rt.robot.loop.step();
+            rt.core!.loop.step();
           }
           console.log(`cycle ${driver.position}/${driver.steps.length}: ${driver.matches} of ${driver.compared} LoLA messages identical so far`);
         });

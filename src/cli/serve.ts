@@ -8,11 +8,11 @@ import { BODIES, BODY_KINDS, type BodyKind, bodyChoicesText, bodyTable, isBodyKi
 import type { CoreHost } from "../host/core-host.js";
 import { NaoHost } from "../host/nao-host.js";
 import { P7Host } from "../host/p7-host.js";
-import { startApiServer } from "../serve/api/build.js";
+import { type ApiRobot, startApiServer } from "../serve/api/build.js";
 import { startLolaServer } from "../serve/lola/server.js";
 import { NaoRobot } from "../runtime/nao-robot.js";
 import { P7Robot } from "../runtime/p7-robot.js";
-import type { RobotBase } from "../runtime/robot.js";
+import type { BodyRuntime, RobotBase } from "../runtime/robot.js";
 import type { Tny360Robot } from "../runtime/tny360-robot.js";
 import { openUsbChestboard } from "../transport/usb.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
@@ -140,7 +140,10 @@ export interface RunningRuntime {
   name: string;
   /** The record as `bodylink ls` shows it. */
   record: RuntimeRecord;
-  robot: RobotBase;
+  /** The body as the servers use it (a host when its core runs in a worker). */
+  robot: BodyRuntime;
+  /** The body's core when it runs on this thread (its loop is here), else null. */
+  core: RobotBase | null;
   /** The body's threaded core, when it runs in a worker (serve's default). */
   host: CoreHost | null;
   /** The recorder, with `record`. */
@@ -163,16 +166,16 @@ const SAFE_FRAME_WAIT_MS = 250;
  * closers), the body's own stop writing one last stiffness-0 frame. Never throws: it runs on the
  * way out of crashes too. One function, so a body cycling in a worker thread takes the same path.
  */
-export async function safeStop(robot: RobotBase, reason: string): Promise<void> {
+export async function safeStop(robot: BodyRuntime, reason: string): Promise<void> {
   try {
-    robot.estop({ category: 0, source: "shutdown", reason });
+    // Latched (a worker core: requested in shared memory) before this returns; its answer is not waited for.
+    void Promise.resolve(robot.estop({ category: 0, source: "shutdown", reason })).catch(() => {});
     await new Promise<void>((resolve) => {
       const t = setTimeout(done, SAFE_FRAME_WAIT_MS);
       // Two cycles: the first may have started before the stop was latched.
       let n = 0;
-      // The body's own cycle signal (a core in a worker thread relays it; its host's loop does not run).
-      const onCycle = (robot as RobotBase & { onCycle?: (l: () => void) => () => void }).onCycle?.bind(robot) ?? robot.loop.onCycle.bind(robot.loop);
-      const off = onCycle(() => {
+      // The body's own cycle signal (a core in a worker thread relays it).
+      const off = robot.onCycle(() => {
         if (++n >= 2) done();
       });
       function done(): void {
@@ -220,7 +223,9 @@ const stderrLog = (level: "info" | "warn" | "error", line: string) => console.er
 export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   const closers: Array<() => Promise<void>> = [];
   const lines: string[] = [];
-  let robot: NaoRobot | P7Robot | Tny360Robot;
+  let robot: ApiRobot;
+  /** The in-thread core (null for the NAO's worker core). */
+  let core: NaoRobot | P7Robot | Tny360Robot | null = null;
   let transport = "sim";
   let lolaPath: string | null = null;
   let tnyUrl: string | null = null;
@@ -284,16 +289,16 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         ...(o.coreWake ? { wake: o.coreWake } : {}),
       });
       host = h;
-      // The API serves the host like a NaoRobot: it has every member the NAO adapter and routes use.
-      robot = h as unknown as NaoRobot;
+      // The API serves the host as a NaoBody (the compiler checks that NaoHost implements it).
+      robot = h;
       closers.unshift(() => h.shutdown());
       if (upstreamPath) {
         transport = `lola:${upstreamPath}`;
-        lines.push(`nao: on top of LoLA at ${upstreamPath} (${h.upstreamConnected ? "connected" : "waiting for it: it may start later"}); real-time core in its own thread (wakes by ${o.coreWake ?? WORKER_WAKE_DEFAULT})`);
+        lines.push(`nao: on top of LoLA at ${upstreamPath} (${h.upstreamConnected ? "connected" : "waiting for it: it may start later"}); real-time core in its own thread (${h.scheduling}; wakes by ${o.coreWake ?? WORKER_WAKE_DEFAULT})`);
       } else {
         transport = h.transportName === "sim" ? "sim" : "usb";
         const rejected = h.boards.filter((b) => !b.accepted);
-        lines.push(`nao: ${transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${h.prefs?.bodyId}, ${h.boards.length - rejected.length}/${h.boards.length} boards started; real-time core in its own thread (wakes by ${o.coreWake ?? WORKER_WAKE_DEFAULT})`);
+        lines.push(`nao: ${transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${h.prefs?.bodyId}, ${h.boards.length - rejected.length}/${h.boards.length} boards started; real-time core in its own thread (${h.scheduling}; wakes by ${o.coreWake ?? WORKER_WAKE_DEFAULT})`);
         for (const b of rejected) lines.push(`  board ${b.name} left uninitialized: ${b.reason}`);
       }
       if (h.lolaPath) {
@@ -314,7 +319,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         youngGcEveryMs: o.gcEveryMs ?? 100,
         ...(tap && !upstream ? { wrapTransport: (t) => new TappedChestboard(t, tap) } : {}),
       });
-      robot = nao;
+      robot = core = nao;
       await nao.start();
       closers.unshift(() => nao.stop());
       if (upstream) {
@@ -356,7 +361,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       lines.push("p7: simulated AIRBOT P7 arm (7 joints, 250 Hz); real-time core in its own thread");
     } else if (o.body === "p7") {
       const p7 = await P7Robot.create({ seed: o.seed, youngGcEveryMs: o.gcEveryMs ?? 100 });
-      robot = p7;
+      robot = core = p7;
       await p7.start();
       closers.unshift(() => p7.stop());
       lines.push("p7: simulated AIRBOT P7 arm (7 joints, 250 Hz)");
@@ -364,6 +369,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       const { startTny } = await import("./tny.js");
       const t = await startTny(o, access, tap !== null || o.clock !== undefined);
       robot = t.robot;
+      if (!t.host) core = t.robot;
       host = t.host;
       closers.unshift(...t.closers);
       lines.push(...t.lines);
@@ -434,6 +440,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     name,
     record,
     robot,
+    core,
     host,
     recorder,
     fleet,

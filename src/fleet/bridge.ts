@@ -26,7 +26,7 @@ import { connect, type Msg, type NatsConnection, type Subscription } from "@nats
 import Type, { type TSchema } from "typebox";
 import { Compile } from "typebox/compile";
 import { BodylinkError } from "../errors.js";
-import { type LeaseInfo, MIN_LEASE_MS } from "../runtime/authority.js";
+import { type ControlAuthority, type LeaseInfo, MIN_LEASE_MS } from "../runtime/authority.js";
 import { describeEstop, type EstopState } from "../runtime/estop.js";
 import type { BodyAdapter, CommandRoute } from "../serve/api/adapter.js";
 import { estopAnswer, heldError, holderAnswer } from "../serve/api/answers.js";
@@ -291,7 +291,7 @@ export class FleetBridge implements FleetGateway {
     sub(subject.resetAll, (m) => this.#onReset(m));
     sub(subject.cmd(this.name, "*"), (m) => this.#onCommand(m));
 
-    const a = this.#robot.authority;
+    const a: ControlAuthority = this.#robot.authority;
     const onAcquired = (h: LeaseInfo) => this.#event("lease-acquired", { owner: h.owner, source: h.source, expires_at_epoch_ms: h.expiresAtEpochMs });
     const onReleased = (h: LeaseInfo, why: "released" | "expired" | "revoked") => {
       this.#event(why === "released" ? "lease-released" : why === "expired" ? "lease-expired" : "lease-revoked", { owner: h.owner, source: h.source });
@@ -313,9 +313,9 @@ export class FleetBridge implements FleetGateway {
 
     const rate = Math.min(STATE_RATE_MAX_HZ, Math.max(0.1, this.#o.stateRateHz ?? 10));
     this.#every(1000 / rate, () => this.#publishState());
-    this.#every(1000, () => this.#publishHealth());
+    this.#every(1000, () => void this.#publishHealth());
     this.#every(this.#ttlMs / 3, () => void this.#refreshPresence());
-    this.#publishHealth();
+    void this.#publishHealth();
     this.#event("joined", { body: this.#robot.kind, urls: this.#urls });
     this.#log("info", `fleet: joined ${redactUrl(this.#o.connect.url)} as ${this.name}`);
     this.#resolveJoined();
@@ -365,8 +365,8 @@ export class FleetBridge implements FleetGateway {
     }
   }
 
-  health(): FleetHealth {
-    const h = this.#robot.health();
+  async health(): Promise<FleetHealth> {
+    const h = await this.#robot.health();
     const c = h.cycle;
     const fields = this.#adapter.source() ? this.#adapter.read("rest") : null;
     const battery = (fields?.battery as { charge?: unknown } | undefined)?.charge;
@@ -385,8 +385,13 @@ export class FleetBridge implements FleetGateway {
     };
   }
 
-  #publishHealth(): void {
-    const h = this.health();
+  async #publishHealth(): Promise<void> {
+    let h: FleetHealth;
+    try {
+      h = await this.health();
+    } catch {
+      return; // the body did not answer (a core in a worker that stalled): the next second tries again
+    }
     if (this.#publish(subject.health(this.name), h)) this.#published.health++;
     if (h.link !== this.#lastLink) {
       if (this.#lastLink) this.#event("link", { from: this.#lastLink, to: h.link, safety_reason: h.safety_reason });
@@ -465,18 +470,25 @@ export class FleetBridge implements FleetGateway {
     const ok = !(body instanceof BodylinkError);
     const by = ok && body.by ? body.by : "fleet";
     const reason = ok && body.reason ? body.reason : `fleet emergency stop (${m.subject === subject.estopAll ? "all robots" : this.name})`;
-    this.#robot.estop({ ...(ok && body.category !== undefined ? { category: body.category } : {}), source: sourceOf(by), reason });
+    // Latched (or, on a core in a worker, requested in shared memory) before this returns; the answer shows it.
+    void Promise.resolve(this.#robot.estop({ ...(ok && body.category !== undefined ? { category: body.category } : {}), source: sourceOf(by), reason })).catch(() => {});
     const reply: EstopReply = { name: this.name, ok: true, estop: estopAnswer(this.#robot.estopState()), ...(ok ? {} : { error: errorAnswer(body) }) };
     this.#reply(m, reply);
   }
 
-  #onReset(m: Msg): void {
+  async #onReset(m: Msg): Promise<void> {
     const body = parseBody<{ reason: string; by?: string }>(m, ResetSchema);
     if (body instanceof BodylinkError) {
       this.#reply(m, { name: this.name, ok: false, estop: estopAnswer(this.#robot.estopState()), error: errorAnswer(body) } satisfies EstopReply);
       return;
     }
-    this.#robot.resetEstop({ source: sourceOf(body.by ?? "fleet"), reason: body.reason });
+    try {
+      await this.#robot.resetEstop({ source: sourceOf(body.by ?? "fleet"), reason: body.reason });
+    } catch (e) {
+      const err = e instanceof BodylinkError ? e : new BodylinkError("BL_ERR_API_INTERNAL", (e as Error).message);
+      this.#reply(m, { name: this.name, ok: false, estop: estopAnswer(this.#robot.estopState()), error: errorAnswer(err) } satisfies EstopReply);
+      return;
+    }
     this.#reply(m, { name: this.name, ok: true, estop: estopAnswer(this.#robot.estopState()) } satisfies EstopReply);
   }
 
@@ -493,7 +505,7 @@ export class FleetBridge implements FleetGateway {
 
   /** Same rules as the robot API: reads need nothing, commands need the held lease's id (header). */
   async #command(command: string, m: Msg): Promise<unknown> {
-    const a = this.#robot.authority;
+    const a: ControlAuthority = this.#robot.authority;
     switch (command) {
       case "info":
         return { name: this.name, body: this.#adapter.kind, joint_names: [...this.#adapter.jointNames], commands: [...CONTROL_COMMANDS, ...this.#commands.keys()], urls: this.#urls };
@@ -516,7 +528,7 @@ export class FleetBridge implements FleetGateway {
         const body = parseBody<{ lease_ms?: number }>(m, RenewSchema);
         if (body instanceof BodylinkError) return body;
         const ms = body.lease_ms ?? 2000;
-        if (!a.renew(id, ms)) return unknownLease(a, id);
+        if (!(await a.renew(id, ms))) return unknownLease(a, id);
         const h = a.holder()!;
         await this.#recordLease(h, id);
         return this.#leaseAnswer(h, ms);
@@ -524,7 +536,7 @@ export class FleetBridge implements FleetGateway {
       case "release": {
         const id = this.#leaseOf(m);
         if (id instanceof BodylinkError) return id;
-        if (!a.release(id)) return unknownLease(a, id);
+        if (!(await a.release(id))) return unknownLease(a, id);
         return { released: true };
       }
       default: {
@@ -534,7 +546,7 @@ export class FleetBridge implements FleetGateway {
         if (id instanceof BodylinkError) return id;
         const body = parseBody(m, cmd.request);
         if (body instanceof BodylinkError) return body;
-        const out = cmd.handle(id, body);
+        const out = await cmd.handle(id, body);
         return out.ok ? { ok: true, result: out.result } : out.error;
       }
     }
@@ -542,7 +554,7 @@ export class FleetBridge implements FleetGateway {
 
   /** The API's lease hook, for a request: latched first, then the header, then the holder. */
   #leaseOf(m: Msg): string | BodylinkError {
-    const a = this.#robot.authority;
+    const a: ControlAuthority = this.#robot.authority;
     if (a.latched) return new BodylinkError("BL_ERR_ESTOP_LATCHED", describeEstop(a.estop));
     const id = m.headers?.get(FLEET_LEASE_HEADER) ?? "";
     if (!id) return new BodylinkError("BL_ERR_AUTH_REQUIRED");
@@ -556,14 +568,14 @@ export class FleetBridge implements FleetGateway {
 
   /** A fleet lease: the runtime's Authority decides (one authority); the bucket records it with compare-and-set. */
   async #acquire(owner: string, ms: number): Promise<unknown> {
-    const a = this.#robot.authority;
-    const got = a.acquire(owner, "fleet", ms);
+    const a: ControlAuthority = this.#robot.authority;
+    const got = await a.acquire(owner, "fleet", ms);
     if (!got.ok) return got.latched ? new BodylinkError("BL_ERR_ESTOP_LATCHED", describeEstop(got.estop)) : heldError(got.holder);
     const h = got.lease.info!;
     try {
       await this.#recordLease(h, h.id);
     } catch (e) {
-      got.lease.release();
+      await got.lease.release();
       return e instanceof BodylinkError ? e : new BodylinkError("BL_ERR_FLEET_LEASE_STORE", LEASES_BUCKET, (e as Error).message);
     }
     return this.#leaseAnswer(h, ms);

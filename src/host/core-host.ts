@@ -7,10 +7,15 @@
  *   sequence to move (Atomics.waitAsync: no polling), copies the newest consistent state into its
  *   own state object and, when the core's cycle count moved, calls the cycle listeners (the stream,
  *   the safety log, safeStop's "next cycle").
- * - Requests: a message to the core, then the host waits (Atomics.wait, at most `requestTimeoutMs`)
- *   for the answer in the shared reply buffer; `callLater` gets its answer as a message instead
- *   (a request the body answers after a tick). Only the host ever waits; the core answers between
- *   cycles. Bodies are validated here first (the API's schemas), so only small requests cross.
+ * - Reads without asking: who holds control, whether a lease is held, the e-stop latch come from
+ *   the control words and the lease mirror the core updates after every change (core-shm.ts).
+ * - E-stop: written into the control words (a request counter the core reads at the start of
+ *   every cycle), so it takes effect at the core's next cycle whatever this thread does next.
+ * - Requests: a message to the core, answered by message (`callLater`: a promise, rejected with
+ *   BL_ERR_CORE_UNRESPONSIVE after the timeout): a host with `asyncRequests` (the NAO) never
+ *   waits for its core. Otherwise (P7, TNY-360 for now) the host waits on the shared reply buffer
+ *   (Atomics.wait, at most `requestTimeoutMs`). The core answers between cycles. Bodies are
+ *   validated here first (the API's schemas), so only small requests cross.
  * - Watchdog: no new cycle for `stallAfterMs` → health says the core stalled (link "lost", the
  *   reason, errors.coreStalls); a core that dies → `onDied` (serve prints one line and exits 1).
  *
@@ -19,19 +24,40 @@
 import { Worker } from "node:worker_threads";
 import type { BodyKind } from "../bodies/registry.js";
 import { BodylinkError, type ErrorCode } from "../errors.js";
-import { type CoreBaseOptions, type CoreError, type CoreMessage, type CoreReply, CTL, coreRegions, replyRegion, STATE_START } from "../rt/core-shm.js";
+import { EventEmitter } from "node:events";
+import { type CoreBaseOptions, type CoreError, type CoreMessage, type CoreRegions, type CoreReply, CTL, coreRegions, replyRegion, STATE_START } from "../rt/core-shm.js";
 import type { LifecycleState, TransitionTiming } from "../rt/lifecycle.js";
-import { type AcquireResult, Authority, type AuthorityEvents, DEFAULT_LEASE_MS, Lease, type LeaseInfo, type LeaseSource } from "../runtime/authority.js";
+import {
+  type AcquireResult,
+  type AcquireResultOf,
+  Authority,
+  type AuthorityEvents,
+  type Awaitable,
+  type ControlAuthority,
+  DEFAULT_LEASE_MS,
+  Lease,
+  type LeaseHandle,
+  type LeaseInfo,
+  type LeaseSource,
+} from "../runtime/authority.js";
 import { MonotonicClock } from "../runtime/clock.js";
-import { ESTOP_CLEAR, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "../runtime/estop.js";
+import { ESTOP_CLEAR, type EstopRequest, type EstopResetRequest, type EstopState, estopText, type StopCategory } from "../runtime/estop.js";
+import { ESTOP_REQUEST_LAYOUT } from "../shm/control-layout.js";
+import { buildViews } from "../shm/layout.js";
+import { LeaseMirror } from "../shm/lease-mirror.js";
+import { SeqLock } from "../shm/seqlock.js";
 import type { HealthOptions, RobotHealth } from "../runtime/robot.js";
 
 export interface CoreHostOptions {
-  /** How long a request waits for the core, ms. Defaults to 500. */
+  /** How long a request waits for the core's answer, ms. Defaults to 500. */
   requestTimeoutMs?: number;
+  /** Requests answer by message (promises); the host's thread never waits for its core. Defaults to false (the reply buffer). */
+  asyncRequests?: boolean;
   /** No new cycle for this long counts as a stalled core, ms. Defaults to 10 periods. */
   stallAfterMs?: number;
 }
+
+type Acquired = AcquireResultOf<LeaseHandle>;
 
 /** The requests to one core: synchronous (the host waits on the reply buffer) or answered later (a message). */
 export class CoreLink {
@@ -48,6 +74,10 @@ export class CoreLink {
     this.#ctl = new Int32Array(buffer, 0, CTL.words);
     this.#reply = replyRegion(buffer);
     this.#timeoutMs = timeoutMs;
+  }
+
+  get timeoutMs(): number {
+    return this.#timeoutMs;
   }
 
   /** Ask the core and wait for its answer (at most the request timeout; then BL_ERR_CORE_UNRESPONSIVE). */
@@ -68,6 +98,7 @@ export class CoreLink {
 
   /** Ask the core; the answer comes as a message (the body answers after a tick). Never blocks. */
   callLater<T>(method: string, timeoutMs: number, ...args: unknown[]): Promise<T> {
+    if (this.#down) return Promise.reject(this.#down);
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -92,11 +123,14 @@ export class CoreLink {
     }
   }
 
-  /** The core is gone: every pending answer fails. */
+  #down: BodylinkError | null = null;
+
+  /** The core is gone: every pending answer fails, and so does every later request (BL_ERR_CORE_DIED). */
   failAll(why: string): void {
+    this.#down = new BodylinkError("BL_ERR_CORE_DIED", why);
     for (const [id, p] of this.#later) {
       clearTimeout(p.timer);
-      p.reject(new BodylinkError("BL_ERR_CORE_UNRESPONSIVE", why));
+      p.reject(this.#down);
       this.#later.delete(id);
     }
   }
@@ -122,22 +156,151 @@ function revive(v: unknown): unknown {
   return v;
 }
 
-/** The Authority as the host sees it: every question goes to the core's one Authority. */
-export class HostAuthority extends Authority {
+/** What a host's authority is built from (CoreHost.control). */
+export interface HostControlParts {
+  readonly core: CoreLink;
+  readonly ctl: Int32Array;
+  readonly mirror: LeaseMirror;
+  readonly clock: MonotonicClock;
+}
+
+/** The latch as a host knows it: the core's control word, its own request not yet taken, the core's last report. */
+class HostLatch {
+  readonly #ctl: Int32Array;
+  estop: EstopState = ESTOP_CLEAR;
+  requested: EstopState | null = null;
+  constructor(ctl: Int32Array) {
+    this.#ctl = ctl;
+  }
+  pending(): boolean {
+    return Atomics.load(this.#ctl, CTL.estopRequests) !== Atomics.load(this.#ctl, CTL.estopTaken);
+  }
+  get latched(): boolean {
+    return Atomics.load(this.#ctl, CTL.estopLatched) !== 0 || this.pending();
+  }
+  get state(): EstopState {
+    return !this.estop.latched && this.requested && this.latched ? this.requested : this.estop;
+  }
+}
+
+/** What CoreHost needs of its authority, whichever kind. */
+export interface HostAuthorityControl extends ControlAuthority {
+  readonly latched: boolean;
+  readonly estop: EstopState;
+  /** An e-stop request the core has not taken yet. */
+  pendingEstop(): boolean;
+  /** The latch the host asked for (shown until the core reports its own). */
+  requested(s: EstopState): void;
+  /** The core's latch as a reply reported it. */
+  known(s: EstopState): void;
+  relay<E extends keyof AuthorityEvents>(event: E, args: AuthorityEvents[E]): void;
+}
+
+/**
+ * The Authority as a host that never waits sees it (the NAO's): reads come from the core's
+ * control words and lease mirror in shared memory; changes go to the core's one Authority and
+ * answer by message (promises, bounded by the request timeout). Events are the core's, relayed.
+ */
+export class HostAuthority extends EventEmitter<AuthorityEvents> implements ControlAuthority, HostAuthorityControl {
   readonly #core: CoreLink;
-  constructor(core: CoreLink, clock: MonotonicClock) {
-    super(clock);
-    this.#core = core;
+  readonly #mirror: LeaseMirror;
+  readonly #latch: HostLatch;
+  readonly #gen = new Int32Array(1);
+
+  constructor(parts: HostControlParts) {
+    super();
+    this.#core = parts.core;
+    this.#mirror = parts.mirror;
+    this.#latch = new HostLatch(parts.ctl);
+  }
+
+  holder(): LeaseInfo | null {
+    return this.#mirror.read();
+  }
+  /** The holder's generation as the core published it (names the lease in a command mailbox). */
+  generation(): number {
+    this.#mirror.read(this.#gen);
+    return this.#gen[0]!;
+  }
+  isHeld(id: string | undefined | null): boolean {
+    if (!id) return false;
+    const h = this.#mirror.read();
+    return h !== null && h.id === id;
+  }
+  /** Latched in the core, or requested here and not taken yet (commands are refused from the request on). */
+  get latched(): boolean {
+    return this.#latch.latched;
+  }
+  get estop(): EstopState {
+    return this.#latch.state;
+  }
+  pendingEstop(): boolean {
+    return this.#latch.pending();
+  }
+  requested(s: EstopState): void {
+    this.#latch.requested = s;
+  }
+  known(s: EstopState): void {
+    this.#latch.estop = s;
+  }
+
+  async acquire(owner: string, source: LeaseSource, leaseMs = DEFAULT_LEASE_MS): Promise<Acquired> {
+    const r = await this.#core.callLater<{ ok: true; id: string } | Exclude<Acquired, { ok: true }>>("acquire", this.#core.timeoutMs, owner, source, leaseMs);
+    if (!r.ok) return r;
+    const id = r.id;
+    const mirror = this.#mirror;
+    const lease: LeaseHandle = {
+      id,
+      get info() {
+        const h = mirror.read();
+        return h && h.id === id ? h : null;
+      },
+      release: () => this.release(id),
+    };
+    return { ok: true, lease };
+  }
+  renew(id: string, leaseMs = DEFAULT_LEASE_MS): Promise<boolean> {
+    return this.#core.callLater("renew", this.#core.timeoutMs, id, leaseMs);
+  }
+  release(id: string): Promise<boolean> {
+    return this.#core.callLater("release", this.#core.timeoutMs, id);
+  }
+  revoke(): Promise<void> {
+    return this.#core.callLater("revoke", this.#core.timeoutMs);
+  }
+  /** Events the core's Authority emitted (async: they cross as messages). */
+  relay<E extends keyof AuthorityEvents>(event: E, args: AuthorityEvents[E]): void {
+    if (event === "estop" || event === "reset") this.#latch.estop = args[0] as EstopState;
+    (this.emit as (e: E, ...a: AuthorityEvents[E]) => boolean)(event, ...args);
+  }
+}
+
+/**
+ * The Authority as a host that still waits for its core sees it (P7, TNY-360 for now; callers use
+ * it as a synchronous Authority): reads from the mirror like HostAuthority, changes on the reply
+ * buffer (Atomics.wait, at most the request timeout, then BL_ERR_CORE_UNRESPONSIVE).
+ */
+export class SyncHostAuthority extends Authority implements HostAuthorityControl {
+  readonly #core: CoreLink;
+  readonly #mirror: LeaseMirror;
+  readonly #latch: HostLatch;
+  constructor(parts: HostControlParts) {
+    super(parts.clock);
+    this.#core = parts.core;
+    this.#mirror = parts.mirror;
+    this.#latch = new HostLatch(parts.ctl);
   }
   override holder(): LeaseInfo | null {
-    return this.#core.call("holder");
+    return this.#mirror.read();
   }
   override acquire(owner: string, source: LeaseSource, leaseMs = DEFAULT_LEASE_MS): AcquireResult {
     const r = this.#core.call<{ ok: true; id: string } | Exclude<AcquireResult, { ok: true }>>("acquire", owner, source, leaseMs);
     return r.ok ? { ok: true, lease: new Lease(this, r.id) } : r;
   }
   override isHeld(id: string | undefined | null): boolean {
-    return id ? this.#core.call("isHeld", id) : false;
+    if (!id) return false;
+    const h = this.#mirror.read();
+    return h !== null && h.id === id;
   }
   override renew(id: string, leaseMs = DEFAULT_LEASE_MS): boolean {
     return this.#core.call("renew", id, leaseMs);
@@ -149,13 +312,22 @@ export class HostAuthority extends Authority {
     this.#core.call("revoke");
   }
   override get estop(): EstopState {
-    return this.#core.call("estopState");
+    return this.#latch.state;
   }
   override get latched(): boolean {
-    return this.estop.latched;
+    return this.#latch.latched;
   }
-  /** Events the core's Authority emitted (async: they cross as messages). */
+  pendingEstop(): boolean {
+    return this.#latch.pending();
+  }
+  requested(s: EstopState): void {
+    this.#latch.requested = s;
+  }
+  known(s: EstopState): void {
+    this.#latch.estop = s;
+  }
   relay<E extends keyof AuthorityEvents>(event: E, args: AuthorityEvents[E]): void {
+    if (event === "estop" || event === "reset") this.#latch.estop = args[0] as EstopState;
     (this.emit as (e: E, ...a: AuthorityEvents[E]) => boolean)(event, ...args);
   }
 }
@@ -196,16 +368,22 @@ function launch(entry: string, workerData: unknown): Worker {
   return new Worker(new URL(`../rt/${entry}.js`, import.meta.url), workerOpts);
 }
 
+/** Each buffer's regions, set by `boot` before the host is built (subclass constructors stay as they are). */
+const REGIONS = new WeakMap<SharedArrayBuffer, CoreRegions>();
+
 export abstract class CoreHost {
   abstract readonly kind: BodyKind;
   readonly periodMs: number;
   readonly clock = new MonotonicClock();
-  readonly authority: HostAuthority;
+  /** The body's control authority as this host sees it (HostAuthority or SyncHostAuthority, per body). */
+  abstract readonly authority: HostAuthorityControl;
+  /** What a subclass builds its authority from. */
+  protected readonly control: HostControlParts;
   defaultStopCategory: StopCategory = 1;
   /** The core's driver name ("sim", "usb", "ws://…"). */
   transportName = "sim";
-  /** Nice value the core's thread got (null: it could not raise its priority). */
-  nice: number | null = null;
+  /** How the core's thread is scheduled ("SCHED_FIFO 20", "nice -10", …), once started. */
+  scheduling = "";
   /** Times the watchdog found the core stalled. */
   stalls = 0;
   protected readonly core: CoreLink;
@@ -225,6 +403,14 @@ export abstract class CoreHost {
   #died: ((line: string) => void) | null = null;
   #diedLine: string | null = null;
   readonly #events = new Map<string, Array<(m: CoreMessage & { type: string }) => void>>();
+  /** Requests answer by message (CoreHostOptions.asyncRequests). */
+  protected readonly asyncRequests: boolean;
+  readonly #estopText: ReturnType<typeof buildViews<typeof ESTOP_REQUEST_LAYOUT>>;
+  readonly #estopTextLock: SeqLock;
+  /** E-stop requests waiting for the core to take them (resolved by its "estopTaken" message). */
+  readonly #estopWaits: Array<{ n: number; resolve(s: EstopState): void; reject(e: Error): void; timer: NodeJS.Timeout }> = [];
+  /** The category of requests not taken yet: a later category-1 request never weakens a pending 0. */
+  #pendingCategory: StopCategory | null = null;
 
   protected constructor(periodMs: number, worker: Worker, buffer: SharedArrayBuffer, channel: StateReader<never>, opts: CoreHostOptions) {
     this.periodMs = periodMs;
@@ -233,17 +419,23 @@ export abstract class CoreHost {
     this.#ctl = new Int32Array(buffer, 0, CTL.words);
     this.#channel = channel as StateReader<CoreHost>;
     this.#stallAfterMs = opts.stallAfterMs ?? 10 * periodMs;
-    this.authority = new HostAuthority(this.core, this.clock);
+    this.asyncRequests = opts.asyncRequests ?? false;
+    const r = REGIONS.get(buffer)!;
+    this.#estopText = buildViews(ESTOP_REQUEST_LAYOUT, buffer, r.estopStart);
+    this.#estopTextLock = new SeqLock(this.#ctl, CTL.estopTextSeq);
+    this.control = { core: this.core, ctl: this.#ctl, mirror: new LeaseMirror(buffer, r.leaseStart, this.#ctl, CTL.leaseSeq), clock: this.clock };
   }
 
   /**
    * Start the worker and build the host (`make`); resolves with it once the core is configured,
    * cycling and serving, with the core's `ready` message.
    */
-  protected static async boot<H extends CoreHost>(spec: CoreStart<H>, make: (worker: Worker, buffer: SharedArrayBuffer, channel: StateReader<H>) => H): Promise<{ host: H; ready: Record<string, unknown> }> {
-    const buffer = new SharedArrayBuffer(coreRegions(spec.stateBytes).totalBytes);
-    const worker = launch(spec.entry, { buffer, options: spec.options });
-    const host = make(worker, buffer, spec.channel(buffer, STATE_START, new Int32Array(buffer, 0, CTL.words)));
+  protected static async boot<H extends CoreHost>(spec: CoreStart<H>, make: (worker: Worker, buffer: SharedArrayBuffer, channel: StateReader<H>, regions: CoreRegions) => H): Promise<{ host: H; ready: Record<string, unknown> }> {
+    const regions = coreRegions(spec.stateBytes, spec.options.bodyBytes ?? 0);
+    const buffer = new SharedArrayBuffer(regions.totalBytes);
+    REGIONS.set(buffer, regions);
+    const worker = launch(spec.entry, { buffer, options: spec.options, regions });
+    const host = make(worker, buffer, spec.channel(buffer, STATE_START, new Int32Array(buffer, 0, CTL.words)), regions);
     const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
       const onExit = (code: number) => reject(new Error(`the real-time core exited with code ${code} before it started`));
       worker.once("exit", onExit);
@@ -252,7 +444,7 @@ export abstract class CoreHost {
         if (m.type === "ready") {
           host.defaultStopCategory = m.defaultStopCategory;
           host.transportName = m.transport;
-          host.nice = m.nice;
+          host.scheduling = m.scheduling;
           worker.off("exit", onExit);
           resolve(m);
         } else if (m.type === "failed") reject(toError(m.error));
@@ -268,6 +460,7 @@ export abstract class CoreHost {
   #onMessage(m: CoreMessage): void {
     if (m.type === "event") this.authority.relay(m.event as keyof AuthorityEvents, m.args as never);
     else if (m.type === "reply") this.core.settle(m.id, m.reply);
+    else if (m.type === "estopTaken") this.#estopTaken(m.n, m.state as EstopState);
     else if (m.type === "died") this.#diedLine = `BL_ERR_CORE_DIED: the real-time core died (${m.message}); ${m.detail}`;
     else for (const l of this.#events.get(m.type) ?? []) l(m);
   }
@@ -282,6 +475,10 @@ export abstract class CoreHost {
   #onExit(code: number): void {
     this.#closed = true;
     this.core.failAll("the real-time core is not running");
+    for (const w of this.#estopWaits.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(new BodylinkError("BL_ERR_CORE_DIED", "the real-time core is not running"));
+    }
     if (this.#watchdog) clearInterval(this.#watchdog);
     if (this.#stopping) return;
     const line = this.#diedLine ?? `BL_ERR_CORE_DIED: the real-time core exited with code ${code}`;
@@ -372,36 +569,115 @@ export abstract class CoreHost {
     return r;
   }
 
-  estop(req: EstopRequest): EstopState {
-    return this.ask("estop", req);
+  /**
+   * Emergency stop through the control words: the request is in shared memory before this returns,
+   * and the core engages it at the start of its next cycle whatever this thread does next (blocks,
+   * stalls). With `asyncRequests`: resolves with the latch once the core took it, rejects with
+   * BL_ERR_CORE_UNRESPONSIVE when it took none within the timeout (it stays requested: a core that
+   * cycles again takes it), BL_ERR_CORE_DIED when the core is gone. Otherwise it waits for the
+   * core's answer on the reply buffer, as the other requests do.
+   */
+  estop(req: EstopRequest): Awaitable<EstopState> {
+    if (this.#closed) {
+      const gone = new BodylinkError("BL_ERR_CORE_DIED", "the real-time core is not running");
+      if (this.asyncRequests) return Promise.reject(gone);
+      throw gone;
+    }
+    const n = this.#requestEstop(req);
+    if (!this.asyncRequests) return this.ask("estopState"); // answered after the core engaged it (it reads the word first)
+    return new Promise<EstopState>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const i = this.#estopWaits.findIndex((w) => w.timer === timer);
+        if (i >= 0) this.#estopWaits.splice(i, 1);
+        reject(new BodylinkError("BL_ERR_CORE_UNRESPONSIVE", `emergency stop: requested, but the core ran no cycle within ${this.core.timeoutMs} ms (it engages at the core's next cycle)`));
+      }, this.core.timeoutMs);
+      this.#estopWaits.push({ n, resolve, reject, timer });
+    });
   }
-  emergencyStop(reason: string, category?: StopCategory): EstopState {
+
+  /** Write the request into the control words (never waits); its number. */
+  #requestEstop(req: EstopRequest): number {
+    const ctl = this.#ctl;
+    const asked = req.category ?? this.defaultStopCategory;
+    const category: StopCategory = this.authority.pendingEstop() && this.#pendingCategory === 0 ? 0 : asked;
+    this.#pendingCategory = category;
+    const source = estopText(req.source, "unknown");
+    const reason = estopText(req.reason, "no reason given");
+    const t = this.#estopText;
+    this.#estopTextLock.begin();
+    t.header[0] = encoder.encodeInto(source, t.source).written;
+    t.header[1] = encoder.encodeInto(reason, t.reason).written;
+    this.#estopTextLock.end();
+    Atomics.store(ctl, CTL.estopCategory, category + 1);
+    const n = Atomics.add(ctl, CTL.estopRequests, 1) + 1;
+    if (!this.authority.estop.latched) {
+      this.authority.requested({ latched: true, reason, source, sinceEpochMs: this.clock.epochMs(), category, phase: category === 0 ? "cut" : "settling" });
+    }
+    return n;
+  }
+
+  #estopTaken(n: number, state: EstopState): void {
+    this.authority.known(state);
+    if (n === Atomics.load(this.#ctl, CTL.estopRequests)) this.#pendingCategory = null;
+    for (let i = this.#estopWaits.length - 1; i >= 0; i--) {
+      const w = this.#estopWaits[i]!;
+      if (w.n <= n) {
+        clearTimeout(w.timer);
+        this.#estopWaits.splice(i, 1);
+        w.resolve(state);
+      }
+    }
+    this.refresh();
+  }
+
+  emergencyStop(reason: string, category?: StopCategory): Awaitable<EstopState> {
     return this.estop({ source: "local", reason, ...(category === undefined ? {} : { category }) });
   }
-  resetEstop(req: EstopResetRequest): EstopState {
-    return this.ask("resetEstop", req);
+  resetEstop(req: EstopResetRequest): Awaitable<EstopState> {
+    if (!this.asyncRequests) return this.ask("resetEstop", req);
+    return this.core.callLater<EstopState>("resetEstop", this.core.timeoutMs, req).then((s) => {
+      this.authority.known(s);
+      this.refresh();
+      return s;
+    });
   }
+  /** The latch as known now (never waits with `asyncRequests`). */
   estopState(): EstopState {
-    return this.core.call("estopState");
+    return this.asyncRequests ? this.authority.estop : this.core.call("estopState");
   }
 
   /** The core's health; while it is stalled (or does not answer), the last one with the watchdog's verdict. */
-  health(opts: HealthOptions = {}): RobotHealth {
-    let answered = false;
-    if (!this.#stalled && !this.#closed) {
-      try {
-        this.#lastHealth = this.core.call<RobotHealth>("health", opts.windowCycles ?? null);
-        answered = true;
-      } catch {
-        // fall through: the last health, marked below
+  health(opts: HealthOptions = {}): Awaitable<RobotHealth> {
+    if (!this.asyncRequests) {
+      let answered = false;
+      if (!this.#stalled && !this.#closed) {
+        try {
+          this.#lastHealth = this.core.call<RobotHealth>("health", opts.windowCycles ?? null);
+          answered = true;
+        } catch {
+          // fall through: the last health, marked below
+        }
       }
+      return this.#verdict(answered);
     }
+    if (this.#stalled || this.#closed) return Promise.resolve(this.#verdict(false));
+    return this.core.callLater<RobotHealth>("health", this.core.timeoutMs, opts.windowCycles ?? null).then(
+      (h) => {
+        this.#lastHealth = h;
+        return this.#verdict(true);
+      },
+      () => this.#verdict(false),
+    );
+  }
+
+  #verdict(answered: boolean): RobotHealth {
     const base: RobotHealth = this.#lastHealth ?? { body: this.kind, link: "starting", safetyReason: null, cycle: emptyCycle(this.periodMs), errors: {}, control: null, estop: ESTOP_CLEAR };
     const down = !answered;
     return {
       ...base,
       ...(down ? { link: "lost" as const, safetyReason: this.#closed ? "the real-time core is not running" : `the real-time core stalled: no cycle for more than ${this.#stallAfterMs} ms` } : {}),
       errors: { ...base.errors, coreStalls: this.stalls },
+      ...(down && this.asyncRequests ? { estop: this.authority.estop } : {}),
     };
   }
 
@@ -454,6 +730,8 @@ export abstract class CoreHost {
     this.core.call("testFault", f);
   }
 }
+
+const encoder = new TextEncoder();
 
 function emptyCycle(periodMs: number): RobotHealth["cycle"] {
   const none = { p50: 0, p99: 0, max: 0 };

@@ -1,26 +1,40 @@
 /**
- * The main thread's side of the NAO's threaded core (src/rt/nao-worker.ts): the surface the API's
- * NAO adapter and routes use (state, prefs, boards, command, smooth motions, e-stop, health,
- * onCycle, authority), so `startApiServer` serves it like a NaoRobot. What crosses, and how:
- * core-host.ts.
+ * The main thread's side of the NAO's threaded core (src/rt/nao-worker.ts): a NaoBody (state,
+ * prefs, boards, command, smooth motions, e-stop, health, onCycle, authority; checked by the
+ * compiler), so `startApiServer` serves it as it serves a NaoRobot. It never waits for its core
+ * (`asyncRequests`): leases, smooth motions, reset and health are promises bounded by the request
+ * timeout; reads come from shared memory; joint/LED/sonar commands are validated here and posted
+ * to the core's command mailbox (src/shm/mailbox.ts), which the core reads at the start of every
+ * cycle. What crosses, and how: core-host.ts, src/rt/core-shm.ts.
  */
-import type { CommandProblem, NaoCommandUpdate } from "../bodies/nao/commands.js";
+import { applyCommandUpdate, type CommandProblem, LED_GROUP_NAMES, NaoCommands, type NaoCommandUpdate } from "../bodies/nao/commands.js";
+import { NAO_COMMAND_KEY, NAO_COMMAND_LAYOUT } from "../bodies/nao/layout.js";
 import type { NaoPreferences } from "../bodies/nao/prefs.js";
 import { NaoState } from "../bodies/nao/state.js";
 import { BODIES } from "../bodies/registry.js";
-import type { BodylinkError } from "../errors.js";
+import { leaseError } from "../runtime/authority.js";
+import type { NaoBody, NaoRefusal } from "../runtime/nao-body.js";
+import { Mailbox, mailboxBytes } from "../shm/mailbox.js";
 import type { NaoCoreOptions } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
 import { NAO_STATE_BYTES, NaoStateChannel } from "../shm/nao-state.js";
 import type { BoardReport } from "../transport/chestboard-link.js";
-import { CoreHost, type CoreHostOptions } from "./core-host.js";
+import { CoreHost, type CoreHostOptions, HostAuthority } from "./core-host.js";
 
-export type NaoHostOptions = NaoCoreOptions & CoreHostOptions;
+export type NaoHostOptions = NaoCoreOptions & Omit<CoreHostOptions, "asyncRequests">;
 
-type Refusal = { ok: false; error: BodylinkError };
+/** The NAO core's body region: its command mailbox. */
+export const NAO_MAILBOX_BYTES = mailboxBytes(NAO_COMMAND_LAYOUT);
 
-export class NaoHost extends CoreHost {
+export class NaoHost extends CoreHost implements NaoBody {
   readonly kind = "nao" as const;
+  readonly authority = new HostAuthority(this.control);
+  /** Commands merged since the core last took one (so no key is lost when two come within a cycle). */
+  readonly #out = new NaoCommands();
+  #outMask = 0;
+  #outGeneration = -1;
+  #lastWrite = 0;
+  #mailbox: Mailbox<typeof NAO_COMMAND_LAYOUT> | null = null;
   /** The newest state the core published (refreshed before every cycle listener runs, and after every command). */
   readonly state = new NaoState();
   prefs: NaoPreferences | null = null;
@@ -34,18 +48,23 @@ export class NaoHost extends CoreHost {
   /** Start the core in its worker; resolves once it is configured, cycling and (with `lola`) serving LoLA. */
   static async start(opts: NaoHostOptions): Promise<NaoHost> {
     const { requestTimeoutMs, stallAfterMs, ...core } = opts;
-    const hostOpts = { ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}), ...(stallAfterMs !== undefined ? { stallAfterMs } : {}) };
+    const hostOpts = { asyncRequests: true, ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}), ...(stallAfterMs !== undefined ? { stallAfterMs } : {}) };
     const { host, ready } = await CoreHost.boot<NaoHost>(
       {
         entry: "nao-worker",
         stateBytes: NAO_STATE_BYTES,
-        options: core,
+        // SCHED_FIFO where allowed (core-worker.ts says what it measured); the mailbox is the body region.
+        options: { fifoPriority: 20, ...core, bodyBytes: NAO_MAILBOX_BYTES },
         channel: (buffer, start, ctl) => {
           const ch = new NaoStateChannel(buffer, start, ctl, CTL.stateSeq);
           return { readInto: (h) => ch.readInto(h.state) };
         },
       },
-      (worker, buffer, channel) => new NaoHost(BODIES.nao.periodMs, worker, buffer, channel, hostOpts),
+      (worker, buffer, channel, regions) => {
+        const h = new NaoHost(BODIES.nao.periodMs, worker, buffer, channel, hostOpts);
+        h.#mailbox = new Mailbox(NAO_COMMAND_LAYOUT, buffer, regions.bodyStart);
+        return h;
+      },
     );
     host.prefs = ready.prefs as NaoPreferences | null;
     host.prefsUnavailable = (ready.prefsUnavailable as string | null) ?? null;
@@ -59,23 +78,42 @@ export class NaoHost extends CoreHost {
     if (stalled) this.state.link = "lost";
   }
 
-  command(leaseId: string, update: NaoCommandUpdate): { ok: true; problems: CommandProblem[] } | Refusal {
-    return this.ask("command", leaseId, plainUpdate(update));
+  /**
+   * Validate (the lease from the mirror; lengths, NaN/Infinity, limits: applyCommandUpdate) and post
+   * the keys that passed to the core's mailbox under the lease's generation. Answers at once, never
+   * waits: the core applies it at its next cycle, or drops it (errors.staleCommands) if control
+   * changed hands meanwhile.
+   */
+  command(leaseId: string, update: NaoCommandUpdate): { ok: true; problems: CommandProblem[] } | NaoRefusal {
+    const refused = leaseError(this.authority, leaseId);
+    if (refused) return { ok: false, error: refused };
+    const box = this.#mailbox!;
+    const generation = this.authority.generation();
+    // The core took the last write (or the lease changed): start a new merge.
+    if (box.taken === this.#lastWrite || generation !== this.#outGeneration) this.#outMask = 0;
+    this.#outGeneration = generation;
+    const problems = applyCommandUpdate(this.#out, update);
+    const bad = new Set(problems.map((p) => p.key));
+    let mask = 0;
+    for (const k of Object.keys(NAO_COMMAND_KEY) as Array<keyof typeof NAO_COMMAND_KEY>) if (update[k] !== undefined && !bad.has(k)) mask |= NAO_COMMAND_KEY[k];
+    if (mask === 0) return { ok: true, problems };
+    this.#outMask |= mask;
+    const out = this.#out;
+    const m = this.#outMask;
+    this.#lastWrite = box.write((slot) => {
+      slot.header[0] = m;
+      slot.header[1] = generation;
+      slot.Position.set(out.position);
+      slot.Stiffness.set(out.stiffness);
+      for (const g of LED_GROUP_NAMES) slot[g].set(out.leds[g]);
+      slot.Sonar.set(out.sonar);
+    });
+    return { ok: true, problems };
   }
-  smoothEnable(leaseId: string): { ok: true; estimatedS: number } | Refusal {
-    return this.ask("smoothEnable", leaseId);
+  smoothEnable(leaseId: string): Promise<{ ok: true; estimatedS: number } | NaoRefusal> {
+    return this.core.callLater("smoothEnable", this.core.timeoutMs, leaseId);
   }
-  smoothDisable(leaseId: string): { ok: true; estimatedS: number } | Refusal {
-    return this.ask("smoothDisable", leaseId);
+  smoothDisable(leaseId: string): Promise<{ ok: true; estimatedS: number } | NaoRefusal> {
+    return this.core.callLater("smoothDisable", this.core.timeoutMs, leaseId);
   }
-  get motionActive(): boolean {
-    return this.core.call("motionActive");
-  }
-}
-
-/** Typed arrays and plain arrays cross as they are; anything else in an update is dropped here (the core validates). */
-function plainUpdate(u: NaoCommandUpdate): NaoCommandUpdate {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(u)) out[k] = ArrayBuffer.isView(v) ? v : Array.isArray(v) ? v : Array.from(v as ArrayLike<number>);
-  return out as NaoCommandUpdate;
 }

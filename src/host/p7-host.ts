@@ -10,11 +10,13 @@ import type { P7ClearAccepted, P7CommandResult, P7MoveAccepted, P7MoveOptions } 
 import type { P7CoreOptions } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
 import { P7_STATE_BYTES, p7StateChannel } from "../shm/p7-state.js";
-import { CoreHost, type CoreHostOptions } from "./core-host.js";
+import { CoreHost, type CoreHostOptions, SyncHostAuthority } from "./core-host.js";
 
 export type P7HostOptions = Omit<P7CoreOptions, "gcEveryMs"> & Partial<Pick<P7CoreOptions, "gcEveryMs">> & CoreHostOptions;
 
 export class P7Host extends CoreHost {
+  /** Leases and the latch, read from shared memory; changes still wait for the core (reply buffer). */
+  readonly authority = new SyncHostAuthority(this.control);
   readonly kind = "p7" as const;
   /** The newest state the core published (refreshed before every cycle listener runs, and after every command). */
   readonly state = new P7State();

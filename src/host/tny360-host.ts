@@ -32,7 +32,7 @@ import type { Tny360CommandResult, Tny360Posture, Tny360SmoothResult } from "../
 import { TNY360_STATE_BYTES, tny360StateChannel } from "../shm/tny360-state.js";
 import { type ActionSpec, type GaitName, type LogLevelCode, MODULES, type ModuleSpec } from "../wire/tny/constants.js";
 import type { Worker } from "node:worker_threads";
-import { CoreHost, type CoreHostOptions, type StateReader } from "./core-host.js";
+import { CoreHost, type CoreHostOptions, type StateReader, SyncHostAuthority } from "./core-host.js";
 
 export type Tny360HostOptions = Omit<Tny360CoreOptions, "gcEveryMs"> & Partial<Pick<Tny360CoreOptions, "gcEveryMs">> & CoreHostOptions;
 
@@ -42,6 +42,8 @@ const REMOTE_PERIOD_MS = 20;
 const REQUEST_LATER_MS = 5000;
 
 export class Tny360Host extends CoreHost {
+  /** Leases and the latch, read from shared memory; changes still wait for the core (reply buffer). */
+  readonly authority = new SyncHostAuthority(this.control);
   readonly kind = "tny360" as const;
   readonly source: "sim" | "remote";
   /** The newest state the core published (refreshed before every cycle listener runs, and after every command). */

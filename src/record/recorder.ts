@@ -19,8 +19,8 @@ import type { EventEmitter } from "node:events";
 import { basename, dirname, extname, join } from "node:path";
 import { McapWriter } from "@mcap/core";
 import type { NaoRobot } from "../runtime/nao-robot.js";
-import type { RobotBase } from "../runtime/robot.js";
-import type { CycleListener } from "../runtime/loop.js";
+import type { BodyRuntime } from "../runtime/robot.js";
+import type { CycleListener, CycleLoop } from "../runtime/loop.js";
 import type { BodyAdapter } from "../serve/api/adapter.js";
 import { adapterFor } from "../serve/api/build.js";
 import { stateSchema } from "../serve/api/schemas.js";
@@ -93,7 +93,8 @@ export interface RecordingProgress {
 /** What a recorder records from: the ring the tap writes, and the runtime. */
 export interface RecordSource {
   readonly tap: RecordTap;
-  readonly robot: RobotBase & { onCycle(listener: CycleListener): () => void };
+  /** The body; its `loop` when the core runs on this thread (a threaded core records into `core` instead). */
+  readonly robot: BodyRuntime & { readonly loop?: CycleLoop; onCycle(listener: CycleListener): () => void };
   /** "sim", "usb", "replay", … for the metadata. */
   readonly transport: string;
   /**
@@ -245,7 +246,7 @@ export class Recorder {
 
   /** The runtime's cycle count (a threaded core's, as its mirrored state carries it). */
   #cycleSeq(): number {
-    return this.#core ? (this.#nao?.state.seq ?? 0) : this.#src.robot.loop.seq;
+    return this.#core ? (this.#nao?.state.seq ?? 0) : this.#src.robot.loop!.seq;
   }
 
   #dropped(): number {
@@ -314,7 +315,7 @@ export class Recorder {
         this.event("safety", s.safetyReason ? `stiffness ramps to 0: ${s.safetyReason}` : "commands flow normally", { reason: s.safetyReason });
       }
     }
-    const late = this.#core ? this.#lastLate : this.#src.robot.loop.timing.lateCycles; // a threaded core records its own
+    const late = this.#core ? this.#lastLate : this.#src.robot.loop!.timing.lateCycles; // a threaded core records its own
     if (late !== this.#lastLate) {
       const n = late - this.#lastLate;
       this.#lastLate = late;

@@ -1,10 +1,27 @@
 /**
- * Every threaded core's shared buffer, whatever the body: a control block of Int32 words, the
- * state region (the body's layout table, seqlock word CTL.stateSeq), and the reply buffer for
- * host requests. Written by the core (src/rt/core-worker.ts: state, cycles, replies), read by its
- * host (src/host/core-host.ts). Pure data.
+ * Every threaded core's shared buffer, whatever the body, laid out as data:
+ *
+ *   control words (Int32, CTL) │ state (seqlock) │ lease mirror (seqlock) │ e-stop request │ body region │ reply buffer
+ *
+ * - control words, updated with Atomics: the cycle count (the host's watchdog), the lease
+ *   generation, whether a lease is held and its deadline in cycles, the e-stop latch and category
+ *   (core → host, after every change), and the e-stop requests (host → core: a counter the core
+ *   compares at the start of every cycle, so an e-stop takes effect at the next cycle whatever the
+ *   host does after it);
+ * - state: the body's layout table (src/bodies/<body>/layout.ts) under the seqlock CTL.stateSeq;
+ * - lease mirror: the holder, for the host's reads without asking (src/shm/lease-mirror.ts);
+ * - e-stop request: the source and reason texts of the host's latest request (ESTOP_REQUEST_LAYOUT);
+ * - body region: the body's own host → core channel (the NAO's command mailbox, src/shm/mailbox.ts);
+ * - reply buffer: answers to the requests a host still waits for synchronously (P7, TNY-360 commands).
+ *
+ * Written by the core (src/rt/core-worker.ts), read by its host (src/host/core-host.ts), except
+ * the e-stop request and the body region, which only the host writes. Pure data.
  */
 import type { WakeMode } from "../runtime/clock.js";
+import { ESTOP_REQUEST_LAYOUT } from "../shm/control-layout.js";
+import { layoutBytes } from "../shm/layout.js";
+import { LEASE_MIRROR_BYTES } from "../shm/lease-mirror.js";
+
 export const CTL = {
   /** Seqlock sequence of the state region (odd while the core writes). */
   stateSeq: 0,
@@ -14,16 +31,48 @@ export const CTL = {
   replyId: 2,
   /** Bytes of UTF-8 JSON in the reply buffer. */
   replyLength: 3,
+  /** Seqlock sequence of the lease mirror. */
+  leaseSeq: 4,
+  /** Core → host: the Authority's generation (changes with every change of holder). */
+  leaseGeneration: 5,
+  /** Core → host: 1 while a lease is held. */
+  leaseHeld: 6,
+  /** Core → host: the cycle count the lease lasts until (its wall time must pass too). */
+  leaseDeadlineCycle: 7,
+  /** Core → host: 0 not latched, 1 latched category 0, 2 latched category 1. */
+  estopLatched: 8,
+  /** Host → core: e-stop requests made (the core engages when it differs from estopTaken). */
+  estopRequests: 9,
+  /** Host → core: the latest request's category + 1 (0: the body's default). */
+  estopCategory: 10,
+  /** Core → host: the e-stop requests engaged so far (Atomics.notify on change). */
+  estopTaken: 11,
+  /** Seqlock sequence of the e-stop request texts (the host writes them). */
+  estopTextSeq: 12,
   words: 16,
 } as const;
 
 export const STATE_START = CTL.words * 4;
 export const REPLY_BYTES = 256 * 1024;
 
-/** Where the reply buffer starts and how big the whole buffer is, for a state region of `stateBytes`. */
-export function coreRegions(stateBytes: number): { readonly replyStart: number; readonly totalBytes: number } {
-  const replyStart = Math.ceil((STATE_START + stateBytes) / 8) * 8;
-  return { replyStart, totalBytes: replyStart + REPLY_BYTES };
+const align8 = (n: number) => Math.ceil(n / 8) * 8;
+
+export interface CoreRegions {
+  readonly leaseStart: number;
+  readonly estopStart: number;
+  /** The body's own region (`bodyBytes` long), e.g. the NAO's command mailbox. */
+  readonly bodyStart: number;
+  readonly replyStart: number;
+  readonly totalBytes: number;
+}
+
+/** Where each region starts and how big the whole buffer is, for a state region of `stateBytes` and a body region of `bodyBytes`. */
+export function coreRegions(stateBytes: number, bodyBytes = 0): CoreRegions {
+  const leaseStart = align8(STATE_START + stateBytes);
+  const estopStart = align8(leaseStart + LEASE_MIRROR_BYTES);
+  const bodyStart = align8(estopStart + layoutBytes(ESTOP_REQUEST_LAYOUT));
+  const replyStart = align8(bodyStart + bodyBytes);
+  return { leaseStart, estopStart, bodyStart, replyStart, totalBytes: replyStart + REPLY_BYTES };
 }
 
 /** The reply buffer: the buffer's last REPLY_BYTES (coreRegions puts it there, 8-aligned). */
@@ -37,8 +86,14 @@ export interface CoreBaseOptions {
   gcEveryMs: number;
   /** How the core's thread waits for its next cycle; defaults to WORKER_WAKE_DEFAULT (runtime/clock.ts). */
   wake?: WakeMode;
-  /** Nice value the core's thread asks for (per thread on Linux; lowering it needs privileges). Defaults to -10. */
+  /** SCHED_FIFO priority the core's thread asks for (0: none). Defaults to 20. */
+  fifoPriority?: number;
+  /** Nice value the core's thread asks for when it gets no SCHED_FIFO (per thread on Linux; lowering it needs privileges). Defaults to -10. */
   nice?: number;
+  /** The body region's size (coreRegions), bytes: the host sizes the buffer, the core finds its region. */
+  bodyBytes?: number;
+  /** Test hook: block the core's thread for `forMs` once, `afterMs` after it started (a stalled core). */
+  testStallCore?: { afterMs: number; forMs: number };
   /** Test hook: throw an uncaught error in the core after this many ms. */
   testCrashAfterMs?: number;
   /** Test hook: the driver can be told to throw in read or write (request "testFault"). */
@@ -50,8 +105,10 @@ export type CoreReply = { ok: true; value: unknown } | { ok: false; error: CoreE
 
 /** Messages the core posts to its host. */
 export type CoreMessage =
-  | { type: "ready"; defaultStopCategory: 0 | 1; transport: string; nice: number | null; [extra: string]: unknown }
+  | { type: "ready"; defaultStopCategory: 0 | 1; transport: string; scheduling: string; [extra: string]: unknown }
   | { type: "failed"; error: CoreError }
   | { type: "event"; event: string; args: unknown[] }
   | { type: "reply"; id: number; reply: CoreReply }
-  | { type: "died"; message: string; detail: string };
+  | { type: "died"; message: string; detail: string }
+  /** The core engaged the host's e-stop requests up to `n`; the latch as it is now. */
+  | { type: "estopTaken"; n: number; state: unknown };

@@ -168,6 +168,13 @@ export class Lifecycle<S, C> {
    * Perform side: one cycle now, read → update → write → read (the loop calls it; tests and
    * benches may too, on an inactive body). Does nothing while unconfigured or after a driver error.
    */
+  /**
+   * Perform side, at the start of every cycle before the core arbitrates: what came in from another
+   * thread (a threaded core's e-stop request word and command mailbox, src/rt/core-worker.ts).
+   * Must not allocate in steady state.
+   */
+  input: ((nowMs: number) => void) | null = null;
+
   cycle(nowMs: number): void {
     if (this.#broken || (this.#state !== "inactive" && this.#state !== "active")) return;
     const d = this.driver;
@@ -179,6 +186,7 @@ export class Lifecycle<S, C> {
       return this.#driverFailed("read", e);
     }
     if (r !== IO.None) c.account(nowMs, r, PHASE.Read);
+    this.input?.(nowMs);
     c.update(nowMs);
     let w: number;
     try {

@@ -15,6 +15,10 @@ import { RecordTap, TappedChestboard } from "../record/tap.js";
 import { MonotonicClock, WORKER_WAKE_DEFAULT } from "../runtime/clock.js";
 import { NaoRobot } from "../runtime/nao-robot.js";
 import { startLolaServer } from "../serve/lola/server.js";
+import { LED_GROUP_NAMES, NaoCommands } from "../bodies/nao/commands.js";
+import { NAO_COMMAND_LAYOUT } from "../bodies/nao/layout.js";
+import type { ShmViews } from "../shm/layout.js";
+import { Mailbox } from "../shm/mailbox.js";
 import { NaoStateChannel } from "../shm/nao-state.js";
 import { ByteRing } from "../shm/ring.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
@@ -47,6 +51,26 @@ runCore<NaoRobot, NaoCoreOptions>({
       acceptBoardVersions: o.acceptBoardVersions,
       youngGcEveryMs: o.gcEveryMs,
     });
+  },
+  // The command mailbox (the host validated what is in it): the newest command at the start of each cycle.
+  input(buffer, start) {
+    const mailbox = new Mailbox(NAO_COMMAND_LAYOUT, buffer, start);
+    // Copied here first (made once: the cycle allocates nothing), applied only under its lease.
+    const scratch = new NaoCommands();
+    const header = new Uint32Array(2);
+    const copy = (slot: ShmViews<typeof NAO_COMMAND_LAYOUT>): void => {
+      header.set(slot.header);
+      scratch.position.set(slot.Position);
+      scratch.stiffness.set(slot.Stiffness);
+      for (let i = 0; i < LED_GROUP_NAMES.length; i++) {
+        const g = LED_GROUP_NAMES[i]!;
+        scratch.leds[g].set(slot[g]);
+      }
+      scratch.sonar.set(slot.Sonar);
+    };
+    return (r) => {
+      if (mailbox.take(copy) !== 0) r.applyValidated(scratch, header[0]!, header[1]!);
+    };
   },
   handlers: {
     command: (r, leaseId: string, update: never) => r.command(leaseId, update),

@@ -47,6 +47,38 @@ export interface CycleCounter {
   readonly seq: number;
 }
 
+/** A value, or a promise of it: an authority or a body in another thread answers changes asynchronously. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** What a caller keeps of a granted lease (Lease here; a host's handle for a core in a worker). */
+export interface LeaseHandle {
+  readonly id: string;
+  /** The lease as the authority sees it now, or null once it ended. */
+  readonly info: LeaseInfo | null;
+  release(): unknown;
+}
+
+export type AcquireResultOf<L extends LeaseHandle> = { readonly ok: true; readonly lease: L } | Exclude<AcquireResult, { ok: true }>;
+
+/**
+ * The control authority as the servers use it (robot API, fleet bridge, safety log): reads answer
+ * at once and never wait (on a host, from the core's mirror in shared memory); changes may be
+ * answered later (a core in a worker thread answers between its cycles). `Authority` implements
+ * it synchronously; `HostAuthority` (src/host/nao-host.ts) with promises and a bounded timeout.
+ */
+export interface ControlAuthority {
+  holder(): LeaseInfo | null;
+  isHeld(id: string | undefined | null): boolean;
+  readonly latched: boolean;
+  readonly estop: EstopState;
+  acquire(owner: string, source: LeaseSource, leaseMs?: number): Awaitable<AcquireResultOf<LeaseHandle>>;
+  renew(id: string, leaseMs?: number): Awaitable<boolean>;
+  release(id: string): Awaitable<boolean>;
+  revoke(): Awaitable<void>;
+  on<E extends keyof AuthorityEvents>(event: E, listener: (...args: AuthorityEvents[E]) => void): unknown;
+  off<E extends keyof AuthorityEvents>(event: E, listener: (...args: AuthorityEvents[E]) => void): unknown;
+}
+
 export const DEFAULT_LEASE_MS = 2000;
 export const MAX_LEASE_MS = 60_000;
 export const MIN_LEASE_MS = 50;
@@ -83,10 +115,19 @@ export interface AuthorityEvents {
   reset: [EstopState, EstopResetRequest];
 }
 
-export class Authority extends EventEmitter<AuthorityEvents> {
+export class Authority extends EventEmitter<AuthorityEvents> implements ControlAuthority {
   readonly #clock: Clock;
   #holder: LeaseInfo | null = null;
   #estop: EstopState = ESTOP_CLEAR;
+  /** Changes with every change of holder (acquired, released, expired, revoked): names a lease without its id. */
+  #generation = 0;
+  /** Called after every change of the holder, its deadline or the latch (a core publishes them for its host). */
+  #watcher: (() => void) | null = null;
+  #sweepQueued = false;
+  readonly #sweep = (): void => {
+    this.#sweepQueued = false;
+    this.holder();
+  };
 
   /** The runtime's cycles (see bindCycles), or null: leases then count wall-clock time only. */
   #cycles: CycleCounter | null = null;
@@ -120,15 +161,52 @@ export class Authority extends EventEmitter<AuthorityEvents> {
     this.#clock = clock;
   }
 
-  /** The current holder, or null. Expires an overdue lease as a side effect. */
+  /** The current holder, or null. Expires an overdue lease as a side effect (prepare side: it emits "released"). */
   holder(): LeaseInfo | null {
     const h = this.#holder;
     if (h && this.#expired(h)) {
       this.#holder = null;
+      this.#generation++;
+      this.#changed();
       this.emit("released", h, "expired");
       return null;
     }
     return h;
+  }
+
+  /**
+   * The holder for the cycle (perform side): an overdue lease counts as gone at once, but nothing is
+   * emitted or allocated here; the expiry (and its "released" event) runs in a microtask after the
+   * cycle's code.
+   */
+  activeHolder(): LeaseInfo | null {
+    const h = this.#holder;
+    if (h === null || !this.#expired(h)) return h;
+    if (!this.#sweepQueued) {
+      this.#sweepQueued = true;
+      queueMicrotask(this.#sweep);
+    }
+    return null;
+  }
+
+  /** The lease `activeHolder()` found overdue and whose expiry has not run yet (perform side: no allocation), else null. */
+  overdue(): LeaseInfo | null {
+    const h = this.#holder;
+    return h !== null && this.#expired(h) ? h : null;
+  }
+
+  /** Changes whenever the holder does (acquire, release, expiry, revoke): commands carry it to name their lease. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Call `watcher` after every change of the holder, its deadline or the latch (one watcher; the core's publisher). */
+  watch(watcher: (() => void) | null): void {
+    this.#watcher = watcher;
+  }
+
+  #changed(): void {
+    this.#watcher?.();
   }
 
   acquire(owner: string, source: LeaseSource, leaseMs = DEFAULT_LEASE_MS): AcquireResult {
@@ -154,6 +232,8 @@ export class Authority extends EventEmitter<AuthorityEvents> {
       expiresAtEpochMs: this.#clock.epochMs() + ms,
     };
     this.#holder = info;
+    this.#generation++;
+    this.#changed();
     this.emit("acquired", info);
     return { ok: true, lease: new Lease(this, info.id) };
   }
@@ -170,6 +250,7 @@ export class Authority extends EventEmitter<AuthorityEvents> {
     if (!h || h.id !== id) return false;
     const ms = clampLease(leaseMs);
     this.#holder = { ...h, expiresAtMs: this.#clock.nowMs() + ms, expiresAtCycle: this.#cycleDeadline(ms), expiresAtEpochMs: this.#clock.epochMs() + ms };
+    this.#changed();
     return true;
   }
 
@@ -177,6 +258,8 @@ export class Authority extends EventEmitter<AuthorityEvents> {
     const h = this.#holder;
     if (!h || h.id !== id) return false;
     this.#holder = null;
+    this.#generation++;
+    this.#changed();
     this.emit("released", h, "released");
     return true;
   }
@@ -226,12 +309,14 @@ export class Authority extends EventEmitter<AuthorityEvents> {
   resetEstop(req: EstopResetRequest): boolean {
     if (!this.#estop.latched) return false;
     this.#estop = ESTOP_CLEAR;
+    this.#changed();
     this.emit("reset", ESTOP_CLEAR, { source: estopText(req.source, "unknown"), reason: estopText(req.reason, "no reason given") });
     return true;
   }
 
   #setEstop(s: EstopState): void {
     this.#estop = Object.freeze(s);
+    this.#changed();
     this.emit("estop", this.#estop);
   }
 
@@ -240,6 +325,8 @@ export class Authority extends EventEmitter<AuthorityEvents> {
     const h = this.#holder;
     if (!h) return;
     this.#holder = null;
+    this.#generation++;
+    this.#changed();
     this.emit("released", h, "revoked");
   }
 }
@@ -250,7 +337,7 @@ export class Authority extends EventEmitter<AuthorityEvents> {
  * else's lease (named, with or without a lease id: that is what the client needs to know), then
  * no lease id, then an unknown or lapsed one.
  */
-export function leaseError(authority: Authority, leaseId: string | null | undefined): BodylinkError | null {
+export function leaseError(authority: ControlAuthority, leaseId: string | null | undefined): BodylinkError | null {
   if (authority.latched) return new BodylinkError("BL_ERR_ESTOP_LATCHED", describeEstop(authority.estop));
   if (leaseId && authority.isHeld(leaseId)) return null;
   const h = authority.holder();

@@ -24,7 +24,8 @@
  *               fault or a late cycle during the crouch cuts at once (category 0).
  * After a reset stiffness stays 0 until a client takes a lease and commands; then it ramps up.
  */
-import { type CommandProblem, NaoCommands, type NaoCommandUpdate, applyCommandUpdate } from "../bodies/nao/commands.js";
+import { type CommandProblem, LED_GROUP_NAMES, NaoCommands, type NaoCommandUpdate, applyCommandUpdate } from "../bodies/nao/commands.js";
+import { NAO_COMMAND_KEY } from "../bodies/nao/layout.js";
 import { REST_POSTURE_RAD, STAND_POSTURE_RAD } from "../bodies/nao/joints.js";
 import type { NaoPreferences } from "../bodies/nao/prefs.js";
 import { NaoState } from "../bodies/nao/state.js";
@@ -41,6 +42,7 @@ import { Authority, leaseError } from "./authority.js";
 import { type Clock, MonotonicClock } from "./clock.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
+import type { NaoBody } from "./nao-body.js";
 import type { HealthOptions, RobotBase, RobotHealth } from "./robot.js";
 
 export interface NaoRobotOptions {
@@ -104,7 +106,7 @@ interface Motion {
   readonly fromStiffness: Float64Array;
 }
 
-export class NaoRobot implements RobotBase, CycleCore<NaoState, NaoOutput> {
+export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutput> {
   readonly kind = "nao" as const;
   readonly periodMs = NAO_PERIOD_MS;
   readonly clock: Clock;
@@ -145,7 +147,9 @@ export class NaoRobot implements RobotBase, CycleCore<NaoState, NaoOutput> {
   /** Monotonic time the current emergency stop engaged (faults after it cut a category-1 stop). */
   #estopAtMs = Number.NEGATIVE_INFINITY;
   /** lateRamps: cycles that started so late (> safetyLateBoundMs) that the safety ramp engaged ("cycle ran late"). */
-  readonly #errors = { unacknowledged: 0, noAnswer: 0, writeFailed: 0, readFailed: 0, badFrames: 0, overruns: 0, lateCycles: 0, lateRamps: 0, linkDown: 0 };
+  /** staleCommands: validated commands (a worker core's mailbox) dropped because their lease had ended. */
+  readonly #errors = { unacknowledged: 0, noAnswer: 0, writeFailed: 0, readFailed: 0, badFrames: 0, overruns: 0, lateCycles: 0, lateRamps: 0, linkDown: 0, staleCommands: 0 };
+
 
   private constructor(opts: NaoRobotOptions) {
     this.clock = opts.clock ?? new MonotonicClock();
@@ -280,6 +284,31 @@ export class NaoRobot implements RobotBase, CycleCore<NaoState, NaoOutput> {
     this.#motion = null;
     this.#commandLease = leaseId;
     return { ok: true, problems: applyCommandUpdate(this.#requested, update) };
+  }
+
+  /**
+   * Perform side: apply a command validated elsewhere (the host checked lengths, NaN/Infinity and
+   * limits; src/host/nao-host.ts) as the holder's, if it was validated under the lease that holds
+   * control now (`generation`: Authority.generation then); otherwise it is dropped and counted
+   * (errors.staleCommands). Only the keys in `mask` (NAO_COMMAND_KEY) apply. No allocation.
+   */
+  applyValidated(cmd: NaoCommands, mask: number, generation: number): boolean {
+    const holder = this.authority.activeHolder();
+    if (holder === null || generation !== this.authority.generation || this.authority.latched) {
+      this.#errors.staleCommands++;
+      return false;
+    }
+    this.#motion = null;
+    this.#commandLease = holder.id;
+    const r = this.#requested;
+    if (mask & NAO_COMMAND_KEY.Position) r.position.set(cmd.position);
+    if (mask & NAO_COMMAND_KEY.Stiffness) r.stiffness.set(cmd.stiffness);
+    for (let i = 0; i < LED_GROUP_NAMES.length; i++) {
+      const g = LED_GROUP_NAMES[i]!;
+      if (mask & NAO_COMMAND_KEY[g]) r.leds[g].set(cmd.leds[g]);
+    }
+    if (mask & NAO_COMMAND_KEY.Sonar) r.sonar.set(cmd.sonar);
+    return true;
   }
 
   /** Stiffness up and into the stand posture. Resolves the estimated duration in seconds. */
@@ -427,14 +456,19 @@ export class NaoRobot implements RobotBase, CycleCore<NaoState, NaoOutput> {
       this.#arbitrateEstop(nowMs);
       return;
     }
-    const holder = this.authority.holder();
+    // Never holder() here: an expiry it found would emit "released" inside the cycle.
+    const holder = this.authority.activeHolder();
     const m = this.#motion;
     if (m) this.#stepMotion(m, nowMs);
     let reason: string | null = null;
     if (nowMs - this.#f[1]! < this.#recoveryMs) {
       reason = this.#faultReason;
       this.#recovering = true;
-    } else if (!holder) reason = this.#releaseReason ?? "no client holds control";
+    } else if (!holder) {
+      // An expiry found in this cycle is announced after it (Authority.activeHolder): say so already.
+      const gone = this.authority.overdue();
+      reason = gone ? this.#expiredFor(gone.id, gone.owner) : (this.#releaseReason ?? "no client holds control");
+    }
     // The previous holder's targets are not the new holder's: keep ramping down until it commands.
     else if (holder.id !== this.#commandLease) reason = this.#waitingFor(holder.id, holder.owner);
     const step = this.periodMs * this.#rampPerMs;
@@ -483,6 +517,13 @@ export class NaoRobot implements RobotBase, CycleCore<NaoState, NaoOutput> {
 
   /** `state.safetyReason` while latched, built once per latch state (no string per cycle). */
   #estopText: { state: EstopState | null; text: string } = { state: null, text: "" };
+
+  #expiredText = { leaseId: "", text: "" };
+  /** The release reason of a lease found overdue in this cycle, built once per lease (as the "released" listener words it). */
+  #expiredFor(leaseId: string, owner: string): string {
+    if (this.#expiredText.leaseId !== leaseId) this.#expiredText = { leaseId, text: `control expired (${owner})` };
+    return this.#expiredText.text;
+  }
 
   #waiting = { leaseId: "", text: "" };
   /** The "has not commanded yet" reason, built once per holder (no string per cycle). */

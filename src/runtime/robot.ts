@@ -2,7 +2,7 @@
  * What every body's runtime object has in common. Servers (robot API, LoLA, TNY-360) and the CLI
  * work against this plus the body-specific surface (NaoRobot, P7Robot, Tny360Robot).
  */
-import type { Authority } from "./authority.js";
+import type { Authority, Awaitable, ControlAuthority } from "./authority.js";
 import type { Clock } from "./clock.js";
 import type { EstopRequest, EstopResetRequest, EstopState, StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
@@ -30,21 +30,41 @@ export interface HealthOptions {
   readonly windowCycles?: number;
 }
 
-export interface RobotBase {
+/**
+ * A body as the servers (robot API, fleet bridge, safety log, the stop path) use it, whether its
+ * core runs on this thread (NaoRobot, P7Robot, Tny360Robot: answers at once) or in a worker
+ * (NaoHost: reads answer at once from shared memory, changes and health answer asynchronously
+ * with a bounded timeout). Callers `await` the Awaitable members.
+ */
+export interface BodyRuntime {
   readonly kind: BodyKind;
   readonly clock: Clock;
-  readonly authority: Authority;
-  readonly loop: CycleLoop;
+  readonly authority: ControlAuthority;
   /** Configure the link and start the cycle. */
   start(): Promise<void>;
   /** Go to a safe state, stop the cycle, release the link. Idempotent. */
   stop(): Promise<void>;
   /** `windowCycles`: the cycle percentiles describe only that many of the latest cycles (default: all the ring holds). */
-  health(opts?: HealthOptions): RobotHealth;
+  health(opts?: HealthOptions): Awaitable<RobotHealth>;
   /** The category an e-stop request without one gets (documented per body). */
   readonly defaultStopCategory: StopCategory;
   /** Emergency stop: no lease needed; latched until `resetEstop` (estop.ts). */
-  estop(req: EstopRequest): EstopState;
-  resetEstop(req: EstopResetRequest): EstopState;
+  estop(req: EstopRequest): Awaitable<EstopState>;
+  /** Shorthand for `estop({ source: "local", reason })` with the default category. */
+  emergencyStop(reason: string, category?: StopCategory): Awaitable<EstopState>;
+  resetEstop(req: EstopResetRequest): Awaitable<EstopState>;
+  /** The latch as known now (never waits). */
   estopState(): EstopState;
+  /** After every body cycle (perform side of the thread that runs it: keep listeners cheap). */
+  onCycle(listener: (seq: number, nowMs: number) => void): () => void;
+}
+
+/** A body whose core runs on this thread: everything answers at once, and its loop is here. */
+export interface RobotBase extends BodyRuntime {
+  readonly authority: Authority;
+  readonly loop: CycleLoop;
+  health(opts?: HealthOptions): RobotHealth;
+  estop(req: EstopRequest): EstopState;
+  emergencyStop(reason: string, category?: StopCategory): EstopState;
+  resetEstop(req: EstopResetRequest): EstopState;
 }

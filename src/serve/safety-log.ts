@@ -13,7 +13,8 @@
  */
 import { hostname } from "node:os";
 import type { LeaseInfo } from "../runtime/authority.js";
-import type { RobotBase } from "../runtime/robot.js";
+import type { ControlAuthority } from "../runtime/authority.js";
+import type { BodyRuntime } from "../runtime/robot.js";
 import { escapeForLog } from "./log.js";
 
 /** pino's levels. */
@@ -43,14 +44,14 @@ export interface SafetyLog {
 const RATE_MS = 1000;
 
 /** Attach the safety log to a robot's authority and health; lines go to `sink` (default stderr). */
-export function attachSafetyLog(robot: RobotBase, sink: LogSink = (l) => process.stderr.write(`${l}\n`)): SafetyLog {
+export function attachSafetyLog(robot: BodyRuntime, sink: LogSink = (l) => process.stderr.write(`${l}\n`)): SafetyLog {
   const event: SafetyLog["event"] = (level, name, fields, msg) => sink(formatLogLine(level, name, fields, msg));
-  const a = robot.authority;
+  const a: ControlAuthority = robot.authority;
   const who = (h: LeaseInfo) => ({ owner: h.owner, source: h.source });
   const onAcquired = (h: LeaseInfo) => event("info", "lease_acquired", { ...who(h), expires_at_epoch_ms: h.expiresAtEpochMs }, `control acquired by ${h.owner} (${h.source})`);
   const onReleased = (h: LeaseInfo, why: "released" | "expired" | "revoked") =>
     event(why === "released" ? "info" : "warn", `lease_${why}`, who(h), `control ${why === "expired" ? "expired (not renewed in time)" : why}: ${h.owner} (${h.source})`);
-  const onEstop = (e: ReturnType<RobotBase["estopState"]>) =>
+  const onEstop = (e: ReturnType<BodyRuntime["estopState"]>) =>
     event("warn", "estop", { source: e.source, reason: e.reason, category: e.category, phase: e.phase }, `emergency stop latched by ${e.source ?? "?"}: ${e.reason ?? ""}`);
   const onReset = (_e: unknown, req: { source: string; reason: string }) => event("warn", "estop_reset", { source: req.source, reason: req.reason }, `emergency stop reset by ${req.source}: ${req.reason}`);
   a.on("acquired", onAcquired);
@@ -59,10 +60,29 @@ export function attachSafetyLog(robot: RobotBase, sink: LogSink = (l) => process
   a.on("reset", onReset);
 
   // Late cycles and link changes, read from health once a second (rate-limited by construction).
-  let late = robot.health().cycle.lateCycles;
-  let link = robot.health().link;
-  const timer = setInterval(() => {
-    const h = robot.health();
+  let closed = false;
+  let late = -1;
+  let link: string | null = null;
+  void Promise.resolve(robot.health()).then(
+    (h) => {
+      if (late < 0) late = h.cycle.lateCycles;
+      link ??= h.link;
+    },
+    () => {},
+  );
+  const timer = setInterval(async () => {
+    let h: Awaited<ReturnType<BodyRuntime["health"]>>;
+    try {
+      h = await robot.health();
+    } catch {
+      return; // a core that does not answer: the host's watchdog reports it (health link "lost")
+    }
+    if (closed) return; // answered after close (the body stopped meanwhile): not this log's to say
+    if (late < 0 || link === null) {
+      late = h.cycle.lateCycles;
+      link = h.link;
+      return;
+    }
     if (h.cycle.lateCycles > late) event("warn", "late_cycles", { count: h.cycle.lateCycles - late, total: h.cycle.lateCycles }, `${h.cycle.lateCycles - late} cycle(s) ran late in the last second`);
     if (h.link !== link) event(h.link === "ok" ? "info" : "warn", "link", { from: link, to: h.link, reason: h.safetyReason }, `body link ${link} -> ${h.link}${h.safetyReason ? `: ${h.safetyReason}` : ""}`);
     late = h.cycle.lateCycles;
@@ -92,6 +112,7 @@ export function attachSafetyLog(robot: RobotBase, sink: LogSink = (l) => process
     event,
     refused,
     close() {
+      closed = true;
       clearInterval(timer);
       a.off("acquired", onAcquired);
       a.off("released", onReleased);

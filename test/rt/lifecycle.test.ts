@@ -199,7 +199,7 @@ describe.each(BODY_KINDS)("lifecycle of %s through the one wrapper", (kind) => {
  */
 interface HostRig {
   host: CoreHost;
-  command(): void;
+  command(): Promise<void>;
   /** The body's safe state as the host's mirror shows it (waits up to 5 s for it). */
   safe(): Promise<boolean>;
 }
@@ -209,8 +209,8 @@ const hostRigs: Record<BodyKind, () => Promise<HostRig>> = {
     const h = await NaoHost.start({ seed: 1, usb: false, acceptBoardVersions: [11], gcEveryMs: 0, lola: null, testFaults: true });
     return {
       host: h,
-      command: () => {
-        const l = h.authority.acquire("test", "api", 60_000);
+      command: async () => {
+        const l = await h.authority.acquire("test", "api", 60_000);
         if (l.ok) h.command(l.lease.id, { Stiffness: new Array(25).fill(1) });
       },
       safe: () => eventually(() => h.state.stiffness.every((v) => v === 0)),
@@ -220,7 +220,7 @@ const hostRigs: Record<BodyKind, () => Promise<HostRig>> = {
     const h = await P7Host.start({ seed: 1, gcEveryMs: 0, testFaults: true });
     return {
       host: h,
-      command: () => {
+      command: async () => {
         const l = h.authority.acquire("test", "api", 60_000);
         if (l.ok) h.servoJoints(l.lease.id, [0.5, 0, 0, 0, 0, 0, 0]);
       },
@@ -231,7 +231,7 @@ const hostRigs: Record<BodyKind, () => Promise<HostRig>> = {
     const h = await Tny360Host.start({ seed: 1, remote: null, server: null, gcEveryMs: 0, testFaults: true });
     return {
       host: h,
-      command: () => {
+      command: async () => {
         const l = h.authority.acquire("test", "api", 60_000);
         if (l.ok) h.setVelocity(l.lease.id, 0.1, 0, 0);
       },
@@ -245,9 +245,9 @@ const hostRigs: Record<BodyKind, () => Promise<HostRig>> = {
   },
 };
 
-async function eventually(ok: () => boolean, ms = 5000): Promise<boolean> {
+async function eventually(ok: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
   const t0 = Date.now();
-  while (!ok()) {
+  while (!(await ok())) {
     if (Date.now() - t0 > ms) return false;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -270,13 +270,14 @@ describe.each(BODY_KINDS)("lifecycle of %s in its threaded core", (kind) => {
       // started by start(): active and cycling
       expect(h.lifecycle().state).toBe("active");
       expect(await running()).toBe(true);
-      expect(h.health().link).toBe("ok");
+      const link = async () => (await h.health()).link;
+      expect(await link()).toBe("ok");
 
-      command();
+      await command();
       expect(await eventually(() => h.authority.holder() !== null)).toBe(true);
       await h.stop();
       expect(h.lifecycle().state).toBe("unconfigured");
-      expect(h.health().link).toBe("stopped");
+      expect(await link()).toBe("stopped");
       expect(await idle()).toBe(true);
       expect(await safe()).toBe(true);
 
@@ -285,14 +286,14 @@ describe.each(BODY_KINDS)("lifecycle of %s in its threaded core", (kind) => {
       expect(await running()).toBe(true);
 
       for (const where of ["read", "write"] as const) {
-        command();
+        await command();
         await running();
         h.injectDriverFault({ read: where === "read", write: where === "write" });
         await until(() => h.lifecycle().state === "unconfigured", `${where} fault taken`, 10_000);
         await h.settled();
         const lc = h.lifecycle();
         expect(lc.lastError, where).toMatch(new RegExp(`${where} failed: injected ${where} fault`));
-        expect(h.health().link, where).toBe("lost");
+        expect(await link(), where).toBe("lost");
         expect(lc.running, where).toBe(false);
         expect(await safe(), where).toBe(true);
         h.injectDriverFault({ read: false, write: false });
@@ -300,13 +301,13 @@ describe.each(BODY_KINDS)("lifecycle of %s in its threaded core", (kind) => {
         await h.start();
         expect(h.lifecycle().state, where).toBe("active");
         expect(await running(), where).toBe(true);
-        expect(await eventually(() => h.health().link === "ok"), where).toBe(true);
+        expect(await eventually(async () => (await link()) === "ok"), where).toBe(true);
       }
       expect(h.lifecycle().driverErrors).toBe(2);
 
       await h.finalize();
       expect(h.lifecycle().state).toBe("finalized");
-      expect(h.health().link).toBe("stopped");
+      expect(await link()).toBe("stopped");
       await expect(h.start()).rejects.toSatisfy((e) => e instanceof BodylinkError && e.code === "BL_ERR_BODY_FINALIZED");
       expect(h.lifecycle().timing.configureMs).toBeGreaterThanOrEqual(0);
     } finally {

@@ -33,3 +33,39 @@ export const NAO_STATE_LAYOUT = [
 
 /** Slots of the `counters` field. */
 export const NAO_COUNTER = { seq: 0, unacknowledgedFrames: 1, readTimeouts: 2, badFrames: 3, boardStatus: 4 } as const;
+
+/**
+ * One slot of the NAO command mailbox (src/shm/mailbox.ts): a command the host validated (lengths,
+ * NaN/Infinity, limits clamped, lease held) in LoLA's keys, order and units. `header[0]` is the
+ * mask of keys present (NAO_COMMAND_KEY), `header[1]` the lease generation it was validated under
+ * (the core drops it when the holder changed since).
+ */
+export const NAO_COMMAND_LAYOUT = [
+  { name: "header", type: "u32", count: 2 },
+  { name: "Position", type: "f32", count: 25 },
+  { name: "Stiffness", type: "f32", count: 25 },
+  { name: "Chest", type: "f32", count: 3 },
+  { name: "LEar", type: "f32", count: 10 },
+  { name: "REar", type: "f32", count: 10 },
+  { name: "LEye", type: "f32", count: 24 },
+  { name: "REye", type: "f32", count: 24 },
+  { name: "LFoot", type: "f32", count: 3 },
+  { name: "RFoot", type: "f32", count: 3 },
+  { name: "Skull", type: "f32", count: 12 },
+  { name: "Sonar", type: "u8", count: 2 },
+] as const;
+
+/** Bits of a mailbox slot's key mask, one per LoLA command key. */
+export const NAO_COMMAND_KEY = {
+  Position: 1 << 0,
+  Stiffness: 1 << 1,
+  Chest: 1 << 2,
+  LEar: 1 << 3,
+  REar: 1 << 4,
+  LEye: 1 << 5,
+  REye: 1 << 6,
+  LFoot: 1 << 7,
+  RFoot: 1 << 8,
+  Skull: 1 << 9,
+  Sonar: 1 << 10,
+} as const;

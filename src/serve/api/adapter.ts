@@ -25,7 +25,7 @@
 import type { TObject, TSchema } from "typebox";
 import type { BodylinkError } from "../../errors.js";
 import type { LinkStatus } from "../../client/messages.js";
-import type { BodyKind, RobotBase } from "../../runtime/robot.js";
+import type { BodyKind, BodyRuntime } from "../../runtime/robot.js";
 
 /** Which view of the state to build: the 20 Hz stream's units or REST's. */
 export type StateView = "stream" | "rest";
@@ -74,12 +74,12 @@ export interface CommandRoute<B = unknown> {
   readonly request: TSchema;
   /** Schema of the 200 answer's `result`. */
   readonly response: TObject;
-  handle(leaseId: string, body: B): CommandOutcome;
+  handle(leaseId: string, body: B): CommandOutcome | Promise<CommandOutcome>;
 }
 
 export interface BodyAdapter {
   readonly kind: BodyKind;
-  readonly robot: RobotBase;
+  readonly robot: BodyRuntime;
   /** Joint names in the API's order: the order of every joint array in `read()`. */
   readonly jointNames: readonly string[];
   /** Schema of the body's fields (without the envelope) in each view. */

@@ -16,7 +16,7 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { BodylinkError } from "../../errors.js";
-import type { Authority } from "../../runtime/authority.js";
+import type { ControlAuthority } from "../../runtime/authority.js";
 import { describeEstop } from "../../runtime/estop.js";
 import { holderAnswer, sendError } from "./answers.js";
 import { LEASE_HEADER } from "./schemas.js";
@@ -55,7 +55,7 @@ export async function refuseOversized(req: FastifyRequest, reply: FastifyReply):
 }
 
 /** onRequest hook factory: the lease in the header must be held, else 403 before the body is read. */
-export function requireLease(authority: Authority) {
+export function requireLease(authority: ControlAuthority) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const raw = req.headers[LEASE_HEADER];
     const id = Array.isArray(raw) ? raw[0] : raw;
@@ -75,7 +75,7 @@ export function requireLease(authority: Authority) {
   };
 }
 
-export function unknownLease(authority: Authority, id: string): BodylinkError {
+export function unknownLease(authority: ControlAuthority, id: string): BodylinkError {
   const e = new BodylinkError("BL_ERR_AUTH_UNKNOWN_LEASE", id.length > 12 ? `${id.slice(0, 8)}…` : id);
   const h = authority.holder();
   return h ? Object.assign(e, { holder: holderAnswer(h) }) : e;

@@ -5,11 +5,10 @@
  * Prepare side (allocates: these build the 20 Hz message and REST answers).
  */
 import type { CycleListener } from "../../../runtime/loop.js";
-import type { RobotBase } from "../../../runtime/robot.js";
+import type { BodyRuntime } from "../../../runtime/robot.js";
 
-/** The runtime surface AdapterBase delegates to (NaoRobot, P7Robot and Tny360Robot all have it). */
-export interface AdaptedRobot extends RobotBase {
-  emergencyStop(reason: string): void;
+/** The runtime surface AdapterBase delegates to (NaoRobot, NaoHost, P7Robot and Tny360Robot all have it). */
+export interface AdaptedRobot extends BodyRuntime {
   onCycle(listener: CycleListener): () => void;
 }
 
@@ -25,13 +24,13 @@ export abstract class AdapterBase<R extends AdaptedRobot> {
     this.body = robot;
   }
 
-  get robot(): RobotBase {
+  get robot(): BodyRuntime {
     return this.body;
   }
 
   /** No lease needed: the body goes to its safe stop now and control is revoked. */
   emergencyStop(reason: string): void {
-    this.body.emergencyStop(reason);
+    void Promise.resolve(this.body.emergencyStop(reason)).catch(() => {});
   }
 
   onCycle(listener: CycleListener): () => void {

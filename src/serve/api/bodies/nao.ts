@@ -12,7 +12,7 @@
  * - `joint_velocities` are estimated (the NAO has no velocity sensor): the finite difference of
  *   two consecutive cycles' positions, rad/s, updated every cycle by a cheap listener.
  *
- * Commands arrive in the API's order and are mapped to LoLA keys for `NaoRobot.command`. Joint
+ * Commands arrive in the API's order and are mapped to LoLA keys for `NaoBody.command` (NaoRobot, or NaoHost for a core in a worker). Joint
  * positions outside the limits are **clamped** (the answer lists what was clamped); stiffness and
  * LED values are clamped to 0..1; wrong lengths, NaN and ±Infinity are refused by the schema
  * (400) before the robot sees them. RHipYawPitch: one motor drives both hip yaw-pitch joints, so
@@ -25,7 +25,7 @@ import { BodylinkError } from "../../../errors.js";
 import { API_JOINT_COUNT, API_ORDER, API_TO_LOLA, JOINT_LIMITS, LOLA_JOINT_COUNT, LOLA_ORDER, pastLimit } from "../../../bodies/nao/joints.js";
 import type { NaoCommandUpdate } from "../../../bodies/nao/commands.js";
 import type { NaoPreferences } from "../../../bodies/nao/prefs.js";
-import type { NaoRobot } from "../../../runtime/nao-robot.js";
+import type { NaoBody } from "../../../runtime/nao-body.js";
 import type { BoardReport } from "../../../transport/chestboard-link.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp, StateView } from "../adapter.js";
 import { numbers } from "../schemas.js";
@@ -208,7 +208,7 @@ export function boardAnswer(b: BoardReport) {
 
 const SmoothResult = Type.Object({ estimated_s: Type.Number({ description: "Estimated seconds until the posture is reached" }) });
 
-export class NaoAdapter extends AdapterBase<NaoRobot> implements BodyAdapter {
+export class NaoAdapter extends AdapterBase<NaoBody> implements BodyAdapter {
   readonly kind = "nao" as const;
   readonly jointNames: readonly string[] = API_ORDER;
   readonly schemas = { stream: NaoStreamFieldsSchema, rest: NaoRestFieldsSchema };
@@ -219,7 +219,7 @@ export class NaoAdapter extends AdapterBase<NaoRobot> implements BodyAdapter {
   readonly #velocity = new Float32Array(LOLA_JOINT_COUNT);
   #prevTimestampMs = Number.NaN;
 
-  constructor(robot: NaoRobot) {
+  constructor(robot: NaoBody) {
     super(robot);
     this.listen(() => this.#estimateVelocity());
     this.reads = [
@@ -272,8 +272,8 @@ export class NaoAdapter extends AdapterBase<NaoRobot> implements BodyAdapter {
         : "Move to the rest posture, then turn stiffness off; answers the estimated seconds",
       request: Type.Object({}, { additionalProperties: false }),
       response: SmoothResult,
-      handle: (leaseId) => {
-        const r = enable ? robot.smoothEnable(leaseId) : robot.smoothDisable(leaseId);
+      handle: async (leaseId) => {
+        const r = await (enable ? robot.smoothEnable(leaseId) : robot.smoothDisable(leaseId));
         return r.ok ? { ok: true, result: { estimated_s: r.estimatedS } } : r;
       },
     });

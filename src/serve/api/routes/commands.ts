@@ -30,7 +30,7 @@ export const commandRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { 
         },
       },
       async (req, reply) => {
-        const out = cmd.handle(checkedLease(req), req.body);
+        const out = await cmd.handle(checkedLease(req), req.body);
         if (!out.ok) return sendError(reply, out.error);
         return { ok: true as const, result: out.result };
       },

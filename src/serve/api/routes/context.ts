@@ -3,8 +3,8 @@
  * the control authority. `build.ts` makes one per server and registers each plugin with it.
  */
 import type { BodyKind, PerBody } from "../../../bodies/registry.js";
-import type { Authority } from "../../../runtime/authority.js";
-import type { NaoRobot } from "../../../runtime/nao-robot.js";
+import type { ControlAuthority } from "../../../runtime/authority.js";
+import type { NaoBody } from "../../../runtime/nao-body.js";
 import type { P7Robot } from "../../../runtime/p7-robot.js";
 import type { Tny360Robot } from "../../../runtime/tny360-robot.js";
 import type { BodyAdapter } from "../adapter.js";
@@ -14,10 +14,11 @@ import type { FleetGateway } from "./fleet.js";
 /**
  * The runtime object the robot API serves, per body of the registry (`bodies/registry.ts`;
  * `PerBody`: a body missing here, or one the registry does not have, does not compile). The
- * adapters' table (`bodies/index.ts`) gives each factory its own body's object from it.
+ * adapters' table (`bodies/index.ts`) gives each factory its own body's object from it. The NAO
+ * is a NaoBody: its core in this thread (NaoRobot) or in a worker (NaoHost), both declared so.
  */
 export type ApiRobots = PerBody<{
-  nao: NaoRobot;
+  nao: NaoBody;
   p7: P7Robot;
   tny360: Tny360Robot;
 }>;
@@ -28,7 +29,7 @@ export interface ApiContext {
   readonly robot: ApiRobot;
   readonly adapter: BodyAdapter;
   readonly stream: StateStream;
-  readonly authority: Authority;
+  readonly authority: ControlAuthority;
   /** Set when the runtime joined a fleet (serve --fleet): health reports it, /v1/fleet serves it. */
   readonly fleet?: FleetGateway;
 }

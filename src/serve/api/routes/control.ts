@@ -38,7 +38,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { 
     },
     async (req, reply) => {
       const leaseMs = req.body.lease_ms ?? DEFAULT_LEASE_MS;
-      const got = authority.acquire(req.body.owner, "api", leaseMs);
+      const got = await authority.acquire(req.body.owner, "api", leaseMs);
       if (!got.ok) return sendError(reply, got.latched ? new BodylinkError("BL_ERR_ESTOP_LATCHED", describeEstop(got.estop)) : heldError(got.holder));
       const info = got.lease.info!;
       return reply.code(201).send(leaseAnswer(info, leaseMs));
@@ -61,7 +61,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { 
     async (req, reply) => {
       const id = checkedLease(req);
       const leaseMs = req.body.lease_ms ?? DEFAULT_LEASE_MS;
-      if (!authority.renew(id, leaseMs)) return sendError(reply, unknownLease(authority, id));
+      if (!(await authority.renew(id, leaseMs))) return sendError(reply, unknownLease(authority, id));
       return leaseAnswer(authority.holder()!, leaseMs);
     },
   );
@@ -80,7 +80,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { 
     },
     async (req, reply) => {
       const id = checkedLease(req);
-      if (!authority.release(id)) return sendError(reply, unknownLease(authority, id));
+      if (!(await authority.release(id))) return sendError(reply, unknownLease(authority, id));
       return { released: true as const };
     },
   );

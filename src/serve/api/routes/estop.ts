@@ -39,7 +39,7 @@ export const estopRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { ro
     },
     async (req) => {
       const b = req.body;
-      const e = robot.estop({
+      const e = await robot.estop({
         source: sourceOf(b.source),
         reason: b.reason ?? "emergency stop (robot API)",
         ...(b.category === undefined ? {} : { category: b.category }),
@@ -63,7 +63,7 @@ export const estopRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { ro
     async (req) => {
       const wasLatched = robot.estopState().latched;
       const source = sourceOf(req.body.source);
-      const e = robot.resetEstop({ source, reason: req.body.reason });
+      const e = await robot.resetEstop({ source, reason: req.body.reason });
       if (wasLatched) req.log.warn({ event: "estop_reset", source, reason: req.body.reason }, "emergency stop reset");
       return { ...estopAnswer(e), was_latched: wasLatched };
     },

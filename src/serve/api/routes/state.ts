@@ -29,7 +29,7 @@ export const stateRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { ro
     { schema: { summary: "Link, cycle timing, error counters, control holder, stream statistics", tags: ["state"], querystring: HealthQuerySchema, response: { 200: HealthSchema } } },
     async (req) => {
       const w = req.query.window_cycles;
-      return { ...healthAnswer(robot.health(w === undefined ? {} : { windowCycles: w }), stream), fleet: fleet?.status() ?? null };
+      return { ...healthAnswer(await robot.health(w === undefined ? {} : { windowCycles: w }), stream), fleet: fleet?.status() ?? null };
     },
   );
 
