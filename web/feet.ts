@@ -2,7 +2,9 @@
  * The NAO's feet from above (SVG, millimetres): both soles where the forward kinematics puts them
  * (relative to the point between the two soles), the eight FSRs at Aldebaran's positions
  * (src/bodies/nao/feet.ts) sized and shaded by load, each foot's weight and centre of pressure
- * as a dot, the support polygon (convex hull of the loaded sensors), and the bumpers at the toes.
+ * as a dot, the support polygon (convex hull of the loaded sensors), the centre of mass's ground
+ * projection (from the kinematics and Aldebaran's masses, seen along gravity) and whether it is over
+ * the support polygon, and the bumpers at the toes.
  *
  * Screen axes: robot x (forward) is up, robot y (left) is left. Inside each foot group the
  * coordinates are that ankle frame's: cx = −y·1000, cy = −x·1000, so the CoP dot's cx/cy read
@@ -10,6 +12,7 @@
  */
 import { FSR_POSITIONS_M } from "../src/bodies/nao/feet.js";
 import { NAO_FRAME_INDEX as NF, type NaoKinematics } from "../src/bodies/nao/kinematics.js";
+import { rotationXYZ } from "../src/bodies/tny360/kinematics.js";
 import type { FootState, TouchState } from "../src/client/index.js";
 import { fmt, setAttr, setText, svg } from "./util.js";
 
@@ -34,6 +37,11 @@ export class FeetView {
   readonly #feet: [FootDrawing, FootDrawing];
   readonly #hull: SVGPolygonElement;
   readonly #total: SVGTextElement;
+  readonly #com: SVGGElement;
+  readonly #comText: SVGTextElement;
+  /** The centre of mass projected on the ground, view mm (null: not known). */
+  #comView: [number, number] | null = null;
+  readonly #tiltR = new Float64Array(9);
   // Foot placement in the view (mm, screen coordinates) and yaw (rad), from the kinematics.
   readonly #place = [
     { x: -50, y: 0, yaw: 0 },
@@ -41,13 +49,18 @@ export class FeetView {
   ];
 
   constructor(host: HTMLElement) {
-    this.root = svg("svg", { viewBox: "-190 -150 380 260", role: "img", "aria-label": "Both feet from above: pressure sensors, centre of pressure, support polygon" });
+    this.root = svg("svg", { viewBox: "-190 -150 380 276", role: "img", "aria-label": "Both feet from above: pressure sensors, centre of pressure, support polygon" });
     this.root.classList.add("feet-svg");
     this.#hull = svg("polygon", { class: "support", points: "" });
     this.root.append(this.#hull);
     this.#feet = [this.#foot("left"), this.#foot("right")];
     this.#total = svg("text", { x: 0, y: 100, class: "total", "text-anchor": "middle" });
-    this.root.append(this.#total);
+    // The centre of mass's ground projection: a ringed cross, on top of everything.
+    this.#com = svg("g", { class: "com", "data-x-m": "", "data-y-m": "", "data-inside": "" });
+    this.#com.append(svg("circle", { cx: 0, cy: 0, r: 6 }), svg("path", { d: "M -10 0 H 10 M 0 -10 V 10" }));
+    this.#com.style.display = "none";
+    this.#comText = svg("text", { x: 0, y: 118, class: "com-text", "text-anchor": "middle" });
+    this.root.append(this.#total, this.#com, this.#comText);
     host.append(this.root);
   }
 
@@ -77,12 +90,29 @@ export class FeetView {
     return { group, sensors, values, cop, weight, bumper };
   }
 
-  /** Place the soles as the kinematics has them (call with an updated NaoKinematics). */
-  placeFrom(k: NaoKinematics): void {
+  /**
+   * Place the soles and the centre of mass as the kinematics has them (call with an updated
+   * NaoKinematics), seen along gravity: `tilt` is the torso's [roll, pitch] (the inertial unit's).
+   */
+  placeFrom(k: NaoKinematics, tilt: readonly number[] | null = null): void {
     const p = k.poses;
-    const lx = p[12 * NF.LSole + 9]!, ly = p[12 * NF.LSole + 10]!;
-    const rx = p[12 * NF.RSole + 9]!, ry = p[12 * NF.RSole + 10]!;
+    const R = this.#tiltR;
+    rotationXYZ(tilt?.[0] ?? 0, tilt?.[1] ?? 0, 0, R);
+    // x, y of a torso-frame point once the torso is tilted (the ground's frame, up to yaw).
+    const gx = (x: number, y: number, z: number) => R[0]! * x + R[1]! * y + R[2]! * z;
+    const gy = (x: number, y: number, z: number) => R[3]! * x + R[4]! * y + R[5]! * z;
+    const ls = 12 * NF.LSole + 9;
+    const rs = 12 * NF.RSole + 9;
+    const lx = gx(p[ls]!, p[ls + 1]!, p[ls + 2]!), ly = gy(p[ls]!, p[ls + 1]!, p[ls + 2]!);
+    const rx = gx(p[rs]!, p[rs + 1]!, p[rs + 2]!), ry = gy(p[rs]!, p[rs + 1]!, p[rs + 2]!);
     const mx = (lx + rx) / 2, my = (ly + ry) / 2;
+    const c = k.centerOfMass;
+    const cx = gx(c[0]!, c[1]!, c[2]!) - mx, cy = gy(c[0]!, c[1]!, c[2]!) - my;
+    this.#comView = [-cy * 1000, -cx * 1000];
+    setAttr(this.#com, "transform", `translate(${this.#comView[0].toFixed(1)} ${this.#comView[1].toFixed(1)})`);
+    setAttr(this.#com, "data-x-m", cx.toFixed(5));
+    setAttr(this.#com, "data-y-m", cy.toFixed(5));
+    this.#com.style.display = "";
     const yaw = (f: number) => Math.atan2(p[12 * f + 3]!, p[12 * f]!);
     this.#place[0] = { x: -(ly - my) * 1000, y: -(lx - mx) * 1000, yaw: yaw(NF.LSole) };
     this.#place[1] = { x: -(ry - my) * 1000, y: -(rx - mx) * 1000, yaw: yaw(NF.RSole) };
@@ -124,7 +154,13 @@ export class FeetView {
       const bumper = t ? (i === 0 ? t.leftFoot : t.rightFoot) : false;
       setAttr(d.bumper, "data-on", String(bumper));
     }
-    setAttr(this.#hull, "points", convexHull(hull).map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" "));
+    const h = convexHull(hull);
+    setAttr(this.#hull, "points", h.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" "));
+    // Static balance at a glance: is the centre of mass over the support polygon?
+    const com = this.#comView;
+    const inside = com && h.length >= 3 ? insideConvex(h, com) : null;
+    setAttr(this.#com, "data-inside", inside === null ? "" : String(inside));
+    setText(this.#comText, !com ? "" : inside === null ? "centre of mass (+): no support polygon" : inside ? "centre of mass (+): over the support polygon" : "centre of mass (+): OUTSIDE the support polygon");
     setText(this.#total, f ? `total ${fmt(f.leftWeightKg + f.rightWeightKg, 2)} kg` : "no foot data");
   }
 
@@ -134,6 +170,21 @@ export class FeetView {
     const c = Math.cos(-q.yaw), s = Math.sin(-q.yaw);
     return [q.x + c * cx - s * cy, q.y + s * cx + c * cy];
   }
+}
+
+/** Whether `p` is inside (or on) the convex polygon `hull` (counter-clockwise, as convexHull returns it; SVG's y down flips only the sense, not the test). */
+export function insideConvex(hull: ReadonlyArray<readonly [number, number]>, p: readonly [number, number]): boolean {
+  let sign = 0;
+  for (let i = 0; i < hull.length; i++) {
+    const a = hull[i]!;
+    const b = hull[(i + 1) % hull.length]!;
+    const cross = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
+    if (cross === 0) continue;
+    const s = cross > 0 ? 1 : -1;
+    if (sign === 0) sign = s;
+    else if (s !== sign) return false;
+  }
+  return true;
 }
 
 /** Andrew's monotone chain; returns the hull counter-clockwise (any orientation draws the same). */

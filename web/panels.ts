@@ -135,8 +135,8 @@ export function naoPanel(host: HTMLElement, c: BodylinkClient, kin: NaoKinematic
   void loadStatic();
 
   return {
-    update() {
-      feet.placeFrom(kin);
+    update(m) {
+      feet.placeFrom(kin, m?.body === "nao" ? m.imu.roll_pitch : null);
       const t = c.getTouchState();
       feet.update(c.getFootState(), t);
       for (const [key, label] of TOUCH_LABELS) {

@@ -71,14 +71,14 @@ class Figure {
     readonly jointMaterial: MeshStandardMaterial,
   ) {}
 
-  bone(a: number, b: number, radius: number): void {
-    const mesh = new Mesh(BONE_GEOMETRY, this.material);
+  bone(a: number, b: number, radius: number, material = this.material): void {
+    const mesh = new Mesh(BONE_GEOMETRY, material);
     this.group.add(mesh);
     this.#bones.push({ a, b, mesh, radius });
   }
 
-  joint(i: number, radius: number): void {
-    const mesh = new Mesh(JOINT_GEOMETRY, this.jointMaterial);
+  joint(i: number, radius: number, material = this.jointMaterial): void {
+    const mesh = new Mesh(JOINT_GEOMETRY, material);
     mesh.scale.setScalar(radius);
     this.group.add(mesh);
     this.#joints.push({ i, mesh });
@@ -151,11 +151,21 @@ function tiltAndGround(points: Float64Array, rotations: Float64Array, tilt: read
   for (let i = 0; i < n; i++) points[3 * i + 2] = points[3 * i + 2]! - minZ;
 }
 
+/**
+ * The NAO's centre of mass: red, with a thin line down to its ground projection. Drawn over the
+ * body (no depth test; transparent objects draw after the opaque ones): it sits inside the torso.
+ */
+const COM_MATERIAL = new MeshStandardMaterial({ color: 0xc01515, roughness: 0.4, metalness: 0, transparent: true, opacity: 0.95, depthTest: false });
+
 function naoModel(): BodyModel {
   const k = new NaoKinematics();
   const n = NAO_FRAMES.length;
-  const points = new Float64Array(3 * n);
-  const rotations = new Float64Array(9 * n);
+  // Two points after the frames: the centre of mass and its projection on the ground.
+  const com = n;
+  const comGround = n + 1;
+  const points = new Float64Array(3 * (n + 2));
+  const rotations = new Float64Array(9 * (n + 2));
+  for (const i of [com, comGround]) rotations[9 * i] = rotations[9 * i + 4] = rotations[9 * i + 8] = 1;
   return {
     points,
     rotations,
@@ -169,6 +179,12 @@ function naoModel(): BodyModel {
       f.box(NF.Head, [0.055, 0, 0.075], [0.02, 0.1, 0.035], f.material);
       f.box(NF.LSole, [0.02, 0.005, 0.012], [0.16, 0.088, 0.024]);
       f.box(NF.RSole, [0.02, -0.005, 0.012], [0.16, 0.088, 0.024]);
+      // On top of the body, so it shows through the torso box's edges and on the floor.
+      // The ghost (commanded pose) draws its centre of mass in its own colour.
+      const m = f.material.transparent ? f.material : COM_MATERIAL;
+      f.joint(com, 0.014, m);
+      f.bone(com, comGround, 0.0025, m);
+      f.joint(comGround, 0.008, m);
     },
     solve(q, tilt) {
       k.update(q);
@@ -178,7 +194,12 @@ function naoModel(): BodyModel {
         points[3 * i + 2] = k.poses[12 * i + 11]!;
         rotations.set(k.poses.subarray(12 * i, 12 * i + 9), 9 * i);
       }
+      points.set(k.centerOfMass, 3 * com);
       tiltAndGround(points, rotations, tilt, [NF.LSole, NF.RSole]);
+      // Straight down (gravity is −z once tilted), onto the floor the soles stand on.
+      points[3 * comGround] = points[3 * com]!;
+      points[3 * comGround + 1] = points[3 * com + 1]!;
+      points[3 * comGround + 2] = 0;
     },
   };
 }

@@ -217,6 +217,12 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
       await page.click("#nao-smooth-enable");
       await expect.poll(naoStiffness, { timeout: 5000 }).toBeGreaterThan(0.3);
       await expect.poll(() => sdk.getJointState()?.angles[11] ?? 0, { timeout: 8000 }).toBeGreaterThan(0.3); // LKneePitch towards the stand's 0.9
+      // Standing: the centre of mass's ground projection is drawn over the support polygon, between the feet.
+      await page.waitForFunction(() => document.querySelector("#feet .com")?.getAttribute("data-inside") === "true", undefined, { timeout: 8000 });
+      expect(await page.textContent("#feet .com-text")).toBe("centre of mass (+): over the support polygon");
+      const comXY = await page.$eval("#feet .com", (g) => [Number(g.getAttribute("data-x-m")), Number(g.getAttribute("data-y-m"))]);
+      expect(Math.abs(comXY[0]!)).toBeLessThan(0.06); // within the soles' length around the ankles
+      expect(Math.abs(comXY[1]!)).toBeLessThan(0.02); // near the midline between the feet
       await release(page);
 
       await secondClientHolds(page, sdk);

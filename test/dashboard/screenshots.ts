@@ -71,7 +71,17 @@ const nao = async (page: Page) => {
   await page.waitForTimeout(12000);
 };
 
-if (want("nao")) await shoot("nao", await NaoRobot.create({ seed: 11, safetyLateBoundMs: 2000 }), nao);
+if (want("nao"))
+  await shoot("nao", await NaoRobot.create({ seed: 11, safetyLateBoundMs: 2000 }), async (page) => {
+    await nao(page);
+    // The feet from above on their own: pressure, CoP dots, support polygon, the centre of mass.
+    const feet = page.locator("#feet");
+    await feet.scrollIntoViewIfNeeded();
+    await page.waitForTimeout(500);
+    const file = new URL("dashboard-nao-feet.png", OUT);
+    await feet.screenshot({ path: file.pathname });
+    console.log(`wrote ${file.pathname}`);
+  });
 if (want("phone")) await shoot("nao-phone", await NaoRobot.create({ seed: 11, safetyLateBoundMs: 2000 }), nao, { width: 390, height: 844 });
 
 if (want("p7")) {

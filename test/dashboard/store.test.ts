@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decimateMinMax } from "../../web/decimate.js";
-import { convexHull } from "../../web/feet.js";
+import { convexHull, insideConvex } from "../../web/feet.js";
 import { SeriesStore } from "../../web/store.js";
 
 describe("SeriesStore", () => {
@@ -117,6 +117,32 @@ describe("convexHull (support polygon)", () => {
     expect(hull).toHaveLength(4);
     expect(new Set(hull.map((p) => p.join(",")))).toEqual(new Set(["0,0", "10,0", "10,10", "0,10"]));
   });
+  it("insideConvex: inside, on an edge, outside; agrees with the hull of the polygon plus the point (property)", () => {
+    const square = convexHull([
+      [0, 0],
+      [10, 0],
+      [10, 10],
+      [0, 10],
+    ]);
+    expect(insideConvex(square, [5, 5])).toBe(true);
+    expect(insideConvex(square, [10, 5])).toBe(true);
+    expect(insideConvex(square, [11, 5])).toBe(false);
+    expect(insideConvex(square, [-0.1, -0.1])).toBe(false);
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: -50, max: 50 })), { minLength: 3, maxLength: 20 }),
+        fc.tuple(fc.integer({ min: -60, max: 60 }), fc.integer({ min: -60, max: 60 })),
+        (pts, p) => {
+          const h = convexHull(pts);
+          if (h.length < 3) return;
+          // p is inside iff adding it does not grow the hull's area.
+          const area = (poly: ReadonlyArray<readonly [number, number]>) => Math.abs(poly.reduce((s, a, i) => s + a[0] * poly[(i + 1) % poly.length]![1] - poly[(i + 1) % poly.length]![0] * a[1], 0)) / 2;
+          expect(insideConvex(h, p)).toBe(area(convexHull([...pts, p])) <= area(h) + 1e-9);
+        },
+      ),
+    );
+  });
+
   it("every input point is inside or on the hull (property)", () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: -100, max: 100 }), fc.integer({ min: -100, max: 100 })), { minLength: 3, maxLength: 30 }), (pts) => {
