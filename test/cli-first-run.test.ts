@@ -43,6 +43,18 @@ describe("one line and a code for every failure of serve and the tools (item 2, 
     expect(expectOneErrorLine(await cli(env, "serve", "--api-port", "99999"), "BL_ERR_CLI_USAGE", 2)).toMatch(/--api-port must be an integer in 0\.\.65535/);
     expect(expectOneErrorLine(await cli(env, "serve", "--body", "hexapod", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2)).toMatch(/unknown body "hexapod"/);
   });
+  it("a bad option value points at its own command's --help; a misspelt command reads as one sentence", async () => {
+    const [port, count, category, typo] = await Promise.all([
+      cli(env, "serve", "--api-port", "abc"),
+      cli(env, "state", "--watch", "--count", "x"),
+      cli(env, "estop", "--category", "3"),
+      cli(env, "sevre"),
+    ]);
+    expect(expectOneErrorLine(port, "BL_ERR_CLI_USAGE", 2)).toBe('--api-port must be an integer in 0..65535, got "abc" (see `bodylink serve --help`)');
+    expect(expectOneErrorLine(count, "BL_ERR_CLI_USAGE", 2)).toMatch(/^--count must be an integer .* \(see `bodylink state --help`\)$/);
+    expect(expectOneErrorLine(category, "BL_ERR_CLI_USAGE", 2)).toMatch(/^--category must be 0 .* \(see `bodylink estop --help`\)$/);
+    expect(expectOneErrorLine(typo, "BL_ERR_CLI_USAGE", 2)).toBe("unknown command 'sevre' (did you mean serve?) (see `bodylink --help`)");
+  });
   it("the API port in use", async () => {
     const { server, port } = await occupiedPort();
     try {

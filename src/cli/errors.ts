@@ -26,8 +26,24 @@ export class CliError extends Error {
 }
 
 /** A usage error (exit 2): `bodylink: <what> (see `bodylink <command> --help`) [BL_ERR_CLI_USAGE]`. */
-export function usageError(what: string, command = ""): BodylinkError & { exitCode: 2 } {
-  return Object.assign(new BodylinkError("BL_ERR_CLI_USAGE", what, command ? `bodylink ${command}` : "bodylink"), { exitCode: 2 as const });
+export function usageError(what: string, command = ""): UsageError {
+  return Object.assign(new BodylinkError("BL_ERR_CLI_USAGE", what, command ? `bodylink ${command}` : "bodylink"), {
+    exitCode: 2 as const,
+    usage: { what, command },
+  });
+}
+export type UsageError = BodylinkError & { exitCode: 2; usage: { what: string; command: string } };
+
+/**
+ * A usage error thrown without its command (an option parser does not know which command it
+ * serves) pointed at that command's --help; anything else unchanged. main.ts wraps every option
+ * parser with it.
+ */
+export function withCommand(e: unknown, command: string): unknown {
+  if (e instanceof CliError && e.exitCode === 2 && e.code === "BL_ERR_CLI_USAGE") return usageError(e.message, command);
+  const usage = (e as Partial<UsageError>)?.usage;
+  if (e instanceof BodylinkError && usage && usage.command === "" && command !== "") return usageError(usage.what, command);
+  return e;
 }
 
 export function parseIntOption(name: string, min: number, max: number) {
@@ -78,7 +94,8 @@ export function reportError(e: unknown): number {
   if (e instanceof CommanderError) {
     if (e.exitCode === 0) return 0; // --help, --version
     // commander's message reads "error: unknown option '--x'"; its own printing is silenced (main.ts)
-    const msg = e.message.replace(/^error:\s*/, "");
+    // ("unknown command 'x'\n(Did you mean y?)" becomes one sentence)
+    const msg = e.message.replace(/^error:\s*/, "").replace(/\s*\n\(Did you mean (.*)\?\)/, " (did you mean $1?)");
     const command = (e as CommanderError & { commandPath?: string }).commandPath ?? "";
     line(usageError(msg, command).message, "BL_ERR_CLI_USAGE");
     return 2;

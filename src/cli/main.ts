@@ -5,7 +5,7 @@
 import { Command, type CommanderError } from "commander";
 import { registerChest } from "./chest.js";
 import { registerEstop } from "./estop.js";
-import { reportError } from "./errors.js";
+import { reportError, withCommand } from "./errors.js";
 import { registerInspect } from "./inspect.js";
 import { registerFleet } from "./fleet.js";
 import { registerLs } from "./ls.js";
@@ -43,6 +43,18 @@ function routeUsageErrors(cmd: Command, path: string[] = []): void {
   cmd.exitOverride((e: CommanderError) => {
     throw Object.assign(e, { commandPath });
   });
+  // An option's value parser fails with a usage error: point it at this command's --help.
+  for (const opt of cmd.options) {
+    const parse = opt.parseArg;
+    if (!parse) continue;
+    opt.parseArg = <T>(value: string, previous: T): T => {
+      try {
+        return parse(value, previous);
+      } catch (e) {
+        throw withCommand(e, commandPath);
+      }
+    };
+  }
   for (const sub of cmd.commands) routeUsageErrors(sub, [...path, sub.name()]);
 }
 
