@@ -77,3 +77,22 @@ export class BodylinkError extends Error {
     this.status = ERRORS[code].status;
   }
 }
+
+/** Words for the file-system errors a user meets (a path mistyped, a directory given, a full disk). */
+const FILE_ERRORS: Readonly<Record<string, string>> = {
+  ENOENT: "no such file or directory",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EISDIR: "a directory, not a file",
+  ENOTDIR: "a part of the path is not a directory",
+  ENOSPC: "no space left on the device",
+  EROFS: "a read-only file system",
+  EMFILE: "too many open files",
+};
+
+/** What a file-system error means, in words (Node's own message for anything else). */
+export function fileErrorText(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && FILE_ERRORS[code]) return FILE_ERRORS[code];
+  return e instanceof Error ? e.message : String(e);
+}

@@ -97,6 +97,23 @@ describe("one line and a code for every failure of serve and the tools (item 2, 
     expectOneErrorLine(await cli(env, "state", "--url", "http://127.0.0.1:1"), "BL_ERR_CLI_NO_RUNTIME");
     expectOneErrorLine(await cli(env, "serve", "--body", "tny360", "--tny-host", "robot:99999", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2);
   });
+  it("the recording tools given a directory or a missing file say so in words (not an internal error, not ENOENT)", async () => {
+    const missing = join(root, "no-such.mcap");
+    const [infoDir, verifyDir, replayDir, infoMissing, verifyMissing, dumpInMissingDir] = await Promise.all([
+      cli(env, "record", "--info", root),
+      cli(env, "verify", root),
+      cli(env, "replay", root, "--api-port", "0", "--lola-path", join(root, "replay-sock")),
+      cli(env, "record", "--info", missing),
+      cli(env, "verify", missing),
+      cli(env, "lola-dump", join(root, "no-dir", "d.mcap"), "--lola-path", join(root, "no-sock")),
+    ]);
+    expect(expectOneErrorLine(infoDir, "BL_ERR_RECORD_READ")).toBe(`cannot read ${root}: not a file (a directory?)`);
+    expect(expectOneErrorLine(verifyDir, "BL_ERR_VERIFY_INPUT")).toBe(`cannot verify: ${root}: not a file (a directory?)`);
+    expect(expectOneErrorLine(replayDir, "BL_ERR_RECORD_READ")).toBe(`cannot read ${root}: not a file (a directory?)`);
+    expect(expectOneErrorLine(infoMissing, "BL_ERR_RECORD_READ")).toBe(`cannot read ${missing}: no such file or directory`);
+    expect(expectOneErrorLine(verifyMissing, "BL_ERR_VERIFY_INPUT")).toBe(`cannot verify: ${missing}: no such file or directory`);
+    expect(expectOneErrorLine(dumpInMissingDir, "BL_ERR_RECORD_OPEN")).toMatch(/: no such file or directory; check the directory exists/);
+  });
 });
 
 describe("the chest-board tools with no runtime: the real board, or --sim said plainly (item 1)", () => {

@@ -4,9 +4,9 @@
  * or a usbmon capture (pcap / pcapng) with `--lola DUMP.mcap`. Exit 0 only when every value is
  * identical. The robot recipe is in docs/recordings.md.
  */
-import { open } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import type { Command } from "commander";
-import { BodylinkError } from "../errors.js";
+import { BodylinkError, fileErrorText } from "../errors.js";
 import { formatVerifyResult } from "../verify/verifier.js";
 import { type VerifyReport, verifyCapture, verifyRecording } from "../verify/verify.js";
 import { CliError, parseIntOption } from "./errors.js";
@@ -14,9 +14,11 @@ import { CliError, parseIntOption } from "./errors.js";
 async function isCapture(path: string): Promise<boolean> {
   let fh: Awaited<ReturnType<typeof open>>;
   try {
+    if (!(await stat(path)).isFile()) throw new BodylinkError("BL_ERR_VERIFY_INPUT", `${path}: not a file (a directory?)`);
     fh = await open(path, "r");
   } catch (e) {
-    throw new BodylinkError("BL_ERR_VERIFY_INPUT", `${path}: ${(e as Error).message}`);
+    if (e instanceof BodylinkError) throw e;
+    throw new BodylinkError("BL_ERR_VERIFY_INPUT", `${path}: ${fileErrorText(e)}`);
   }
   try {
     const b = new Uint8Array(4);

@@ -8,7 +8,7 @@
  * messages are copied and written as they come; the file is finished on `stop()`.
  */
 import { McapWriter } from "@mcap/core";
-import { BodylinkError } from "../errors.js";
+import { BodylinkError, fileErrorText } from "../errors.js";
 import { type Clock, MonotonicClock } from "../runtime/clock.js";
 import { LolaUpstream } from "../transport/lola-upstream.js";
 import { CHANNEL_BY_RING, METADATA_NAME, RECORDING_FORMAT_VERSION, RECORDING_PROFILE, RING_CHANNEL } from "./channels.js";
@@ -53,7 +53,7 @@ export class LolaDump {
     try {
       file = await FileWritable.open(opts.path);
     } catch (e) {
-      throw new BodylinkError("BL_ERR_RECORD_OPEN", opts.path, (e as Error).message);
+      throw new BodylinkError("BL_ERR_RECORD_OPEN", opts.path, fileErrorText(e));
     }
     const clock = opts.clock ?? new MonotonicClock();
     const writer = new McapWriter({ writable: file, compressChunk: compressZstd, chunkSize: 256 * 1024 });

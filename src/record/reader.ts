@@ -9,9 +9,9 @@
  *   them, which is what verify and replay pair frames and LoLA messages by), for finished and cut
  *   files alike.
  */
-import { open } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { McapIndexedReader, McapStreamReader, type TypedMcapRecord } from "@mcap/core";
-import { BodylinkError } from "../errors.js";
+import { BodylinkError, fileErrorText } from "../errors.js";
 import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "./mcap-io.js";
 
 export interface ChannelInfo {
@@ -53,14 +53,26 @@ export interface RecordedMessage {
 
 const READ_BYTES = 1 << 20;
 
+/** Refuse, in words, a path that is missing or not a file (a directory opens, then fails to read). */
+async function readableFile(path: string): Promise<void> {
+  let isFile: boolean;
+  try {
+    isFile = (await stat(path)).isFile();
+  } catch (e) {
+    throw new BodylinkError("BL_ERR_RECORD_READ", path, fileErrorText(e));
+  }
+  if (!isFile) throw new BodylinkError("BL_ERR_RECORD_READ", path, "not a file (a directory?)");
+}
+
 /** Stream every record of `path` (file order). Yields the stream's records; the last value says where it stopped. */
 async function* records(path: string): AsyncGenerator<TypedMcapRecord, { complete: boolean; consumed: number; size: number }> {
   await loadZstd();
+  await readableFile(path);
   let fh: Awaited<ReturnType<typeof open>>;
   try {
     fh = await open(path, "r");
   } catch (e) {
-    throw new BodylinkError("BL_ERR_RECORD_READ", path, (e as Error).message);
+    throw new BodylinkError("BL_ERR_RECORD_READ", path, fileErrorText(e));
   }
   try {
     const size = (await fh.stat()).size;
@@ -123,11 +135,12 @@ export async function readAttachments(path: string): Promise<Map<string, Uint8Ar
 
 export async function readRecordingInfo(path: string): Promise<RecordingInfo> {
   await loadZstd();
+  await readableFile(path);
   let readable: FileReadable;
   try {
     readable = await FileReadable.open(path);
   } catch (e) {
-    throw new BodylinkError("BL_ERR_RECORD_READ", path, (e as Error).message);
+    throw new BodylinkError("BL_ERR_RECORD_READ", path, fileErrorText(e));
   }
   const size = Number(await readable.size());
   try {

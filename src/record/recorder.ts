@@ -24,7 +24,7 @@ import type { CycleListener, CycleLoop } from "../runtime/loop.js";
 import type { BodyAdapter } from "../serve/api/adapter.js";
 import { adapterFor } from "../serve/api/build.js";
 import { stateSchema } from "../serve/api/schemas.js";
-import { BodylinkError } from "../errors.js";
+import { BodylinkError, fileErrorText } from "../errors.js";
 import { toHex } from "../wire/bytes.js";
 import type { ByteRing, RingRecordHandler } from "../shm/ring.js";
 import {
@@ -440,7 +440,7 @@ export class Recorder {
     try {
       file = await FileWritable.open(path);
     } catch (e) {
-      throw new BodylinkError("BL_ERR_RECORD_OPEN", path, (e as Error).message);
+      throw new BodylinkError("BL_ERR_RECORD_OPEN", path, fileErrorText(e));
     }
     const writer = new McapWriter({ writable: file, chunkSize: this.#opts.chunkBytes ?? DEFAULT_CHUNK_BYTES, compressChunk: compressZstd });
     await writer.start({ profile: RECORDING_PROFILE, library: this.#opts.library ?? "bodylink" });
