@@ -9,20 +9,20 @@
  * happens at most once per animation frame (tables, 3D view, feet) and at most ten times a second
  * for the plots, which only redraw what is on screen.
  */
-import { JOINT_LIMITS } from "../src/bodies/nao/joints.js";
 import { NaoKinematics } from "../src/bodies/nao/kinematics.js";
-import { P7_MAX_RAD, P7_MIN_RAD } from "../src/bodies/p7/joints.js";
-import { JOINT_MAX_RAD as TNY_MAX_RAD, JOINT_MIN_RAD as TNY_MIN_RAD } from "../src/bodies/tny360/joints.js";
 import {
+  type BodyClient,
   type BodyKind,
   type BodylinkClient,
   connect,
   type EstopAnswer,
   type HealthAnswer,
   type LinkStatus,
+  type RobotClient,
   type StateMessage,
 } from "../src/client/index.js";
-import { type BodyPanel, naoPanel, p7Panel, tnyPanel } from "./panels.js";
+import { DASHBOARD_BODIES, type DashboardBody, type JointColumns, type Limit, type MessageOf, withEntry } from "./bodies/index.js";
+import type { BodyPanel } from "./panels.js";
 import { type ChartSpec, PALETTE, Plots, type SeriesSpec, WINDOWS_S } from "./plots.js";
 import { BodyView } from "./scene.js";
 import { SeriesStore } from "./store.js";
@@ -141,10 +141,6 @@ function renderEstop(h: HealthAnswer): void {
 
 // ---- joints table ---------------------------------------------------------------------------------
 
-interface Limit {
-  readonly minRad: number;
-  readonly maxRad: number;
-}
 interface JointRow {
   readonly limit: Limit | null;
   readonly position: HTMLElement;
@@ -157,19 +153,10 @@ interface JointRow {
 }
 let rows: JointRow[] = [];
 
-function limitsFor(body: BodyKind, names: readonly string[]): Array<Limit | null> {
-  return names.map((name, i) => {
-    if (body === "nao") return (JOINT_LIMITS as Readonly<Record<string, Limit>>)[name] ?? null;
-    if (body === "p7") return i < P7_MIN_RAD.length ? { minRad: P7_MIN_RAD[i]!, maxRad: P7_MAX_RAD[i]! } : null;
-    return i < TNY_MIN_RAD.length ? { minRad: TNY_MIN_RAD[i]!, maxRad: TNY_MAX_RAD[i]! } : null;
-  });
-}
-
-const EXTRA_COLUMN: Readonly<Record<BodyKind, string>> = { nao: "Stiffness", p7: "Error id", tny360: "Target (rad)" };
-
 function buildJointRows(body: BodyKind, names: readonly string[]): void {
   const head = el("joints-head");
-  const cols = ["Joint", "Position", "Position within limits", "Velocity (rad/s)", "Effort", ...(body === "tny360" ? [] : ["Temp. (°C)"]), EXTRA_COLUMN[body]];
+  const d = DASHBOARD_BODIES[body];
+  const cols = ["Joint", "Position", "Position within limits", "Velocity (rad/s)", "Effort", ...(d.temperatures ? ["Temp. (°C)"] : []), d.extraColumn];
   head.replaceChildren(
     ...cols.map((c, i) => {
       const th = make("th", i === 0 ? undefined : i === 2 ? "bar-col" : "num", c);
@@ -180,7 +167,7 @@ function buildJointRows(body: BodyKind, names: readonly string[]): void {
   );
   const tbody = el("joints").querySelector("tbody")!;
   tbody.replaceChildren();
-  const limits = limitsFor(body, names);
+  const limits = d.limits(names);
   rows = names.map((name, i) => {
     const limit = limits[i] ?? null;
     const tr = make("tr");
@@ -207,7 +194,7 @@ function buildJointRows(body: BodyKind, names: readonly string[]): void {
     barCell.append(bar);
     const velocity = make("td", "num", "—");
     const effort = make("td", "num", "—");
-    const temperature = body === "tny360" ? null : make("td", "num", "—");
+    const temperature = d.temperatures ? make("td", "num", "—") : null;
     const extra = make("td", "num", "—");
     tr.append(th, position, barCell, velocity, effort, ...(temperature ? [temperature] : []), extra);
     tbody.append(tr);
@@ -222,19 +209,16 @@ function renderJoints(c: BodylinkClient, m: Readonly<StateMessage> | null): void
   if (effortH) setText(effortH, `Effort (${joints?.effortUnit ?? "—"})`);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
-    // The TNY-360 on a real robot has no efforts, so its joint model is null: read the message.
-    const v = joints?.angles[i] ?? (m?.body === "tny360" ? m.joint_positions[i] : undefined);
+    // A body without efforts (the TNY-360 on a real robot) has no joint model: read the message.
+    const v = joints?.angles[i] ?? m?.joint_positions[i];
     setText(row.position, fmt(v));
-    setText(row.velocity, fmt(joints?.velocities[i] ?? (m?.body === "tny360" ? m.joint_velocities[i] : undefined)));
+    setText(row.velocity, fmt(joints?.velocities[i] ?? m?.joint_velocities[i]));
     setText(row.effort, fmt(joints?.efforts[i], 2));
     if (row.temperature) setText(row.temperature, fmt(motors?.temperatures[i], 0));
-    if (row.extra) {
-      if (m?.body === "nao") setText(row.extra, fmt(m.joint_stiffness[i], 2));
-      else if (m?.body === "p7") {
-        const id = motors?.errorIds[i];
-        setText(row.extra, id === undefined ? "—" : String(id));
-        row.extra.dataset.level = id ? "bad" : "";
-      } else if (m?.body === "tny360") setText(row.extra, fmt(m.joint_targets[i]));
+    if (row.extra && m) {
+      const cell = withEntry(m, (d, mm) => d.extraCell(mm, i, motors));
+      setText(row.extra, cell.text);
+      row.extra.dataset.level = cell.bad ? "bad" : "";
     }
     if (v === undefined || !row.limit) {
       row.mark.hidden = true;
@@ -258,10 +242,7 @@ function renderImu(c: BodylinkClient, msg: Readonly<StateMessage> | null): void 
     setText(el(`acc-${axes[k]}`), fmt(imu?.linearAcceleration[k], 2));
     setText(el(`gyr-${axes[k]}`), fmt(imu?.angularVelocity[k], 3));
   }
-  let extra = "";
-  if (imu && msg?.body === "nao") extra = `roll ${fmt(msg.imu.roll_pitch[0])} rad, pitch ${fmt(msg.imu.roll_pitch[1])} rad (inertial unit)`;
-  else if (msg?.body === "tny360") extra = `orientation ${msg.imu.orientation.map((x) => fmt(x)).join(", ")} rad`;
-  setText(el("imu-extra"), extra);
+  setText(el("imu-extra"), imu && msg ? withEntry(msg, (d, m) => d.imuText(m)) : "");
 }
 
 // ---- recording (one row per stream message) and the charts -----------------------------------------
@@ -277,16 +258,10 @@ let prevTimestampMs = 0;
 let jointNames: readonly string[] = [];
 let plottedJoints: string[] = [];
 
-function defaultPlotted(body: BodyKind): string[] {
-  if (body === "nao") return ["HeadYaw", "LKneePitch", "RKneePitch"];
-  if (body === "p7") return ["joint1", "joint2", "joint4"];
-  return ["FrontLeftHipPitch", "FrontLeftKneePitch", "BackRightKneePitch"];
-}
-
 interface Columns {
   readonly acc: readonly Float64Array[];
   readonly gyr: readonly Float64Array[];
-  readonly joints: ReadonlyArray<{ position: Float64Array; target: Float64Array; effort: Float64Array; temperature: Float64Array; stiffness: Float64Array }>;
+  readonly joints: readonly JointColumns[];
   readonly named: Readonly<Record<string, Float64Array>>;
 }
 let columns: Columns | null = null;
@@ -310,6 +285,17 @@ function makeColumns(): Columns {
 }
 
 const num = (v: number | null | undefined): number => (typeof v === "number" && Number.isFinite(v) ? v : Number.NaN);
+const recordBody = <K extends BodyKind>(d: DashboardBody<K>, m: Readonly<MessageOf<K>>): void => {
+  const cols = columns!;
+  const row = recordRow;
+  const targets = teleop?.commanded() ?? null;
+  for (let i = 0; i < cols.joints.length; i++) d.recordJoint(m, i, cols.joints[i]!, row, targets);
+  d.recordNamed(m, putNamed);
+};
+let recordRow = 0;
+const putNamed = (key: string, v: number | null | undefined): void => {
+  columns!.named[key]![recordRow] = num(v);
+};
 
 /** One history row from one stream message (and the newest health numbers). */
 function record(m: Readonly<StateMessage>): void {
@@ -324,39 +310,8 @@ function record(m: Readonly<StateMessage>): void {
     cols.acc[k]![row] = num(imu.linear_acceleration[k]);
     cols.gyr[k]![row] = num(imu.angular_velocity[k]);
   }
-  const targets = teleop?.commanded() ?? null;
-  for (let i = 0; i < cols.joints.length; i++) {
-    const j = cols.joints[i]!;
-    j.position[row] = num(m.joint_positions[i]);
-    if (m.body === "tny360") {
-      j.target[row] = num(m.joint_targets[i]);
-      j.effort[row] = num(m.joint_efforts[i]);
-    } else {
-      j.target[row] = targets ? num(targets[i]) : Number.NaN;
-      if (m.body === "nao") {
-        j.effort[row] = num(m.joint_currents[i]);
-        j.temperature[row] = num(m.joint_temperatures[i]);
-        j.stiffness[row] = num(m.joint_stiffness[i]);
-      } else {
-        j.effort[row] = num(m.joint_efforts[i]);
-        j.temperature[row] = num(m.motor_temperatures[i]);
-      }
-    }
-  }
-  if (m.body === "nao") {
-    put("angle.roll", m.imu.roll_pitch[0]);
-    put("angle.pitch", m.imu.roll_pitch[1]);
-    put("battery.charge", m.battery.charge * 100);
-    put("battery.current", m.battery.current);
-    put("feet.left", m.foot_weight.left);
-    put("feet.right", m.foot_weight.right);
-  } else if (m.body === "tny360") {
-    put("angle.roll", m.imu.orientation[0]);
-    put("angle.pitch", m.imu.orientation[1]);
-    put("angle.yaw", m.imu.orientation[2]);
-    put("power.voltage", m.power.voltage);
-    put("power.current", m.power.current);
-  }
+  recordRow = row;
+  withEntry(m, recordBody);
   // Mean cycle period between two stream messages (the stream sends every ~50 ms, cycles run faster).
   if (prevSeq >= 0 && m.seq > prevSeq) put("cycle.period", (m.timestamp_ms - prevTimestampMs) / (m.seq - prevSeq));
   prevSeq = m.seq;
@@ -383,8 +338,8 @@ function chartSpecs(body: BodyKind): ChartSpec[] {
     { id: "imu-acc", title: "Acceleration (m/s²)", axes: [{ scale: "a", label: "m/s²" }], series: xyz("acc") },
     { id: "imu-gyr", title: "Angular velocity (rad/s)", axes: [{ scale: "w", label: "rad/s" }], series: xyz("gyr") },
   ];
-  if (body === "nao") specs.push({ id: "imu-angles", title: "Torso angles, inertial unit (rad)", axes: [{ scale: "r", label: "rad" }], series: [{ key: "angle.roll", label: "roll", color: PALETTE[0]! }, { key: "angle.pitch", label: "pitch", color: PALETTE[1]! }] });
-  if (body === "tny360") specs.push({ id: "imu-angles", title: "Orientation (rad)", axes: [{ scale: "r", label: "rad" }], series: ["roll", "pitch", "yaw"].map((k, i) => ({ key: `angle.${k}`, label: k, color: PALETTE[i]! })) });
+  const d = DASHBOARD_BODIES[body];
+  if (d.anglesChart) specs.push(d.anglesChart);
   specs.push(...jointCharts(body).slice(1));
   specs.push({
     id: "cycle",
@@ -400,33 +355,16 @@ function chartSpecs(body: BodyKind): ChartSpec[] {
       { key: "cycle.late_per_s", label: "late/s", color: PALETTE[4]!, scale: "n" },
     ],
   });
-  /** A chart of two signals on two axes (battery charge and current, voltage and current). */
-  const twoAxes = (title: string, a: SeriesSpec & { unit: string }, b: SeriesSpec & { unit: string }): ChartSpec => ({
-    id: "battery",
-    title,
-    axes: [
-      { scale: a.unit, label: a.unit },
-      { scale: b.unit, label: b.unit },
-    ],
-    series: [
-      { key: a.key, label: a.label, color: a.color, scale: a.unit },
-      { key: b.key, label: b.label, color: b.color, scale: b.unit },
-    ],
-  });
-  if (body === "nao") {
-    specs.push(twoAxes("Battery", { key: "battery.charge", label: "charge %", color: PALETTE[2]!, unit: "%" }, { key: "battery.current", label: "current A", color: PALETTE[1]!, unit: "A" }));
-    specs.push({ id: "feet", title: "Weight per foot (kg)", axes: [{ scale: "kg", label: "kg" }], series: [{ key: "feet.left", label: "left", color: PALETTE[0]! }, { key: "feet.right", label: "right", color: PALETTE[1]! }] });
-  }
-  if (body === "tny360") specs.push(twoAxes("Power", { key: "power.voltage", label: "voltage V", color: PALETTE[2]!, unit: "V" }, { key: "power.current", label: "current A", color: PALETTE[1]!, unit: "A" }));
+  specs.push(...d.extraCharts);
   return specs;
 }
 
 function jointCharts(body: BodyKind): ChartSpec[] {
   const out: ChartSpec[] = [
     { id: "joints-position", title: "Joint position (rad; dashed = target)", axes: [{ scale: "rad", label: "rad" }], series: jointSeries("position") },
-    { id: "joints-effort", title: body === "nao" ? "Motor current (A)" : "Effort (N·m)", axes: [{ scale: "e", label: body === "nao" ? "A" : "N·m" }], series: jointSeries("effort") },
+    { id: "joints-effort", title: DASHBOARD_BODIES[body].effort.title, axes: [{ scale: "e", label: DASHBOARD_BODIES[body].effort.unit }], series: jointSeries("effort") },
   ];
-  if (body !== "tny360") out.push({ id: "joints-temperature", title: "Motor temperature (°C)", axes: [{ scale: "c", label: "°C" }], series: jointSeries("temperature") });
+  if (DASHBOARD_BODIES[body].temperatures) out.push({ id: "joints-temperature", title: "Motor temperature (°C)", axes: [{ scale: "c", label: "°C" }], series: jointSeries("temperature") });
   return out;
 }
 
@@ -576,9 +514,9 @@ function render(now: number): void {
   const t0 = performance.now();
   const msg = c.getBodyState();
   const j = c.getJointState();
-  const q = j?.angles ?? (msg?.body === "tny360" ? msg.joint_positions : null);
+  const q = j?.angles ?? msg?.joint_positions ?? null;
   if (view && q) {
-    const tilt = msg?.body === "nao" ? msg.imu.roll_pitch : msg?.body === "tny360" ? msg.imu.orientation : null;
+    const tilt = msg ? withEntry(msg, (d, m) => d.tilt(m)) : null;
     view.update(q, tilt, teleop?.commanded() ?? null);
   }
   if (plots?.due(now)) plots.tick(now);
@@ -600,32 +538,38 @@ function render(now: number): void {
   }
 }
 
+/** The body panel from the body's table entry, with the client typed for that body. */
+function panelFor<K extends BodyKind>(c: BodyClient<K>, host: HTMLElement): BodyPanel {
+  return (DASHBOARD_BODIES[c.body as K] as DashboardBody<K>).panel(host, c, naoKin);
+}
+
 function scheduleRender(): void {
   if (framePending) return;
   framePending = true;
   requestAnimationFrame(render);
 }
 
-function setUp(c: BodylinkClient): void {
+function setUp(c: RobotClient): void {
   client = c;
-  const body = c.body!;
+  const body = c.body;
+  const d = DASHBOARD_BODIES[body];
   document.body.dataset.body = body;
-  setText(el("body-name"), body === "nao" ? "NAO v6" : body === "p7" ? "AIRBOT P7" : "TNY-360");
-  document.title = `bodylink: ${body === "nao" ? "NAO v6" : body === "p7" ? "AIRBOT P7" : "TNY-360"}`;
-  setText(el("joints-meta"), body === "nao" ? "(rad; hands: opening 0..1, 0 closed; velocities estimated)" : "(rad)");
+  setText(el("body-name"), d.name);
+  document.title = `bodylink: ${d.name}`;
+  setText(el("joints-meta"), d.jointsMeta);
   jointNames = c.jointNames;
-  plottedJoints = defaultPlotted(body).filter((n) => jointNames.includes(n));
+  plottedJoints = d.defaultPlotted.filter((n) => jointNames.includes(n));
   buildJointRows(body, jointNames);
   buildPlots(body);
   try {
     view = new BodyView(el("view3d"), body);
-    setText(el("view-note"), body === "nao" ? "Forward kinematics from Aldebaran's NAO v6 link lengths; torso tilted by the inertial unit, lowest sole on the ground." : body === "p7" ? "The arm's link model (src/bodies/p7/kinematics.ts)." : "Leg kinematics from the firmware's constants; body tilted by the IMU.");
+    setText(el("view-note"), d.viewNote);
   } catch (e) {
     setText(el("view-note"), `3D view unavailable (WebGL): ${errorText(e)}`);
   }
   const host = el("body-panel");
-  setText(el("body-h"), body === "nao" ? "Feet, sensors, boards, preferences" : body === "p7" ? "Arm: error ids, flange" : "Odometry, gait, paws, power");
-  panel = body === "nao" ? naoPanel(host, c, naoKin) : body === "p7" ? p7Panel(host, c) : tnyPanel(host);
+  setText(el("body-h"), d.panelTitle);
+  panel = panelFor(c, host);
   teleop = new Teleop(el("teleop"), c, logEvent);
   setLevel(el("connection"), "connected", "ok");
   logEvent("stream", `connected to ${body}`);

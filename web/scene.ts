@@ -375,6 +375,10 @@ class AsyncReadback {
   }
 }
 
+/** Each registry body's model and accent colour (a body without one does not compile). */
+const MODELS: { readonly [K in BodyKind]: () => BodyModel } = { nao: naoModel, p7: p7Model, tny360: tnyModel };
+const ACCENT: { readonly [K in BodyKind]: number } = { nao: 0x1f5fa8, p7: 0x3a4350, tny360: 0x1f5fa8 };
+
 export class BodyView {
   /** The canvas on the page (WebGL's own, or the 2D canvas software frames are copied into). */
   readonly canvas: HTMLCanvasElement;
@@ -436,11 +440,11 @@ export class BodyView {
     grid.rotation.x = Math.PI / 2; // three's grid lies in x–z; the robot's ground is x–y
     this.#scene.add(grid);
 
-    const factory = body === "nao" ? naoModel : body === "p7" ? p7Model : tnyModel;
+    const factory = MODELS[body];
     this.#model = factory();
     this.#ghostModel = factory();
     const solid = new MeshStandardMaterial({ color: 0xe9edf2, roughness: 0.55, metalness: 0.05 });
-    const accent = new MeshStandardMaterial({ color: body === "p7" ? 0x3a4350 : 0x1f5fa8, roughness: 0.45, metalness: 0.1 });
+    const accent = new MeshStandardMaterial({ color: ACCENT[body], roughness: 0.45, metalness: 0.1 });
     this.#figure = new Figure(solid, accent);
     this.#model.build(this.#figure);
     const ghostMat = new MeshStandardMaterial({ color: 0xf59e0b, transparent: true, opacity: 0.35, depthWrite: false });

@@ -15,7 +15,7 @@
 import { API_ORDER, JOINT_LIMITS } from "../src/bodies/nao/joints.js";
 import { P7_DEFAULT_SPEED_RAD_S, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "../src/bodies/p7/joints.js";
 import { DEFAULT_BODY_HEIGHT_M } from "../src/bodies/tny360/kinematics.js";
-import { ApiError, type BodylinkClient, type ControlHolder, type ControlLease, type StateMessage } from "../src/client/index.js";
+import { ApiError, type BodyKind, type BodylinkClient, type ControlHolder, type ControlLease, type StateMessage } from "../src/client/index.js";
 import { clockTime, errorText, fmt, make, setLevel, setText, throttle } from "./util.js";
 
 export type LogFn = (kind: string, text: string, level?: "info" | "warn" | "bad") => void;
@@ -108,10 +108,9 @@ export class Teleop {
     host.append(bar, this.#status, this.#controls);
     setLevel(this.#status, "Not in control. Take control to command the robot; reads and the emergency stop need no lease.", "calm");
     client.on("control-lost", (e) => this.#ended(`control ended: ${e.reason}`));
-    const body = client.body;
-    if (body === "nao") this.#buildNao();
-    else if (body === "p7") this.#buildP7();
-    else if (body === "tny360") this.#buildTny();
+    // One control set per registry body (a body without one does not compile).
+    const build: { readonly [K in BodyKind]: () => void } = { nao: () => this.#buildNao(), p7: () => this.#buildP7(), tny360: () => this.#buildTny() };
+    if (client.body) build[client.body]();
   }
 
   get held(): boolean {

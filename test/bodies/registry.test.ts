@@ -12,6 +12,7 @@ import { FACETS } from "../../src/client/index.js";
 import { ADAPTERS } from "../../src/serve/api/bodies/index.js";
 import { buildApiServer } from "../../src/serve/api/build.js";
 import { BodySchema } from "../../src/serve/api/schemas.js";
+import { DASHBOARD_BODIES } from "../../web/bodies/index.js";
 import { type AnyRobot, simNao, simP7, simTny } from "../api/helpers.js";
 
 const RIGS: BodyTable<() => Promise<AnyRobot>> = { nao: simNao, p7: simP7, tny360: simTny };
@@ -60,6 +61,25 @@ describe.each(BODY_KINDS)("%s derives from the registry in every layer", (kind: 
   it("client SDK: a facet in the table, named after the body (test/api/sdk-facets.test.ts uses each)", () => {
     expect(Object.keys(FACETS)).toEqual(BODY_KINDS);
     expect(new FACETS[kind]({ checkBody: () => {}, current: () => null, request: async () => null as never, command: async () => null as never }).kind).toBe(kind);
+  });
+  it("dashboard: an entry with its words, limits for every joint the API names, its charts and panel", async () => {
+    expect(Object.keys(DASHBOARD_BODIES)).toEqual(BODY_KINDS);
+    const d = DASHBOARD_BODIES[kind];
+    expect(d.name.length).toBeGreaterThan(0);
+    const robot = await RIGS[kind]();
+    opened.push(robot);
+    const app = buildApiServer(robot);
+    try {
+      const info = (await app.inject({ method: "GET", url: "/v1/info" })).json() as { joint_names: string[] };
+      const limits = d.limits(info.joint_names);
+      expect(limits).toHaveLength(info.joint_names.length);
+      for (const l of limits) if (l) expect(l.minRad).toBeLessThan(l.maxRad);
+      expect(limits.filter((l) => l !== null).length).toBeGreaterThanOrEqual(info.joint_names.length - 2); // NAO hands are 0..1 openings, no rad limits
+      expect(d.defaultPlotted.every((n) => info.joint_names.includes(n))).toBe(true);
+      expect(typeof d.panel).toBe("function");
+    } finally {
+      await app.close();
+    }
   });
   it("CLI: a --body choice of serve and record, and a shutdown line", () => {
     const program = new Command();

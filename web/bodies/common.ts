@@ -1,0 +1,86 @@
+/**
+ * What the dashboard knows about a body, one entry per registry body (`index.ts`): words, limits,
+ * the body panel, the body's own charts and table cells, and how its messages fill the history.
+ */
+import type { NaoKinematics } from "../../src/bodies/nao/kinematics.js";
+import type { BodyKind } from "../../src/bodies/registry.js";
+import type { BodyClient, MotorState, StateMessage } from "../../src/client/index.js";
+import type { BodyPanel } from "../panels.js";
+import type { ChartSpec, SeriesSpec } from "../plots.js";
+
+export type MessageOf<K extends BodyKind> = Extract<StateMessage, { readonly body: K }>;
+
+export interface Limit {
+  readonly minRad: number;
+  readonly maxRad: number;
+}
+
+/** One history row's per-joint columns (store.ts), written in place. */
+export interface JointColumns {
+  position: Float64Array;
+  target: Float64Array;
+  effort: Float64Array;
+  temperature: Float64Array;
+  stiffness: Float64Array;
+}
+
+export interface DashboardBody<K extends BodyKind> {
+  /** Header and page title, e.g. "NAO v6". */
+  readonly name: string;
+  /** Units note beside the joints table's title. */
+  readonly jointsMeta: string;
+  /** Title of the body panel. */
+  readonly panelTitle: string;
+  /** Under the 3D view: where its model comes from. */
+  readonly viewNote: string;
+  /** Header of the joints table's last column. */
+  readonly extraColumn: string;
+  /** Whether the joints have temperature sensors (a column and a chart). */
+  readonly temperatures: boolean;
+  /** The effort chart's title and unit. */
+  readonly effort: { readonly title: string; readonly unit: string };
+  /** Joints plotted by default (those the body has). */
+  readonly defaultPlotted: readonly string[];
+  limits(names: readonly string[]): Array<Limit | null>;
+  panel(host: HTMLElement, c: BodyClient<K>, kin: NaoKinematics): BodyPanel;
+  /** The orientation chart (after the IMU's), if the body reports angles. */
+  readonly anglesChart: ChartSpec | null;
+  /** The body's own charts, after the cycle chart. */
+  readonly extraCharts: readonly ChartSpec[];
+  /** The joints table's last column for joint `i`. */
+  extraCell(m: Readonly<MessageOf<K>>, i: number, motors: MotorState | null): { readonly text: string; readonly bad: boolean };
+  /** One line under the IMU numbers (orientation), or "". */
+  imuText(m: Readonly<MessageOf<K>>): string;
+  /** Roll, pitch (and yaw) for the 3D view, or null. */
+  tilt(m: Readonly<MessageOf<K>>): readonly number[] | null;
+  /**
+   * Fill history row `row` from `m`: joint `i`'s columns (`commanded`: this page's targets while it
+   * holds control, else null) and the body's named series (`put`). Called per stream message:
+   * allocation-free.
+   */
+  recordJoint(m: Readonly<MessageOf<K>>, i: number, j: JointColumns, row: number, commanded: Float64Array | null): void;
+  recordNamed(m: Readonly<MessageOf<K>>, put: (key: string, v: number | null | undefined) => void): void;
+}
+
+export const num = (v: number | null | undefined): number => (typeof v === "number" && Number.isFinite(v) ? v : Number.NaN);
+
+/** A chart of two signals on two axes (battery charge and current, voltage and current). */
+export function twoAxes(title: string, a: SeriesSpec & { unit: string }, b: SeriesSpec & { unit: string }): ChartSpec {
+  return {
+    id: "battery",
+    title,
+    axes: [
+      { scale: a.unit, label: a.unit },
+      { scale: b.unit, label: b.unit },
+    ],
+    series: [
+      { key: a.key, label: a.label, color: a.color, scale: a.unit },
+      { key: b.key, label: b.label, color: b.color, scale: b.unit },
+    ],
+  };
+}
+
+/** Limits from two arrays in joint order. */
+export function arrayLimits(names: readonly string[], min: ArrayLike<number>, max: ArrayLike<number>): Array<Limit | null> {
+  return names.map((_, i) => (i < min.length ? { minRad: min[i]!, maxRad: max[i]! } : null));
+}
