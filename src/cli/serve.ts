@@ -376,7 +376,9 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       tnyUrl = t.tnyUrl;
       transport = o.tnyHost ? `tny:${o.tnyHost}` : "sim";
     } else {
-      throw usageError(`unknown body ${JSON.stringify(o.body)}; choose ${bodyChoicesText()}`, "serve");
+      // Every registry body has a branch above: a body added to the registry without one does not compile.
+      const unserved: never = o.body;
+      throw usageError(`unknown body ${JSON.stringify(unserved)}; choose ${bodyChoicesText()}`, "serve");
     }
     const slog = attachSafetyLog(robot, o.quiet ? () => undefined : undefined);
     safety = slog;
@@ -543,7 +545,7 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
     stopping = true;
     setTimeout(() => process.exit(code || 1), STOP_DEADLINE_MS).unref();
     if (progress) clearInterval(progress);
-    say(`${process.stdout.isTTY ? "\n" : ""}${sig}: stopping (${(isBodyKind(o.body) ? SHUTDOWN_ACTION[o.body] : "body to its safe state")}) …`);
+    say(`${process.stdout.isTTY ? "\n" : ""}${sig}: stopping (${isBodyKind(o.body) ? SHUTDOWN_ACTION[o.body] : "body to its safe state"}) …`);
     await rt?.close(`shutdown: ${sig}`);
     const p = rt?.recorder?.progress();
     if (p && !p.failure) say(`recorded ${p.messages.toLocaleString("en-US")} messages, ${(p.bytes / 1e6).toFixed(2)} MB in ${p.files.join(", ")}`);
