@@ -18,3 +18,26 @@ export interface FacetHost {
   /** A body command (POST /v1/commands/…) with the client's lease; resolves its `result`. */
   command<T>(path: string, body: unknown): Promise<T>;
 }
+
+/** A body's facet: its kind, the body check, and its own message. */
+export abstract class Facet<K extends BodyKind> {
+  readonly kind: K;
+  protected readonly host: FacetHost;
+
+  constructor(kind: K, host: FacetHost) {
+    this.kind = kind;
+    this.host = host;
+  }
+
+  /** This body's full message as sent (wire spelling), deep-frozen; or null when not current. */
+  getBodyState(): Readonly<Extract<StateMessage, { readonly body: K }>> | null {
+    this.check("getBodyState");
+    const c = this.host.current();
+    return c && c.message.body === this.kind ? (c.message as Readonly<Extract<StateMessage, { readonly body: K }>>) : null;
+  }
+
+  /** Throws ApiError BL_ERR_CLIENT_NOT_THIS_BODY unless the server serves this body. */
+  protected check(method: string): void {
+    this.host.checkBody(this.kind, `${this.kind}.${method}()`);
+  }
+}

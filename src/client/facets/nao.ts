@@ -6,7 +6,7 @@
  */
 import type { AppliedAnswer, NaoStateMessage } from "../messages.js";
 import { finiteArray, type SnapshotMeta } from "../snapshots.js";
-import type { FacetHost } from "./host.js";
+import { Facet, type FacetHost } from "./host.js";
 
 /** Joint targets in the API's joint order (`client.jointNames`): 26 values each. */
 export interface NaoJointTargets {
@@ -59,29 +59,20 @@ export interface HeadState extends SnapshotMeta {
 
 type Partially<T> = { readonly [K in keyof T]?: T[K] extends object ? Partial<T[K]> : T[K] };
 
-export class NaoFacet {
-  readonly kind = "nao" as const;
-  readonly #host: FacetHost;
-
+export class NaoFacet extends Facet<"nao"> {
   constructor(host: FacetHost) {
-    this.#host = host;
+    super("nao", host);
   }
 
-  /** The NAO's full message as sent (wire spelling), deep-frozen; or null when not current. */
-  getBodyState(): Readonly<NaoStateMessage> | null {
-    this.#host.checkBody("nao", "nao.getBodyState()");
-    const c = this.#host.current();
-    return c && c.message.body === "nao" ? c.message : null;
-  }
   getBatteryState(): BatteryState | null {
-    const n = this.#now("getBatteryState()");
+    const n = this.#now("getBatteryState");
     const b = n?.f.battery;
     if (!n || !b || !allFinite(b.charge, b.current, b.temperature, b.status) || typeof b.charging !== "boolean") return null;
     return Object.freeze({ ...n.meta, charge: b.charge!, currentA: b.current!, temperatureLola: b.temperature!, charging: b.charging, status: b.status! });
   }
   /** Touch: one value per hand and foot. */
   getTouchState(): TouchState | null {
-    const n = this.#now("getTouchState()");
+    const n = this.#now("getTouchState");
     const t = n?.f.touch;
     if (!n || !t) return null;
     const v = [t.chest_button, t.head_front, t.head_middle, t.head_rear, t.left_hand, t.right_hand, t.left_foot, t.right_foot];
@@ -100,7 +91,7 @@ export class NaoFacet {
   }
   /** Foot pressure sensors, weights, centres of pressure. */
   getFootState(): FootState | null {
-    const n = this.#now("getFootState()");
+    const n = this.#now("getFootState");
     if (!n) return null;
     const f = n.f;
     const l = finiteArray(f.left_foot_pressure, 4);
@@ -120,14 +111,14 @@ export class NaoFacet {
   }
   /** Sonar distances, m. */
   getSonarState(): SonarState | null {
-    const n = this.#now("getSonarState()");
+    const n = this.#now("getSonarState");
     const s = n && finiteArray(n.f.sonar, 2);
     if (!n || !s) return null;
     return Object.freeze({ ...n.meta, leftM: s[0]!, rightM: s[1]! });
   }
   /** Head power monitor and face temperature. */
   getHeadState(): HeadState | null {
-    const n = this.#now("getHeadState()");
+    const n = this.#now("getHeadState");
     const h = n?.f.head;
     if (!n || !h || !allFinite(h.voltage, h.power, h.current, h.face_temperature)) return null;
     return Object.freeze({ ...n.meta, voltageV: h.voltage!, powerW: h.power!, currentA: h.current!, faceTemperatureC: h.face_temperature! });
@@ -135,47 +126,47 @@ export class NaoFacet {
 
   /** The chest board's decoded preferences. */
   async fetchPreferences(): Promise<unknown> {
-    this.#host.checkBody("nao", "nao.fetchPreferences()");
-    return this.#host.request("GET", "/v1/preferences");
+    this.check("fetchPreferences");
+    return this.host.request("GET", "/v1/preferences");
   }
   /** Motor-board handshake results. */
   async fetchBoards(): Promise<unknown[]> {
-    this.#host.checkBody("nao", "nao.fetchBoards()");
-    return this.#host.request("GET", "/v1/boards");
+    this.check("fetchBoards");
+    return this.host.request("GET", "/v1/boards");
   }
 
   /** Positions and/or stiffness (26 each, `jointNames` order); out-of-limit positions are clamped and listed. */
   async setJointTargets(targets: NaoJointTargets): Promise<AppliedAnswer> {
-    this.#host.checkBody("nao", "nao.setJointTargets()");
-    return this.#host.command("/v1/commands/joints", targets);
+    this.check("setJointTargets");
+    return this.host.command("/v1/commands/joints", targets);
   }
   /** LED intensities 0..1 per group, LoLA's index order within each group. */
   async setLeds(groups: Partial<Record<NaoLedGroup, readonly number[]>>): Promise<AppliedAnswer> {
-    this.#host.checkBody("nao", "nao.setLeds()");
-    return this.#host.command("/v1/commands/leds", groups);
+    this.check("setLeds");
+    return this.host.command("/v1/commands/leds", groups);
   }
   /** Sonar transmitters on/off. */
   async setSonar(on: { left: boolean; right: boolean }): Promise<AppliedAnswer> {
-    this.#host.checkBody("nao", "nao.setSonar()");
-    return this.#host.command("/v1/commands/sonar", on);
+    this.check("setSonar");
+    return this.host.command("/v1/commands/sonar", on);
   }
   /** Stiffness up into the stand posture; resolves the estimated seconds. */
   async smoothEnable(): Promise<{ estimatedS: number }> {
-    this.#host.checkBody("nao", "nao.smoothEnable()");
-    const r = await this.#host.command<{ estimated_s: number }>("/v1/commands/smooth-enable", {});
+    this.check("smoothEnable");
+    const r = await this.host.command<{ estimated_s: number }>("/v1/commands/smooth-enable", {});
     return { estimatedS: r.estimated_s };
   }
   /** Into the rest posture, then stiffness off; resolves the estimated seconds. */
   async smoothDisable(): Promise<{ estimatedS: number }> {
-    this.#host.checkBody("nao", "nao.smoothDisable()");
-    const r = await this.#host.command<{ estimated_s: number }>("/v1/commands/smooth-disable", {});
+    this.check("smoothDisable");
+    const r = await this.host.command<{ estimated_s: number }>("/v1/commands/smooth-disable", {});
     return { estimatedS: r.estimated_s };
   }
 
   /** The current NAO message's fields (possibly incomplete: checked field by field) and stamp. */
   #now(what: string): { f: Partially<NaoStateMessage>; meta: SnapshotMeta } | null {
-    this.#host.checkBody("nao", `nao.${what}`);
-    const c = this.#host.current();
+    this.check(what);
+    const c = this.host.current();
     return c && c.message.body === "nao" ? { f: c.message as Partially<NaoStateMessage>, meta: c.meta } : null;
   }
 }

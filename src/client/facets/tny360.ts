@@ -3,8 +3,7 @@
  * posture, gait, joints, legs, smooth enable/disable. Every call checks the body first: on another
  * body it fails with ApiError `BL_ERR_CLIENT_NOT_THIS_BODY` before anything is sent. Browser-safe.
  */
-import type { Tny360StateMessage } from "../messages.js";
-import type { FacetHost } from "./host.js";
+import { Facet, type FacetHost } from "./host.js";
 
 export type Tny360Gait = "Creep" | "Walk" | "Run";
 /** Joint targets in JointId order (`client.jointNames`): 14 positions, rad. */
@@ -14,34 +13,25 @@ export interface Tny360JointTargets {
 
 type Forwarded = { forwarded: boolean };
 
-export class Tny360Facet {
-  readonly kind = "tny360" as const;
-  readonly #host: FacetHost;
-
+export class Tny360Facet extends Facet<"tny360"> {
   constructor(host: FacetHost) {
-    this.#host = host;
+    super("tny360", host);
   }
 
-  /** The quadruped's full message as sent (wire spelling), deep-frozen; or null when not current. */
-  getBodyState(): Readonly<Tny360StateMessage> | null {
-    this.#host.checkBody("tny360", "tny360.getBodyState()");
-    const c = this.#host.current();
-    return c && c.message.body === "tny360" ? c.message : null;
-  }
   /** All 14 joints' targets, rad (out-of-limit values are refused). */
   async setJointTargets(targets: Tny360JointTargets): Promise<Forwarded> {
-    this.#host.checkBody("tny360", "tny360.setJointTargets()");
-    return this.#host.command("/v1/commands/joints", targets);
+    this.check("setJointTargets");
+    return this.host.command("/v1/commands/joints", targets);
   }
   /** Walk at x, y (m/s) and yaw (rad/s). Renew within 500 ms or the velocity decays to zero. */
   async setVelocity(v: { xMS: number; yMS: number; yawRadS: number; clearOverrides?: boolean }): Promise<Forwarded> {
-    this.#host.checkBody("tny360", "tny360.setVelocity()");
-    return this.#host.command("/v1/commands/velocity", { x: v.xMS, y: v.yMS, yaw: v.yawRadS, ...(v.clearOverrides === undefined ? {} : { clear_overrides: v.clearOverrides }) });
+    this.check("setVelocity");
+    return this.host.command("/v1/commands/velocity", { x: v.xMS, y: v.yMS, yaw: v.yawRadS, ...(v.clearOverrides === undefined ? {} : { clear_overrides: v.clearOverrides }) });
   }
   /** Body posture, position m (z = height) and rotation rad (Euler XYZ). */
   async setPosture(p: { xM: number; yM: number; zM: number; rxRad: number; ryRad: number; rzRad: number; clearOverrides?: boolean }): Promise<Forwarded> {
-    this.#host.checkBody("tny360", "tny360.setPosture()");
-    return this.#host.command("/v1/commands/posture", {
+    this.check("setPosture");
+    return this.host.command("/v1/commands/posture", {
       x: p.xM,
       y: p.yM,
       z: p.zM,
@@ -53,33 +43,33 @@ export class Tny360Facet {
   }
   /** Power joints, bit i = joint i (0x0FFF = the 12 leg joints). */
   async setEnabledMask(mask: number): Promise<Forwarded> {
-    this.#host.checkBody("tny360", "tny360.setEnabledMask()");
-    return this.#host.command("/v1/commands/enabled", { mask });
+    this.check("setEnabledMask");
+    return this.host.command("/v1/commands/enabled", { mask });
   }
   async setGait(gait: Tny360Gait): Promise<Forwarded> {
-    this.#host.checkBody("tny360", "tny360.setGait()");
-    return this.#host.command("/v1/commands/gait", { gait });
+    this.check("setGait");
+    return this.host.command("/v1/commands/gait", { gait });
   }
   /** One joint's target, rad (outside its limits: refused). */
   async setJointTarget(joint: number, positionRad: number): Promise<Forwarded> {
-    this.#host.checkBody("tny360", "tny360.setJointTarget()");
-    return this.#host.command("/v1/commands/joint", { joint, position: positionRad });
+    this.check("setJointTarget");
+    return this.host.command("/v1/commands/joint", { joint, position: positionRad });
   }
   /** A leg's foot position in the planner frame, m (leg 0 FL, 1 BL, 2 BR, 3 FR). */
   async setLegPosition(leg: number, xM: number, yM: number, zM: number): Promise<Forwarded> {
-    this.#host.checkBody("tny360", "tny360.setLegPosition()");
-    return this.#host.command("/v1/commands/leg", { leg, x: xM, y: yM, z: zM });
+    this.check("setLegPosition");
+    return this.host.command("/v1/commands/leg", { leg, x: xM, y: yM, z: zM });
   }
   /** Stand up (smooth enable); resolves the estimated seconds. */
   async smoothEnable(): Promise<{ estimatedS: number }> {
-    this.#host.checkBody("tny360", "tny360.smoothEnable()");
-    const r = await this.#host.command<{ estimated_s: number }>("/v1/commands/smooth-enable", {});
+    this.check("smoothEnable");
+    const r = await this.host.command<{ estimated_s: number }>("/v1/commands/smooth-enable", {});
     return { estimatedS: r.estimated_s };
   }
   /** Lie down, then power off the joints; resolves the estimated seconds. */
   async smoothDisable(): Promise<{ estimatedS: number }> {
-    this.#host.checkBody("tny360", "tny360.smoothDisable()");
-    const r = await this.#host.command<{ estimated_s: number }>("/v1/commands/smooth-disable", {});
+    this.check("smoothDisable");
+    const r = await this.host.command<{ estimated_s: number }>("/v1/commands/smooth-disable", {});
     return { estimatedS: r.estimated_s };
   }
 }
