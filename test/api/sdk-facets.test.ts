@@ -75,7 +75,8 @@ describe("per-body facets chosen by the server's hello", () => {
     await c.acquireControl({ leaseMs: 2000 });
     const { etaS } = await c.p7.moveJoints([0.1, 0, 0, 0, 0, 0, 0], { speedRadS: 1 });
     expect(etaS).toBeGreaterThan(0);
-    expect(c.p7.getBodyState()?.body).toBe("p7");
+    // Read inside a state event: the state is current there (a loaded machine may stale it later).
+    expect(await new Promise((resolve) => c.once("state", () => resolve(c.p7.getBodyState()?.body)))).toBe("p7");
     const before = sent.length;
 
     const e = await refused(facet(c, "nao").setLeds!({ chest: [1, 0, 0] }));
@@ -102,11 +103,14 @@ describe("per-body facets chosen by the server's hello", () => {
   it("NAO: LEDs and joints through its facet; flat calls still work; the P7's fails", async () => {
     const server = await serve(await simNao(new MonotonicClock()));
     const { c } = await counted(server.url);
-    await firstState(c);
     if (c.body !== "nao") throw new Error(`expected a nao, got ${c.body}`);
-    expect(c.nao.getBatteryState()?.charge).toBeGreaterThan(0);
-    expect(c.nao.getTouchState()).not.toBeNull();
-    expect(c.nao.getBodyState()?.joint_positions).toHaveLength(26);
+    const nao = c.nao;
+    const read = await new Promise<[number | undefined, boolean, number | undefined]>((resolve) =>
+      c.once("state", () => resolve([nao.getBatteryState()?.charge, nao.getTouchState() !== null, nao.getBodyState()?.joint_positions.length])),
+    );
+    expect(read[0]).toBeGreaterThan(0);
+    expect(read[1]).toBe(true);
+    expect(read[2]).toBe(26);
     await c.acquireControl({ leaseMs: 2000 });
     expect((await c.nao.setLeds({ chest: [1, 0, 0] })).applied).toEqual(["chest"]);
     expect((await c.nao.setJointTargets({ stiffness: new Array(26).fill(0.2) })).applied).toEqual(["stiffness"]);
