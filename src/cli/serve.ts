@@ -655,6 +655,8 @@ export function inapplicableFlags(o: ServeOptions, given: (key: string) => boole
     }
   }
   if (o.core === "main" && given("coreWake")) out.push("--core-wake applies to a core in its own thread; ignored with --core main");
+  if (o.body === "tny360" && o.core === "main" && given("tnyServer")) out.push("--tny-server chooses the thread of a threaded core; with --core main everything runs on the main thread (ignored)");
+  if (o.body === "tny360" && !o.tny && given("tnyServer")) out.push("--tny-server has no effect with --no-tny; ignored");
   if (o.body === "tny360" && !o.tny && given("tnyPort")) out.push("--tny-port has no effect with --no-tny; ignored");
   const real = (o.body === "nao" && o.usb) || (o.body === "tny360" && o.tnyHost);
   if (real && given("seed")) out.push(`--seed sets the simulator's noise; ignored with ${o.body === "nao" ? "--usb" : "--tny-host"} (a real robot)`);

@@ -59,6 +59,15 @@ export interface CoreHostOptions {
 
 type Acquired = AcquireResultOf<LeaseHandle>;
 
+/** A host's start options split into the core's (they cross in workerData) and the host's own. */
+export function splitHostOptions<O extends CoreHostOptions>(opts: O): { core: Omit<O, keyof CoreHostOptions>; host: CoreHostOptions } {
+  const { requestTimeoutMs, stallAfterMs, asyncRequests, ...core } = opts;
+  return {
+    core,
+    host: { ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}), ...(stallAfterMs !== undefined ? { stallAfterMs } : {}), ...(asyncRequests !== undefined ? { asyncRequests } : {}) },
+  };
+}
+
 /** The requests to one core: synchronous (the host waits on the reply buffer) or answered later (a message). */
 export class CoreLink {
   readonly #worker: Worker;

@@ -19,7 +19,7 @@ import type { NaoCoreOptions } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
 import { NAO_STATE_BYTES, NaoStateChannel } from "../shm/nao-state.js";
 import type { BoardReport } from "../transport/chestboard-link.js";
-import { CoreHost, type CoreHostOptions, HostAuthority } from "./core-host.js";
+import { CoreHost, type CoreHostOptions, HostAuthority, splitHostOptions } from "./core-host.js";
 
 export type NaoHostOptions = NaoCoreOptions & Omit<CoreHostOptions, "asyncRequests">;
 
@@ -47,8 +47,7 @@ export class NaoHost extends CoreHost implements NaoBody {
 
   /** Start the core in its worker; resolves once it is configured, cycling and (with `lola`) serving LoLA. */
   static async start(opts: NaoHostOptions): Promise<NaoHost> {
-    const { requestTimeoutMs, stallAfterMs, ...core } = opts;
-    const hostOpts = { asyncRequests: true, ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}), ...(stallAfterMs !== undefined ? { stallAfterMs } : {}) };
+    const { core, host: hostOpts } = splitHostOptions({ asyncRequests: true, ...opts });
     const { host, ready } = await CoreHost.boot<NaoHost>(
       {
         entry: "nao-worker",

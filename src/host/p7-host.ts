@@ -10,7 +10,7 @@ import type { P7ClearAccepted, P7CommandResult, P7MoveAccepted, P7MoveOptions } 
 import type { P7CoreOptions } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
 import { P7_STATE_BYTES, p7StateChannel } from "../shm/p7-state.js";
-import { CoreHost, type CoreHostOptions, SyncHostAuthority } from "./core-host.js";
+import { CoreHost, type CoreHostOptions, SyncHostAuthority, splitHostOptions } from "./core-host.js";
 
 export type P7HostOptions = Omit<P7CoreOptions, "gcEveryMs"> & Partial<Pick<P7CoreOptions, "gcEveryMs">> & CoreHostOptions;
 
@@ -25,8 +25,7 @@ export class P7Host extends CoreHost {
 
   /** Start the P7 core in its worker; resolves once it is cycling. */
   static async start(opts: P7HostOptions): Promise<P7Host> {
-    const { requestTimeoutMs, stallAfterMs, ...core } = opts;
-    const hostOpts = { ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}), ...(stallAfterMs !== undefined ? { stallAfterMs } : {}) };
+    const { core, host: hostOpts } = splitHostOptions(opts);
     const { host } = await CoreHost.boot<P7Host>(
       {
         entry: "p7-worker",

@@ -6,33 +6,14 @@
  * What crosses, and how: core-host.ts.
  */
 import { BODIES } from "../bodies/registry.js";
-import {
-  snapshotBody,
-  snapshotErrors,
-  snapshotImu,
-  snapshotJoints,
-  snapshotOdometry,
-  snapshotPaws,
-  snapshotPower,
-  snapshotTny360State,
-  type Tny360BodySnapshot,
-  type Tny360ErrorsSnapshot,
-  type Tny360ImuSnapshot,
-  type Tny360JointsSnapshot,
-  type Tny360OdometrySnapshot,
-  type Tny360PawsSnapshot,
-  type Tny360PowerSnapshot,
-  type Tny360Snapshot,
-  Tny360State,
-  type TnyReply,
-} from "../bodies/tny360/state.js";
+import { snapshotTny360State, type Tny360Snapshot, Tny360State, type TnyReply } from "../bodies/tny360/state.js";
 import type { Tny360CoreOptions } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
 import type { Tny360CommandResult, Tny360Posture, Tny360SmoothResult } from "../runtime/tny360-robot.js";
 import { TNY360_STATE_BYTES, tny360StateChannel } from "../shm/tny360-state.js";
 import { type ActionSpec, type GaitName, type LogLevelCode, MODULES, type ModuleSpec } from "../wire/tny/constants.js";
 import type { Worker } from "node:worker_threads";
-import { CoreHost, type CoreHostOptions, type StateReader, SyncHostAuthority } from "./core-host.js";
+import { CoreHost, type CoreHostOptions, type StateReader, SyncHostAuthority, splitHostOptions } from "./core-host.js";
 
 export type Tny360HostOptions = Omit<Tny360CoreOptions, "gcEveryMs"> & Partial<Pick<Tny360CoreOptions, "gcEveryMs">> & CoreHostOptions;
 
@@ -60,8 +41,7 @@ export class Tny360Host extends CoreHost {
 
   /** Start the TNY-360 core in its worker; resolves once it is cycling (and, with `server`, serving the TNY-360 API). */
   static async start(opts: Tny360HostOptions): Promise<Tny360Host> {
-    const { requestTimeoutMs, stallAfterMs, ...core } = opts;
-    const hostOpts = { ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}), ...(stallAfterMs !== undefined ? { stallAfterMs } : {}) };
+    const { core, host: hostOpts } = splitHostOptions(opts);
     const source = core.remote ? "remote" : "sim";
     const { host, ready } = await CoreHost.boot<Tny360Host>(
       {
@@ -88,7 +68,7 @@ export class Tny360Host extends CoreHost {
     this.onCoreMessage("refused", (m) => listener(String(m.what), String(m.detail)));
   }
 
-  // ---- reads (copies of the mirror) ----------------------------------------------------------
+  // ---- reads (copies of the mirror; what the robot API's adapter reads) ------------------------
 
   snapshot(): Tny360Snapshot | null {
     return this.state.valid ? snapshotTny360State(this.state) : null;
@@ -96,27 +76,6 @@ export class Tny360Host extends CoreHost {
   stamp(): { readonly seq: number; readonly timestampMs: number; readonly epochMs: number; readonly link: Tny360Snapshot["link"] } | null {
     const s = this.state;
     return s.valid ? { seq: s.seq, timestampMs: s.timestampMs, epochMs: s.epochMs, link: s.link } : null;
-  }
-  joints(): Tny360JointsSnapshot | null {
-    return this.state.valid ? snapshotJoints(this.state) : null;
-  }
-  imu(): Tny360ImuSnapshot | null {
-    return this.state.valid ? snapshotImu(this.state) : null;
-  }
-  paws(): Tny360PawsSnapshot | null {
-    return this.state.valid ? snapshotPaws(this.state) : null;
-  }
-  odometry(): Tny360OdometrySnapshot | null {
-    return this.state.valid ? snapshotOdometry(this.state) : null;
-  }
-  body(): Tny360BodySnapshot | null {
-    return this.state.valid ? snapshotBody(this.state) : null;
-  }
-  power(): Tny360PowerSnapshot | null {
-    return this.state.valid ? snapshotPower(this.state) : null;
-  }
-  errors(): Tny360ErrorsSnapshot | null {
-    return this.state.valid ? snapshotErrors(this.state) : null;
   }
 
   // ---- typed commands (answered by the core) -------------------------------------------------

@@ -18,19 +18,21 @@ export const P7_STATE_BYTES = layoutBytes(P7_STATE_LAYOUT);
 
 export const P7_BINDING: StateBinding<P7Mirror, typeof P7_STATE_LAYOUT> = {
   layout: P7_STATE_LAYOUT,
+  arrays: ({ state: s }) => ({
+    angles: s.angles,
+    velocities: s.velocities,
+    efforts: s.efforts,
+    temperatures: s.temperatures,
+    errorIds: s.errorIds,
+    angularVelocity: s.angularVelocity,
+    linearAcceleration: s.linearAcceleration,
+  }),
   write(v, m) {
     const s = m.state;
     const c = v.scalars;
     c[P7_SCALAR.seq] = s.seq;
     c[P7_SCALAR.timestampMs] = s.timestampMs;
     c[P7_SCALAR.epochMs] = s.epochMs;
-    v.angles.set(s.angles);
-    v.velocities.set(s.velocities);
-    v.efforts.set(s.efforts);
-    v.temperatures.set(s.temperatures);
-    v.errorIds.set(s.errorIds);
-    v.angularVelocity.set(s.angularVelocity);
-    v.linearAcceleration.set(s.linearAcceleration);
     const f = v.flags;
     f[P7_FLAG.jointValid] = s.jointValid ? 1 : 0;
     f[P7_FLAG.motorValid] = s.motorValid ? 1 : 0;
@@ -43,13 +45,6 @@ export const P7_BINDING: StateBinding<P7Mirror, typeof P7_STATE_LAYOUT> = {
     s.seq = c[P7_SCALAR.seq]!;
     s.timestampMs = c[P7_SCALAR.timestampMs]!;
     s.epochMs = c[P7_SCALAR.epochMs]!;
-    s.angles.set(v.angles);
-    s.velocities.set(v.velocities);
-    s.efforts.set(v.efforts);
-    s.temperatures.set(v.temperatures);
-    s.errorIds.set(v.errorIds);
-    s.angularVelocity.set(v.angularVelocity);
-    s.linearAcceleration.set(v.linearAcceleration);
     const f = v.flags;
     s.jointValid = f[P7_FLAG.jointValid] === 1;
     s.motorValid = f[P7_FLAG.motorValid] === 1;

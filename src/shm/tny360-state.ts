@@ -18,6 +18,22 @@ const SMOOTH_CODE = { idle: 0, enabling: 1, disabling: 2 } as const;
 
 export const TNY360_BINDING: StateBinding<Tny360Mirror, typeof TNY360_STATE_LAYOUT> = {
   layout: TNY360_STATE_LAYOUT,
+  arrays: ({ state: s }) => ({
+    positionRad: s.joints.positionRad,
+    targetRad: s.joints.targetRad,
+    velocityRadS: s.joints.velocityRadS,
+    effortNm: s.joints.effortNm,
+    temperatureC: s.joints.temperatureC,
+    enabled: s.joints.enabled,
+    orientationRad: s.imu.orientationRad,
+    angularVelocityRadS: s.imu.angularVelocityRadS,
+    linearAccelerationMS2: s.imu.linearAccelerationMS2,
+    down: s.imu.down,
+    grounded: s.paws.grounded,
+    targetVelocity: s.body.targetVelocity,
+    posturePositionM: s.body.posturePositionM,
+    postureRotationRad: s.body.postureRotationRad,
+  }),
   write(v, m) {
     const s = m.state;
     const c = v.scalars;
@@ -40,21 +56,6 @@ export const TNY360_BINDING: StateBinding<Tny360Mirror, typeof TNY360_STATE_LAYO
     c[K.lastErrorId] = s.errors.lastErrorId;
     c[K.gait] = s.body.gait;
     c[K.enabledMask] = s.body.enabledMask;
-    const j = s.joints;
-    v.positionRad.set(j.positionRad);
-    v.targetRad.set(j.targetRad);
-    v.velocityRadS.set(j.velocityRadS);
-    v.effortNm.set(j.effortNm);
-    v.temperatureC.set(j.temperatureC);
-    v.enabled.set(j.enabled);
-    v.orientationRad.set(s.imu.orientationRad);
-    v.angularVelocityRadS.set(s.imu.angularVelocityRadS);
-    v.linearAccelerationMS2.set(s.imu.linearAccelerationMS2);
-    v.down.set(s.imu.down);
-    v.grounded.set(s.paws.grounded);
-    v.targetVelocity.set(s.body.targetVelocity);
-    v.posturePositionM.set(s.body.posturePositionM);
-    v.postureRotationRad.set(s.body.postureRotationRad);
     const f = v.flags;
     f[F.valid] = s.valid ? 1 : 0;
     f[F.link] = LINK_CODE[s.link];
@@ -84,21 +85,6 @@ export const TNY360_BINDING: StateBinding<Tny360Mirror, typeof TNY360_STATE_LAYO
     s.errors.lastErrorId = c[K.lastErrorId]!;
     s.body.gait = c[K.gait]!;
     s.body.enabledMask = c[K.enabledMask]!;
-    const j = s.joints;
-    j.positionRad.set(v.positionRad);
-    j.targetRad.set(v.targetRad);
-    j.velocityRadS.set(v.velocityRadS);
-    j.effortNm.set(v.effortNm);
-    j.temperatureC.set(v.temperatureC);
-    j.enabled.set(v.enabled);
-    s.imu.orientationRad.set(v.orientationRad);
-    s.imu.angularVelocityRadS.set(v.angularVelocityRadS);
-    s.imu.linearAccelerationMS2.set(v.linearAccelerationMS2);
-    s.imu.down.set(v.down);
-    s.paws.grounded.set(v.grounded);
-    s.body.targetVelocity.set(v.targetVelocity);
-    s.body.posturePositionM.set(v.posturePositionM);
-    s.body.postureRotationRad.set(v.postureRotationRad);
     const f = v.flags;
     s.valid = f[F.valid] === 1;
     s.link = linkStatusText(f[F.link]!);

@@ -137,3 +137,40 @@ describe("TNY-360 state channel", () => {
     );
   });
 });
+
+describe("state channels allocate nothing in steady state", () => {
+  /** 20,000 publishes and reads: an allocation per call would be ≥ 20,000 × 16 B = 320 kB. */
+  function grows(publishAndRead: () => void): number {
+    for (let i = 0; i < 20_000; i++) publishAndRead(); // warm up (JIT)
+    (globalThis as { gc?: () => void }).gc?.();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 20_000; i++) publishAndRead();
+    return process.memoryUsage().heapUsed - before;
+  }
+  it("P7: publish (the core, every cycle) and readInto (the host)", () => {
+    const { buffer, ctl } = buffers(P7_STATE_BYTES);
+    const core = p7StateChannel(buffer, STATE_START, ctl, CTL.stateSeq);
+    const host = p7StateChannel(buffer, STATE_START, ctl, CTL.stateSeq);
+    const src = { state: new P7State(), link: "ok" as LinkStatus };
+    const into = { state: new P7State(), link: "starting" as LinkStatus };
+    expect(grows(() => {
+      src.state.seq++;
+      core.publish(src);
+      host.readInto(into);
+    })).toBeLessThan(200_000);
+    expect(into.state.seq).toBe(src.state.seq);
+  });
+  it("TNY-360: publish and readInto", () => {
+    const { buffer, ctl } = buffers(TNY360_STATE_BYTES);
+    const core = tny360StateChannel(buffer, STATE_START, ctl, CTL.stateSeq);
+    const host = tny360StateChannel(buffer, STATE_START, ctl, CTL.stateSeq);
+    const src = { state: new Tny360State("sim") };
+    const into = { state: new Tny360State("sim") };
+    expect(grows(() => {
+      src.state.seq++;
+      core.publish(src);
+      host.readInto(into);
+    })).toBeLessThan(200_000);
+    expect(into.state.seq).toBe(src.state.seq);
+  });
+});
