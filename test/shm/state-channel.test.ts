@@ -139,13 +139,20 @@ describe("TNY-360 state channel", () => {
 });
 
 describe("state channels allocate nothing in steady state", () => {
-  /** 20,000 publishes and reads: an allocation per call would be ≥ 20,000 × 16 B = 320 kB. */
+  /**
+   * 20,000 publishes and reads: an allocation per call would be ≥ 20,000 × 16 B = 320 kB in every
+   * round. The least growth of five rounds: the test runner allocates beside us now and then.
+   */
   function grows(publishAndRead: () => void): number {
     for (let i = 0; i < 20_000; i++) publishAndRead(); // warm up (JIT)
-    (globalThis as { gc?: () => void }).gc?.();
-    const before = process.memoryUsage().heapUsed;
-    for (let i = 0; i < 20_000; i++) publishAndRead();
-    return process.memoryUsage().heapUsed - before;
+    let least = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < 5; round++) {
+      (globalThis as { gc?: () => void }).gc?.();
+      const before = process.memoryUsage().heapUsed;
+      for (let i = 0; i < 20_000; i++) publishAndRead();
+      least = Math.min(least, process.memoryUsage().heapUsed - before);
+    }
+    return least;
   }
   it("P7: publish (the core, every cycle) and readInto (the host)", () => {
     const { buffer, ctl } = buffers(P7_STATE_BYTES);
