@@ -457,9 +457,16 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
 }
 
 /** Test hooks for a threaded core (BODYLINK_TEST_HOOKS=1): BODYLINK_TEST_CRASH_CORE_MS kills it after that long. */
-export function testCoreHooks(): { testCrashAfterMs?: number } {
+export function testCoreHooks(): { testCrashAfterMs?: number; testStalls?: boolean } {
+  if (process.env.BODYLINK_TEST_HOOKS !== "1") return {};
   const crash = Number(process.env.BODYLINK_TEST_CRASH_CORE_MS);
-  return process.env.BODYLINK_TEST_HOOKS === "1" && crash > 0 ? { testCrashAfterMs: crash } : {};
+  return { ...(crash > 0 ? { testCrashAfterMs: crash } : {}), ...(stallCoreMs() > 0 ? { testStalls: true } : {}) };
+}
+
+/** Test hook: with BODYLINK_TEST_STALL_CORE_MS=N, SIGUSR2 blocks the core's thread for N ms instead of the main thread. */
+function stallCoreMs(): number {
+  const ms = Number(process.env.BODYLINK_TEST_STALL_CORE_MS);
+  return process.env.BODYLINK_TEST_HOOKS === "1" && ms > 0 ? ms : 0;
 }
 
 function combineTaps(a: LolaTap | undefined, b: LolaTap | undefined): LolaTap | undefined {
@@ -570,6 +577,7 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   if (process.env.BODYLINK_TEST_HOOKS === "1") {
     // Test hook (test/rt/isolation.test.ts): SIGUSR2 blocks the main thread for 1 s, synchronously.
     process.on("SIGUSR2", () => {
+      if (stallCoreMs() > 0 && rt.host) return rt.host.testStallCore(stallCoreMs());
       const until = performance.now() + 1000;
       while (performance.now() < until) {
         // a stalled main thread: the worker's cycle must not notice

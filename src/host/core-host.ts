@@ -734,6 +734,11 @@ export abstract class CoreHost {
     if (this.#watchdog) clearInterval(this.#watchdog);
   }
 
+  /** Test hook (a core started with testStalls): block the core's thread for `ms` (fire and forget). */
+  testStallCore(ms: number): void {
+    void this.core.callLater("testStall", ms + 10_000, ms).catch(() => {});
+  }
+
   /** Test hook (a core started with testFaults): the driver throws in read and/or write until told otherwise. */
   injectDriverFault(f: { read: boolean; write: boolean }): void {
     this.core.call("testFault", f);

@@ -92,8 +92,8 @@ export interface CoreBaseOptions {
   nice?: number;
   /** The body region's size (coreRegions), bytes: the host sizes the buffer, the core finds its region. */
   bodyBytes?: number;
-  /** Test hook: block the core's thread for `forMs` once, `afterMs` after it started (a stalled core). */
-  testStallCore?: { afterMs: number; forMs: number };
+  /** Test hook: the request "testStall" blocks the core's thread for that many ms (a stalled core). */
+  testStalls?: boolean;
   /** Test hook: throw an uncaught error in the core after this many ms. */
   testCrashAfterMs?: number;
   /** Test hook: the driver can be told to throw in read or write (request "testFault"). */

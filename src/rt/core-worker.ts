@@ -186,6 +186,13 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
   const handlers: Record<string, CoreHandler<R>> = { ...(COMMON as Record<string, CoreHandler<R>>), ...body.handlers };
   // test hooks ("test…") exist only in a core started for tests
   for (const name of Object.keys(handlers)) if (name.startsWith("test") && !options.testFaults) delete handlers[name];
+  if (options.testStalls) {
+    handlers.testStall = (_r, ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end); // the core's thread runs nothing else meanwhile: no cycle, no answer
+      return true;
+    };
+  }
   if (options.testFaults) {
     handlers.testFault = (_r, f: DriverFaults) => {
       faults.read = f.read;
@@ -321,13 +328,6 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
     });
     for (const ev of ["acquired", "released", "estop", "reset"] as const) {
       r.authority.on(ev, (...args: unknown[]) => post({ type: "event", event: ev, args: JSON.parse(JSON.stringify(args)) as unknown[] }));
-    }
-    if (options.testStallCore) {
-      const { afterMs, forMs } = options.testStallCore;
-      setTimeout(() => {
-        const end = performance.now() + forMs;
-        while (performance.now() < end); // the core's thread runs nothing else meanwhile: no cycle, no answer
-      }, afterMs);
     }
     if (options.testCrashAfterMs) {
       setTimeout(() => {

@@ -1,17 +1,27 @@
 /**
  * Issue 9, "Done means": `bodylink serve` (NAO simulator, the threaded core by default) with a LoLA
- * controller that commands stiffness 1.0 on every frame, under three loads one after the other:
+ * controller that commands stiffness 1.0 on every frame, and for 10 s, one after the other:
  * (a) 200 KB and 1 MB JSON bodies to /v1/commands/joints every 300 ms without a lease, (b) 1,000
  * stream subscribers (another process), (c) a 1 s synchronous stall of the main thread (test hook,
  * SIGUSR2 with BODYLINK_TEST_HOOKS=1).
  *
- * Asserted on the controller's frames and the core's safety counters (/v1/health errors.lateRamps:
- * cycles so late the safety ramp engaged), never on timing values. The machine is shared (2 cores,
- * other developers): a quiet phase of the same length first measures what the machine alone does to
- * the worker, and each load may not add more than that noise. On the in-thread core the stall alone
- * costs ~83 frames, a ramp and a second of stiffness below 1.0, so this cannot pass by luck.
+ * Strict, on counters only (never on timing values): the controller saw stiffness 1.0 on EVERY
+ * frame it got, it got the frame of every cycle the core ran, and /v1/health counts no late cycle
+ * and no safety ramp ("cycle ran late") over the whole run. The core's thread runs at SCHED_FIFO
+ * where allowed and blocks in a futex between cycles (docs/architecture.md, "Threads" says what
+ * was measured without that: nice −10 alone left 5–6 wake-ups per 15 s more than 24 ms late at
+ * load 20 on the 2-core development VM). On the in-thread core (--core main) the stall alone is
+ * ~83 frames missing and a ramp, so this cannot pass by luck.
+ *
+ * The one thing it cannot control is the machine: at a load average of 20–30 on the 2-core shared
+ * development VM the core's SCHED_FIFO thread still woke up to ~80 ms late with no collection and
+ * no load of ours running (docs/architecture.md has the figures). So with the machine's load
+ * above twice its cores when the test starts, it runs the loads, prints what it counted, and skips
+ * its assertions with one line saying why; `npm run bench -- isolation` compares against the
+ * in-thread core in the same run on such a machine.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { availableParallelism, loadavg } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../lola/client.js";
 import { type ServeRig, StiffController, startServe } from "./serve-rig.js";
@@ -20,8 +30,6 @@ interface Health {
   errors: { lateRamps: number; lateCycles: number; coreStalls: number };
   cycle: { cycles: number };
 }
-
-const PHASE_MS = 3000;
 
 describe("the real-time core under hostile load", () => {
   let rig: ServeRig;
@@ -39,62 +47,79 @@ describe("the real-time core under hostile load", () => {
   });
 
   const health = async (): Promise<Health> => (await (await fetch(`${rig.apiUrl}/v1/health`)).json()) as Health;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-  /** Run `load` for a phase; what the controller and the core's counters saw meanwhile. */
-  async function phase(load: (signal: AbortSignal) => Promise<void>) {
+  const cores = availableParallelism();
+  const busy = loadavg()[0]! > 2 * cores;
+
+  it("keeps stiffness 1.0 on every frame and counts no late cycle and no ramp through 200 KB/1 MB bodies, 1,000 subscribers and a 1 s main-thread stall", async (ctx) => {
     const h0 = await health();
     lola.resetCounts();
-    const stop = new AbortController();
-    const running = load(stop.signal);
-    await new Promise((r) => setTimeout(r, PHASE_MS));
-    stop.abort();
-    await running;
-    await new Promise((r) => setTimeout(r, 300)); // a ramp that started at the end shows in the frames
-    const h1 = await health();
-    return { frames: lola.frames, dips: lola.dips, full: lola.full, lateRamps: h1.errors.lateRamps - h0.errors.lateRamps, cycles: h1.cycle.cycles - h0.cycle.cycles };
-  }
+    const phases: Record<string, { frames: number; dips: number }> = {};
+    const mark = (name: string) => {
+      phases[name] = { frames: lola.frames, dips: lola.dips };
+    };
 
-  it("keeps stiffness 1.0 and counts no late ramp beyond the machine's own noise", async () => {
-    const quiet = await phase(async () => {});
+    // (a) 4 s of 200 KB and 1 MB bodies every 300 ms, no lease
     const big = (kb: number) => JSON.stringify({ positions: Array.from({ length: (kb * 1024) / 20 }, () => 0.123456789012345) });
     const bodies = [big(200), big(1024)];
-    const posts = await phase(async (signal) => {
-      let i = 0;
-      while (!signal.aborted) {
-        const body = bodies[i++ % 2]!;
-        await fetch(`${rig.apiUrl}/v1/commands/joints`, { method: "POST", headers: { "content-type": "application/json" }, body, signal }).catch(() => {});
-        await new Promise((r) => setTimeout(r, 300));
-      }
-    });
+    const answers: number[] = [];
+    const t0 = Date.now();
+    for (let i = 0; Date.now() - t0 < 4000; i++) {
+      const r = await fetch(`${rig.apiUrl}/v1/commands/joints`, { method: "POST", headers: { "content-type": "application/json" }, body: bodies[i % 2]! }).catch(() => null);
+      if (r) answers.push(r.status);
+      await sleep(300);
+    }
+    mark("bodies");
+
+    // (b) 1,000 subscribers for 3 s (another process, so this one's controller keeps its CPU)
     subs = spawn(process.execPath, ["test/rt/subscribers.mjs", `${rig.apiUrl.replace(/^http/, "ws")}/v1/stream`, "1000"], { stdio: ["ignore", "pipe", "inherit"] });
     let subsOut = "";
     subs.stdout!.on("data", (d) => {
       subsOut += String(d);
     });
-    await until(() => /open 1000|^open$/m.test(subsOut), "1000 subscribers", 30_000).catch(() => {});
-    const subscribers = await phase(async () => {});
+    await until(() => /^open$/m.test(subsOut), "1000 subscribers", 30_000);
+    await sleep(3000);
     subs.kill("SIGKILL");
     subs = null;
-    const stall = await phase(async () => {
-      rig.child.kill("SIGUSR2"); // the main thread spins for 1 s
-    });
-    const phases = { quiet, posts, subscribers, stall };
-    console.log(JSON.stringify(phases));
-    // The machine's noise moves from phase to phase (load average 20+ on 2 cores was seen): allow
-    // twice the quiet phase's count and a few more. A load the core is not isolated from costs
-    // far more (the in-thread core: the stall alone is a ramp and a third of the frames).
-    const noise = 2 * quiet.lateRamps + 3;
-    for (const [name, p] of Object.entries(phases)) {
-      // The core kept cycling and the controller kept getting frames (≥ half the nominal 83 Hz).
-      expect(p.cycles, name).toBeGreaterThan((PHASE_MS / 12) * 0.5);
-      expect(p.frames, name).toBeGreaterThan((PHASE_MS / 12) * 0.5);
-      expect(p.lateRamps, `${name}: late ramps (quiet phase: ${quiet.lateRamps})`).toBeLessThanOrEqual(noise);
-      // A ramp takes ~40 frames back to 1.0: more dips than the noise allows mean a load caused one.
-      expect(p.dips, `${name}: frames below stiffness 1.0 (quiet phase: ${quiet.dips})`).toBeLessThanOrEqual(2 * quiet.dips + 45 * 3);
+    mark("subscribers");
+
+    // (c) the main thread blocked for 1 s, then 2 s more
+    rig.child.kill("SIGUSR2");
+    await sleep(3000);
+    mark("stall");
+
+    const h1 = await health();
+    // The controller may still have frames of the last cycles in its socket: let it read them.
+    await until(() => lola.frames >= h1.cycle.cycles - h0.cycle.cycles - 2, "the controller to read the last frames", 5000).catch(() => {});
+    const run = {
+      cycles: h1.cycle.cycles - h0.cycle.cycles,
+      lateCycles: h1.errors.lateCycles - h0.errors.lateCycles,
+      lateRamps: h1.errors.lateRamps - h0.errors.lateRamps,
+      coreStalls: h1.errors.coreStalls - h0.errors.coreStalls,
+      frames: lola.frames,
+      full: lola.full,
+      dips: lola.dips,
+      phases,
+      answers: [...new Set(answers)],
+    };
+    console.log(JSON.stringify(run));
+    if (busy) {
+      console.log(`isolation: assertions skipped: load average ${loadavg()[0]!.toFixed(1)} on ${cores} cores (the machine, not this test's loads, decides wake-ups then); counted: ${JSON.stringify(run)}`);
+      ctx.skip();
+      return;
     }
-    // The stall in particular: the main thread ran nothing for a second, the core did not notice.
-    // (On the in-thread core it costs ~83 frames of ~250 and a ramp.)
-    expect(stall.lateRamps).toBeLessThanOrEqual(noise);
-    expect(stall.frames).toBeGreaterThan(quiet.frames * 0.85);
+    // Every large body was refused before it was parsed (413, or 403 without a lease) and none moved the robot.
+    expect(answers.length).toBeGreaterThan(0);
+    for (const s of answers) expect([403, 413]).toContain(s);
+    // The controller got a frame for every cycle the core ran (the health reads bracket the run) …
+    expect(run.frames).toBeGreaterThanOrEqual(run.cycles - 2);
+    // … and every one of them at stiffness 1.0.
+    expect(run.dips, JSON.stringify(phases)).toBe(0);
+    expect(run.full).toBe(run.frames);
+    // The core counted no cycle late, no safety ramp, and the host's watchdog never saw it stall.
+    expect(run.lateCycles).toBe(0);
+    expect(run.lateRamps).toBe(0);
+    expect(run.coreStalls).toBe(0);
   }, 120_000);
 });
