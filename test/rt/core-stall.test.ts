@@ -1,6 +1,6 @@
 /**
  * A stalled core never freezes the API (issue 9): the main thread never waits for the NAO's core.
- * `bodylink serve` with the test hook that blocks the core's thread for 5 s (SIGUSR2 with
+ * `bodylink serve` with the test hook that blocks the core's thread for 8 s (SIGUSR2 with
  * BODYLINK_TEST_STALL_CORE_MS): meanwhile reads answer from shared memory, requests that need the
  * core answer 503 BL_ERR_CORE_UNRESPONSIVE after the request timeout, health says the core
  * stalled, and an e-stop is refused with that code too but stays requested in the control words:
@@ -21,7 +21,7 @@ async function until(cond: () => Promise<boolean>, what: string, timeoutMs: numb
 
 describe("a stalled real-time core", () => {
   it("leaves the API answering: reads from shared memory, 503 BL_ERR_CORE_UNRESPONSIVE for requests, an e-stop engaged at the next cycle", async () => {
-    const rig = await startServe([], { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_CORE_MS: "5000" });
+    const rig = await startServe([], { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_CORE_MS: "8000" });
     try {
       const api = rig.apiUrl;
       const lease = (await (await fetch(`${api}/v1/control`, { method: "POST", headers: json, body: JSON.stringify({ owner: "alice", lease_ms: 30_000 }) })).json()) as { lease_id: string };
@@ -30,7 +30,7 @@ describe("a stalled real-time core", () => {
       const cmd = await fetch(`${api}/v1/commands/joints`, { method: "POST", headers: { ...json, "x-bodylink-lease": lease.lease_id }, body: JSON.stringify({ stiffness: new Array(26).fill(0.5) }) });
       expect(cmd.status).toBe(200);
 
-      rig.child.kill("SIGUSR2"); // the core's thread blocks for 5 s
+      rig.child.kill("SIGUSR2"); // the core's thread blocks for 8 s
       await until(async () => ((await (await fetch(`${api}/v1/health`)).json()) as { link: string }).link === "lost", "the watchdog to see the stall", 2500);
 
       // Reads: from the control words and the lease mirror, no core needed.
