@@ -57,6 +57,8 @@ export interface LongTaskBreakdown {
   readonly longTaskMs: number;
   /** All main-thread tasks' summed duration (how busy the thread was). */
   readonly busyMs: number;
+  /** Their summed thread (CPU) time: the page's cost without the machine's descheduling. */
+  readonly cpuMs: number;
   /** Self time inside long tasks per phase (trace event name or "JS: function"), ms, largest first. */
   readonly phases: ReadonlyArray<readonly [string, number]>;
   /** Profiler samples inside long tasks, self time per function (ms), largest first. */
@@ -128,7 +130,7 @@ function frameLabel(f: ProfileNode["callFrame"]): string {
 
 export function analyse(events: readonly TraceEvent[]): LongTaskBreakdown {
   const main = mainThread(events);
-  const empty: LongTaskBreakdown = { longTasks: 0, causes: { cpu: 0, gpuWait: 0, descheduled: 0 }, longTaskMs: 0, busyMs: 0, phases: [], selfFunctions: [], inclusiveFunctions: [], allInclusiveFunctions: [], allSelfFunctions: [] };
+  const empty: LongTaskBreakdown = { longTasks: 0, causes: { cpu: 0, gpuWait: 0, descheduled: 0 }, longTaskMs: 0, busyMs: 0, cpuMs: 0, phases: [], selfFunctions: [], inclusiveFunctions: [], allInclusiveFunctions: [], allSelfFunctions: [] };
   if (!main) return empty;
   const onMain = events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X" && typeof e.dur === "number");
   const tasks = onMain.filter((e) => e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask").sort((a, b) => a.ts - b.ts);
@@ -148,31 +150,9 @@ export function analyse(events: readonly TraceEvent[]): LongTaskBreakdown {
   };
   const long = outer.filter((t) => t.dur! - ownUs(t) > 50_000);
   const busyUs = outer.reduce((s, t) => s + t.dur!, 0);
-  const inLong = (ts: number) => {
-    // Binary search over the sorted long tasks.
-    let a = 0;
-    let b = long.length - 1;
-    while (a <= b) {
-      const m = (a + b) >> 1;
-      const t = long[m]!;
-      if (ts < t.ts) b = m - 1;
-      else if (ts >= t.ts + t.dur!) a = m + 1;
-      else return true;
-    }
-    return false;
-  };
-  const inAny = (ts: number) => {
-    let a = 0;
-    let b = outer.length - 1;
-    while (a <= b) {
-      const m = (a + b) >> 1;
-      const t = outer[m]!;
-      if (ts < t.ts) b = m - 1;
-      else if (ts >= t.ts + t.dur!) a = m + 1;
-      else return true;
-    }
-    return false;
-  };
+  const cpuUs = outer.reduce((s, t) => s + (t.tdur ?? t.dur!), 0);
+  const inLong = (ts: number) => within(long, ts);
+  const inAny = (ts: number) => within(outer, ts);
 
   // Causes: thread time (tdur) against wall time, and blocking waits on the GPU process.
   const causes = { cpu: 0, gpuWait: 0, descheduled: 0 };
@@ -186,8 +166,8 @@ export function analyse(events: readonly TraceEvent[]): LongTaskBreakdown {
       waitUs += w.dur!;
       until = w.ts + w.dur!;
     }
-    const cpuUs = typeof t.tdur === "number" ? t.tdur - ownUs(t) : t.dur!;
-    if (cpuUs > 50_000) causes.cpu++;
+    const taskCpuUs = typeof t.tdur === "number" ? t.tdur - ownUs(t) : t.dur!;
+    if (taskCpuUs > 50_000) causes.cpu++;
     else if (waitUs >= 25_000) causes.gpuWait++;
     else causes.descheduled++;
   }
@@ -266,12 +246,27 @@ export function analyse(events: readonly TraceEvent[]): LongTaskBreakdown {
     causes,
     longTaskMs: long.reduce((s, t) => s + t.dur!, 0) / 1000,
     busyMs: busyUs / 1000,
+    cpuMs: cpuUs / 1000,
     phases: top(phases, 14),
     selfFunctions: top(selfLong, 14),
     inclusiveFunctions: top(inclLong, 18),
     allInclusiveFunctions: top(inclAll, 18),
     allSelfFunctions: top(selfAll, 14),
   };
+}
+
+/** Whether `ts` falls inside one of `tasks` (sorted by start, not overlapping): a binary search. */
+function within(tasks: readonly TraceEvent[], ts: number): boolean {
+  let a = 0;
+  let b = tasks.length - 1;
+  while (a <= b) {
+    const m = (a + b) >> 1;
+    const t = tasks[m]!;
+    if (ts < t.ts) b = m - 1;
+    else if (ts >= t.ts + t.dur!) a = m + 1;
+    else return true;
+  }
+  return false;
 }
 
 /** A trace event's phase name; JS entry points carry the function they ran. */
@@ -285,7 +280,7 @@ function phaseName(e: TraceEvent): string {
 /** Print a breakdown as indented tables (ms). */
 export function printBreakdown(title: string, b: LongTaskBreakdown): void {
   console.log(
-    `${title}: ${b.longTasks} main-thread task(s) over 50 ms, ${b.longTaskMs.toFixed(0)} ms in them (${b.causes.cpu} on the CPU over 50 ms, ${b.causes.gpuWait} blocked on the GPU process, ${b.causes.descheduled} descheduled by the machine); main thread busy ${b.busyMs.toFixed(0)} ms`,
+    `${title}: ${b.longTasks} main-thread task(s) over 50 ms, ${b.longTaskMs.toFixed(0)} ms in them (${b.causes.cpu} on the CPU over 50 ms, ${b.causes.gpuWait} blocked on the GPU process, ${b.causes.descheduled} descheduled by the machine); main thread busy ${b.busyMs.toFixed(0)} ms, ${b.cpuMs.toFixed(0)} ms of it on the CPU`,
   );
   const list = (head: string, rows: ReadonlyArray<readonly [string, number]>) => {
     if (!rows.length) return;

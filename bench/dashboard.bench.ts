@@ -121,6 +121,7 @@ export async function run(): Promise<void> {
     console.log(
       `traced long tasks caused by the page (CPU > 50 ms or blocked on the GPU process): ${pageCaused(earlyTrace)} with little history, ${pageCaused(lateTrace)} with 60 s; descheduled by the machine: ${earlyTrace.causes.descheduled} / ${lateTrace.causes.descheduled}; ms blocked on the GPU process in long tasks: ${fmt(gpuWaitMs(earlyTrace), 0)} / ${fmt(gpu, 0)}`,
     );
+    console.log(`main thread CPU time while traced (6 s each): ${fmt(earlyTrace.cpuMs, 0)} ms with little history, ${fmt(lateTrace.cpuMs, 0)} ms with 60 s (ratio ${fmt(lateTrace.cpuMs / Math.max(1, earlyTrace.cpuMs), 2)})`);
     const noWorse = late.longTasksMs.length <= Math.max(2, 1.5 * early.longTasksMs.length) && late.lateFrames <= Math.max(3, 1.5 * early.lateFrames);
     const pageOk = ownP99 < 50 && gpu < 25 && pageCaused(lateTrace) <= Math.max(1, pageCaused(earlyTrace));
     if (late.longTasksMs.length === 0 && pageCaused(lateTrace) === 0) console.log("verdict: no long task with 60 s of history: the page keeps its frame budget");
