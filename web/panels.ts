@@ -8,7 +8,7 @@
 import type { NaoKinematics } from "../src/bodies/nao/kinematics.js";
 import { P7Kinematics } from "../src/bodies/p7/kinematics.js";
 import { LEG_NAMES } from "../src/bodies/tny360/joints.js";
-import type { BodylinkClient, StateMessage } from "../src/client/index.js";
+import type { BodyClient, BodylinkClient, StateMessage } from "../src/client/index.js";
 import { FeetView } from "./feet.js";
 import { errorText, fmt, make, setAttr, setText, svg } from "./util.js";
 
@@ -49,7 +49,7 @@ function sub(parent: HTMLElement, title: string, className = "sub"): HTMLElement
 
 // ---- NAO ----------------------------------------------------------------------------------------
 
-export function naoPanel(host: HTMLElement, c: BodylinkClient, kin: NaoKinematics): BodyPanel {
+export function naoPanel(host: HTMLElement, c: BodyClient<"nao">, kin: NaoKinematics): BodyPanel {
   host.classList.add("nao-panel");
   const feetBox = sub(host, "Feet from above (kg; dot = centre of pressure, shaded = support polygon)", "sub feet");
   feetBox.id = "feet";
@@ -106,7 +106,7 @@ export function naoPanel(host: HTMLElement, c: BodylinkClient, kin: NaoKinematic
 
   const loadStatic = async () => {
     try {
-      const b = (await c.fetchBoards()) as Array<{ name: string; type: string; accepted: boolean; reason: string | null; config_version: number | null; serial: number | null; serial_mismatch: boolean }>;
+      const b = (await c.nao.fetchBoards()) as Array<{ name: string; type: string; accepted: boolean; reason: string | null; config_version: number | null; serial: number | null; serial_mismatch: boolean }>;
       const tb = boardTable.tBodies[0]!;
       tb.replaceChildren(
         ...b.map((x) => {
@@ -118,7 +118,7 @@ export function naoPanel(host: HTMLElement, c: BodylinkClient, kin: NaoKinematic
         }),
       );
       if (b.length === 0) tb.append(Object.assign(make("tr"), { innerHTML: '<td colspan="5">no handshake yet</td>' }));
-      const p = (await c.fetchPreferences()) as { body_id: string; body_version: string; values: Array<{ key: string; value: number | string; unit: string }> };
+      const p = (await c.nao.fetchPreferences()) as { body_id: string; body_version: string; values: Array<{ key: string; value: number | string; unit: string }> };
       const pb = prefTable.tBodies[0]!;
       pb.replaceChildren(...p.values.map((x) => {
         const tr = make("tr");
@@ -137,8 +137,8 @@ export function naoPanel(host: HTMLElement, c: BodylinkClient, kin: NaoKinematic
   return {
     update(m) {
       feet.placeFrom(kin, m?.body === "nao" ? m.imu.roll_pitch : null);
-      const t = c.getTouchState();
-      feet.update(c.getFootState(), t);
+      const t = c.nao.getTouchState();
+      feet.update(c.nao.getFootState(), t);
       for (const [key, label] of TOUCH_LABELS) {
         const li = document.getElementById(`touch-${key}`)!;
         const on = t ? t[key] : null;
@@ -146,15 +146,15 @@ export function naoPanel(host: HTMLElement, c: BodylinkClient, kin: NaoKinematic
         setText(li, on === null ? `${label}: —` : on ? `${label}: touched` : label);
         li.dataset.on = String(on === true);
       }
-      const b = c.getBatteryState();
+      const b = c.nao.getBatteryState();
       // The stream carries LoLA's battery temperature scale (0.1 applied twice): ×10 is about °C.
       setText(v.battery!, b ? `${Math.round(b.charge * 100)} %, ${fmt(b.currentA, 2)} A, ${b.charging ? "charging" : "discharging"}, ≈ ${fmt(b.temperatureLola * 10, 0)} °C` : "—");
-      const s = c.getSonarState();
+      const s = c.nao.getSonarState();
       setText(v.sonar!, s ? `${fmt(s.leftM, 2)} m / ${fmt(s.rightM, 2)} m` : "—");
       // Bars: the sonar reads up to about 5 m.
       sonarL.style.width = `${s ? Math.min(100, (s.leftM / 5) * 100) : 0}%`;
       sonarR.style.width = `${s ? Math.min(100, (s.rightM / 5) * 100) : 0}%`;
-      const h = c.getHeadState();
+      const h = c.nao.getHeadState();
       setText(v.head!, h ? `${fmt(h.voltageV, 2)} V, ${fmt(h.powerW, 2)} W, face ${fmt(h.faceTemperatureC, 1)} °C` : "—");
     },
   };

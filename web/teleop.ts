@@ -15,7 +15,7 @@
 import { API_ORDER, JOINT_LIMITS } from "../src/bodies/nao/joints.js";
 import { P7_DEFAULT_SPEED_RAD_S, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "../src/bodies/p7/joints.js";
 import { DEFAULT_BODY_HEIGHT_M } from "../src/bodies/tny360/kinematics.js";
-import { ApiError, type BodyKind, type BodylinkClient, type ControlHolder, type ControlLease, type StateMessage } from "../src/client/index.js";
+import { ApiError, type BodyClient, type BodyKind, type BodylinkClient, type ControlHolder, type ControlLease, type NaoFacet, type P7Facet, type StateMessage, type Tny360Facet } from "../src/client/index.js";
 import { clockTime, errorText, fmt, make, setLevel, setText, throttle } from "./util.js";
 
 export type LogFn = (kind: string, text: string, level?: "info" | "warn" | "bad") => void;
@@ -109,7 +109,11 @@ export class Teleop {
     setLevel(this.#status, "Not in control. Take control to command the robot; reads and the emergency stop need no lease.", "calm");
     client.on("control-lost", (e) => this.#ended(`control ended: ${e.reason}`));
     // One control set per registry body (a body without one does not compile).
-    const build: { readonly [K in BodyKind]: () => void } = { nao: () => this.#buildNao(), p7: () => this.#buildP7(), tny360: () => this.#buildTny() };
+    const build: { readonly [K in BodyKind]: () => void } = {
+      nao: () => this.#buildNao((client as BodyClient<"nao">).nao),
+      p7: () => this.#buildP7((client as BodyClient<"p7">).p7),
+      tny360: () => this.#buildTny((client as BodyClient<"tny360">).tny360),
+    };
     if (client.body) build[client.body]();
   }
 
@@ -195,12 +199,12 @@ export class Teleop {
   }
 
   /** Smooth enable/disable (NAO and TNY-360: the same SDK calls); returns the row for more controls. */
-  #powerRow(title: string, idPrefix: string, after?: (estimatedS: number) => void): HTMLElement {
+  #powerRow(title: string, idPrefix: string, facet: NaoFacet | Tny360Facet, after?: (estimatedS: number) => void): HTMLElement {
     const row = make("div", "btn-row");
     this.#group(title).append(row);
     const smooth = (enable: boolean) =>
       void this.#send(enable ? "smooth enable" : "smooth disable", async () => {
-        const r = enable ? await this.#client.smoothEnable() : await this.#client.smoothDisable();
+        const r = enable ? await facet.smoothEnable() : await facet.smoothDisable();
         this.#log("command", `${enable ? "smooth enable" : "smooth disable"}: about ${fmt(r.estimatedS, 1)} s`);
         after?.(r.estimatedS);
       });
@@ -211,7 +215,7 @@ export class Teleop {
 
   // ---- NAO --------------------------------------------------------------------------------------
 
-  #buildNao(): void {
+  #buildNao(nao: NaoFacet): void {
     const c = this.#client;
     const touched = new Set<number>();
     const measured = (): readonly number[] | null => c.getJointState()?.angles ?? null;
@@ -236,14 +240,14 @@ export class Teleop {
       this.#onTargets();
     };
     // The posture moves by itself; the sliders follow once it is there.
-    this.#powerRow("Power", "nao", (estimatedS) => setTimeout(sync, Math.min(10_000, estimatedS * 1000 + 300)));
+    this.#powerRow("Power", "nao", nao, (estimatedS) => setTimeout(sync, Math.min(10_000, estimatedS * 1000 + 300)));
 
     const stiff = this.#group("Stiffness per chain");
     const chainStiffness: Record<string, Slider> = {};
     const sendStiffness = throttle(SEND_EVERY_MS, () => {
       const st = new Array<number>(API_ORDER.length).fill(0);
       for (const [chain, joints] of Object.entries(NAO_CHAINS)) for (const j of joints) st[API_INDEX[j]!] = Number(chainStiffness[chain]!.input.value);
-      void this.#send("stiffness", () => c.setJointTargets({ stiffness: st }));
+      void this.#send("stiffness", () => nao.setJointTargets({ stiffness: st }));
     });
     for (const chain of Object.keys(NAO_CHAINS)) {
       const s = slider(stiff, chain, 0, 1, 0.05, 0, "", `stiffness-${chain}`);
@@ -266,7 +270,7 @@ export class Teleop {
       // Untouched joints follow the measured pose, so nothing the user did not move jumps.
       if (a) for (let i = 0; i < t.length; i++) if (!touched.has(i)) t[i] = a[i]!;
       this.#onTargets();
-      void this.#send("joint targets", () => c.setJointTargets({ positions: Array.from(t) }));
+      void this.#send("joint targets", () => nao.setJointTargets({ positions: Array.from(t) }));
     });
     for (const [chain, names] of Object.entries(NAO_CHAINS)) {
       const list = make("div", "slider-list");
@@ -299,7 +303,7 @@ export class Teleop {
 
   // ---- P7 -----------------------------------------------------------------------------------------
 
-  #buildP7(): void {
+  #buildP7(p7: P7Facet): void {
     const c = this.#client;
     const g = this.#group("Joints (move together under the speed limit)");
     const sliders: Slider[] = [];
@@ -320,14 +324,14 @@ export class Teleop {
       const t = this.#targets;
       if (!t) return;
       void this.#send("move", async () => {
-        const r = await c.moveJoints(Array.from(t), { speedRadS: Number(speed.input.value) });
+        const r = await p7.moveJoints(Array.from(t), { speedRadS: Number(speed.input.value) });
         this.#log("command", `move: arrives in about ${fmt(r.etaS, 1)} s`);
       });
     };
     button(row, "Move to the sliders", move).id = "p7-move";
     button(row, "Clear errors", () =>
       void this.#send("clear error", async () => {
-        const r = await c.clearError();
+        const r = await p7.clearError();
         this.#log("command", r.clearedJoints.length ? `cleared errors on joints ${r.clearedJoints.map((j) => j + 1).join(", ")}` : "clear error: no joint had an error");
       }),
     ).id = "p7-clear-error";
@@ -344,14 +348,14 @@ export class Teleop {
 
   // ---- TNY-360 ------------------------------------------------------------------------------------
 
-  #buildTny(): void {
+  #buildTny(tny: Tny360Facet): void {
     const c = this.#client;
-    const row = this.#powerRow("Power and gait", "tny");
+    const row = this.#powerRow("Power and gait", "tny", tny);
     const gait = make("select");
     gait.id = "tny-gait";
     gait.setAttribute("aria-label", "Gait");
     for (const g of ["Creep", "Walk", "Run"] as const) gait.append(Object.assign(make("option", undefined, g), { value: g }));
-    gait.addEventListener("change", () => void this.#send("gait", () => c.setGait(gait.value as "Creep" | "Walk" | "Run")));
+    gait.addEventListener("change", () => void this.#send("gait", () => tny.setGait(gait.value as "Creep" | "Walk" | "Run")));
     const gl = make("label", "inline", "Gait ");
     gl.append(gait);
     row.append(gl);
@@ -369,7 +373,7 @@ export class Teleop {
     vg.append(pad, readout);
     const v = { xMS: 0, yMS: 0, yawRadS: 0 };
     let renew: ReturnType<typeof setInterval> | null = null;
-    const sendVelocity = () => void this.#send("velocity", () => c.setVelocity(v));
+    const sendVelocity = () => void this.#send("velocity", () => tny.setVelocity(v));
     const show = () => {
       // Knob: up = forward, left = turn left (positive yaw) or strafe left.
       const fx = -(v.yawRadS / PAD_MAX.yawRadS || v.yMS / PAD_MAX.yMS);
@@ -440,7 +444,7 @@ export class Teleop {
     };
     const sendPosture = throttle(SEND_EVERY_MS, () =>
       void this.#send("posture", () =>
-        c.setPosture({ xM: 0, yM: 0, zM: Number(posture.z.input.value), rxRad: Number(posture.rx.input.value), ryRad: Number(posture.ry.input.value), rzRad: Number(posture.rz.input.value) }),
+        tny.setPosture({ xM: 0, yM: 0, zM: Number(posture.z.input.value), rxRad: Number(posture.rx.input.value), ryRad: Number(posture.ry.input.value), rzRad: Number(posture.rz.input.value) }),
       ),
     );
     for (const s of Object.values(posture)) s.input.addEventListener("input", sendPosture);
