@@ -6,6 +6,8 @@
  * time, and how long a message from the main thread (the host's request path; LoLA socket reads
  * wait the same way) waited before this thread's event loop ran its handler.
  */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
 import { performance } from "node:perf_hooks";
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
@@ -22,11 +24,18 @@ export interface WakePhaseResult {
   threadCpuPct: number | null;
   processCpuPct: number;
   messageDelayMs: { p50: number; p99: number; max: number; n: number };
-  /** The thread's nice value, or null when it could not be raised. */
-  nice: number | null;
+  /** The thread's priority ("nice -10", "SCHED_FIFO 20"), or null when it could not be raised. */
+  nice: string | null;
 }
 
-const { mode, spinMs, phaseMs, warmupMs, pings } = workerData as { mode: WakeMode | "idle"; spinMs: number; phaseMs: number; warmupMs: number; pings: MessagePort };
+const { mode, spinMs, phaseMs, warmupMs, pings, priority } = workerData as {
+  mode: WakeMode | "idle";
+  spinMs: number;
+  phaseMs: number;
+  warmupMs: number;
+  pings: MessagePort;
+  priority: "nice" | "fifo";
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const delays = new Float64Array(1 << 16);
@@ -36,13 +45,23 @@ pings.on("message", (sentAtMs: number) => {
   if (measuring && nDelays < delays.length) delays[nDelays++] = performance.timeOrigin + performance.now() - sentAtMs;
 });
 
-// As the real core's thread does (src/rt/nao-worker.ts): nice −10 for this thread where allowed.
-let nice: number | null = null;
+// As a real core's thread asks: nice −10 for this thread where allowed, or (priority "fifo")
+// SCHED_FIFO 20 as a robot's HAL runs (chrt on this thread's id; needs root or CAP_SYS_NICE).
+let nice: string | null = null;
 try {
   setPriority(0, -10);
-  nice = getPriority(0);
+  nice = `nice ${getPriority(0)}`;
 } catch {
   // unprivileged: the thread keeps the default priority (the bench prints which)
+}
+if (priority === "fifo") {
+  try {
+    const tid = readFileSync("/proc/thread-self/stat", "latin1").split(" ", 1)[0]!;
+    execFileSync("chrt", ["-f", "-p", "20", tid], { stdio: "ignore" });
+    nice = "SCHED_FIFO 20";
+  } catch {
+    nice = null;
+  }
 }
 const robot = mode === "idle" ? null : await NaoRobot.create({ clock: new MonotonicClock({ wake: mode, spinMs }), seed: 1, youngGcEveryMs: 100 });
 if (robot) await robot.start();
