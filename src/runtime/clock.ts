@@ -24,7 +24,8 @@ export type WakeMode = "spin" | "thread" | "wait" | "block";
 export const WAKE_MODES: readonly WakeMode[] = ["spin", "thread", "wait", "block"];
 /**
  * The wake-up a real-time core in its own worker thread uses unless told otherwise (`serve
- * --core-wake`): chosen by `npm run bench -- wake`, figures in docs/architecture.md ("Wake-up").
+ * --core-wake`), with the default 0.2 ms final spin: chosen by `npm run bench -- wake`, figures
+ * in docs/architecture.md ("Wake-up").
  */
 export const WORKER_WAKE_DEFAULT: WakeMode = "wait";
 
@@ -36,7 +37,7 @@ export interface MonotonicClockOptions {
    * - "thread": a helper thread sleeps in a futex until 0.05 ms before and wakes this one
    *   (waker.ts); less CPU, wakes tens of microseconds late, more on a VM whose idle vCPU is slow.
    * - "wait": a timer until ~1 ms before, then this thread blocks in `Atomics.wait` (a futex with
-   *   a timeout) until `spinMs` before the deadline and spins the rest synchronously. The event
+   *   a timeout) until `spinMs` (0.2) before the deadline and spins the rest synchronously. The event
    *   loop is blocked only for that last slice (≤ 1.5 ms): I/O arriving then is served right after
    *   the cycle. Blocking is allowed in a worker thread; do not use it on a thread that serves clients.
    * - "block": after one turn of the event loop, block in `Atomics.wait` until the deadline (the
@@ -44,7 +45,11 @@ export interface MonotonicClockOptions {
    *   lands in this cycle. The thread serves I/O only at cycle boundaries.
    */
   wake?: WakeMode;
-  /** "wait"/"block": spin (synchronously) this final part of the wait, ms. Defaults to 0.05. */
+  /**
+   * "wait"/"block": spin (synchronously) this final part of the wait, ms. Defaults to 0.2: a futex
+   * wakes up to the timer slack (50 µs) plus the scheduler's delay late, and 0.2 ms of spin bought
+   * a lateness p99 of 0.09–0.16 ms against 0.9–1.2 ms with 0.05 ms, for ~1.5 % of a core (bench wake).
+   */
   spinMs?: number;
 }
 
@@ -73,7 +78,7 @@ export class MonotonicClock implements Clock {
   constructor(opts: MonotonicClockOptions = {}) {
     this.wake = opts.wake ?? "spin";
     if (!WAKE_MODES.includes(this.wake)) throw new RangeError(`wake must be one of ${WAKE_MODES.join(", ")}; got ${String(this.wake)}`);
-    this.#spinMs = opts.spinMs ?? 0.05;
+    this.#spinMs = opts.spinMs ?? 0.2;
     if (!(this.#spinMs >= 0 && this.#spinMs <= 2)) throw new RangeError(`spinMs must be between 0 and 2, got ${opts.spinMs}`);
     this.#waker = this.wake === "thread" ? ThreadWaker.shared() : null;
   }
