@@ -207,6 +207,7 @@ function printTable(title: string, phases: readonly Phase[]): void {
       `${p.name.padEnd(10)} ${fmt(p.ms / 1000, 1).padStart(4)} ${String(p.cycles).padStart(7)} ${String(p.lateCycles).padStart(4)} ${String(p.lateRamps).padStart(5)} | ${fmt(p.latenessP99Ms, 3).padStart(12)} ${fmt(p.latenessMaxMs, 2).padStart(8)} | ${fmt(p.jitterP99Ms, 3).padStart(10)} | ${String(p.frames).padStart(6)} ${String(p.dips).padStart(4)} | ${(p.coreCpuPct === null ? "n/a" : fmt(p.coreCpuPct)).padStart(10)} ${(p.processCpuPct === null ? "n/a" : fmt(p.processCpuPct)).padStart(13)} | ${String(p.v8Gcs).padStart(6)} ${String(p.scheduledGcs).padStart(5)} | ${fmt(p.gcMaxMs, 2).padStart(8)}`,
     );
   }
+  if (phases.some((p) => p.cycles > 2048)) console.log("(a phase longer than 2,048 cycles: its lateness and jitter percentiles are over its last 2,048 cycles, the most the core keeps)");
 }
 
 /** Growth of the jitter p99 with 200 subscribers over the idle phases either side, and the same statistic between idle phases (placebo). */
