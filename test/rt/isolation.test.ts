@@ -16,8 +16,8 @@
  * The one thing it cannot control is the machine: at a load average of 20–30 on the 2-core shared
  * development VM the core's SCHED_FIFO thread still woke up to ~80 ms late with no collection and
  * no load of ours running (docs/architecture.md has the figures). So with the machine's load
- * above twice its cores when the test starts, it runs the loads, prints what it counted, and skips
- * its assertions with one line saying why; `npm run bench -- isolation` compares against the
+ * above three times its cores when the test starts, it runs the loads, checks the refusals, prints
+ * what it counted and skips the counter assertions with one line saying why; `npm run bench -- isolation` compares against the
  * in-thread core in the same run on such a machine.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -50,7 +50,9 @@ describe("the real-time core under hostile load", () => {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   const cores = availableParallelism();
-  const busy = loadavg()[0]! > 2 * cores;
+  // A full `npm test` on 2 cores runs at a load of 4-5 (the core still counted nothing late there);
+  // past 3x the cores the machine, not these loads, decides the wake-ups.
+  const busy = loadavg()[0]! > 3 * cores;
 
   it("keeps stiffness 1.0 on every frame and counts no late cycle and no ramp through 200 KB/1 MB bodies, 1,000 subscribers and a 1 s main-thread stall", async (ctx) => {
     const h0 = await health();
@@ -104,14 +106,15 @@ describe("the real-time core under hostile load", () => {
       answers: [...new Set(answers)],
     };
     console.log(JSON.stringify(run));
+    // Every large body was refused before it was parsed (413, or 403 without a lease) and none moved
+    // the robot: this holds however busy the machine is.
+    expect(answers.length).toBeGreaterThan(0);
+    for (const s of answers) expect([403, 413]).toContain(s);
     if (busy) {
       console.log(`isolation: assertions skipped: load average ${loadavg()[0]!.toFixed(1)} on ${cores} cores (the machine, not this test's loads, decides wake-ups then); counted: ${JSON.stringify(run)}`);
       ctx.skip();
       return;
     }
-    // Every large body was refused before it was parsed (413, or 403 without a lease) and none moved the robot.
-    expect(answers.length).toBeGreaterThan(0);
-    for (const s of answers) expect([403, 413]).toContain(s);
     // The controller got a frame for every cycle the core ran (the health reads bracket the run) …
     expect(run.frames).toBeGreaterThanOrEqual(run.cycles - 2);
     // … and every one of them at stiffness 1.0.
