@@ -36,6 +36,14 @@ export abstract class Facet<K extends BodyKind> {
     return c && c.message.body === this.kind ? (c.message as Readonly<Extract<StateMessage, { readonly body: K }>>) : null;
   }
 
+  /** smooth-enable / smooth-disable, for the bodies that have them; resolves the estimated seconds. */
+  protected async smooth(method: "smoothEnable" | "smoothDisable"): Promise<{ estimatedS: number }> {
+    this.check(method);
+    const path = method === "smoothEnable" ? "/v1/commands/smooth-enable" : "/v1/commands/smooth-disable";
+    const r = await this.host.command<{ estimated_s: number }>(path, {});
+    return { estimatedS: r.estimated_s };
+  }
+
   /** Throws ApiError BL_ERR_CLIENT_NOT_THIS_BODY unless the server serves this body. */
   protected check(method: string): void {
     this.host.checkBody(this.kind, `${this.kind}.${method}()`);

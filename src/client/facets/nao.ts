@@ -151,16 +151,12 @@ export class NaoFacet extends Facet<"nao"> {
     return this.host.command("/v1/commands/sonar", on);
   }
   /** Stiffness up into the stand posture; resolves the estimated seconds. */
-  async smoothEnable(): Promise<{ estimatedS: number }> {
-    this.check("smoothEnable");
-    const r = await this.host.command<{ estimated_s: number }>("/v1/commands/smooth-enable", {});
-    return { estimatedS: r.estimated_s };
+  smoothEnable(): Promise<{ estimatedS: number }> {
+    return this.smooth("smoothEnable");
   }
   /** Into the rest posture, then stiffness off; resolves the estimated seconds. */
-  async smoothDisable(): Promise<{ estimatedS: number }> {
-    this.check("smoothDisable");
-    const r = await this.host.command<{ estimated_s: number }>("/v1/commands/smooth-disable", {});
-    return { estimatedS: r.estimated_s };
+  smoothDisable(): Promise<{ estimatedS: number }> {
+    return this.smooth("smoothDisable");
   }
 
   /** The current NAO message's fields (possibly incomplete: checked field by field) and stamp. */

@@ -61,15 +61,11 @@ export class Tny360Facet extends Facet<"tny360"> {
     return this.host.command("/v1/commands/leg", { leg, x: xM, y: yM, z: zM });
   }
   /** Stand up (smooth enable); resolves the estimated seconds. */
-  async smoothEnable(): Promise<{ estimatedS: number }> {
-    this.check("smoothEnable");
-    const r = await this.host.command<{ estimated_s: number }>("/v1/commands/smooth-enable", {});
-    return { estimatedS: r.estimated_s };
+  smoothEnable(): Promise<{ estimatedS: number }> {
+    return this.smooth("smoothEnable");
   }
   /** Lie down, then power off the joints; resolves the estimated seconds. */
-  async smoothDisable(): Promise<{ estimatedS: number }> {
-    this.check("smoothDisable");
-    const r = await this.host.command<{ estimated_s: number }>("/v1/commands/smooth-disable", {});
-    return { estimatedS: r.estimated_s };
+  smoothDisable(): Promise<{ estimatedS: number }> {
+    return this.smooth("smoothDisable");
   }
 }
