@@ -355,8 +355,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     } else if (o.body === "p7" && o.core === "worker" && !tap && !o.clock) {
       const h = await P7Host.start({ seed: o.seed, gcEveryMs: o.gcEveryMs ?? 100, ...testCoreHooks(), ...(o.coreWake ? { wake: o.coreWake } : {}) });
       host = h;
-      // The API serves the host like a P7Robot: it has every member the P7 adapter and routes use.
-      robot = h as unknown as P7Robot;
+      robot = h;
       closers.unshift(() => h.shutdown());
       lines.push("p7: simulated AIRBOT P7 arm (7 joints, 250 Hz); real-time core in its own thread");
     } else if (o.body === "p7") {
@@ -369,7 +368,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       const { startTny } = await import("./tny.js");
       const t = await startTny(o, access, tap !== null || o.clock !== undefined);
       robot = t.robot;
-      if (!t.host) core = t.robot;
+      core = t.core;
       host = t.host;
       closers.unshift(...t.closers);
       lines.push(...t.lines);

@@ -4,14 +4,14 @@
  * `--tny-server main`, the TNY-360 API server run in the core's worker (src/rt/tny360-worker.ts).
  */
 import { Tny360Host } from "../host/tny360-host.js";
-import { parseTnyHost, Tny360Robot } from "../runtime/tny360-robot.js";
+import { parseTnyHost, type Tny360Body, Tny360Robot } from "../runtime/tny360-robot.js";
 import { startTnyServer } from "../serve/tny/server.js";
 import { TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
 import { listenError, usageError } from "./errors.js";
 import { testCoreHooks, type ServeOptions } from "./serve.js";
 import type { WebAccessOptions } from "../serve/web-access.js";
 
-type Started = { robot: Tny360Robot; host: Tny360Host | null; closers: Array<() => Promise<void>>; lines: string[]; tnyUrl: string | null };
+type Started = { robot: Tny360Body; /** The in-thread core, when the core is not in a worker. */ core: Tny360Robot | null; host: Tny360Host | null; closers: Array<() => Promise<void>>; lines: string[]; tnyUrl: string | null };
 
 export async function startTny(o: ServeOptions, access: WebAccessOptions & { onRefused?: (what: string, detail: string) => void } = {}, recording = false): Promise<Started> {
   let target: { host: string; port: number } | null = null;
@@ -46,7 +46,7 @@ export async function startTny(o: ServeOptions, access: WebAccessOptions & { onR
     tnyUrl = `ws://${o.host}:${server.port}/`;
     lines.push(`TNY-360 API: ${tnyUrl} (binary WebSocket, at most 3 connections)`);
   }
-  return { robot, host: null, closers, lines, tnyUrl };
+  return { robot, core: robot, host: null, closers, lines, tnyUrl };
 }
 
 /** The threaded core: the body in its worker, and the TNY-360 API server there too unless `--tny-server main`. */
@@ -60,8 +60,7 @@ async function startThreaded(o: ServeOptions, access: WebAccessOptions & { onRef
       : e;
   });
   if (access.onRefused) host.onRefused(access.onRefused);
-  // The API and the TNY-360 server serve the host like a Tny360Robot: it has every member they use.
-  const robot = host as unknown as Tny360Robot;
+  const robot: Tny360Body = host;
   const closers: Array<() => Promise<void>> = [() => host.shutdown()];
   const lines = [
     target
@@ -87,5 +86,5 @@ async function startThreaded(o: ServeOptions, access: WebAccessOptions & { onRef
     tnyUrl = `ws://${o.host}:${tnyPort}/`;
     lines.push(`TNY-360 API: ${tnyUrl} (binary WebSocket, at most 3 connections${inCore ? ", in the real-time core's thread" : ", on the main thread"})`);
   }
-  return { robot, host, closers, lines, tnyUrl };
+  return { robot, core: null, host, closers, lines, tnyUrl };
 }

@@ -49,7 +49,7 @@ import { Authority, type LeaseInfo, leaseError } from "./authority.js";
 import { type Clock, MonotonicClock } from "./clock.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
-import type { HealthOptions, RobotBase, RobotHealth } from "./robot.js";
+import type { BodyRuntime, HealthOptions, RobotBase, RobotHealth } from "./robot.js";
 
 export const P7_PERIOD_MS = 4;
 
@@ -441,3 +441,9 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
 }
 
 const OK = Object.freeze({ ok: true as const });
+
+/**
+ * What the robot API serves of a P7: the core in this thread (P7Robot) or in a worker (P7Host);
+ * both are checked against it at compile time, so the API never needs a cast.
+ */
+export type P7Body = BodyRuntime & Pick<P7Robot, "onCycle" | "state" | "link" | "clearError" | "moveJoints" | "servoJoints">;

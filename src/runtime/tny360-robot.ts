@@ -61,7 +61,7 @@ import { Authority, leaseError } from "./authority.js";
 import { type Clock, MonotonicClock } from "./clock.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
-import type { HealthOptions, RobotBase, RobotHealth } from "./robot.js";
+import type { BodyRuntime, HealthOptions, RobotBase, RobotHealth } from "./robot.js";
 import type { RemoteTny360 } from "./tny360-driver.js";
 
 /** The TNY-360's documented default stop category: velocity 0, then the smooth disable (it sits down). */
@@ -568,3 +568,10 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
     if (code === IO.Fresh) this.state.epochMs = this.clock.epochMs() + (this.state.timestampMs - nowMs);
   }
 }
+
+/**
+ * What the robot API and the TNY-360 server serve of a TNY-360: the core in this thread
+ * (Tny360Robot) or in a worker (Tny360Host); both are checked against it at compile time.
+ */
+export type Tny360Body = BodyRuntime &
+  Pick<Tny360Robot, "onCycle" | "state" | "snapshot" | "enableSmooth" | "disableSmooth" | "setEnabledMask" | "setGait" | "setJointAngle" | "setJointAngles" | "setLegPosition" | "setPosture" | "setVelocity">;

@@ -23,7 +23,7 @@
  */
 import Type from "typebox";
 import { P7_JOINT_COUNT, P7_JOINT_NAMES, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "../../../bodies/p7/joints.js";
-import type { P7Robot } from "../../../runtime/p7-robot.js";
+import type { P7Body } from "../../../runtime/p7-robot.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp } from "../adapter.js";
 import { numbers } from "../schemas.js";
 import { AdapterBase } from "./common.js";
@@ -69,7 +69,7 @@ const ClearSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export class P7Adapter extends AdapterBase<P7Robot> implements BodyAdapter {
+export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
   readonly kind = "p7" as const;
   readonly jointNames: readonly string[] = P7_JOINT_NAMES;
   readonly schemas = { stream: P7FieldsSchema, rest: P7FieldsSchema };
@@ -87,7 +87,7 @@ export class P7Adapter extends AdapterBase<P7Robot> implements BodyAdapter {
   readonly #angularVelocity = new Float64Array(3);
   readonly #linearAcceleration = new Float64Array(3);
 
-  constructor(robot: P7Robot) {
+  constructor(robot: P7Body) {
     super(robot);
     this.listen(() => this.#copy());
     const move: CommandRoute<{ positions: number[]; speed?: number | number[] }> = {

@@ -28,7 +28,7 @@
 import Type from "typebox";
 import { JOINT_COUNT, JOINT_NAMES, JOINTS, LEG_COUNT } from "../../../bodies/tny360/joints.js";
 import type { Tny360Snapshot } from "../../../bodies/tny360/state.js";
-import type { Tny360Robot } from "../../../runtime/tny360-robot.js";
+import type { Tny360Body, Tny360Robot } from "../../../runtime/tny360-robot.js";
 import { GAIT_NAMES } from "../../../wire/tny/constants.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp } from "../adapter.js";
 import { numbers } from "../schemas.js";
@@ -98,14 +98,14 @@ export const TnyFieldsSchema = Type.Object({
 const clearOverrides = Type.Optional(Type.Boolean({ description: "Clear joint overrides (default true)" }));
 const Forwarded = Type.Object({ forwarded: Type.Boolean({ description: "Sent on to a real robot, which answers later" }) });
 
-export class Tny360Adapter extends AdapterBase<Tny360Robot> implements BodyAdapter {
+export class Tny360Adapter extends AdapterBase<Tny360Body> implements BodyAdapter {
   readonly kind = "tny360" as const;
   readonly jointNames: readonly string[] = JOINT_NAMES;
   readonly schemas = { stream: TnyFieldsSchema, rest: TnyFieldsSchema };
   readonly reads: readonly ReadRoute[] = [];
   readonly commands: readonly CommandRoute[];
 
-  constructor(robot: Tny360Robot) {
+  constructor(robot: Tny360Body) {
     super(robot);
     const done = (r: ReturnType<Tny360Robot["setGait"]>): CommandOutcome => (r.ok ? { ok: true, result: { forwarded: r.forwarded } } : { ok: false, error: r.error });
     const route = <B>(path: string, summary: string, request: ReturnType<typeof Type.Object>, handle: (leaseId: string, b: B) => CommandOutcome, description?: string): CommandRoute =>

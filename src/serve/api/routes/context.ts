@@ -5,8 +5,8 @@
 import type { BodyKind, PerBody } from "../../../bodies/registry.js";
 import type { ControlAuthority } from "../../../runtime/authority.js";
 import type { NaoBody } from "../../../runtime/nao-body.js";
-import type { P7Robot } from "../../../runtime/p7-robot.js";
-import type { Tny360Robot } from "../../../runtime/tny360-robot.js";
+import type { P7Body } from "../../../runtime/p7-robot.js";
+import type { Tny360Body } from "../../../runtime/tny360-robot.js";
 import type { BodyAdapter } from "../adapter.js";
 import type { StateStream } from "../stream.js";
 import type { FleetGateway } from "./fleet.js";
@@ -19,8 +19,8 @@ import type { FleetGateway } from "./fleet.js";
  */
 export type ApiRobots = PerBody<{
   nao: NaoBody;
-  p7: P7Robot;
-  tny360: Tny360Robot;
+  p7: P7Body;
+  tny360: Tny360Body;
 }>;
 /** Any body the robot API serves. */
 export type ApiRobot = ApiRobots[BodyKind];
