@@ -56,3 +56,16 @@ export async function appWithRoutes(robot: AnyRobot): Promise<{ app: FastifyInst
   await app.ready();
   return { app, routes, pages };
 }
+
+/** A JSON answer's body. */
+export interface Json {
+  [k: string]: unknown;
+}
+
+/** One request through fastify's inject, with the lease header when given; the body parsed. */
+export async function call(app: FastifyInstance, method: string, url: string, payload?: unknown, lease?: string) {
+  const headers: Record<string, string> = {};
+  if (lease) headers[LEASE] = lease;
+  const r = await app.inject({ method: method as "GET", url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+  return { status: r.statusCode, body: r.body ? (JSON.parse(r.body) as Json) : {} };
+}

@@ -14,18 +14,7 @@ import type { NaoRobot } from "../../src/runtime/nao-robot.js";
 import type { P7Robot } from "../../src/runtime/p7-robot.js";
 import { f32 } from "../../src/serve/api/bodies/common.js";
 import type { Tny360Robot } from "../../src/runtime/tny360-robot.js";
-import { LEASE, appWithRoutes, simNao, simP7, simTny, step } from "./helpers.js";
-
-interface Json {
-  [k: string]: unknown;
-}
-
-async function call(app: FastifyInstance, method: string, url: string, payload?: unknown, lease?: string) {
-  const headers: Record<string, string> = {};
-  if (lease) headers[LEASE] = lease;
-  const r = await app.inject({ method: method as "GET", url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
-  return { status: r.statusCode, body: r.body ? (JSON.parse(r.body) as Json) : {} };
-}
+import { appWithRoutes, call, type Json, LEASE, simNao, simP7, simTny, step } from "./helpers.js";
 
 describe("NAO robot API (inject, simulated time)", () => {
   let clock: SimClock;

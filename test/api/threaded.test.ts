@@ -12,16 +12,8 @@ import { Tny360Host } from "../../src/host/tny360-host.js";
 import type { P7Robot } from "../../src/runtime/p7-robot.js";
 import type { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { f32 } from "../../src/serve/api/bodies/common.js";
-import { appWithRoutes, LEASE } from "./helpers.js";
+import { appWithRoutes, call, type Json } from "./helpers.js";
 
-type Json = Record<string, unknown>;
-
-async function call(app: FastifyInstance, method: string, url: string, payload?: unknown, lease?: string) {
-  const headers: Record<string, string> = {};
-  if (lease) headers[LEASE] = lease;
-  const r = await app.inject({ method: method as "GET", url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
-  return { status: r.statusCode, body: r.body ? (JSON.parse(r.body) as Json) : {} };
-}
 
 async function eventually(ok: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
   const t0 = Date.now();
