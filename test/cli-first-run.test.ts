@@ -47,16 +47,20 @@ describe("one line and a code for every failure of serve and the tools (item 2, 
     expect(expectOneErrorLine(await cli(env, "serve", "--body", "tny360", "--tny-server", "bogus", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2)).toMatch(/--tny-server must be one of worker, main/);
   });
   it("a bad option value points at its own command's --help; a misspelt command reads as one sentence", async () => {
-    const [port, count, category, typo] = await Promise.all([
+    const [port, count, category, typo, inAction, nested] = await Promise.all([
       cli(env, "serve", "--api-port", "abc"),
       cli(env, "state", "--watch", "--count", "x"),
       cli(env, "estop", "--category", "3"),
       cli(env, "sevre"),
+      cli(env, "estop", "--reset"), // raised inside the command's action, not by a parser
+      cli(env, "fleet", "estop"),
     ]);
     expect(expectOneErrorLine(port, "BL_ERR_CLI_USAGE", 2)).toBe('--api-port must be an integer in 0..65535, got "abc" (see `bodylink serve --help`)');
     expect(expectOneErrorLine(count, "BL_ERR_CLI_USAGE", 2)).toMatch(/^--count must be an integer .* \(see `bodylink state --help`\)$/);
     expect(expectOneErrorLine(category, "BL_ERR_CLI_USAGE", 2)).toMatch(/^--category must be 0 .* \(see `bodylink estop --help`\)$/);
     expect(expectOneErrorLine(typo, "BL_ERR_CLI_USAGE", 2)).toBe("unknown command 'sevre' (did you mean serve?) (see `bodylink --help`)");
+    expect(expectOneErrorLine(inAction, "BL_ERR_CLI_USAGE", 2)).toBe('--reset needs --reason "why it is safe to go on" (see `bodylink estop --help`)');
+    expect(expectOneErrorLine(nested, "BL_ERR_CLI_USAGE", 2)).toMatch(/\(see `bodylink fleet estop --help`\)$/);
   });
   it("the API port in use", async () => {
     const { server, port } = await occupiedPort();

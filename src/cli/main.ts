@@ -29,7 +29,21 @@ export function buildProgram(): Command {
   registerChest(program);
   registerEstop(program);
   routeUsageErrors(program);
+  // A usage error raised inside an action (e.g. `estop --reset` without --reason) points at the
+  // --help of the command that was running, as the option parsers' errors do.
+  program.hook("preAction", (_root, action) => {
+    running = commandPathOf(action);
+  });
   return program;
+}
+
+/** The command whose action runs now ("" before any). */
+let running = "";
+
+function commandPathOf(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
 }
 
 /**
@@ -68,7 +82,7 @@ export async function main(argv = process.argv): Promise<number> {
     await buildProgram().parseAsync(argv);
     return 0;
   } catch (e) {
-    return reportError(e);
+    return reportError(withCommand(e, running));
   }
 }
 
