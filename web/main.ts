@@ -19,6 +19,7 @@ import {
   type HealthAnswer,
   type LinkStatus,
   type RobotClient,
+  SAFETY_FAULT,
   type StateMessage,
 } from "../src/client/index.js";
 import { DASHBOARD_BODIES, type DashboardBody, type JointColumns, type Limit, type MessageOf, withEntry } from "./bodies/index.js";
@@ -124,7 +125,7 @@ async function resetEstop(): Promise<void> {
 function renderEstop(h: HealthAnswer): void {
   const e: EstopAnswer | null = h.estop ?? null;
   // A runtime without the latch in its health: the stop shows through the safety reason.
-  const latched = e ? e.latched : /emergency stop/.test(h.safety_reason ?? "");
+  const latched = e ? e.latched : h.safety_code === "estop";
   const banner = el("estop-banner");
   banner.hidden = !latched;
   document.body.classList.toggle("estop-latched", latched);
@@ -427,8 +428,9 @@ function buildPlots(body: BodyKind): void {
 let lastHealth: { late: number; atMs: number; errors: Readonly<Record<string, number>>; holder: string; safety: string | null } | null = null;
 
 /** A lease ending by itself or being released is a normal state, not an alarm. */
-function safetyLevel(reason: string): Level {
-  return /released|expired|no client|no control|nobody|not held|without a lease/i.test(reason) ? "calm" : "bad";
+/** A fault or the latched stop is an alarm; a body nobody commands is calm (SAFETY_FAULT). */
+function safetyLevel(h: HealthAnswer): Level {
+  return SAFETY_FAULT[h.safety_code] ? "bad" : "calm";
 }
 
 function renderHealth(h: HealthAnswer): void {
@@ -462,9 +464,11 @@ function renderHealth(h: HealthAnswer): void {
   else setLevel(el("control"), "nobody", "calm");
   el("control").dataset.holder = holder?.owner ?? "";
   const safety = el("safety");
-  safety.hidden = !h.safety_reason || /emergency stop/.test(h.safety_reason);
-  if (h.safety_reason) setLevel(safety, `Safety: ${h.safety_reason}`, safetyLevel(h.safety_reason));
-  safety.setAttribute("role", h.safety_reason && safetyLevel(h.safety_reason) === "bad" ? "alert" : "status");
+  // the latched stop has its own banner
+  safety.hidden = !h.safety_reason || h.safety_code === "estop";
+  if (h.safety_reason) setLevel(safety, `Safety: ${h.safety_reason}`, safetyLevel(h));
+  safety.dataset.code = h.safety_code;
+  safety.setAttribute("role", h.safety_reason && safetyLevel(h) === "bad" ? "alert" : "status");
 
   if (lastHealth) {
     if (holderKey !== lastHealth.holder) logEvent("lease", holder ? `control taken by ${holderKey}` : `control released (was ${lastHealth.holder})`);
@@ -474,7 +478,7 @@ function renderHealth(h: HealthAnswer): void {
       const d = v - (lastHealth.errors[k] ?? 0);
       if (d > 0 && k !== "emergencyStops" && k !== "lateCycles") logEvent("fault", `${k} +${d} (total ${v})`, "warn");
     }
-    if (h.safety_reason !== lastHealth.safety && h.safety_reason) logEvent("safety", h.safety_reason, safetyLevel(h.safety_reason) === "bad" ? "bad" : "info");
+    if (h.safety_reason !== lastHealth.safety && h.safety_reason) logEvent("safety", h.safety_reason, safetyLevel(h) === "bad" ? "bad" : "info");
   }
   lastHealth = { late: c.late_cycles, atMs: now, errors: h.errors, holder: holderKey, safety: h.safety_reason };
 }

@@ -71,6 +71,8 @@ import {
 import { BODY_SHAPES, buildModels, deepFreeze, type ImuState, type JointState, type MotorState, type RobotState } from "./snapshots.js";
 
 export { ApiError } from "./errors.js";
+/** Health's `safety_code` words and what each means. */
+export { SAFETY_CODES, SAFETY_FAULT, SAFETY_TEXT } from "../bodies/safety.js";
 export type * from "./messages.js";
 export * from "./facets/index.js";
 export { BODY_SHAPES, type EffortUnit, type ImuState, type JointState, type MotorState, type RobotState, type SnapshotMeta } from "./snapshots.js";

@@ -8,8 +8,10 @@
 
 export type { BodyKind } from "../bodies/registry.js";
 export type { LinkStatus } from "../bodies/link.js";
+export type { SafetyCode } from "../bodies/safety.js";
 import type { BodyKind } from "../bodies/registry.js";
 import type { LinkStatus } from "../bodies/link.js";
+import type { SafetyCode } from "../bodies/safety.js";
 
 export interface HelloMessage {
   readonly type: "hello";
@@ -149,6 +151,8 @@ export interface InfoAnswer {
 export interface HealthAnswer {
   readonly body: BodyKind;
   readonly link: LinkStatus;
+  /** Why the body is in (or on its way to) its safe state ("none" when commands flow); see SAFETY_TEXT. */
+  readonly safety_code: SafetyCode;
   readonly safety_reason: string | null;
   readonly cycle: {
     readonly nominal_period_ms: number;

@@ -376,6 +376,7 @@ export class FleetBridge implements FleetGateway {
       body: h.body,
       epoch_ms: Date.now(),
       link: h.link,
+      safety_code: h.safety,
       safety_reason: h.safetyReason,
       cycle: { cycles: c.cycles, late_cycles: c.lateCycles, nominal_period_ms: c.nominalPeriodMs, period_p99_ms: c.periodMs.p99, jitter_p99_ms: c.jitterP99Ms },
       control: h.control ? { owner: h.control.owner, source: h.control.source, expires_at_epoch_ms: h.control.expiresAtEpochMs } : null,

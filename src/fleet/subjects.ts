@@ -130,6 +130,8 @@ export interface FleetHealth {
   readonly body: string;
   readonly epoch_ms: number;
   readonly link: string;
+  /** SAFETY_CODES (src/bodies/safety.ts). */
+  readonly safety_code: string;
   readonly safety_reason: string | null;
   readonly cycle: { readonly cycles: number; readonly late_cycles: number; readonly nominal_period_ms: number; readonly period_p99_ms: number | null; readonly jitter_p99_ms: number | null };
   readonly control: { readonly owner: string; readonly source: string; readonly expires_at_epoch_ms: number } | null;

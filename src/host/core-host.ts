@@ -680,11 +680,11 @@ export abstract class CoreHost {
   }
 
   #verdict(answered: boolean): RobotHealth {
-    const base: RobotHealth = this.#lastHealth ?? { body: this.kind, link: "starting", safetyReason: null, cycle: emptyCycle(this.periodMs), errors: {}, control: null, estop: ESTOP_CLEAR };
+    const base: RobotHealth = this.#lastHealth ?? { body: this.kind, link: "starting", safety: "none", safetyReason: null, cycle: emptyCycle(this.periodMs), errors: {}, control: null, estop: ESTOP_CLEAR };
     const down = !answered;
     return {
       ...base,
-      ...(down ? { link: "lost" as const, safetyReason: this.#closed ? "the real-time core is not running" : `the real-time core stalled: no cycle for more than ${this.#stallAfterMs} ms` } : {}),
+      ...(down ? { link: "lost" as const, safety: this.#closed ? ("core_stopped" as const) : ("core_stalled" as const), safetyReason: this.#closed ? "the real-time core is not running" : `the real-time core stalled: no cycle for more than ${this.#stallAfterMs} ms` } : {}),
       errors: { ...base.errors, coreStalls: this.stalls },
       ...(down && this.asyncRequests ? { estop: this.authority.estop } : {}),
     };

@@ -29,6 +29,7 @@ import { NAO_COMMAND_KEY } from "../bodies/nao/layout.js";
 import { REST_POSTURE_RAD, STAND_POSTURE_RAD } from "../bodies/nao/joints.js";
 import type { NaoPreferences } from "../bodies/nao/prefs.js";
 import { NaoState } from "../bodies/nao/state.js";
+import { leaseEndCode, type SafetyCode } from "../bodies/safety.js";
 import { IO } from "../drivers/driver.js";
 import { ChestboardDriver, simulatedChestboard } from "../drivers/nao/chestboard.js";
 import { NAO_IO, type NaoDriver, type NaoOutput } from "../drivers/nao/driver.js";
@@ -136,10 +137,12 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
   readonly #recoveryMs: number;
   #failures = 0;
   #faultReason: string | null = null;
+  #faultCode: SafetyCode = "none";
   /** The lease whose command is in #requested: a new holder's stiffness flows only once it commands. */
   #commandLease: string | null = null;
   /** Why control last ended ("control expired: …"), until someone takes it again. */
   #releaseReason: string | null = null;
+  #releaseCode: SafetyCode = "no_holder";
   /** True after a fault until stiffness is back to full: regain it on the ramp, never in one jump. */
   #recovering = false;
   #motion: Motion | null = null;
@@ -181,12 +184,15 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
     this.authority.on("released", (info, why) => {
       this.#cancelMotion();
       this.#releaseReason = `control ${why === "expired" ? "expired" : why === "revoked" ? "revoked" : "released"} (${info.owner})`;
+      this.#releaseCode = leaseEndCode(why);
     });
     this.authority.on("acquired", () => {
       this.#releaseReason = null;
+      this.#releaseCode = "no_holder";
     });
     this.authority.on("reset", () => {
       this.#releaseReason = "emergency stop reset: take control and command to move";
+      this.#releaseCode = "estop_reset";
       this.#commandLease = null;
     });
   }
@@ -260,7 +266,7 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
 
   onDriverError(message: string): void {
     this.authority.revoke(); // after a restart, nothing moves until a client commands again
-    this.#fault(this.clock.nowMs(), `body link lost: ${message}`);
+    this.#fault(this.clock.nowMs(), `body link lost: ${message}`, "link_lost");
     this.#f[0] = 0;
     this.state.link = "lost";
     this.state.valid = false;
@@ -427,7 +433,7 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
       if (code === IO.Busy) {
         // The previous exchange has not completed (USB): count it, keep the safety logic running.
         this.#errors.overruns++;
-        this.#fault(nowMs, "chest board exchange overran the cycle");
+        this.#fault(nowMs, "chest board exchange overran the cycle", "cycle_overrun");
       } else this.#readOutcome(nowMs, code);
       return;
     }
@@ -435,20 +441,21 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
   }
 
   onCycleError(error: unknown): void {
-    this.#fault(this.clock.nowMs(), `internal error in the cycle: ${(error as Error)?.message ?? error}`);
+    this.#fault(this.clock.nowMs(), `internal error in the cycle: ${(error as Error)?.message ?? error}`, "internal_error");
   }
 
   onLate(lateByMs: number): void {
     this.#errors.lateCycles++;
     if (lateByMs > this.#safetyLateBoundMs) {
       this.#errors.lateRamps++;
-      this.#fault(this.clock.nowMs(), "cycle ran late");
+      this.#fault(this.clock.nowMs(), "cycle ran late", "cycle_late");
     }
   }
 
-  #fault(nowMs: number, reason: string): void {
+  #fault(nowMs: number, reason: string, code: SafetyCode): void {
     this.#f[1] = nowMs;
     this.#faultReason = reason;
+    this.#faultCode = code;
   }
 
   #arbitrate(nowMs: number): void {
@@ -461,16 +468,22 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
     const m = this.#motion;
     if (m) this.#stepMotion(m, nowMs);
     let reason: string | null = null;
+    let code: SafetyCode = "none";
     if (nowMs - this.#f[1]! < this.#recoveryMs) {
       reason = this.#faultReason;
+      code = this.#faultCode;
       this.#recovering = true;
     } else if (!holder) {
       // An expiry found in this cycle is announced after it (Authority.activeHolder): say so already.
       const gone = this.authority.overdue();
       reason = gone ? this.#expiredFor(gone.id, gone.owner) : (this.#releaseReason ?? "no client holds control");
+      code = gone ? "lease_expired" : this.#releaseCode;
     }
     // The previous holder's targets are not the new holder's: keep ramping down until it commands.
-    else if (holder.id !== this.#commandLease) reason = this.#waitingFor(holder.id, holder.owner);
+    else if (holder.id !== this.#commandLease) {
+      reason = this.#waitingFor(holder.id, holder.owner);
+      code = "waiting_for_command";
+    }
     const step = this.periodMs * this.#rampPerMs;
     const f = this.#f;
     if (reason) {
@@ -489,6 +502,7 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
       f[0] = 1;
     }
     this.state.safetyReason = reason;
+    this.state.safety = code;
   }
 
   /** While latched: step the crouch (category 1) or hold limp; a fault during the crouch cuts. */
@@ -513,6 +527,7 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
     const e = this.authority.estop;
     if (this.#estopText.state !== e) this.#estopText = { state: e, text: describeEstop(e) };
     this.state.safetyReason = this.#estopText.text;
+    this.state.safety = "estop";
   }
 
   /** `state.safetyReason` while latched, built once per latch state (no string per cycle). */
@@ -591,7 +606,7 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
     if (this.#failures >= this.#linkLostAfter) {
       s.link = "lost";
       s.valid = false;
-      this.#fault(now, `body link lost: ${reason}`);
+      this.#fault(now, `body link lost: ${reason}`, "link_lost");
     } else {
       s.link = "degraded";
     }
@@ -602,6 +617,7 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
     return {
       body: "nao",
       link: this.state.link,
+      safety: this.state.safety,
       safetyReason: this.state.safetyReason,
       cycle: this.loop.summary(opts.windowCycles),
       errors: { ...this.#errors },

@@ -40,6 +40,7 @@ import {
 } from "../bodies/p7/state.js";
 import { BodylinkError } from "../errors.js";
 import type { LinkStatus } from "../bodies/link.js";
+import { leaseEndCode, type SafetyCode } from "../bodies/safety.js";
 import { IO } from "../drivers/driver.js";
 import { type P7Driver, P7SimDriver } from "../drivers/p7/sim.js";
 import { type CycleCore, Lifecycle, type Phase } from "../rt/lifecycle.js";
@@ -115,6 +116,7 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
 
   #link: P7LinkStatus = "starting";
   #safetyReason: string | null = "no control lease held: holding position";
+  #safety: SafetyCode = "no_holder";
   /** The lease whose command the arm is executing, or null (holding). */
   #commandLease: string | null = null;
   readonly #targets = new Float64Array(P7_JOINT_COUNT);
@@ -135,6 +137,7 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
     this.driver.stopAll();
     this.#counters.leaseEndedStops++;
     this.#safetyReason = `control lease ${why}: holding position`;
+    this.#safety = leaseEndCode(why);
   };
 
   private constructor(opts: P7RobotOptions) {
@@ -200,6 +203,7 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
     if (this.#link !== "lost") this.#counters.linkLost++;
     this.#link = "lost";
     this.#safetyReason = `body link lost: ${message}`;
+    this.#safety = "link_lost";
     this.#invalidate();
   }
 
@@ -210,6 +214,7 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
     return {
       body: "p7",
       link: this.#link,
+      safety: this.#safety,
       safetyReason: this.#safetyReason,
       cycle: this.loop.summary(opts.windowCycles),
       errors: { ...this.#counters, jointErrors },
@@ -325,6 +330,7 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
     else if (first) this.driver.stopAll();
     if (e.phase === "settling" && this.driver.atRest) this.authority.setEstopPhase("cut");
     this.#safetyReason = describeEstop(this.authority.estop);
+    this.#safety = "estop";
     return this.authority.estop;
   }
 
@@ -335,7 +341,10 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
 
   /** Release the latch; the arm keeps holding until a client takes a lease and commands. */
   resetEstop(req: EstopResetRequest): EstopState {
-    if (this.authority.resetEstop(req)) this.#safetyReason = "emergency stop reset: holding position until commanded";
+    if (this.authority.resetEstop(req)) {
+      this.#safetyReason = "emergency stop reset: holding position until commanded";
+      this.#safety = "estop_reset";
+    }
     return this.authority.estop;
   }
 
@@ -374,6 +383,7 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
     if (this.authority.estop.phase === "settling" && (this.driver.atRest || !this.driver.linkUp)) {
       this.authority.setEstopPhase("cut", this.driver.atRest ? undefined : 0);
       this.#safetyReason = describeEstop(this.authority.estop);
+      this.#safety = "estop";
     }
     if (code !== IO.Fresh) {
       if (this.#link !== "lost") this.#counters.linkLost++;
@@ -437,6 +447,7 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
   #accepted(leaseId: string): void {
     this.#commandLease = leaseId;
     this.#safetyReason = null;
+    this.#safety = "none";
   }
 }
 

@@ -10,6 +10,7 @@ import type { ThreadStatsSnapshot } from "./thread-stats.js";
 import type { TimingSummary } from "./timing.js";
 
 import type { LinkStatus } from "../bodies/link.js";
+import type { SafetyCode } from "../bodies/safety.js";
 import type { BodyKind } from "../bodies/registry.js";
 
 export type { BodyKind };
@@ -18,6 +19,9 @@ export interface RobotHealth {
   readonly body: BodyKind;
   /** "ok" while the link answers; "degraded" on sporadic errors; "lost" when it stopped answering. */
   readonly link: LinkStatus;
+  /** Why the body is in (or on its way to) its safe state; "none" when commands flow. */
+  readonly safety: SafetyCode;
+  /** The same in words, with the details; null when commands flow. */
   readonly safetyReason: string | null;
   /** `core`: the thread that runs the cycle (a worker core's own thread, else the main thread). */
   readonly cycle: TimingSummary & { readonly nominalPeriodMs: number; readonly core: ThreadStatsSnapshot };

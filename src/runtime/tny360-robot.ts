@@ -51,6 +51,7 @@ import type { TnyWebSocketConstructor } from "../client/tny/index.js";
 import { IO } from "../drivers/driver.js";
 import { type TnyDriver, TnyRemoteDriver, TnySimDriver } from "../drivers/tny360/driver.js";
 import { BodylinkError } from "../errors.js";
+import type { SafetyCode } from "../bodies/safety.js";
 import { type CycleCore, Lifecycle } from "../rt/lifecycle.js";
 import type { SimTny360 } from "../sim/tny360/quadruped.js";
 import { type ActionSpec, actionSpec, GaitType, type GaitName, LogLevel, type LogLevelCode, type ModuleSpec, Status, statusName, TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
@@ -171,6 +172,7 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
   #lastRefusalLogMs = Number.NEGATIVE_INFINITY;
   #refusalsNotLogged = 0;
   #safetyReason: string | null = null;
+  #safety: SafetyCode = "none";
   #stopped = false;
 
   private constructor(opts: Tny360RobotOptions) {
@@ -201,6 +203,7 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
     this.authority.bindCycles(this.loop, this.periodMs);
     this.authority.on("acquired", () => {
       this.#safetyReason = null;
+      this.#safety = "none";
     });
   }
 
@@ -250,6 +253,7 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
     this.authority.revoke(); // after a restart, nothing moves until a client commands again
     this.state.link = "lost";
     this.#safetyReason = `body link lost: ${message}`;
+    this.#safety = "link_lost";
   }
 
   onLate(): void {
@@ -262,6 +266,7 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
     return {
       body: "tny360",
       link: this.#stopped ? "stopped" : this.state.link,
+      safety: this.#safety,
       safetyReason: this.#safetyReason,
       cycle: this.loop.summary(opts.windowCycles),
       errors: {
@@ -470,6 +475,7 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
       else this.#unlessStopped(K.disableSmooth, []);
     }
     this.#safetyReason = describeEstop(this.authority.estop);
+    this.#safety = "estop";
     return this.authority.estop;
   }
 
@@ -480,7 +486,10 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
 
   /** Release the latch. Nothing moves until a client takes a lease and commands (e.g. enableSmooth). */
   resetEstop(req: EstopResetRequest): EstopState {
-    if (this.authority.resetEstop(req)) this.#safetyReason = null;
+    if (this.authority.resetEstop(req)) {
+      this.#safetyReason = null;
+      this.#safety = "none";
+    }
     return this.authority.estop;
   }
 
@@ -564,6 +573,7 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
     if (this.authority.estop.phase === "settling" && this.state.body.smooth === "idle" && (this.state.body.enabledMask & TNY_LEG_MASK) === 0) {
       this.authority.setEstopPhase("cut");
       this.#safetyReason = describeEstop(this.authority.estop);
+      this.#safety = "estop";
     }
     if (code === IO.Fresh) this.state.epochMs = this.clock.epochMs() + (this.state.timestampMs - nowMs);
   }

@@ -6,6 +6,7 @@
  * reference is enough): no allocation per cycle on the publishing side.
  */
 import { LINK_CODE, linkStatusText } from "../bodies/link.js";
+import { SAFETY_CODE, safetyCodeWord } from "../bodies/safety.js";
 import { NAO_COUNTER, NAO_STATE_LAYOUT } from "../bodies/nao/layout.js";
 import type { NaoState } from "../bodies/nao/state.js";
 import { buildViews, layoutBytes, type ShmViews } from "./layout.js";
@@ -59,6 +60,7 @@ export class NaoStateChannel {
     v.jointInitialized.set(s.jointInitialized);
     v.flags[0] = s.valid ? 1 : 0;
     v.flags[1] = LINK_CODE[s.link];
+    v.flags[2] = SAFETY_CODE[s.safety];
     if (s.safetyReason !== this.#reasonRef) {
       this.#reasonRef = s.safetyReason;
       const h = v.reasonHeader;
@@ -99,6 +101,7 @@ export class NaoStateChannel {
       into.jointInitialized.set(v.jointInitialized);
       into.valid = v.flags[0] === 1;
       into.link = linkStatusText(v.flags[1]!);
+      into.safety = safetyCodeWord(v.flags[2]!);
       reasonVersion = v.reasonHeader[0]!;
       reasonLength = v.reasonHeader[1]!;
       if (reasonVersion !== this.#reasonSeen) this.#reasonText = reasonLength === 0xffffffff ? null : decoder.decode(v.reasonText.slice(0, reasonLength));

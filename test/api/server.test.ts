@@ -111,7 +111,7 @@ describe("NAO robot API (inject, simulated time)", () => {
     expect(info.joint_names).toEqual([...API_ORDER]);
     await step(robot, clock, 5);
     const health = (await call(app, "GET", "/v1/health")).body;
-    expect(health).toMatchObject({ body: "nao", link: "ok", control: null, api: { subscribers: 0, send_slice_ms: { p99: 0, max: 0 } } });
+    expect(health).toMatchObject({ body: "nao", link: "ok", safety_code: "no_holder", safety_reason: "no client holds control", control: null, api: { subscribers: 0, send_slice_ms: { p99: 0, max: 0 } } });
     expect((health.cycle as Json).cycles).toBe(5);
     expect(health.cycle).toMatchObject({ window_cycles: 5, core_gc_collections: expect.any(Number), core_gc_max_ms: expect.any(Number) });
     if (process.platform === "linux") expect((health.cycle as Json).core_cpu_ms).toBeGreaterThan(0);
@@ -235,7 +235,7 @@ describe("NAO robot API (inject, simulated time)", () => {
     expect(robot.state.safetyReason).toMatch(/emergency stop latched/);
     expect(Math.max(...robot.state.stiffness)).toBe(0);
     expect((await call(app, "GET", "/v1/estop")).body).toMatchObject({ latched: true, phase: "cut", category: 1 });
-    expect((await call(app, "GET", "/v1/health")).body.estop).toMatchObject({ latched: true, phase: "cut" });
+    expect((await call(app, "GET", "/v1/health")).body).toMatchObject({ safety_code: "estop", estop: { latched: true, phase: "cut" } });
     // latched: the old lease, a new lease, and commands are all refused with the latch's code
     const old = await call(app, "POST", "/v1/commands/smooth-enable", {}, id);
     expect(old.status).toBe(409);
@@ -256,12 +256,14 @@ describe("NAO robot API (inject, simulated time)", () => {
     // nothing moves after the reset until a client takes control and commands; then stiffness ramps
     await step(robot, clock, 10);
     expect(Math.max(...robot.state.stiffness)).toBe(0);
+    expect((await call(app, "GET", "/v1/health")).body).toMatchObject({ safety_code: "estop_reset", safety_reason: "emergency stop reset: take control and command to move" });
     const b = await call(app, "POST", "/v1/control", { owner: "alice" });
     expect(b.status).toBe(201);
     expect((await call(app, "POST", "/v1/commands/joints", { stiffness: new Array(26).fill(1) }, b.body.lease_id as string)).status).toBe(200);
     await step(robot, clock, 1);
     expect(Math.max(...robot.state.stiffness)).toBeGreaterThan(0);
     expect(Math.max(...robot.state.stiffness)).toBeLessThan(0.1);
+    expect((await call(app, "GET", "/v1/health")).body).toMatchObject({ safety_code: "none", safety_reason: null });
   });
 
   it("joint commands: API order to LoLA, out-of-limit positions clamped and listed, RHipYawPitch note", async () => {

@@ -30,6 +30,7 @@ import type {
   NaoStateMessage,
   P7Fields,
   P7StateMessage,
+  SafetyCode,
   StateEnvelope,
   StateMessage,
   Tny360Fields,
@@ -55,6 +56,7 @@ import type {
   InfoSchema,
   LeaseSchema,
   LinkSchema,
+  SafetyCodeSchema,
 } from "../../src/serve/api/schemas.js";
 import { agree } from "../support/same-type.js";
 
@@ -65,6 +67,7 @@ type StateOf<B extends BodyKind, Fields> = Omit<Envelope, "body"> & { body: B } 
 const CHECKED = {
   BodyKind: agree<BodyKind, Static<typeof BodySchema>>(true),
   LinkStatus: agree<LinkStatus, Static<typeof LinkSchema>>(true),
+  SafetyCode: agree<SafetyCode, Static<typeof SafetyCodeSchema>>(true),
   HelloMessage: agree<HelloMessage, Static<typeof HelloSchema>>(true),
   StateEnvelope: agree<StateEnvelope, Envelope>(true),
   NaoFields: agree<NaoFields, Static<typeof NaoStreamFieldsSchema>>(true) && agree<NaoFields, Static<typeof NaoRestFieldsSchema>>(true),

@@ -91,6 +91,7 @@ describe("commands, leases and safety", () => {
     expect(r.state.stiffness[0]).toBe(1);
     expect(sim.body.stiffness[0]).toBe(1);
     expect(r.state.safetyReason).toBeNull();
+    expect(r.state.safety).toBe("none");
   });
   it("rejects bad keys with reasons and applies the rest", async () => {
     const { r } = await robot();
@@ -109,6 +110,7 @@ describe("commands, leases and safety", () => {
     run(10); // 120 ms later the 100 ms lease has expired
     expect(clock.nowMs()).toBeGreaterThan(100);
     expect(r.state.safetyReason).toBe("control expired (t)");
+    expect(r.state.safety).toBe("lease_expired");
     expect(r.state.stiffness[0]).toBeLessThan(1);
     run(10);
     expect(r.state.stiffness[0]).toBe(0);
@@ -124,11 +126,13 @@ describe("commands, leases and safety", () => {
     expect(r.state.link).toBe("lost");
     expect(r.state.valid).toBe(false);
     expect(r.state.safetyReason).toMatch(/body link lost: no answer within 20 ms/);
+    expect(r.state.safety).toBe("link_lost");
     expect(r.state.stiffness[0]).toBe(0);
     run(3);
     expect(r.state.link).toBe("ok");
     run(6); // recovery time passes, then ramps up at the same rate, never a jump
     expect(r.state.safetyReason).toBeNull();
+    expect(r.state.safety).toBe("none");
     expect(r.state.stiffness[0]).toBeGreaterThan(0);
     expect(r.state.stiffness[0]).toBeLessThan(1);
     run(20);
@@ -143,6 +147,7 @@ describe("commands, leases and safety", () => {
     r.onLate(30);
     run(1);
     expect(r.state.safetyReason).toBe("cycle ran late");
+    expect(r.state.safety).toBe("cycle_late");
     expect(r.health().errors.lateCycles).toBe(1);
   });
   it("corrupted answers are counted and do not touch the state", async () => {
@@ -194,6 +199,7 @@ describe("commands, leases and safety", () => {
     expect(r.state.stiffness.every((v) => v === 0)).toBe(true);
     expect(r.authority.holder()).toBeNull();
     expect(r.state.safetyReason).toMatch(/^emergency stop latched \(category 0, local: test\)/);
+    expect(r.state.safety).toBe("estop");
   });
 
   it("a delayed answer makes the next cycle an overrun, counted, and the late answer still lands", async () => {
@@ -229,12 +235,14 @@ describe("commands, leases and safety", () => {
     run(1);
     expect(r.state.stiffness[0]).toBeLessThan(1);
     expect(r.state.safetyReason).toBe("b holds control and has not commanded yet");
+    expect(r.state.safety).toBe("waiting_for_command");
     run(20);
     expect(r.state.stiffness[0]).toBe(0); // A's targets were dropped, not handed to B
     r.command(b.lease.id, { Stiffness: new Array(25).fill(0.5) });
     run(1);
     expect(r.state.stiffness[0]).toBeCloseTo(0.5, 2);
     expect(r.state.safetyReason).toBeNull();
+    expect(r.state.safety).toBe("none");
   });
 });
 

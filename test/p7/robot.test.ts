@@ -242,6 +242,7 @@ describe("control authority", () => {
     tick(robot, clock, 250);
     expect(robot.getJointState()!.angles[0]).toBe(held);
     expect(robot.health().safetyReason).toBe("control lease expired: holding position");
+    expect(robot.health().safety).toBe("lease_expired");
     expect(refused(robot.moveJoints(id, TARGET)).code).toBe("BL_ERR_AUTH_UNKNOWN_LEASE");
   });
 
@@ -258,6 +259,7 @@ describe("control authority", () => {
     const second = lease(robot, "lola:pid 7");
     expect(robot.moveJoints(second, [0, 0, 0, 0, 0, 0, 0], { speedRadS: 2 }).ok).toBe(true);
     expect(robot.health().safetyReason).toBeNull();
+    expect(robot.health().safety).toBe("none");
     tick(robot, clock, 500);
     expect(robot.getJointState()!.angles[0]).toBe(0);
   });
@@ -279,6 +281,7 @@ describe("control authority", () => {
     expect(robot.getJointState()!.angles).toEqual(j.angles);
     const h = robot.health();
     expect(h.safetyReason).toMatch(/^emergency stop latched \(category 1, local: operator pressed the button\)/);
+    expect(h.safety).toBe("estop");
     expect(h.errors.emergencyStops).toBe(1);
     expect(h.control).toBeNull();
     // Latched: nobody gets control, whoever asks.

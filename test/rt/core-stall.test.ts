@@ -43,9 +43,10 @@ describe("a stalled real-time core", () => {
       const acquire = await fetch(`${api}/v1/control`, { method: "PUT", headers: { ...json, "x-bodylink-lease": lease.lease_id }, body: JSON.stringify({ lease_ms: 30_000 }) });
       expect(acquire.status).toBe(503);
       expect(((await acquire.json()) as { code: string }).code).toBe("BL_ERR_CORE_UNRESPONSIVE");
-      const health = (await (await fetch(`${api}/v1/health`)).json()) as { link: string; safety_reason: string; errors: { coreStalls: number } };
+      const health = (await (await fetch(`${api}/v1/health`)).json()) as { link: string; safety_code: string; safety_reason: string; errors: { coreStalls: number } };
       expect(health.link).toBe("lost");
       expect(health.safety_reason).toMatch(/the real-time core stalled/);
+      expect(health.safety_code).toBe("core_stalled");
       expect(health.errors.coreStalls).toBeGreaterThanOrEqual(1);
       // The e-stop: refused with the code (the core ran no cycle), but latched on the host at once …
       const stop = await fetch(`${api}/v1/estop`, { method: "POST", headers: json, body: JSON.stringify({ category: 0, reason: "while stalled" }) });

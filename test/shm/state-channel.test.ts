@@ -1,5 +1,5 @@
 /**
- * The P7 and TNY-360 state channels (src/shm/p7-state.ts, tny360-state.ts over their layout tables
+ * The NAO, P7 and TNY-360 state channels (src/shm/nao-state.ts, p7-state.ts, tny360-state.ts over their layout tables
  * in src/bodies/<body>/layout.ts): a state published by the core reads back equal, field for field,
  * into a fresh state on the host side — so a field the table forgets fails here — and a reader
  * never takes a half-written state.
@@ -7,10 +7,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LINK_STATUS, type LinkStatus } from "../../src/bodies/link.js";
+import { NaoState, snapshotNaoState } from "../../src/bodies/nao/state.js";
 import { P7State } from "../../src/bodies/p7/state.js";
+import { SAFETY_CODES } from "../../src/bodies/safety.js";
 import { SMOOTH_PHASES } from "../../src/bodies/tny360/layout.js";
 import { Tny360State } from "../../src/bodies/tny360/state.js";
 import { CTL, STATE_START } from "../../src/rt/core-shm.js";
+import { NAO_STATE_BYTES, NaoStateChannel } from "../../src/shm/nao-state.js";
 import { P7_STATE_BYTES, p7StateChannel } from "../../src/shm/p7-state.js";
 import { TNY360_STATE_BYTES, tny360StateChannel } from "../../src/shm/tny360-state.js";
 
@@ -38,6 +41,57 @@ function same(a: unknown, b: unknown): boolean {
   }
   return Object.is(a, b);
 }
+
+describe("NAO state channel", () => {
+  const arrays = ["accelerometer", "gyroscope", "angles", "battery", "fsr", "sonar", "touch", "position", "current", "temperature", "stiffness", "footWeightKg", "centerOfPressureM"] as const;
+  const values = (n: number) => fc.array(f32, { minLength: n, maxLength: n });
+  it("every field of NaoState, the link, the safety code and its text cross unchanged; the text only when it changed", () => {
+    const fresh = new NaoState();
+    fc.assert(
+      fc.property(
+        fc.record({
+          seq: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+          scalars: fc.array(f64, { minLength: fresh.scalars.length, maxLength: fresh.scalars.length }),
+          arrays: fc.tuple(...arrays.map((k) => values(fresh[k].length))),
+          status: fc.array(u8, { minLength: 25, maxLength: 25 }),
+          initialized: fc.array(bit, { minLength: 25, maxLength: 25 }),
+          counters: fc.array(fc.integer({ min: 0, max: 2 ** 31 - 1 }), { minLength: 3, maxLength: 3 }),
+          boardStatus: fc.integer({ min: -1, max: 0xffff }),
+          valid: fc.boolean(),
+          link,
+          safety: fc.constantFrom(...SAFETY_CODES),
+          reasons: fc.array(fc.option(fc.string({ unit: "grapheme", maxLength: 60 })), { minLength: 1, maxLength: 3 }),
+        }),
+        (r) => {
+          const s = new NaoState();
+          s.seq = r.seq;
+          s.scalars.set(r.scalars);
+          arrays.forEach((k, i) => {
+            s[k].set(r.arrays[i]!);
+          });
+          s.status.set(r.status);
+          s.jointInitialized.set(r.initialized);
+          [s.unacknowledgedFrames, s.readTimeouts, s.badFrames] = r.counters;
+          s.boardStatus = r.boardStatus;
+          s.valid = r.valid;
+          s.link = r.link;
+          s.safety = r.safety;
+          const { buffer, ctl } = buffers(NAO_STATE_BYTES);
+          const core = new NaoStateChannel(buffer, STATE_START, ctl, CTL.stateSeq);
+          const host = new NaoStateChannel(buffer, STATE_START, ctl, CTL.stateSeq);
+          const into = new NaoState();
+          for (const reason of r.reasons) {
+            s.safetyReason = reason;
+            core.publish(s);
+            expect(host.readInto(into)).toBe(true);
+            expect(same(snapshotNaoState(into), snapshotNaoState(s))).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
 
 describe("P7 state channel", () => {
   it("every field of P7State and the link cross unchanged", () => {

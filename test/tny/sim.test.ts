@@ -173,6 +173,7 @@ describe("TNY-360 simulator: walking", () => {
     rig.robot.emergencyStop("test");
     expect(rig.robot.authority.holder()).toBeNull();
     expect(rig.robot.health().safetyReason).toMatch(/^emergency stop latched \(category 1, local: test\)/);
+    expect(rig.robot.health().safety).toBe("estop");
     rig.run(50);
     expect(Array.from(rig.robot.state.body.targetVelocity)).toEqual([0, 0, 0]);
     // category 1 (the TNY-360's default): the smooth disable sits it down, then the legs are off

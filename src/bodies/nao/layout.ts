@@ -24,8 +24,8 @@ export const NAO_STATE_LAYOUT = [
   { name: "centerOfPressureM", type: "f32", count: 4 },
   { name: "status", type: "u8", count: 25 },
   { name: "jointInitialized", type: "u8", count: 25 },
-  // valid (0/1), link (LINK_CODE)
-  { name: "flags", type: "u8", count: 2 },
+  // valid (0/1), link (LINK_CODE), safety (SAFETY_CODE)
+  { name: "flags", type: "u8", count: 3 },
   // safety reason: [0] version (changes with the text), [1] byte length; text in reasonText
   { name: "reasonHeader", type: "u32", count: 2 },
   { name: "reasonText", type: "u8", count: 512 },

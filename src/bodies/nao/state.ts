@@ -9,6 +9,7 @@
  */
 
 import type { LinkStatus } from "../link.js";
+import type { SafetyCode } from "../safety.js";
 
 export type { LinkStatus };
 
@@ -102,7 +103,9 @@ export class NaoState {
   readonly jointInitialized = new Uint8Array(25);
 
   link: LinkStatus = "starting";
-  /** Why the commanded stiffness is being ramped to 0, or null when commands flow normally. */
+  /** Why the commanded stiffness is being ramped to 0, as a code (SAFETY_CODES); "none" when commands flow normally. */
+  safety: SafetyCode = "none";
+  /** The same in words with its details (who, what failed), or null when commands flow normally. */
   safetyReason: string | null = null;
   /** Frames the chest board did not acknowledge with the right CRC (cumulative). */
   unacknowledgedFrames = 0;
@@ -156,6 +159,7 @@ export function snapshotNaoState(s: NaoState) {
     head: { voltageV: s.head.voltageV, powerW: s.head.powerW, currentA: s.head.currentA, faceTemperatureC: s.head.faceTemperatureC },
     jointInitialized: Array.from(s.jointInitialized, (v) => v === 1),
     link: s.link,
+    safety: s.safety,
     safetyReason: s.safetyReason,
     unacknowledgedFrames: s.unacknowledgedFrames,
     readTimeouts: s.readTimeouts,

@@ -41,6 +41,7 @@ export function healthAnswer(h: RobotHealth, stream: StateStream) {
   return {
     body: h.body,
     link: h.link,
+    safety_code: h.safety,
     safety_reason: h.safetyReason,
     cycle: {
       nominal_period_ms: c.nominalPeriodMs,

@@ -10,6 +10,7 @@
 import { BODIES, BODY_KINDS, type BodyKind } from "../../bodies/registry.js";
 import Type, { type TArray, type TNumber, type TObject } from "typebox";
 import { LEASE_HEADER } from "../../bodies/link.js";
+import { SAFETY_CODES, SAFETY_TEXT, type SafetyCode } from "../../bodies/safety.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
 import { TIMING_RING_CYCLES } from "../../runtime/timing.js";
 
@@ -180,10 +181,19 @@ export const HealthQuerySchema = Type.Object({
   ),
 });
 
+/** Why the body is in (or on its way to) its safe state, from the one table (src/bodies/safety.ts). */
+export const SafetyCodeSchema = Type.Unsafe<SafetyCode>(
+  Type.Union(
+    SAFETY_CODES.map((k) => Type.Literal(k)),
+    { description: `Why the body is in (or on its way to) its safe state: ${SAFETY_CODES.map((k) => `${k} (${SAFETY_TEXT[k]})`).join("; ")}` },
+  ),
+);
+
 export const HealthSchema = Type.Object({
   body: BodySchema,
   link: LinkSchema,
-  safety_reason: Type.Union([Type.String(), Type.Null()]),
+  safety_code: SafetyCodeSchema,
+  safety_reason: Type.Union([Type.String(), Type.Null()], { description: "safety_code in words, with the details (who, what failed); null when commands flow" }),
   cycle: Type.Object({
     nominal_period_ms: Type.Number(),
     cycles: Type.Integer(),
