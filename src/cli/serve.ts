@@ -52,7 +52,7 @@ export interface ServeOptions {
    * safety, arbitration, the NAO's LoLA server, the TNY-360's API server; src/rt/<body>-worker.ts),
    * so nothing on the main thread can delay a cycle; "main": on the main thread beside the servers
    * (library use, tests, benchmarks). Defaults to "main". A custom `driver`, `clock` or `lolaTap`
-   * (replay) keeps it on the main thread, and so does a P7 or TNY-360 recording.
+   * (replay) keeps it on the main thread; a recording does not (the core records into its own ring).
    */
   core?: "worker" | "main";
   /**
@@ -352,8 +352,9 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         lolaPath = lola.path;
         lines.push(`LoLA socket: ${lola.path}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
       }
-    } else if (o.body === "p7" && o.core === "worker" && !tap && !o.clock) {
-      const h = await P7Host.start({ seed: o.seed, gcEveryMs: o.gcEveryMs ?? 100, ...testCoreHooks(), ...(o.coreWake ? { wake: o.coreWake } : {}) });
+    } else if (o.body === "p7" && o.core === "worker" && !o.clock) {
+      if (tap) coreRing = ByteRing.create(RECORD_RING_BYTES);
+      const h = await P7Host.start({ seed: o.seed, gcEveryMs: o.gcEveryMs ?? 100, ...(coreRing ? { recordRing: coreRing.sab } : {}), ...testCoreHooks(), ...(o.coreWake ? { wake: o.coreWake } : {}) });
       host = h;
       robot = h;
       closers.unshift(() => h.shutdown());
@@ -366,7 +367,8 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       lines.push("p7: simulated AIRBOT P7 arm (7 joints, 250 Hz)");
     } else if (o.body === "tny360") {
       const { startTny } = await import("./tny.js");
-      const t = await startTny(o, access, tap !== null || o.clock !== undefined);
+      if (tap && o.core === "worker" && !o.clock) coreRing = ByteRing.create(RECORD_RING_BYTES);
+      const t = await startTny(o, access, { inThread: o.clock !== undefined, recordRing: coreRing?.sab ?? null });
       robot = t.robot;
       core = t.core;
       host = t.host;

@@ -13,15 +13,22 @@ import type { WebAccessOptions } from "../serve/web-access.js";
 
 type Started = { robot: Tny360Body; /** The in-thread core, when the core is not in a worker. */ core: Tny360Robot | null; host: Tny360Host | null; closers: Array<() => Promise<void>>; lines: string[]; tnyUrl: string | null };
 
-export async function startTny(o: ServeOptions, access: WebAccessOptions & { onRefused?: (what: string, detail: string) => void } = {}, recording = false): Promise<Started> {
+/**
+ * `inThread`: keep the core on this thread whatever `o.core` says (a custom clock). `recordRing`:
+ * a recording's ring for a threaded core (it records its cycles there; the recorder drains it).
+ */
+export async function startTny(
+  o: ServeOptions,
+  access: WebAccessOptions & { onRefused?: (what: string, detail: string) => void } = {},
+  where: { inThread?: boolean; recordRing?: SharedArrayBuffer | null } = {},
+): Promise<Started> {
   let target: { host: string; port: number } | null = null;
   try {
     target = o.tnyHost ? parseTnyHost(o.tnyHost) : null;
   } catch (e) {
     throw usageError(`--tny-host: ${(e as Error).message}`, "serve");
   }
-  // A recording reads the loop itself: it keeps the core on the main thread (as for the NAO).
-  if (o.core === "worker" && !recording) return startThreaded(o, access, target);
+  if (o.core === "worker" && !where.inThread) return startThreaded(o, access, target, where.recordRing ?? null);
   const robot = await Tny360Robot.create({ ...(target ? { host: target.host, port: target.port } : { seed: o.seed }), youngGcEveryMs: o.gcEveryMs ?? 100 });
   await robot.start();
   const closers: Array<() => Promise<void>> = [() => robot.stop()];
@@ -50,11 +57,16 @@ export async function startTny(o: ServeOptions, access: WebAccessOptions & { onR
 }
 
 /** The threaded core: the body in its worker, and the TNY-360 API server there too unless `--tny-server main`. */
-async function startThreaded(o: ServeOptions, access: WebAccessOptions & { onRefused?: (what: string, detail: string) => void }, target: { host: string; port: number } | null): Promise<Started> {
+async function startThreaded(
+  o: ServeOptions,
+  access: WebAccessOptions & { onRefused?: (what: string, detail: string) => void },
+  target: { host: string; port: number } | null,
+  recordRing: SharedArrayBuffer | null,
+): Promise<Started> {
   const inCore = o.tny && o.tnyServer !== "main";
   const port = o.tnyPort ?? TNY_DEFAULT_PORT;
   const server = { host: o.host, port, fallbackToFreePort: o.tnyPort === undefined, token: access.token ?? null, allowHosts: [...(access.allowHosts ?? [])], allowOrigins: [...(access.allowOrigins ?? [])] };
-  const host = await Tny360Host.start({ seed: o.seed, remote: target, server: inCore ? server : null, gcEveryMs: o.gcEveryMs ?? 100, ...testCoreHooks(), ...(o.coreWake ? { wake: o.coreWake } : {}) }).catch((e: unknown) => {
+  const host = await Tny360Host.start({ seed: o.seed, remote: target, server: inCore ? server : null, gcEveryMs: o.gcEveryMs ?? 100, ...(recordRing ? { recordRing } : {}), ...testCoreHooks(), ...(o.coreWake ? { wake: o.coreWake } : {}) }).catch((e: unknown) => {
     throw (e as { errno?: string }).errno === "EADDRINUSE" || (e as { errno?: string }).errno === "EACCES" || (e as { errno?: string }).errno === "EADDRNOTAVAIL"
       ? listenError(Object.assign(new Error((e as Error).message), { code: (e as { errno?: string }).errno }), "TNY-360 API", o.host, port, "--tny-port")
       : e;

@@ -9,6 +9,8 @@
  * fields by name.
  */
 
+import type { BodyKind } from "../bodies/registry.js";
+
 export const RECORDING_PROFILE = "bodylink";
 /** Bumped when a channel's payload format changes incompatibly. */
 export const RECORDING_FORMAT_VERSION = 1;
@@ -34,6 +36,10 @@ export const RING_CHANNEL = {
   lolaUpstreamSensor: 9,
   /** Bytes sent to an upstream LoLA. */
   lolaUpstreamCommand: 10,
+  /** The P7's state of one cycle: f64 cycle, then the P7 state layout (src/shm/state-record.ts). */
+  p7State: 11,
+  /** The TNY-360's state of one cycle: f64 cycle, then the TNY-360 state layout. */
+  tny360State: 12,
 } as const;
 export type RingChannel = (typeof RING_CHANNEL)[keyof typeof RING_CHANNEL];
 
@@ -65,7 +71,17 @@ export const CHANNELS: readonly ChannelSpec[] = [
   { ring: RING_CHANNEL.event, topic: "/events", messageEncoding: "json", schemaName: "bodylink.Event", description: "runtime events: handshake, leases, e-stops, late cycles, faults, recording gaps" },
   { ring: RING_CHANNEL.lolaUpstreamSensor, topic: "/lola/upstream/sensor", messageEncoding: RAW_LOLA, schemaName: null, description: "LoLA sensor messages as received from an upstream LoLA" },
   { ring: RING_CHANNEL.lolaUpstreamCommand, topic: "/lola/upstream/command", messageEncoding: RAW_LOLA, schemaName: null, description: "bytes sent to an upstream LoLA" },
+  { ring: RING_CHANNEL.p7State, topic: "/p7/state", messageEncoding: "json", schemaName: "bodylink.P7State", description: "the arm's state, every cycle (the API's state fields, with the loop's cycle)" },
+  { ring: RING_CHANNEL.tny360State, topic: "/tny360/state", messageEncoding: "json", schemaName: "bodylink.Tny360State", description: "the quadruped's state, every cycle (the API's state fields, with the loop's cycle)" },
 ];
+
+/** Which body a body-specific channel belongs to (by its topic's first segment; /lola/ is the NAO's). */
+export function channelBody(topic: string): BodyKind | null {
+  if (topic.startsWith("/nao/") || topic.startsWith("/lola/")) return "nao";
+  if (topic.startsWith("/p7/")) return "p7";
+  if (topic.startsWith("/tny360/")) return "tny360";
+  return null;
+}
 
 export const CHANNEL_BY_RING: ReadonlyMap<number, ChannelSpec> = new Map(CHANNELS.map((c) => [c.ring, c]));
 export const CHANNEL_BY_TOPIC: ReadonlyMap<string, ChannelSpec> = new Map(CHANNELS.map((c) => [c.topic, c]));

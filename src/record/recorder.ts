@@ -39,7 +39,9 @@ import {
   TRANSFER_HEADER_BYTES,
   TRANSFER_OP_NAME,
   TRANSFER_SCHEMA,
+  channelBody,
 } from "./channels.js";
+import { type DecodedState, P7_STATE_RECORD_SCHEMA, type P7Mirror, p7StateDecoder, type StateRecordDecoder, TNY360_STATE_RECORD_SCHEMA, type Tny360Mirror, tny360StateDecoder } from "./body-state-record.js";
 import { FileWritable, compressZstd, loadZstd } from "./mcap-io.js";
 import { NAO_STATE_SCHEMA, readNaoStateRecord } from "./nao-state-record.js";
 import { PreferenceAssembler } from "./prefs-from-frames.js";
@@ -98,9 +100,10 @@ export interface RecordSource {
   /** "sim", "usb", "replay", … for the metadata. */
   readonly transport: string;
   /**
-   * The threaded core's own ring (src/rt/nao-worker.ts is its one producer: frames, LoLA bytes,
-   * the state of every cycle, late cycles), drained beside the tap's, which then carries only the
-   * main thread's records (leases, the API state, link changes). Null when the core runs here.
+   * The threaded core's own ring (src/rt/<body>-worker.ts is its one producer: the state of every
+   * cycle, late cycles, the NAO's frames and LoLA bytes), drained beside the tap's, which then
+   * carries only the main thread's records (leases, e-stops, the API state, the NAO's link
+   * changes). Null when the core runs here.
    */
   readonly core?: ByteRing | null;
 }
@@ -133,6 +136,9 @@ export class Recorder {
   readonly #log: (line: string) => void;
   readonly #adapter: BodyAdapter | null;
   readonly #nao: NaoRobot | null;
+  /** The P7's or the TNY-360's per-cycle state: its ring channel and decoder (null for a NAO). */
+  readonly #bodyState: { readonly ring: number; readonly decode: StateRecordDecoder } | null;
+  #lastBodyLink = "";
   readonly #prefs = new PreferenceAssembler();
   #prefsBlock: Uint8Array | null = null;
   #prefsAttached = false;
@@ -170,6 +176,13 @@ export class Recorder {
     this.#opts = opts;
     this.#log = opts.log ?? ((l) => console.error(l));
     this.#nao = src.robot.kind === "nao" ? (src.robot as NaoRobot) : null;
+    const kind = src.robot.kind;
+    this.#bodyState =
+      kind === "p7"
+        ? { ring: RING_CHANNEL.p7State, decode: p7StateDecoder() }
+        : kind === "tny360"
+          ? { ring: RING_CHANNEL.tny360State, decode: tny360StateDecoder((src.robot as unknown as { source: "sim" | "remote" }).source) }
+          : null;
     let adapter: BodyAdapter | null = null;
     try {
       adapter = adapterFor(src.robot as Parameters<typeof adapterFor>[0]);
@@ -200,7 +213,8 @@ export class Recorder {
   hasChannel(ring: number): boolean {
     const c = CHANNEL_BY_RING.get(ring);
     if (!c) return false;
-    if ((c.topic.startsWith("/nao/") || c.topic.startsWith("/lola/")) && !this.#nao) return false;
+    const body = channelBody(c.topic);
+    if (body !== null && body !== this.#src.robot.kind) return false;
     return !(ring === RING_CHANNEL.apiState && !this.#adapter);
   }
 
@@ -244,9 +258,10 @@ export class Recorder {
     this.#src.tap.event(type, this.#cycleSeq(), text, extra);
   }
 
-  /** The runtime's cycle count (a threaded core's, as its mirrored state carries it). */
+  /** The runtime's cycle count (a threaded core's: its host's count, or the NAO's mirrored state's). */
   #cycleSeq(): number {
-    return this.#core ? (this.#nao?.state.seq ?? 0) : this.#src.robot.loop!.seq;
+    if (!this.#core) return this.#src.robot.loop!.seq;
+    return this.#nao ? this.#nao.state.seq : ((this.#src.robot as { readonly cycles?: number }).cycles ?? 0);
   }
 
   #dropped(): number {
@@ -314,6 +329,11 @@ export class Recorder {
         this.#lastSafety = s.safetyReason;
         this.event("safety", s.safetyReason ? `stiffness ramps to 0: ${s.safetyReason}` : "commands flow normally", { reason: s.safetyReason });
       }
+    } else if (this.#bodyState && !this.#core) {
+      // A core on this thread: its state, as a threaded core records its own (the same bytes).
+      const robot = this.#src.robot;
+      if (robot.kind === "p7") this.#src.tap.p7State(robot.loop!.seq, robot as unknown as P7Mirror);
+      else this.#src.tap.tny360State(robot.loop!.seq, robot as unknown as Tny360Mirror);
     }
     const late = this.#core ? this.#lastLate : this.#src.robot.loop!.timing.lateCycles; // a threaded core records its own
     if (late !== this.#lastLate) {
@@ -369,6 +389,13 @@ export class Recorder {
     let data: Uint8Array;
     if (channel === RING_CHANNEL.naoState) {
       data = te.encode(JSON.stringify(readNaoStateRecord(ring.view, offset)));
+    } else if (this.#bodyState && channel === this.#bodyState.ring) {
+      const d = this.#bodyState.decode(b, offset, length);
+      if (!d) return; // not this layout's size: a producer of another version (never mixed in one runtime)
+      data = te.encode(JSON.stringify(d.message));
+      this.#enqueue(channel, timeMs, data);
+      this.#linkFrom(d, timeMs);
+      return;
     } else if (channel === RING_CHANNEL.chestTransfer) {
       const v = ring.view;
       const op = v.getUint8(offset);
@@ -387,6 +414,16 @@ export class Recorder {
       }
     }
     this.#enqueue(channel, timeMs, data);
+  }
+
+  /** A link change seen in a body's state record: an event at that cycle's time, whichever thread ran the cycle. */
+  #linkFrom(d: DecodedState, timeMs: number): void {
+    if (d.link === this.#lastBodyLink) return;
+    const from = this.#lastBodyLink;
+    this.#lastBodyLink = d.link;
+    if (!from) return;
+    const ev = te.encode(JSON.stringify({ type: "link", seq: d.cycle, text: `body link ${from} → ${d.link}`, from, to: d.link }));
+    this.#enqueue(RING_CHANNEL.event, timeMs, ev);
   }
 
   #enqueue(channel: number, timeMs: number, data: Uint8Array): void {
@@ -478,6 +515,8 @@ export class Recorder {
     if (ring === RING_CHANNEL.naoState) return NAO_STATE_SCHEMA;
     if (ring === RING_CHANNEL.chestTransfer) return TRANSFER_SCHEMA;
     if (ring === RING_CHANNEL.event) return EVENT_SCHEMA;
+    if (ring === RING_CHANNEL.p7State) return P7_STATE_RECORD_SCHEMA;
+    if (ring === RING_CHANNEL.tny360State) return TNY360_STATE_RECORD_SCHEMA;
     return stateSchema(this.#adapter!.schemas.stream, `The robot API's state message (${this.#adapter!.kind})`);
   }
 

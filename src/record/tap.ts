@@ -21,6 +21,7 @@ import type { ByteRing } from "../shm/ring.js";
 import type { ChestboardTransport, TransferDone } from "../transport/chestboard.js";
 import { RING_CHANNEL, TRANSFER_HEADER_BYTES, TRANSFER_OP } from "./channels.js";
 import { NAO_STATE_RECORD_BYTES, writeNaoStateRecord } from "./nao-state-record.js";
+import { type P7Mirror, p7StateRecordWriter, type Tny360Mirror, tny360StateRecordWriter } from "./body-state-record.js";
 
 /** What a LoLA server (ours, or an upstream link) calls for each message. Perform side. */
 export interface LolaTap {
@@ -39,6 +40,10 @@ export class RecordTap {
   readonly lola: LolaTap;
   /** An upstream LoLA's messages (bodylink as LoLA's client). */
   readonly lolaUpstream: LolaTap;
+  // Made on first use (a NAO's tap never needs them); each owns a scratch buffer, then writes allocate nothing.
+  #p7: ReturnType<typeof p7StateRecordWriter> | null = null;
+  #tny360: ReturnType<typeof tny360StateRecordWriter> | null = null;
+  #lateSeen = 0;
 
   constructor(ring: ByteRing, clock: Clock) {
     this.ring = ring;
@@ -80,6 +85,28 @@ export class RecordTap {
     for (let i = 0; i < n; i++) b[at + TRANSFER_HEADER_BYTES + i] = bytes![i]!;
     this.ring.commit();
     return true;
+  }
+
+  /** The P7's state after loop cycle `cycle` (its state layout: body-state-record.ts). */
+  p7State(cycle: number, m: P7Mirror): boolean {
+    this.#p7 ??= p7StateRecordWriter();
+    return this.#p7.write(this.ring, this.clock.epochMs(), cycle, m);
+  }
+
+  /** The TNY-360's state after loop cycle `cycle`. */
+  tny360State(cycle: number, m: Tny360Mirror): boolean {
+    this.#tny360 ??= tny360StateRecordWriter();
+    return this.#tny360.write(this.ring, this.clock.epochMs(), cycle, m);
+  }
+
+  /**
+   * After each cycle, with the loop's late-cycle count: a `late_cycle` event when it grew (the
+   * event allocates, but only then: a late cycle is no steady state).
+   */
+  lateCycles(seq: number, late: number): void {
+    if (late === this.#lateSeen) return;
+    this.#lateSeen = late;
+    this.event("late_cycle", seq, `cycle started late (${late} so far)`, { late_cycles: late });
   }
 
   /** The decoded NAO state of this cycle. */

@@ -15,8 +15,6 @@ export interface NaoCoreOptions extends CoreBaseOptions {
    * stock robot"): the core owns the upstream client, the driver and our LoLA server.
    */
   upstream?: { path: string; stallMs?: number } | null;
-  /** Recording: the core's ByteRing (src/shm/ring.ts). The core is its one producer; the recorder drains it on the main thread. */
-  recordRing?: SharedArrayBuffer | null;
 }
 
 export interface P7CoreOptions extends CoreBaseOptions {

@@ -92,6 +92,11 @@ export interface CoreBaseOptions {
   nice?: number;
   /** The body region's size (coreRegions), bytes: the host sizes the buffer, the core finds its region. */
   bodyBytes?: number;
+  /**
+   * Recording: the core's ByteRing (src/shm/ring.ts). The core is its one producer (the state of
+   * every cycle, late cycles, the body's raw traffic); the recorder drains it on the main thread.
+   */
+  recordRing?: SharedArrayBuffer | null;
   /** Test hook: the request "testStall" blocks the core's thread for that many ms (a stalled core). */
   testStalls?: boolean;
   /** Test hook: throw an uncaught error in the core after this many ms. */

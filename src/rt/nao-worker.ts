@@ -30,7 +30,6 @@ import { runCore } from "./core-worker.js";
 // Set up by create(): recording tap (this thread is its ring's one producer) and the upstream driver.
 let tap: RecordTap | null = null;
 let upstream: LolaUpstreamDriver | null = null;
-let lateSeen = 0;
 
 runCore<NaoRobot, NaoCoreOptions>({
   channel: (buffer, start, ctl) => {
@@ -99,11 +98,7 @@ runCore<NaoRobot, NaoCoreOptions>({
   afterCycle: (r, seq) => {
     if (!tap) return;
     tap.naoState(r.state);
-    const late = r.loop.timing.lateCycles;
-    if (late !== lateSeen) {
-      lateSeen = late;
-      tap.event("late_cycle", seq, `cycle started late (${late} so far)`, { late_cycles: late }); // only when one was late
-    }
+    tap.lateCycles(seq, r.loop.timing.lateCycles);
   },
   ready: (r) => ({ prefs: r.prefs, prefsUnavailable: r.prefsUnavailable, boards: r.boards, upstreamConnected: upstream ? upstream.upstream.connected : null }),
   transport: (r) => (upstream ? `lola:${upstream.upstream.path}` : r.driver.name),

@@ -7,14 +7,19 @@
  * Dying, it sets the body's velocity to 0 (synchronous on the simulator; a real robot gets 200 ms).
  */
 import { TnySimDriver } from "../drivers/tny360/driver.js";
+import { RecordTap } from "../record/tap.js";
 import { MonotonicClock, WORKER_WAKE_DEFAULT } from "../runtime/clock.js";
 import { Tny360Robot } from "../runtime/tny360-robot.js";
 import { startTnyServer } from "../serve/tny/server.js";
+import { ByteRing } from "../shm/ring.js";
 import { tny360StateChannel } from "../shm/tny360-state.js";
 import { actionByCode, type LogLevelCode, MODULE_BY_CODE } from "../wire/tny/constants.js";
 import type { Tny360CoreOptions } from "./core-options.js";
 import { CTL } from "./core-shm.js";
 import { runCore } from "./core-worker.js";
+
+/** Recording: this thread is its ring's one producer (the state of every cycle, late cycles). */
+let tap: RecordTap | null = null;
 
 /** The wire path by codes (specs do not cross threads; the body compares them by identity). */
 function specs(moduleCode: number, actionCode: number) {
@@ -31,6 +36,7 @@ runCore<Tny360Robot, Tny360CoreOptions>({
   },
   create: (o, wrap) => {
     const clock = new MonotonicClock({ wake: o.wake ?? WORKER_WAKE_DEFAULT });
+    tap = o.recordRing ? new RecordTap(new ByteRing(o.recordRing), clock) : null;
     const common = { youngGcEveryMs: o.gcEveryMs, clock };
     if (o.remote) return Tny360Robot.create({ host: o.remote.host, port: o.remote.port, ...common });
     if (!o.testFaults) return Tny360Robot.create({ seed: o.seed, ...common });
@@ -74,6 +80,11 @@ runCore<Tny360Robot, Tny360CoreOptions>({
       throw e;
     });
     return { close: () => server.close(), ready: { tnyPort: server.port } };
+  },
+  afterCycle: (r, seq) => {
+    if (!tap) return;
+    tap.tny360State(seq, r);
+    tap.lateCycles(seq, r.loop.timing.lateCycles);
   },
   ready: (r) => ({ source: r.source, periodMs: r.periodMs }),
   transport: (r) => r.link.name,

@@ -23,6 +23,7 @@
  */
 import Type from "typebox";
 import { P7_JOINT_COUNT, P7_JOINT_NAMES, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "../../../bodies/p7/joints.js";
+import type { P7State } from "../../../bodies/p7/state.js";
 import type { P7Body } from "../../../runtime/p7-robot.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp } from "../adapter.js";
 import { numbers } from "../schemas.js";
@@ -149,14 +150,27 @@ export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
 
   read(): BodyFields | null {
     if (this.#seq === 0) return null;
-    return {
-      joint_positions: Array.from(this.#angles),
-      joint_velocities: Array.from(this.#velocities),
-      joint_efforts: Array.from(this.#efforts),
-      motor_temperatures: Array.from(this.#temperatures),
-      error_ids: Array.from(this.#errorIds),
-      imu: { angular_velocity: Array.from(this.#angularVelocity), linear_acceleration: Array.from(this.#linearAcceleration) },
-    };
+    return p7Fields({
+      angles: this.#angles,
+      velocities: this.#velocities,
+      efforts: this.#efforts,
+      temperatures: this.#temperatures,
+      errorIds: this.#errorIds,
+      angularVelocity: this.#angularVelocity,
+      linearAcceleration: this.#linearAcceleration,
+    });
   }
 
+}
+
+/** The P7's state fields (P7FieldsSchema) from a state's arrays: what the API serves, and what a recording's /p7/state carries. Allocates. */
+export function p7Fields(s: Pick<P7State, "angles" | "velocities" | "efforts" | "temperatures" | "errorIds" | "angularVelocity" | "linearAcceleration">): BodyFields {
+  return {
+    joint_positions: Array.from(s.angles),
+    joint_velocities: Array.from(s.velocities),
+    joint_efforts: Array.from(s.efforts),
+    motor_temperatures: Array.from(s.temperatures),
+    error_ids: Array.from(s.errorIds),
+    imu: { angular_velocity: Array.from(s.angularVelocity), linear_acceleration: Array.from(s.linearAcceleration) },
+  };
 }

@@ -185,43 +185,46 @@ export class Tny360Adapter extends AdapterBase<Tny360Body> implements BodyAdapte
 
   read(): BodyFields | null {
     const s: Tny360Snapshot | null = this.body.snapshot();
-    if (!s) return null;
-    const j = s.joints;
-    const b = s.body;
-    return {
-      source: s.source,
-      joint_positions: j.positionRad.map(f32),
-      joint_targets: j.targetRad.map(f32),
-      joint_velocities: j.velocityRadS.map(f32),
-      joint_efforts: j.effortNm.map(orNull),
-      joint_enabled: [...j.enabled],
-      joint_temperatures: j.temperatureC.map(orNull),
-      imu: {
-        orientation: s.imu.orientationRad.map(f32),
-        angular_velocity: s.imu.angularVelocityRadS.map(orNull),
-        linear_acceleration: s.imu.linearAccelerationMS2.map(orNull),
-        down: s.imu.down.map(f32),
-      },
-      paws: { legs: [...s.paws.legs], grounded: [...s.paws.grounded] },
-      odometry: {
-        x: s.odometry.xM,
-        y: s.odometry.yM,
-        yaw: s.odometry.yawRad,
-        vx: s.odometry.vxMS,
-        vy: s.odometry.vyMS,
-        yaw_rate: s.odometry.yawRateRadS,
-      },
-      locomotion: {
-        target_velocity: { x: f32(b.targetVelocity.xMS), y: f32(b.targetVelocity.yMS), yaw: f32(b.targetVelocity.yawRadS) },
-        posture: { x: f32(b.posture.xM), y: f32(b.posture.yM), z: f32(b.posture.zM), rx: f32(b.posture.rxRad), ry: f32(b.posture.ryRad), rz: f32(b.posture.rzRad) },
-        height: b.heightM === null ? null : f32(b.heightM),
-        gait: b.gait,
-        enabled_mask: b.enabledMask,
-        smooth: b.smooth,
-      },
-      power: { voltage: f32(s.power.voltageV), current: f32(s.power.currentA), power: f32(s.power.powerW) },
-      errors: { count: s.errors.count, last_event_id: s.errors.lastEventId, last_error_id: s.errors.lastErrorId },
-    };
+    return s ? tnyFields(s) : null;
   }
+}
 
+/** The TNY-360's state fields (TnyFieldsSchema) from a snapshot: what the API serves, and what a recording's /tny360/state carries. Allocates. */
+export function tnyFields(s: Tny360Snapshot): BodyFields {
+  const j = s.joints;
+  const b = s.body;
+  return {
+    source: s.source,
+    joint_positions: j.positionRad.map(f32),
+    joint_targets: j.targetRad.map(f32),
+    joint_velocities: j.velocityRadS.map(f32),
+    joint_efforts: j.effortNm.map(orNull),
+    joint_enabled: [...j.enabled],
+    joint_temperatures: j.temperatureC.map(orNull),
+    imu: {
+      orientation: s.imu.orientationRad.map(f32),
+      angular_velocity: s.imu.angularVelocityRadS.map(orNull),
+      linear_acceleration: s.imu.linearAccelerationMS2.map(orNull),
+      down: s.imu.down.map(f32),
+    },
+    paws: { legs: [...s.paws.legs], grounded: [...s.paws.grounded] },
+    odometry: {
+      x: s.odometry.xM,
+      y: s.odometry.yM,
+      yaw: s.odometry.yawRad,
+      vx: s.odometry.vxMS,
+      vy: s.odometry.vyMS,
+      yaw_rate: s.odometry.yawRateRadS,
+    },
+    locomotion: {
+      target_velocity: { x: f32(b.targetVelocity.xMS), y: f32(b.targetVelocity.yMS), yaw: f32(b.targetVelocity.yawRadS) },
+      posture: { x: f32(b.posture.xM), y: f32(b.posture.yM), z: f32(b.posture.zM), rx: f32(b.posture.rxRad), ry: f32(b.posture.ryRad), rz: f32(b.posture.rzRad) },
+      height: b.heightM === null ? null : f32(b.heightM),
+      gait: b.gait,
+      enabled_mask: b.enabledMask,
+      smooth: b.smooth,
+    },
+    power: { voltage: f32(s.power.voltageV), current: f32(s.power.currentA), power: f32(s.power.powerW) },
+    errors: { count: s.errors.count, last_event_id: s.errors.lastEventId, last_error_id: s.errors.lastErrorId },
+  };
 }

@@ -1,0 +1,232 @@
+/**
+ * Recordings of the AIRBOT P7 and the TNY-360, with their core in its worker (serve's default: the
+ * core records into its own ring) and on the main thread (--core main): `serve --record` as the CLI
+ * builds it (startRuntime), driven through the robot API like a client, read back with @mcap/core's
+ * indexed reader. Both cores must write files of the same structure (channels, schemas), one state
+ * message per cycle with that cycle's values (what the API served for that seq), and the events.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { McapIndexedReader } from "@mcap/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
+import type { P7Robot } from "../../src/runtime/p7-robot.js";
+import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
+
+const dir = mkdtempSync(join(tmpdir(), "bl-rec-bodies-"));
+const savedDir = process.env.BODYLINK_RUNTIME_DIR;
+beforeAll(() => {
+  process.env.BODYLINK_RUNTIME_DIR = join(dir, "rt");
+});
+afterAll(() => {
+  if (savedDir === undefined) delete process.env.BODYLINK_RUNTIME_DIR;
+  else process.env.BODYLINK_RUNTIME_DIR = savedDir;
+});
+
+type Json = Record<string, unknown>;
+type Body = "p7" | "tny360";
+
+async function eventually(ok: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const t0 = Date.now();
+  while (!(await ok())) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function call(rt: RunningRuntime, method: string, path: string, body?: unknown, lease?: string): Promise<{ status: number; body: Json }> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (lease) headers["x-bodylink-lease"] = lease;
+  const r = await fetch(`${rt.record.apiUrl}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  return { status: r.status, body: (await r.json()) as Json };
+}
+
+/** What one recorded run gives the checks. */
+interface Run {
+  file: string;
+  /** GET /v1/state answers taken while recording (the API's values for their seq). */
+  served: Json[];
+  /** Health's cycle count while recording, and at the end. */
+  cyclesSeen: number;
+  lines: string[];
+}
+
+/** A command per body that changes what the state carries (the arm moves; the quadruped's targets change). */
+const COMMAND: Record<Body, { path: string; body: Json }> = {
+  p7: { path: "/v1/commands/move-joints", body: { positions: [0.3, -0.2, 0, -0.4, 0, 0.1, 0], speed: 1 } },
+  tny360: { path: "/v1/commands/velocity", body: { x: 0.05, y: 0, yaw: 0.1 } },
+};
+
+async function record(body: Body, core: "worker" | "main"): Promise<Run> {
+  const file = join(dir, `${body}-${core}.mcap`);
+  const rt = await startRuntime({
+    body,
+    core,
+    record: file,
+    host: "127.0.0.1",
+    apiPort: 0,
+    lola: false,
+    lolaReaders: 0,
+    lolaGraceMs: 100,
+    acceptBoardVersion: [11],
+    seed: 3,
+    tny: true,
+    tnyPort: 0,
+    quiet: true,
+  });
+  const served: Json[] = [];
+  let cyclesSeen = 0;
+  try {
+    expect(rt.host !== null).toBe(core === "worker");
+    await eventually(async () => (await call(rt, "GET", "/v1/state")).status === 200, "a state");
+    const lease = (await call(rt, "POST", "/v1/control", { owner: "rec-test" })).body.lease_id as string;
+    expect(typeof lease).toBe("string");
+    expect((await call(rt, "POST", COMMAND[body].path, COMMAND[body].body, lease)).status).toBe(200);
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 60));
+      served.push((await call(rt, "GET", "/v1/state")).body);
+    }
+    expect((await call(rt, "POST", "/v1/estop", { reason: "recorded e-stop" })).status).toBe(200);
+    expect((await call(rt, "POST", "/v1/estop/reset", { reason: "done" })).status).toBe(200);
+    if (rt.core?.kind === "p7") {
+      // The arm's link drops and comes back (the simulator's hook; the decoding path is the worker's too).
+      const p7 = rt.core as P7Robot;
+      const at = p7.loop.seq;
+      p7.simulateLinkLoss();
+      await eventually(() => p7.loop.seq > at + 5, "cycles without the arm");
+      p7.restoreLink();
+      await eventually(() => p7.link === "ok", "the link back");
+    }
+    await eventually(async () => ((await call(rt, "GET", "/v1/health")).body.cycle as { cycles: number }).cycles > 150, "150 cycles");
+    cyclesSeen = ((await call(rt, "GET", "/v1/health")).body.cycle as { cycles: number }).cycles;
+  } finally {
+    await rt.close("test over");
+  }
+  return { file, served, cyclesSeen, lines: rt.lines };
+}
+
+interface Read {
+  topics: Map<string, { encoding: string; schemaName: string; schema: string }>;
+  counts: Map<string, number>;
+  states: Json[];
+  events: Json[];
+  logTimes: Map<string, bigint[]>;
+}
+
+async function read(file: string, body: Body): Promise<Read> {
+  await loadZstd();
+  const readable = await FileReadable.open(file);
+  try {
+    const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers: DECOMPRESS_HANDLERS });
+    const topics = new Map<string, { encoding: string; schemaName: string; schema: string }>();
+    const counts = new Map<string, number>();
+    for (const c of reader.channelsById.values()) {
+      const s = reader.schemasById.get(c.schemaId);
+      topics.set(c.topic, { encoding: c.messageEncoding, schemaName: s?.name ?? "", schema: s ? new TextDecoder().decode(s.data) : "" });
+      counts.set(c.topic, Number(reader.statistics?.channelMessageCounts.get(c.id) ?? 0n));
+    }
+    const states: Json[] = [];
+    const events: Json[] = [];
+    const logTimes = new Map<string, bigint[]>();
+    for await (const m of reader.readMessages({ validateCrcs: true })) {
+      const topic = reader.channelsById.get(m.channelId)!.topic;
+      const times = logTimes.get(topic) ?? [];
+      times.push(m.logTime);
+      logTimes.set(topic, times);
+      const j = JSON.parse(new TextDecoder().decode(m.data)) as Json;
+      if (topic === `/${body}/state`) states.push(j);
+      if (topic === "/events") events.push(j);
+    }
+    return { topics, counts, states, events, logTimes };
+  } finally {
+    await readable.close();
+  }
+}
+
+/** The API's state fields (without the envelope the stream and REST add). */
+function fields(m: Json): Json {
+  const { type: _t, body: _b, seq: _s, timestamp_ms: _ts, epoch_ms: _e, link: _l, cycle: _c, valid: _v, ...rest } = m;
+  return rest;
+}
+
+const files = new Map<string, { run: Run; got: Read }>();
+
+describe.each(["p7", "tny360"] as const)("serve --body %s --record", (body) => {
+  it.each(["worker", "main"] as const)("core %s: one state message per cycle with the API's values, the events, monotonic times", async (core) => {
+    const run = await record(body, core);
+    const got = await read(run.file, body);
+    files.set(`${body}-${core}`, { run, got });
+    if (core === "worker") expect(run.lines.join("\n")).toMatch(/real-time core in its own thread/);
+    expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", `/${body}/state`].sort());
+    const st = got.topics.get(`/${body}/state`)!;
+    expect(st.encoding).toBe("json");
+    expect(st.schemaName).toBe(body === "p7" ? "bodylink.P7State" : "bodylink.Tny360State");
+    const schema = JSON.parse(st.schema) as { properties: Record<string, unknown> };
+    for (const k of ["seq", "cycle", "valid", "link", "joint_positions"]) expect(Object.keys(schema.properties)).toContain(k);
+
+    // One message per cycle: consecutive cycle numbers, none lost, at least as many as health counted while recording.
+    const cycles = got.states.map((s) => s.cycle as number);
+    expect(got.counts.get(`/${body}/state`)).toBe(got.states.length);
+    expect(got.states.length).toBeGreaterThanOrEqual(run.cyclesSeen - cycles[0]! + 1);
+    for (let i = 1; i < cycles.length; i++) expect(cycles[i]).toBe(cycles[i - 1]! + 1);
+    expect(cycles[cycles.length - 1]).toBeGreaterThanOrEqual(run.cyclesSeen);
+    for (const s of got.states) expect(s).toMatchObject({ type: "state", body });
+
+    // Log times never go back, on any channel.
+    for (const [topic, times] of got.logTimes) {
+      for (let i = 1; i < times.length; i++) expect(times[i]! >= times[i - 1]!, `${topic} log time ${i}`).toBe(true);
+    }
+
+    // The values the API served for a seq are the recorded ones of that seq's cycle.
+    for (const s of run.served) {
+      const rec = got.states.find((m) => m.seq === s.seq && m.valid === true);
+      expect(rec, `a recorded state for seq ${String(s.seq)}`).toBeDefined();
+      expect(fields(rec!)).toEqual(fields(s));
+      expect(rec!.epoch_ms).toBe(s.epoch_ms);
+    }
+    // The command reached the body: later states carry it.
+    const last = got.states[got.states.length - 1]!;
+    if (body === "p7") expect((last.joint_positions as number[])[0]).toBeGreaterThan(0.01);
+    else expect(got.states.some((m) => ((m.locomotion as Json).target_velocity as Json).x === 0.05)).toBe(true);
+
+    const types = got.events.map((e) => e.type);
+    for (const t of ["recording_started", "lease_acquired", "estop", "estop_reset", "recording_stopped"]) expect(types).toContain(t);
+    expect(JSON.stringify(got.events.find((e) => e.type === "estop"))).toMatch(/recorded e-stop/);
+    if (body === "p7" && core === "main") {
+      // A link change is an event at the cycle that showed it; those cycles' states say they are not valid.
+      const links = got.events.filter((e) => e.type === "link");
+      expect(links.map((e) => `${String(e.from)}>${String(e.to)}`)).toEqual(["ok>lost", "lost>ok"]);
+      const lost = got.states.filter((m) => m.link === "lost");
+      expect(lost.length).toBeGreaterThanOrEqual(5);
+      expect(lost.every((m) => m.valid === false)).toBe(true);
+      expect(lost[0]!.cycle).toBe(links[0]!.seq);
+    }
+  }, 90_000);
+
+  it("a file from either core has the same structure (channels, encodings, schemas)", () => {
+    const w = files.get(`${body}-worker`);
+    const m = files.get(`${body}-main`);
+    expect(w && m, "both recordings ran").toBeTruthy();
+    expect([...w!.got.topics.entries()].sort()).toEqual([...m!.got.topics.entries()].sort());
+  });
+});
+
+describe("bodylink record --body tny360 (the CLI, its default threaded core)", () => {
+  it("records from the core's worker, the TNY-360 API server in it too, and finishes the file after --duration", async () => {
+    const file = join(dir, "cli-tny.mcap");
+    const env = { ...process.env, BODYLINK_RUNTIME_DIR: join(dir, "rt-cli") };
+    const out = await promisify(execFile)(process.execPath, ["bin/bodylink.js", "record", file, "--body", "tny360", "--duration", "1", "--api-port", "0", "--tny-port", "0"], { env, timeout: 60_000 });
+    expect(out.stdout).toMatch(/real-time core in its own thread/);
+    expect(out.stdout).toMatch(/TNY-360 API: .*in the real-time core's thread/);
+    expect(out.stdout).toMatch(/recorded [\d,]+ messages/);
+    const got = await read(file, "tny360");
+    expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", "/tny360/state"]);
+    const cycles = got.states.map((m) => m.cycle as number);
+    expect(cycles.length).toBeGreaterThan(20);
+    for (let i = 1; i < cycles.length; i++) expect(cycles[i]).toBe(cycles[i - 1]! + 1);
+  }, 90_000);
+});
