@@ -395,6 +395,7 @@ export abstract class CoreHost {
   scheduling = "";
   /** Times the watchdog found the core stalled. */
   stalls = 0;
+  readonly #hostErrors: Record<string, number> = {};
   protected readonly core: CoreLink;
   readonly #worker: Worker;
   readonly #ctl: Int32Array;
@@ -679,13 +680,25 @@ export abstract class CoreHost {
     );
   }
 
+  /** The core's counters plus what this thread refused itself before anything crossed (and the watchdog's stalls). */
+  #withHostErrors(core: RobotHealth["errors"]): RobotHealth["errors"] {
+    const errors: Record<string, number> = { ...core, coreStalls: this.stalls };
+    for (const k in this.#hostErrors) errors[k] = (errors[k] ?? 0) + this.#hostErrors[k]!;
+    return errors;
+  }
+
+  /** A command this thread refused (validated here, never sent): counted into health's errors[key] with the core's own. */
+  protected countHostError(key: string): void {
+    this.#hostErrors[key] = (this.#hostErrors[key] ?? 0) + 1;
+  }
+
   #verdict(answered: boolean): RobotHealth {
     const base: RobotHealth = this.#lastHealth ?? { body: this.kind, link: "starting", safety: "none", safetyReason: null, cycle: emptyCycle(this.periodMs), errors: {}, control: null, estop: ESTOP_CLEAR };
     const down = !answered;
     return {
       ...base,
       ...(down ? { link: "lost" as const, safety: this.#closed ? ("core_stopped" as const) : ("core_stalled" as const), safetyReason: this.#closed ? "the real-time core is not running" : `the real-time core stalled: no cycle for more than ${this.#stallAfterMs} ms` } : {}),
-      errors: { ...base.errors, coreStalls: this.stalls },
+      errors: this.#withHostErrors(base.errors),
       ...(down && this.asyncRequests ? { estop: this.authority.estop } : {}),
     };
   }

@@ -84,10 +84,11 @@ export class NaoHost extends CoreHost implements NaoBody {
    * changed hands meanwhile.
    */
   command(leaseId: string, update: NaoCommandUpdate): { ok: true; problems: CommandProblem[] } | NaoRefusal {
+    // The generation first: a holder that changes after it is caught by the lease check or by the core.
+    const generation = this.authority.generation();
     const refused = leaseError(this.authority, leaseId);
     if (refused) return { ok: false, error: refused };
     const box = this.#mailbox!;
-    const generation = this.authority.generation();
     // The core took the last write (or the lease changed): start a new merge.
     if (box.taken === this.#lastWrite || generation !== this.#outGeneration) this.#outMask = 0;
     this.#outGeneration = generation;

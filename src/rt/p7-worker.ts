@@ -1,7 +1,8 @@
 /**
  * The AIRBOT P7's real-time core in its own worker thread (src/rt/core-worker.ts does the
  * threading; src/host/p7-host.ts is the other side): the arm's driver, its 4 ms cycle, the lease
- * rule, the e-stop and the commands. Dying, it halts every joint where it is (synchronous on the
+ * rule, the e-stop and the commands (motion commands through the mailbox the host validated
+ * them into, at the start of every cycle; clearError as a request). Dying, it halts every joint where it is (synchronous on the
  * simulated arm) before the host exits non-zero.
  */
 import { RecordTap } from "../record/tap.js";
@@ -16,6 +17,10 @@ import { ByteRing } from "../shm/ring.js";
 
 /** Recording: this thread is its ring's one producer (the state of every cycle, late cycles). */
 let tap: RecordTap | null = null;
+import { P7_JOINT_COUNT } from "../bodies/p7/joints.js";
+import { P7_COMMAND_LAYOUT } from "../bodies/p7/layout.js";
+import type { ShmViews } from "../shm/layout.js";
+import { Mailbox } from "../shm/mailbox.js";
 
 runCore<P7Robot, P7CoreOptions>({
   channel: (buffer, start, ctl) => {
@@ -27,9 +32,23 @@ runCore<P7Robot, P7CoreOptions>({
     tap = o.recordRing ? new RecordTap(new ByteRing(o.recordRing), clock) : null;
     return P7Robot.create({ seed: o.seed, youngGcEveryMs: o.gcEveryMs, clock, driver: wrap(new P7SimDriver({ seed: o.seed })) });
   },
+  // The command mailbox (the host validated what is in it): the newest command at the start of each cycle.
+  input(buffer, start) {
+    const mailbox = new Mailbox(P7_COMMAND_LAYOUT, buffer, start);
+    // Copied here first (made once: the cycle allocates nothing), applied only under its lease.
+    const header = new Uint32Array(2);
+    const targets = new Float64Array(P7_JOINT_COUNT);
+    const speeds = new Float64Array(P7_JOINT_COUNT);
+    const copy = (slot: ShmViews<typeof P7_COMMAND_LAYOUT>): void => {
+      header.set(slot.header);
+      targets.set(slot.targetsRad);
+      speeds.set(slot.speedRadS);
+    };
+    return (r) => {
+      if (mailbox.take(copy) !== 0) r.applyValidated(header[0]!, targets, speeds, header[1]!);
+    };
+  },
   handlers: {
-    moveJoints: (r, leaseId: string, targetsRad: number[], opts: { speedRadS?: number | number[] }) => r.moveJoints(leaseId, targetsRad, opts),
-    servoJoints: (r, leaseId: string, targetsRad: number[]) => r.servoJoints(leaseId, targetsRad),
     clearError: (r, leaseId: string, joint?: number) => r.clearError(leaseId, joint ?? undefined),
   },
   afterCycle: (r, seq) => {

@@ -26,7 +26,8 @@ import {
   validateJointTargets,
   validateSpeed,
 } from "../bodies/p7/commands.js";
-import { P7_JOINT_COUNT, P7_JOINT_NAMES } from "../bodies/p7/joints.js";
+import { P7_JOINT_COUNT } from "../bodies/p7/joints.js";
+import { P7_COMMAND_KIND } from "../bodies/p7/layout.js";
 import {
   type ArmJointState,
   type ArmMotorState,
@@ -46,7 +47,8 @@ import { type P7Driver, P7SimDriver } from "../drivers/p7/sim.js";
 import { type CycleCore, Lifecycle, type Phase } from "../rt/lifecycle.js";
 import type { P7SimParams } from "../sim/p7/constants.js";
 import type { P7Sim } from "../sim/p7/arm-sim.js";
-import { Authority, type LeaseInfo, leaseError } from "./authority.js";
+import { Authority, type Awaitable, type LeaseInfo } from "./authority.js";
+import { p7Admission, p7FaultRefusal } from "./p7-checks.js";
 import { type Clock, MonotonicClock } from "./clock.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
@@ -97,7 +99,7 @@ export interface P7ClearAccepted {
   readonly clearedJoints: readonly number[];
 }
 
-export class P7Robot implements RobotBase, CycleCore<P7State, null> {
+export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
   readonly kind = "p7" as const;
   readonly periodMs = P7_PERIOD_MS;
   readonly clock: Clock;
@@ -121,7 +123,9 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
   #commandLease: string | null = null;
   readonly #targets = new Float64Array(P7_JOINT_COUNT);
   readonly #speeds = new Float64Array(P7_JOINT_COUNT);
-  readonly #counters = { linkLost: 0, lengthMismatch: 0, emergencyStops: 0, refusedCommands: 0, leaseEndedStops: 0 };
+  readonly #errorScratch = new Float64Array(P7_JOINT_COUNT);
+  /** staleCommands: validated commands (a worker core's mailbox) dropped because their lease had ended or the e-stop latched. */
+  readonly #counters = { linkLost: 0, lengthMismatch: 0, emergencyStops: 0, refusedCommands: 0, leaseEndedStops: 0, staleCommands: 0 };
   // One frozen snapshot per model per state version, built on first request. The version moves
   // on every change of the state (new cycle, invalidation, cleared error ids).
   #stateVersion = 0;
@@ -305,6 +309,27 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
   }
 
   /**
+   * Apply a motion command a host validated and posted to this core's mailbox (src/host/p7-host.ts):
+   * `kind` (P7_COMMAND_KIND), targets and speeds already checked, `generation` the lease generation
+   * it was validated under. Dropped (errors.staleCommands) when control changed hands since or the
+   * e-stop latched; refused like a direct command (errors.refusedCommands) when the link or a joint
+   * fault changed since. Perform side (the cycle's input): no allocation.
+   */
+  applyValidated(kind: number, targetsRad: Float64Array, speedRadS: Float64Array, generation: number): boolean {
+    const holder = this.authority.activeHolder();
+    if (holder === null || generation !== this.authority.generation || this.authority.latched) {
+      this.#counters.staleCommands++;
+      return false;
+    }
+    if (this.#admit(holder.id) || this.#faultRefusal()) return false;
+    if (kind === P7_COMMAND_KIND.moveJoints) this.driver.moveTo(targetsRad, speedRadS);
+    else if (kind === P7_COMMAND_KIND.servoJoints) this.driver.servo(targetsRad);
+    else return false;
+    this.#accepted(holder.id);
+    return true;
+  }
+
+  /**
    * Clear the error id of `joint` (index 0..6), or of every joint when omitted; the joint then
    * holds where it stopped. Clear only after diagnosing the fault: a persisting condition (an
    * over-temperature) sets its bit again on the next cycle.
@@ -423,20 +448,15 @@ export class P7Robot implements RobotBase, CycleCore<P7State, null> {
 
   /** Lease and link checks common to every command; null when the command may proceed. */
   #admit(leaseId: string): { ok: false; error: BodylinkError } | null {
-    const denied = leaseError(this.authority, typeof leaseId === "string" ? leaseId : null);
-    if (denied) return this.#refuse(denied);
-    if (this.#link === "lost" || !this.driver.linkUp) return this.#refuse(new BodylinkError("BL_ERR_LINK_LOST", "the P7 arm does not answer (simulated link loss)"));
-    if (this.#link === "stopped") return this.#refuse(new BodylinkError("BL_ERR_LINK_LOST", "the P7 runtime is stopped"));
-    if (this.state.seq === 0 || !this.state.jointValid) return this.#refuse(new BodylinkError("BL_ERR_STATE_NONE"));
-    return null;
+    const denied = p7Admission(this.authority, leaseId, this.#link, this.driver.linkUp, this.state);
+    return denied ? this.#refuse(denied) : null;
   }
 
+  /** The arm's own error ids now (a fault injected since the last cycle counts at once). */
   #faultRefusal(): { ok: false; error: BodylinkError } | null {
-    for (let i = 0; i < P7_JOINT_COUNT; i++) {
-      const id = this.driver.errorId(i);
-      if (id !== 0) return this.#refuse(new BodylinkError("BL_ERR_CMD_JOINT_FAULT", `${P7_JOINT_NAMES[i]} (index ${i})`, id));
-    }
-    return null;
+    for (let i = 0; i < P7_JOINT_COUNT; i++) this.#errorScratch[i] = this.driver.errorId(i);
+    const fault = p7FaultRefusal(this.#errorScratch);
+    return fault ? this.#refuse(fault) : null;
   }
 
   #refuse(error: BodylinkError): { ok: false; error: BodylinkError } {
@@ -455,6 +475,11 @@ const OK = Object.freeze({ ok: true as const });
 
 /**
  * What the robot API serves of a P7: the core in this thread (P7Robot) or in a worker (P7Host);
- * both are checked against it at compile time, so the API never needs a cast.
+ * both are checked against it at compile time, so the API never needs a cast. Motion commands
+ * answer at once (P7Host validates them and posts them to the core's mailbox); clearError's
+ * answer needs the arm, so a host answers it asynchronously.
  */
-export type P7Body = BodyRuntime & Pick<P7Robot, "onCycle" | "state" | "link" | "clearError" | "moveJoints" | "servoJoints">;
+export interface P7Body extends BodyRuntime, Pick<P7Robot, "onCycle" | "state" | "link" | "moveJoints" | "servoJoints"> {
+  readonly kind: "p7";
+  clearError(leaseId: string, joint?: number): Awaitable<P7CommandResult<P7ClearAccepted>>;
+}

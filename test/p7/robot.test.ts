@@ -7,6 +7,7 @@
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
 import { P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "../../src/bodies/p7/joints.js";
+import { P7_COMMAND_KIND } from "../../src/bodies/p7/layout.js";
 import { BodylinkError } from "../../src/errors.js";
 import { SimClock } from "../../src/runtime/clock.js";
 import { P7_PERIOD_MS, P7Robot } from "../../src/runtime/p7-robot.js";
@@ -384,5 +385,47 @@ describe("link and lifecycle", () => {
       return r.getState();
     };
     expect(await run()).toEqual(await run());
+  });
+});
+
+describe("commands a worker core's host validated (the mailbox: applyValidated)", () => {
+  const targets = Float64Array.from(TARGET);
+  const speeds = new Float64Array(7).fill(0.5);
+
+  it("applies under the holder's generation; drops and counts one of an ended lease, or while latched, and the arm holds", async () => {
+    tick(robot, clock, 2);
+    const first = lease(robot);
+    const g1 = robot.authority.generation;
+    expect(robot.applyValidated(P7_COMMAND_KIND.moveJoints, targets, speeds, g1)).toBe(true);
+    tick(robot, clock, 25);
+    const moved = robot.getJointState()!.angles[0]!;
+    expect(moved).toBeGreaterThan(0.01); // on its way to 0.8 rad
+
+    // The same holder id again, but a new lease: the old generation is stale.
+    robot.authority.release(first);
+    lease(robot);
+    const stopped = robot.getJointState()!.angles[0]!;
+    tick(robot, clock, 60); // the released lease stopped the arm: it decelerates and holds
+    const held = robot.getJointState()!.angles[0]!;
+    expect(robot.applyValidated(P7_COMMAND_KIND.moveJoints, targets, speeds, g1)).toBe(false);
+    tick(robot, clock, 25);
+    expect(robot.getJointState()!.angles[0]).toBe(held);
+    expect(held).toBeGreaterThanOrEqual(stopped);
+    expect(robot.health().errors.staleCommands).toBe(1);
+
+    // While latched: dropped too, even under the current generation.
+    robot.estop({ source: "test", reason: "mailbox" });
+    expect(robot.applyValidated(P7_COMMAND_KIND.servoJoints, targets, speeds, robot.authority.generation)).toBe(false);
+    expect(robot.health().errors.staleCommands).toBe(2);
+  });
+
+  it("a joint fault that appeared after the host validated refuses it here too (counted), the other joints do not move", () => {
+    tick(robot, clock, 2);
+    lease(robot);
+    robot.sim.injectError(2, 0x40);
+    expect(robot.applyValidated(P7_COMMAND_KIND.servoJoints, targets, speeds, robot.authority.generation)).toBe(false);
+    tick(robot, clock, 25);
+    expect(robot.getJointState()!.angles[0]).toBe(0);
+    expect(robot.health().errors.refusedCommands).toBe(1);
   });
 });

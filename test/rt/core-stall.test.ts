@@ -4,7 +4,10 @@
  * BODYLINK_TEST_STALL_CORE_MS): meanwhile reads answer from shared memory, requests that need the
  * core answer 503 BL_ERR_CORE_UNRESPONSIVE after the request timeout, health says the core
  * stalled, and an e-stop is refused with that code too but stays requested in the control words:
- * the core engages it at its first cycle after the stall.
+ * the core engages it at its first cycle after the stall. The same for the P7 and the TNY-360:
+ * their body commands are validated on the main thread and cross through their mailboxes, so they
+ * answer during the stall and take effect when the core cycles again; one posted under a lease
+ * that ended meanwhile (the e-stop revoked it) is dropped and counted (errors.staleCommands).
  */
 import { describe, expect, it } from "vitest";
 import { startServe } from "./serve-rig.js";
@@ -64,6 +67,70 @@ describe("a stalled real-time core", () => {
       expect(after.estop).toMatchObject({ latched: true, reason: "while stalled", category: 0 });
       expect(after.control).toBeNull();
       await until(async () => ((await (await fetch(`${api}/v1/state`)).json()) as { joint_stiffness: number[] }).joint_stiffness.every((v) => v === 0), "stiffness 0", 5000);
+    } finally {
+      await rig.close();
+    }
+  }, 90_000);
+});
+
+type Health = { link: string; safety_reason: string; errors: Record<string, number>; estop: { latched: boolean }; control: unknown };
+const get = async <T>(url: string): Promise<T> => (await (await fetch(url)).json()) as T;
+const post = (url: string, body: unknown, lease?: string) =>
+  fetch(url, { method: "POST", headers: { ...json, ...(lease ? { "x-bodylink-lease": lease } : {}) }, body: JSON.stringify(body) });
+
+/** SIGUSR2 blocks the core for the rig's stall; resolves once the watchdog saw it. */
+async function stallCore(rig: Awaited<ReturnType<typeof startServe>>): Promise<void> {
+  rig.child.kill("SIGUSR2");
+  await until(async () => (await get<Health>(`${rig.apiUrl}/v1/health`)).link === "lost", "the watchdog to see the stall", 2500);
+}
+async function cyclingAgain(rig: Awaited<ReturnType<typeof startServe>>): Promise<void> {
+  await until(async () => (await get<Health>(`${rig.apiUrl}/v1/health`)).link !== "lost", "the core to cycle again", 15_000);
+}
+async function expectUnresponsive(r: Response): Promise<void> {
+  expect(r.status).toBe(503);
+  expect(((await r.json()) as { code: string }).code).toBe("BL_ERR_CORE_UNRESPONSIVE");
+}
+
+describe("a stalled P7 core", () => {
+  it("answers motion commands through the mailbox (carried out after the stall), 503 for what needs the arm, drops a command of a lease that ended", async () => {
+    const rig = await startServe([], { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_CORE_MS: "5000" }, { body: "p7" });
+    try {
+      const api = rig.apiUrl;
+      const joint1 = async () => (await get<{ joint_positions: number[] }>(`${api}/v1/state`)).joint_positions[0]!;
+      await until(async () => (await fetch(`${api}/v1/state`)).status === 200, "a state", 10_000);
+      const lease = ((await (await fetch(`${api}/v1/control`, { method: "POST", headers: json, body: JSON.stringify({ owner: "arm", lease_ms: 30_000 }) })).json()) as { lease_id: string }).lease_id;
+
+      await stallCore(rig);
+      expect(await get(`${api}/v1/control`)).toMatchObject({ held: true, holder: { owner: "arm" } });
+      // Validated on this thread with the in-thread rules and answers, no core needed …
+      const bad = await post(`${api}/v1/commands/move-joints`, { positions: [0, 0, 0, 0, 0, 0, 9] }, lease);
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { message: string }).message).toMatch(/joint7 \(index 6\).*outside its limits/);
+      expect((await post(`${api}/v1/commands/servo-joints`, { positions: [0, 0, 0, 0, 0, 0, 0] })).status).toBe(403);
+      // … and accepted into the mailbox while the core is blocked.
+      const move = await post(`${api}/v1/commands/move-joints`, { positions: [0.5, 0, 0, 0, 0, 0, 0], speed: 2 }, lease);
+      expect(move.status).toBe(200);
+      expect(((await move.json()) as { result: { eta_s: number } }).result.eta_s).toBeGreaterThan(0);
+      // What only the core can answer: the code, after the request timeout.
+      await expectUnresponsive(await post(`${api}/v1/commands/clear-error`, {}, lease));
+      await expectUnresponsive(await fetch(`${api}/v1/control`, { method: "PUT", headers: { ...json, "x-bodylink-lease": lease }, body: JSON.stringify({ lease_ms: 30_000 }) }));
+      expect(await joint1()).toBeCloseTo(0, 3); // nothing moved yet
+
+      await cyclingAgain(rig);
+      await until(async () => (await joint1()) > 0.45, "the mailbox's move carried out", 10_000);
+
+      // A command under the lease, then an e-stop (it revokes the lease) before the core cycles again:
+      // at its next cycle the core engages the stop first, then finds the command's lease ended.
+      await stallCore(rig);
+      expect((await post(`${api}/v1/commands/servo-joints`, { positions: [-0.5, 0, 0, 0, 0, 0, 0] }, lease)).status).toBe(200);
+      await expectUnresponsive(await post(`${api}/v1/estop`, { reason: "while stalled" }));
+      await cyclingAgain(rig);
+      await until(async () => ((await get<Health>(`${api}/v1/health`)).errors.staleCommands ?? 0) >= 1, "the stale command counted", 5000);
+      const h = await get<Health>(`${api}/v1/health`);
+      expect(h.estop.latched).toBe(true);
+      expect(h.control).toBeNull();
+      expect(h.errors.staleCommands).toBe(1);
+      expect(await joint1()).toBeGreaterThan(0.4); // it never went for -0.5
     } finally {
       await rig.close();
     }

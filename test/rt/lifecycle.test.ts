@@ -221,7 +221,7 @@ const hostRigs: Record<BodyKind, () => Promise<HostRig>> = {
     return {
       host: h,
       command: async () => {
-        const l = h.authority.acquire("test", "api", 60_000);
+        const l = await h.authority.acquire("test", "api", 60_000);
         if (l.ok) h.servoJoints(l.lease.id, [0.5, 0, 0, 0, 0, 0, 0]);
       },
       safe: () => eventually(() => h.authority.holder() === null),

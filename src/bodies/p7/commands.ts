@@ -15,7 +15,7 @@
  * Pure and browser-safe. The validators write into a caller-owned Float64Array and allocate only
  * the reason string of a refusal, so a 250 Hz servo stream does not allocate.
  */
-import { P7_DEFAULT_SPEED_RAD_S, P7_JOINT_COUNT, P7_JOINT_NAMES, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "./joints.js";
+import { P7_DEFAULT_SPEED_RAD_S, P7_JOINT_COUNT, P7_JOINT_NAMES, P7_MAX_ACCEL_RAD_S2, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "./joints.js";
 
 function isArrayLike(v: unknown): v is ArrayLike<unknown> {
   return Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView));
@@ -80,4 +80,38 @@ export function validateJointIndex(joint: unknown): string | null {
     return `joint must be an integer index 0..${P7_JOINT_COUNT - 1} (${P7_JOINT_NAMES.join(", ")}) or omitted for all, got ${describe(joint)}`;
   }
   return null;
+}
+
+/** Closer than this to its target (rad), a joint does not take part in a move (the arm snaps it on). */
+export const P7_SNAP_RAD = 1e-9;
+
+/** A target clamped to joint `i`'s command limits (a non-finite one keeps `fromRad`). */
+export function clampP7Target(i: number, targetRad: number, fromRad: number): number {
+  if (!Number.isFinite(targetRad)) return fromRad;
+  return Math.min(P7_MAX_RAD[i]!, Math.max(P7_MIN_RAD[i]!, targetRad));
+}
+
+/**
+ * The synchronised point-to-point move from `fromRad` to `targetsRad` (joints with a nonzero
+ * `errorIds` entry keep holding and take no part): writes the path's speed and acceleration
+ * scales (1/s, 1/s², on s ∈ [0, 1]; Infinity when no joint moves) into `scales[0]`, `scales[1]`
+ * and returns the move's estimated duration from rest, s (0 when nothing moves). One rule for the
+ * simulated arm, which executes it, and a host that answers a command before its core takes it.
+ * Allocation-free.
+ */
+export function p7MoveScales(fromRad: ArrayLike<number>, targetsRad: ArrayLike<number>, speedRadS: ArrayLike<number>, errorIds: ArrayLike<number>, scales: Float64Array): number {
+  let sv = Number.POSITIVE_INFINITY, sa = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < P7_JOINT_COUNT; i++) {
+    if (errorIds[i] !== 0) continue;
+    const ad = Math.abs(clampP7Target(i, targetsRad[i]!, fromRad[i]!) - fromRad[i]!);
+    if (ad > P7_SNAP_RAD) {
+      sv = Math.min(sv, Math.max(0, speedRadS[i]!) / ad);
+      sa = Math.min(sa, P7_MAX_ACCEL_RAD_S2[i]! / ad);
+    }
+  }
+  scales[0] = sv;
+  scales[1] = sa;
+  if (!Number.isFinite(sv) || !Number.isFinite(sa) || sv <= 0) return 0;
+  // Trapezoid on the path parameter s ∈ [0, 1] with speed sv and acceleration sa.
+  return (sv * sv) / sa >= 1 ? 2 * Math.sqrt(1 / sa) : 1 / sv + sv / sa;
 }

@@ -24,3 +24,20 @@ export const P7_STATE_LAYOUT = [
 export const P7_SCALAR = { seq: 0, timestampMs: 1, epochMs: 2 } as const;
 /** Slots of the `flags` field. */
 export const P7_FLAG = { jointValid: 0, motorValid: 1, imuValid: 2, link: 3 } as const;
+
+/**
+ * One slot of the P7 command mailbox (src/shm/mailbox.ts): a motion command the host validated
+ * (lease held, 7 finite targets inside the command limits, speeds finite > 0 and clamped, no joint
+ * fault) in the arm's units. `header[0]` is its kind (P7_COMMAND_KIND), `header[1]` the lease
+ * generation it was validated under (the core drops it when the holder changed since). Each
+ * command replaces the previous one, as on the arm, so the newest write wins.
+ */
+export const P7_COMMAND_LAYOUT = [
+  { name: "header", type: "u32", count: 2 },
+  { name: "targetsRad", type: "f64", count: P7_JOINT_COUNT },
+  // moveJoints: the speed limit applied per joint, rad/s (unused by servo)
+  { name: "speedRadS", type: "f64", count: P7_JOINT_COUNT },
+] as const;
+
+/** `header[0]` of a P7 mailbox slot. */
+export const P7_COMMAND_KIND = { moveJoints: 1, servoJoints: 2 } as const;

@@ -41,6 +41,7 @@ import {
   P7_STOP_DECEL_RAD_S2,
   P7_VISCOUS_NM_S_RAD,
 } from "../../bodies/p7/joints.js";
+import { clampP7Target, P7_SNAP_RAD, p7MoveScales } from "../../bodies/p7/commands.js";
 import { P7Kinematics } from "../../bodies/p7/kinematics.js";
 import { DEFAULT_P7_SIM_PARAMS, P7_SIM_ERROR, P7_SIM_MAX_CATCHUP_STEPS, P7_SIM_STEP_MS, type P7SimParams } from "./constants.js";
 import { Rng } from "../random.js";
@@ -48,7 +49,7 @@ import { Rng } from "../random.js";
 const N = P7_JOINT_COUNT;
 const DT_S = P7_SIM_STEP_MS / 1000;
 /** Closer than this to its target (rad) and slow enough to stop in one step, a joint snaps onto it. */
-const SNAP_RAD = 1e-9;
+const SNAP_RAD = P7_SNAP_RAD;
 /** Arrays can be reported one longer than the body, to simulate an upstream length mismatch. */
 const JOINT_CAPACITY = N + 1;
 const IMU_CAPACITY = 4;
@@ -124,6 +125,8 @@ export class P7Sim {
   readonly #v = new Float64Array(N);
   readonly #acc = new Float64Array(N);
   readonly #target = new Float64Array(N);
+  /** p7MoveScales' path speed and acceleration scales (moveTo). */
+  readonly #scales = new Float64Array(2);
   readonly #vProfile = new Float64Array(N);
   readonly #aProfile = new Float64Array(N);
   readonly #stopping = new Uint8Array(N);
@@ -271,15 +274,8 @@ export class P7Sim {
    * duration from rest, s. Targets are clamped to the command limits (the runtime refuses them before).
    */
   moveTo(targetsRad: ArrayLike<number>, speedRadS: ArrayLike<number>): number {
-    let sv = Number.POSITIVE_INFINITY, sa = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < N; i++) {
-      if (this.#errorIds[i] !== 0) continue;
-      const ad = Math.abs(this.#clampTarget(i, targetsRad[i]!) - this.#q[i]!);
-      if (ad > SNAP_RAD) {
-        sv = Math.min(sv, Math.max(0, speedRadS[i]!) / ad);
-        sa = Math.min(sa, P7_MAX_ACCEL_RAD_S2[i]! / ad);
-      }
-    }
+    const etaS = p7MoveScales(this.#q, targetsRad, speedRadS, this.#errorIds, this.#scales);
+    const sv = this.#scales[0]!, sa = this.#scales[1]!;
     for (let i = 0; i < N; i++) {
       if (this.#errorIds[i] !== 0) continue;
       const t = this.#clampTarget(i, targetsRad[i]!);
@@ -290,9 +286,7 @@ export class P7Sim {
       this.#vProfile[i] = ad > SNAP_RAD && Number.isFinite(sv) ? Math.min(vLim, ad * sv) : vLim;
       this.#aProfile[i] = ad > SNAP_RAD && Number.isFinite(sa) ? Math.min(P7_MAX_ACCEL_RAD_S2[i]!, ad * sa) : P7_MAX_ACCEL_RAD_S2[i]!;
     }
-    if (!Number.isFinite(sv) || !Number.isFinite(sa) || sv <= 0) return 0;
-    // Trapezoid on the path parameter s ∈ [0, 1] with speed sv and acceleration sa.
-    return (sv * sv) / sa >= 1 ? 2 * Math.sqrt(1 / sa) : 1 / sv + sv / sa;
+    return etaS;
   }
 
   /**
@@ -405,8 +399,7 @@ export class P7Sim {
 
   /** Clamp to the command limits; a non-finite target (unreachable through the runtime) holds. */
   #clampTarget(i: number, t: number): number {
-    if (!Number.isFinite(t)) return this.#q[i]!;
-    return Math.min(P7_MAX_RAD[i]!, Math.max(P7_MIN_RAD[i]!, t));
+    return clampP7Target(i, t, this.#q[i]!);
   }
 
   #computeEfforts(): void {

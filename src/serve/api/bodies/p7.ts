@@ -117,8 +117,8 @@ export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
       summary: "Clear a joint's error id (or every joint's); diagnose the fault first",
       request: ClearSchema,
       response: Type.Object({ cleared_joints: Type.Array(Type.Integer(), { description: "Indices whose error id was nonzero and is now 0" }) }),
-      handle: (leaseId, b): CommandOutcome => {
-        const r = robot.clearError(leaseId, b.joint);
+      handle: async (leaseId, b): Promise<CommandOutcome> => {
+        const r = await robot.clearError(leaseId, b.joint);
         this.#copy(); // the runtime shows cleared ids at once; so does the API
         return r.ok ? { ok: true, result: { cleared_joints: [...r.clearedJoints] } } : r;
       },
