@@ -9,16 +9,22 @@
  * Consumer (the recorder): decoded with the binding into a state object, then written as the robot
  * API's state message for that cycle (its envelope, `cycle`, `valid`, and the body's API fields,
  * built by the API's own field function), so a recording reads like the stream, one message per cycle.
+ *
+ * The P7's commands (/p7/command) are records of their own, written when the arm takes one
+ * (P7Robot.onCommand: after validation, with the applied values), in P7_COMMAND_RECORD's layout.
  */
 import Type from "typebox";
 import type { TObject } from "typebox";
 import type { LinkStatus } from "../bodies/link.js";
+import { P7_JOINT_COUNT } from "../bodies/p7/joints.js";
 import { P7State } from "../bodies/p7/state.js";
+import { P7_TAKEN_KIND } from "../runtime/p7-robot.js";
 import { snapshotTny360State, Tny360State } from "../bodies/tny360/state.js";
 import { P7FieldsSchema, p7Fields } from "../serve/api/bodies/p7.js";
 import { TnyFieldsSchema, tnyFields } from "../serve/api/bodies/tny360.js";
 import { stateSchema } from "../serve/api/schemas.js";
 import { P7_BINDING, P7_STATE_BYTES, type P7Mirror } from "../shm/p7-state.js";
+import type { ByteRing } from "../shm/ring.js";
 import { StateRecordReader, StateRecordWriter } from "../shm/state-record.js";
 import { TNY360_BINDING, TNY360_STATE_BYTES, type Tny360Mirror } from "../shm/tny360-state.js";
 import { RING_CHANNEL } from "./channels.js";
@@ -78,3 +84,62 @@ export function tny360StateDecoder(source: "sim" | "remote"): StateRecordDecoder
     };
   };
 }
+
+/**
+ * /p7/command's ring payload, little-endian: u8 kind (P7_TAKEN_KIND) | u8 0 | i16 joint (-1:
+ * every joint, or not a clearError) | u32 0 | f64 cycle (the loop's count when it was taken; it acts
+ * from the next cycle) | f64 × 7 targets, rad | f64 × 7 speed limits, rad/s.
+ */
+export const P7_COMMAND_RECORD = { kind: 0, joint: 2, cycle: 8, targets: 16, speeds: 16 + 8 * P7_JOINT_COUNT, bytes: 16 + 16 * P7_JOINT_COUNT } as const;
+
+const P7_COMMAND_WORD: Readonly<Record<number, string>> = { [P7_TAKEN_KIND.moveJoints]: "move_joints", [P7_TAKEN_KIND.servoJoints]: "servo_joints", [P7_TAKEN_KIND.clearError]: "clear_error" };
+
+/**
+ * Perform side: reserve one command record in `ring` and fill it; its payload offset, or -1
+ * (counted) when the ring is full. Its time is 0: set it (RING_TIME_BEFORE_PAYLOAD), then commit.
+ */
+export function reserveP7Command(ring: ByteRing, cycle: number, kind: number, targetsRad: ArrayLike<number>, speedRadS: ArrayLike<number>, joint: number): number {
+  const at = ring.reserve(RING_CHANNEL.p7Command, 0, 0, P7_COMMAND_RECORD.bytes);
+  if (at < 0) return -1;
+  const v = ring.view;
+  v.setUint8(at + P7_COMMAND_RECORD.kind, kind);
+  v.setUint8(at + 1, 0);
+  v.setInt16(at + P7_COMMAND_RECORD.joint, joint, true);
+  v.setUint32(at + 4, 0, true);
+  v.setFloat64(at + P7_COMMAND_RECORD.cycle, cycle, true);
+  for (let i = 0; i < P7_JOINT_COUNT; i++) {
+    v.setFloat64(at + P7_COMMAND_RECORD.targets + 8 * i, targetsRad[i]!, true);
+    v.setFloat64(at + P7_COMMAND_RECORD.speeds + 8 * i, speedRadS[i]!, true);
+  }
+  return at;
+}
+
+/** Consumer side: the JSON /p7/command carries, or null for a record of another size. */
+export function readP7Command(view: DataView, offset: number, length: number): Record<string, unknown> | null {
+  if (length !== P7_COMMAND_RECORD.bytes) return null;
+  const kind = view.getUint8(offset + P7_COMMAND_RECORD.kind);
+  const cycle = view.getFloat64(offset + P7_COMMAND_RECORD.cycle, true);
+  const word = P7_COMMAND_WORD[kind] ?? `kind_${kind}`;
+  if (kind === P7_TAKEN_KIND.clearError) {
+    const joint = view.getInt16(offset + P7_COMMAND_RECORD.joint, true);
+    return { command: word, cycle, joint: joint < 0 ? null : joint };
+  }
+  const targets: number[] = [];
+  const speeds: number[] = [];
+  for (let i = 0; i < P7_JOINT_COUNT; i++) {
+    targets.push(view.getFloat64(offset + P7_COMMAND_RECORD.targets + 8 * i, true));
+    speeds.push(view.getFloat64(offset + P7_COMMAND_RECORD.speeds + 8 * i, true));
+  }
+  return { command: word, cycle, positions: targets, speed_rad_s: speeds };
+}
+
+export const P7_COMMAND_RECORD_SCHEMA = Type.Object(
+  {
+    command: Type.Union([Type.Literal("move_joints"), Type.Literal("servo_joints"), Type.Literal("clear_error")], { description: "The robot API's command route it came through (or the same call on the runtime)" }),
+    cycle: Type.Integer({ description: "The runtime's cycle count when the arm took it; it acts from the next cycle" }),
+    positions: Type.Optional(Type.Array(Type.Number(), { minItems: P7_JOINT_COUNT, maxItems: P7_JOINT_COUNT, description: "Targets, rad, J1..J7 (moves and servo)" })),
+    speed_rad_s: Type.Optional(Type.Array(Type.Number(), { minItems: P7_JOINT_COUNT, maxItems: P7_JOINT_COUNT, description: "Speed limits applied, rad/s (clamped to each joint's maximum; servo: the maxima)" })),
+    joint: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: "clear_error: the joint index, or null for every joint" })),
+  },
+  { description: "A command the AIRBOT P7 took, with the values it applied" },
+);

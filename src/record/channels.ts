@@ -40,6 +40,8 @@ export const RING_CHANNEL = {
   p7State: 11,
   /** The TNY-360's state of one cycle: f64 cycle, then the TNY-360 state layout. */
   tny360State: 12,
+  /** A command the P7 took (P7Robot.onCommand): the layout of P7_COMMAND_RECORD (body-state-record.ts). */
+  p7Command: 13,
 } as const;
 export type RingChannel = (typeof RING_CHANNEL)[keyof typeof RING_CHANNEL];
 
@@ -72,6 +74,7 @@ export const CHANNELS: readonly ChannelSpec[] = [
   { ring: RING_CHANNEL.lolaUpstreamSensor, topic: "/lola/upstream/sensor", messageEncoding: RAW_LOLA, schemaName: null, description: "LoLA sensor messages as received from an upstream LoLA" },
   { ring: RING_CHANNEL.lolaUpstreamCommand, topic: "/lola/upstream/command", messageEncoding: RAW_LOLA, schemaName: null, description: "bytes sent to an upstream LoLA" },
   { ring: RING_CHANNEL.p7State, topic: "/p7/state", messageEncoding: "json", schemaName: "bodylink.P7State", description: "the arm's state, every cycle (the API's state fields, with the loop's cycle)" },
+  { ring: RING_CHANNEL.p7Command, topic: "/p7/command", messageEncoding: "json", schemaName: "bodylink.P7Command", description: "every command the arm took: moves, servo targets, cleared errors (applied values)" },
   { ring: RING_CHANNEL.tny360State, topic: "/tny360/state", messageEncoding: "json", schemaName: "bodylink.Tny360State", description: "the quadruped's state, every cycle (the API's state fields, with the loop's cycle)" },
 ];
 

@@ -19,6 +19,7 @@ import type { EventEmitter } from "node:events";
 import { basename, dirname, extname, join } from "node:path";
 import { McapWriter } from "@mcap/core";
 import type { NaoRobot } from "../runtime/nao-robot.js";
+import type { P7Robot } from "../runtime/p7-robot.js";
 import type { BodyRuntime } from "../runtime/robot.js";
 import type { CycleListener, CycleLoop } from "../runtime/loop.js";
 import type { BodyAdapter } from "../serve/api/adapter.js";
@@ -41,7 +42,7 @@ import {
   TRANSFER_SCHEMA,
   channelBody,
 } from "./channels.js";
-import { type DecodedState, P7_STATE_RECORD_SCHEMA, type P7Mirror, p7StateDecoder, type StateRecordDecoder, TNY360_STATE_RECORD_SCHEMA, type Tny360Mirror, tny360StateDecoder } from "./body-state-record.js";
+import { type DecodedState, P7_COMMAND_RECORD_SCHEMA, P7_STATE_RECORD_SCHEMA, readP7Command, type P7Mirror, p7StateDecoder, type StateRecordDecoder, TNY360_STATE_RECORD_SCHEMA, type Tny360Mirror, tny360StateDecoder } from "./body-state-record.js";
 import { FileWritable, compressZstd, loadZstd } from "./mcap-io.js";
 import { NAO_STATE_SCHEMA, readNaoStateRecord } from "./nao-state-record.js";
 import { PreferenceAssembler } from "./prefs-from-frames.js";
@@ -272,6 +273,12 @@ export class Recorder {
     const robot = this.#src.robot;
     this.#startedMs = robot.clock.nowMs();
     this.#unsubscribe.push(robot.onCycle(this.#onCycle));
+    if (robot.kind === "p7" && !this.#core) {
+      // A core on this thread: the commands it takes (a threaded core records its own).
+      const p7 = robot as unknown as P7Robot;
+      const tap = this.#src.tap;
+      this.#unsubscribe.push(p7.onCommand((kind, targets, speeds, joint) => tap.p7Command(p7.loop.seq, kind, targets, speeds, joint)));
+    }
     const auth = robot.authority;
     const onAcquired = (info: { owner: string; source: string; expiresAtEpochMs: number }) =>
       this.event("lease_acquired", `${info.owner} (${info.source}) took control`, { owner: info.owner, source: info.source });
@@ -389,6 +396,10 @@ export class Recorder {
     let data: Uint8Array;
     if (channel === RING_CHANNEL.naoState) {
       data = te.encode(JSON.stringify(readNaoStateRecord(ring.view, offset)));
+    } else if (channel === RING_CHANNEL.p7Command) {
+      const c = readP7Command(ring.view, offset, length);
+      if (!c) return;
+      data = te.encode(JSON.stringify(c));
     } else if (this.#bodyState && channel === this.#bodyState.ring) {
       const d = this.#bodyState.decode(b, offset, length);
       if (!d) return; // not this layout's size: a producer of another version (never mixed in one runtime)
@@ -516,6 +527,7 @@ export class Recorder {
     if (ring === RING_CHANNEL.chestTransfer) return TRANSFER_SCHEMA;
     if (ring === RING_CHANNEL.event) return EVENT_SCHEMA;
     if (ring === RING_CHANNEL.p7State) return P7_STATE_RECORD_SCHEMA;
+    if (ring === RING_CHANNEL.p7Command) return P7_COMMAND_RECORD_SCHEMA;
     if (ring === RING_CHANNEL.tny360State) return TNY360_STATE_RECORD_SCHEMA;
     return stateSchema(this.#adapter!.schemas.stream, `The robot API's state message (${this.#adapter!.kind})`);
   }

@@ -17,11 +17,11 @@
  */
 import type { NaoState } from "../bodies/nao/state.js";
 import type { Clock } from "../runtime/clock.js";
-import type { ByteRing } from "../shm/ring.js";
+import { type ByteRing, RING_TIME_BEFORE_PAYLOAD } from "../shm/ring.js";
 import type { ChestboardTransport, TransferDone } from "../transport/chestboard.js";
 import { RING_CHANNEL, TRANSFER_HEADER_BYTES, TRANSFER_OP } from "./channels.js";
 import { NAO_STATE_RECORD_BYTES, writeNaoStateRecord } from "./nao-state-record.js";
-import { type P7Mirror, p7StateRecordWriter, type Tny360Mirror, tny360StateRecordWriter } from "./body-state-record.js";
+import { type P7Mirror, p7StateRecordWriter, type Tny360Mirror, tny360StateRecordWriter, reserveP7Command } from "./body-state-record.js";
 
 /** What a LoLA server (ours, or an upstream link) calls for each message. Perform side. */
 export interface LolaTap {
@@ -44,6 +44,10 @@ export class RecordTap {
   #p7: ReturnType<typeof p7StateRecordWriter> | null = null;
   #tny360: ReturnType<typeof tny360StateRecordWriter> | null = null;
   #lateSeen = 0;
+  #p7Seq = -1;
+  /** The time of the last P7/TNY-360 state record (a command between two cycles is timed by it). */
+  readonly #cycleMs = new Float64Array(1);
+  #tny360Seq = -1;
 
   constructor(ring: ByteRing, clock: Clock) {
     this.ring = ring;
@@ -87,16 +91,52 @@ export class RecordTap {
     return true;
   }
 
-  /** The P7's state after loop cycle `cycle` (its state layout: body-state-record.ts). */
+  /**
+   * The P7's state after loop cycle `cycle` (its state layout: body-state-record.ts), timed by the
+   * state's own stamp when the cycle brought data (the time the API serves as epoch_ms; and no
+   * clock read: performance.now() boxes its number), else by the clock (a cycle without data).
+   */
   p7State(cycle: number, m: P7Mirror): boolean {
     this.#p7 ??= p7StateRecordWriter();
-    return this.#p7.write(this.ring, this.clock.epochMs(), cycle, m);
+    const s = m.state;
+    const fresh = s.seq !== this.#p7Seq;
+    this.#p7Seq = s.seq;
+    const at = this.#p7.reserve(this.ring, cycle, m);
+    if (at < 0) return false;
+    // set here, not passed down: a number handed to a call V8 does not inline is boxed (16 B)
+    const t = fresh ? s.epochMs : this.clock.epochMs();
+    this.#cycleMs[0] = t;
+    this.ring.view.setFloat64(at - RING_TIME_BEFORE_PAYLOAD, t, true);
+    this.ring.commit();
+    return true;
+  }
+
+  /**
+   * A command the P7 took after loop cycle `cycle` (P7Robot.onCommand's arguments), timed by that
+   * cycle's state record (no clock read; the clock before the first one).
+   */
+  p7Command(cycle: number, kind: number, targetsRad: ArrayLike<number>, speedRadS: ArrayLike<number>, joint: number): boolean {
+    const at = reserveP7Command(this.ring, cycle, kind, targetsRad, speedRadS, joint);
+    if (at < 0) return false;
+    const t = this.#cycleMs[0]!;
+    this.ring.view.setFloat64(at - RING_TIME_BEFORE_PAYLOAD, t > 0 ? t : this.clock.epochMs(), true);
+    this.ring.commit();
+    return true;
   }
 
   /** The TNY-360's state after loop cycle `cycle`. */
   tny360State(cycle: number, m: Tny360Mirror): boolean {
     this.#tny360 ??= tny360StateRecordWriter();
-    return this.#tny360.write(this.ring, this.clock.epochMs(), cycle, m);
+    const s = m.state;
+    const fresh = s.seq !== this.#tny360Seq;
+    this.#tny360Seq = s.seq;
+    const at = this.#tny360.reserve(this.ring, cycle, m);
+    if (at < 0) return false;
+    const t = fresh ? s.epochMs : this.clock.epochMs();
+    this.#cycleMs[0] = t;
+    this.ring.view.setFloat64(at - RING_TIME_BEFORE_PAYLOAD, t, true);
+    this.ring.commit();
+    return true;
   }
 
   /**

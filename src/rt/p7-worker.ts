@@ -15,12 +15,13 @@ import { runCore } from "./core-worker.js";
 import { p7StateChannel } from "../shm/p7-state.js";
 import { ByteRing } from "../shm/ring.js";
 
-/** Recording: this thread is its ring's one producer (the state of every cycle, late cycles). */
-let tap: RecordTap | null = null;
 import { P7_JOINT_COUNT } from "../bodies/p7/joints.js";
 import { P7_COMMAND_LAYOUT } from "../bodies/p7/layout.js";
 import type { ShmViews } from "../shm/layout.js";
 import { Mailbox } from "../shm/mailbox.js";
+
+/** Recording: this thread is its ring's one producer (the state of every cycle, late cycles, the commands the arm took). */
+let tap: RecordTap | null = null;
 
 runCore<P7Robot, P7CoreOptions>({
   channel: (buffer, start, ctl) => {
@@ -30,7 +31,12 @@ runCore<P7Robot, P7CoreOptions>({
   create: (o, wrap) => {
     const clock = new MonotonicClock({ wake: o.wake ?? WORKER_WAKE_DEFAULT });
     tap = o.recordRing ? new RecordTap(new ByteRing(o.recordRing), clock) : null;
-    return P7Robot.create({ seed: o.seed, youngGcEveryMs: o.gcEveryMs, clock, driver: wrap(new P7SimDriver({ seed: o.seed })) });
+    const t = tap;
+    return P7Robot.create({ seed: o.seed, youngGcEveryMs: o.gcEveryMs, clock, driver: wrap(new P7SimDriver({ seed: o.seed })) }).then((r) => {
+      // Every command the arm takes, whichever way it arrived, with the values it applied.
+      if (t) r.onCommand((kind, targets, speeds, joint) => t.p7Command(r.loop.seq, kind, targets, speeds, joint));
+      return r;
+    });
   },
   // The command mailbox (the host validated what is in it): the newest command at the start of each cycle.
   input(buffer, start) {

@@ -26,7 +26,7 @@ import {
   validateJointTargets,
   validateSpeed,
 } from "../bodies/p7/commands.js";
-import { P7_JOINT_COUNT } from "../bodies/p7/joints.js";
+import { P7_JOINT_COUNT, P7_MAX_SPEED_RAD_S } from "../bodies/p7/joints.js";
 import { P7_COMMAND_KIND } from "../bodies/p7/layout.js";
 import {
   type ArmJointState,
@@ -94,6 +94,18 @@ export interface P7MoveAccepted {
   readonly speedRadS: readonly number[];
 }
 
+/** What a command the arm took was (P7Robot.onCommand): the mailbox's kinds (P7_COMMAND_KIND), and clearError. */
+export const P7_TAKEN_KIND = { ...P7_COMMAND_KIND, clearError: 3 } as const;
+export type P7TakenKind = (typeof P7_TAKEN_KIND)[keyof typeof P7_TAKEN_KIND];
+
+/**
+ * Called for every command the arm took, after validation (perform side: the arrays are the robot's
+ * own, valid only during the call; allocate nothing). `targetsRad`/`speedRadS` are the applied
+ * values (speeds clamped; servo: its targets and the joints' maximum speeds); `joint` is the joint a
+ * clearError named, -1 for every joint (and for moves).
+ */
+export type P7CommandListener = (kind: P7TakenKind, targetsRad: Float64Array, speedRadS: Float64Array, joint: number) => void;
+
 export interface P7ClearAccepted {
   /** Indices of the joints whose error id was nonzero and is now 0. */
   readonly clearedJoints: readonly number[];
@@ -126,6 +138,7 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
   readonly #errorScratch = new Float64Array(P7_JOINT_COUNT);
   /** staleCommands: validated commands (a worker core's mailbox) dropped because their lease had ended or the e-stop latched. */
   readonly #counters = { linkLost: 0, lengthMismatch: 0, emergencyStops: 0, refusedCommands: 0, leaseEndedStops: 0, staleCommands: 0 };
+  readonly #commandListeners: P7CommandListener[] = [];
   // One frozen snapshot per model per state version, built on first request. The version moves
   // on every change of the state (new cycle, invalidation, cleared error ids).
   #stateVersion = 0;
@@ -231,6 +244,15 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
     return this.loop.onCycle(listener);
   }
 
+  /** Every command the arm took (a recording's /p7/command). Returns an unsubscribe. */
+  onCommand(listener: P7CommandListener): () => void {
+    this.#commandListeners.push(listener);
+    return () => {
+      const i = this.#commandListeners.indexOf(listener);
+      if (i >= 0) this.#commandListeners.splice(i, 1);
+    };
+  }
+
   // ---- reads (no lease) ------------------------------------------------------------------
 
   /** Joint angles (rad), velocities (rad/s), efforts (N·m) of the latest cycle; frozen, or null. */
@@ -288,6 +310,7 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
     if (fault) return fault;
     const etaS = this.driver.moveTo(this.#targets, this.#speeds);
     this.#accepted(leaseId);
+    this.#took(P7_TAKEN_KIND.moveJoints, -1);
     return { ok: true, etaS, speedRadS: Object.freeze(Array.from(this.#speeds)) };
   }
 
@@ -305,6 +328,7 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
     if (fault) return fault;
     this.driver.servo(this.#targets);
     this.#accepted(leaseId);
+    this.#took(P7_TAKEN_KIND.servoJoints, -1);
     return OK;
   }
 
@@ -326,6 +350,7 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
     else if (kind === P7_COMMAND_KIND.servoJoints) this.driver.servo(targetsRad);
     else return false;
     this.#accepted(holder.id);
+    this.#took(kind, -1, targetsRad, speedRadS);
     return true;
   }
 
@@ -341,6 +366,7 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
     if (bad) return this.#refuse(new BodylinkError("BL_ERR_CMD_INVALID", bad));
     const cleared = this.driver.clearError(joint);
     this.#copyErrorIds();
+    this.#took(P7_TAKEN_KIND.clearError, joint ?? -1);
     return { ok: true, clearedJoints: Object.freeze(cleared) };
   }
 
@@ -462,6 +488,17 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
   #refuse(error: BodylinkError): { ok: false; error: BodylinkError } {
     this.#counters.refusedCommands++;
     return { ok: false, error };
+  }
+
+  #took(kind: P7TakenKind, joint: number, targetsRad: Float64Array = this.#targets, speedRadS: Float64Array = this.#speeds): void {
+    const ls = this.#commandListeners;
+    if (ls.length === 0) return;
+    if (kind === P7_TAKEN_KIND.servoJoints) {
+      // servo runs each joint at its maximum
+      this.#speeds.set(P7_MAX_SPEED_RAD_S);
+      speedRadS = this.#speeds;
+    }
+    for (let i = 0; i < ls.length; i++) ls[i]!(kind, targetsRad, speedRadS, joint);
   }
 
   #accepted(leaseId: string): void {

@@ -31,6 +31,12 @@
 export const RING_HEADER_BYTES = 32;
 export const RING_RECORD_HEADER_BYTES = 16;
 export const RING_MAGIC = 0x52494e47;
+/**
+ * A record's time sits this many bytes before its payload. A producer that reserved with time 0
+ * may set it there (`view.setFloat64(at - RING_TIME_BEFORE_PAYLOAD, t, true)`) before `commit()`:
+ * a number passed to a call that V8 does not inline is boxed, 16 bytes a record.
+ */
+export const RING_TIME_BEFORE_PAYLOAD = 8;
 const WRAP = 0xffffffff;
 const W = 0;
 const R = 1;

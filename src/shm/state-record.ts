@@ -41,12 +41,22 @@ export class StateRecordWriter<S, L extends readonly ShmField[]> {
     this.length = this.#scratch.bytes.length;
   }
 
-  /** Append `state` of loop cycle `cycle` at `timeMs`; false (counted by the ring) when the ring is full. Never waits. */
-  write(ring: ByteRing, timeMs: number, cycle: number, state: S): boolean {
+  /**
+   * Reserve the record of loop cycle `cycle` and copy `state` into it; its payload offset, or -1
+   * (counted by the ring) when the ring is full. The record's time is 0: set it
+   * (RING_TIME_BEFORE_PAYLOAD), then `ring.commit()`. Never waits, allocates nothing.
+   */
+  reserve(ring: ByteRing, cycle: number, state: S): number {
     const s = this.#scratch;
     s.cycle[0] = cycle;
     s.channel.publish(state);
-    return ring.write(this.#channel, 0, timeMs, s.bytes, 0, s.bytes.length);
+    const src = s.bytes;
+    const n = src.length;
+    const at = ring.reserve(this.#channel, 0, 0, n);
+    if (at < 0) return -1;
+    const b = ring.bytes;
+    for (let i = 0; i < n; i++) b[at + i] = src[i]!;
+    return at;
   }
 }
 

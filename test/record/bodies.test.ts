@@ -61,6 +61,8 @@ const COMMAND: Record<Body, { path: string; body: Json }> = {
   tny360: { path: "/v1/commands/velocity", body: { x: 0.05, y: 0, yaw: 0.1 } },
 };
 
+const SERVO = [0.25, -0.15, 0.05, -0.35, 0.02, 0.12, -0.01];
+
 async function record(body: Body, core: "worker" | "main"): Promise<Run> {
   const file = join(dir, `${body}-${core}.mcap`);
   const rt = await startRuntime({
@@ -90,6 +92,11 @@ async function record(body: Body, core: "worker" | "main"): Promise<Run> {
       await new Promise((r) => setTimeout(r, 60));
       served.push((await call(rt, "GET", "/v1/state")).body);
     }
+    if (body === "p7") {
+      expect((await call(rt, "POST", "/v1/commands/servo-joints", { positions: SERVO }, lease)).status).toBe(200);
+      expect((await call(rt, "POST", "/v1/commands/move-joints", { positions: [0, 0, 0, 0, 0, 0, 0.9] }, "not-the-lease")).status).toBe(403); // refused: not recorded
+      expect((await call(rt, "POST", "/v1/commands/clear-error", { joint: 2 }, lease)).status).toBe(200);
+    }
     expect((await call(rt, "POST", "/v1/estop", { reason: "recorded e-stop" })).status).toBe(200);
     expect((await call(rt, "POST", "/v1/estop/reset", { reason: "done" })).status).toBe(200);
     if (rt.core?.kind === "p7") {
@@ -114,6 +121,7 @@ interface Read {
   counts: Map<string, number>;
   states: Json[];
   events: Json[];
+  commands: Json[];
   logTimes: Map<string, bigint[]>;
 }
 
@@ -131,6 +139,7 @@ async function read(file: string, body: Body): Promise<Read> {
     }
     const states: Json[] = [];
     const events: Json[] = [];
+    const commands: Json[] = [];
     const logTimes = new Map<string, bigint[]>();
     for await (const m of reader.readMessages({ validateCrcs: true })) {
       const topic = reader.channelsById.get(m.channelId)!.topic;
@@ -140,8 +149,9 @@ async function read(file: string, body: Body): Promise<Read> {
       const j = JSON.parse(new TextDecoder().decode(m.data)) as Json;
       if (topic === `/${body}/state`) states.push(j);
       if (topic === "/events") events.push(j);
+      if (topic === `/${body}/command`) commands.push(j);
     }
-    return { topics, counts, states, events, logTimes };
+    return { topics, counts, states, events, commands, logTimes };
   } finally {
     await readable.close();
   }
@@ -161,7 +171,7 @@ describe.each(["p7", "tny360"] as const)("serve --body %s --record", (body) => {
     const got = await read(run.file, body);
     files.set(`${body}-${core}`, { run, got });
     if (core === "worker") expect(run.lines.join("\n")).toMatch(/real-time core in its own thread/);
-    expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", `/${body}/state`].sort());
+    expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", `/${body}/state`, ...(body === "p7" ? ["/p7/command"] : [])].sort());
     const st = got.topics.get(`/${body}/state`)!;
     expect(st.encoding).toBe("json");
     expect(st.schemaName).toBe(body === "p7" ? "bodylink.P7State" : "bodylink.Tny360State");
@@ -190,7 +200,17 @@ describe.each(["p7", "tny360"] as const)("serve --body %s --record", (body) => {
     }
     // The command reached the body: later states carry it.
     const last = got.states[got.states.length - 1]!;
-    if (body === "p7") expect((last.joint_positions as number[])[0]).toBeGreaterThan(0.01);
+    if (body === "p7") {
+      expect((last.joint_positions as number[])[0]).toBeGreaterThan(0.01);
+      // Every command the arm took, with the values it applied, in order; the refused one is not there.
+      expect(got.commands.map((c) => c.command)).toEqual(["move_joints", "servo_joints", "clear_error"]);
+      expect(got.commands[0]).toMatchObject({ positions: COMMAND.p7.body.positions, speed_rad_s: [1, 1, 1, 1, 1, 1, 1] });
+      expect(got.commands[1]!.positions).toEqual(SERVO);
+      expect(got.commands[2]).toMatchObject({ command: "clear_error", joint: 2 });
+      const cs = got.commands.map((c) => c.cycle as number);
+      expect(cs[0]! <= cs[1]! && cs[1]! <= cs[2]!).toBe(true);
+      expect(cs[0]).toBeGreaterThanOrEqual(cycles[0]!);
+    }
     else expect(got.states.some((m) => ((m.locomotion as Json).target_velocity as Json).x === 0.05)).toBe(true);
 
     const types = got.events.map((e) => e.type);
