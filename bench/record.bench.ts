@@ -9,6 +9,14 @@
  * in all. Reported: the cycle's jitter p99 (|period − 12 ms|) and its execution time p99 per
  * phase, their medians and the difference (target: recording adds < 0.1 ms to the p99), late
  * cycles, MB per minute written, and the tap's own cost per cycle measured in isolation.
+ *
+ * Then the AIRBOT P7 and the TNY-360 with their core in its worker (serve's default), where the
+ * core itself writes its state of every cycle into its ring: alternating phases of
+ * BENCH_RECORD_BODY_PHASE_S (default 5 s; BENCH_QUICK=1: 2 s), BENCH_RECORD_BODY_ROUNDS (default
+ * 2) of each, a core without a recording against a core recording to MCAP, started fresh per
+ * phase. Reported from the core's own timing (health over the phase's cycles): jitter and
+ * execution p99, late cycles, collections V8 started in the worker (target 0), records lost, MB
+ * per minute; a verdict per body. BENCH_RECORD_NAO=0 skips the NAO part, BENCH_RECORD_BODIES=0 this one.
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,11 +30,95 @@ import { NaoRobot } from "../src/runtime/nao-robot.js";
 import { startLolaServer } from "../src/serve/lola/server.js";
 import { ByteRing } from "../src/shm/ring.js";
 import { verifyRecording } from "../src/verify/verify.js";
+import { P7Host } from "../src/host/p7-host.js";
+import { Tny360Host } from "../src/host/tny360-host.js";
 import { fmt, median, timeIt } from "./util.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function run(): Promise<void> {
+  if (process.env.BENCH_RECORD_NAO !== "0") await nao();
+  if (process.env.BENCH_RECORD_BODIES !== "0") for (const body of ["p7", "tny360"] as const) await workerBody(body);
+}
+
+const QUICK = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick");
+
+interface BodyPhase {
+  recording: boolean;
+  cycles: number;
+  jitter: number;
+  exec: number;
+  late: number;
+  gc: number;
+  dropped: number;
+  mbPerMin: number;
+}
+
+/** One phase: a fresh threaded core, recording (its ring drained into MCAP) or not. */
+async function bodyPhase(body: "p7" | "tny360", recording: boolean, phaseS: number, file: string): Promise<BodyPhase> {
+  const ring = recording ? ByteRing.create(RECORD_RING_BYTES) : null;
+  const rec = ring ? { recordRing: ring.sab } : {};
+  const host = body === "p7" ? await P7Host.start({ seed: 1, ...rec }) : await Tny360Host.start({ seed: 1, remote: null, server: null, ...rec });
+  let recorder: Recorder | null = null;
+  try {
+    if (ring) recorder = await Recorder.start({ tap: new RecordTap(ByteRing.create(RECORD_RING_BYTES), host.clock), robot: host, transport: "sim", core: ring }, { path: file });
+    await sleep(500); // settle
+    const h0 = await host.health();
+    const c0 = host.cycles;
+    await sleep(phaseS * 1000);
+    const h1 = await host.health({ windowCycles: host.cycles - c0 });
+    const p = recorder?.progress();
+    return {
+      recording,
+      cycles: h1.cycle.windowCycles,
+      jitter: h1.cycle.jitterP99Ms,
+      exec: h1.cycle.execMs.p99,
+      late: h1.cycle.lateCycles - h0.cycle.lateCycles,
+      gc: h1.cycle.core.gcCollections - h0.cycle.core.gcCollections,
+      dropped: p?.dropped ?? 0,
+      mbPerMin: p?.mbPerMin ?? 0,
+    };
+  } finally {
+    await recorder?.stop();
+    await host.shutdown();
+  }
+}
+
+async function workerBody(body: "p7" | "tny360"): Promise<void> {
+  const phaseS = Number(process.env.BENCH_RECORD_BODY_PHASE_S ?? (QUICK ? 2 : 5));
+  const rounds = Number(process.env.BENCH_RECORD_BODY_ROUNDS ?? (QUICK ? 1 : 2));
+  const dir = join(tmpdir(), `bl-bench-record-${body}-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const rows: BodyPhase[] = [];
+  console.log(`\n${body}, core in its worker: ${rounds} rounds of ${phaseS} s without and with a recording`);
+  try {
+    for (let i = 0; i < rounds * 2; i++) {
+      const r = await bodyPhase(body, i % 2 === 1, phaseS, join(dir, `round-${i}.mcap`));
+      rows.push(r);
+      console.log(
+        `  round ${Math.floor(i / 2) + 1} ${(r.recording ? "recording" : "baseline").padEnd(9)}: ${r.cycles} cycles, jitter p99 ${fmt(r.jitter, 3)} ms, exec p99 ${fmt(r.exec, 3)} ms, late ${r.late}, V8-started GCs in the worker ${r.gc}${r.recording ? `, ${r.dropped} records lost, ${fmt(r.mbPerMin, 2)} MB/min` : ""}`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const of = (rec: boolean, k: "jitter" | "exec" | "mbPerMin") => median(rows.filter((r) => r.recording === rec).map((r) => r[k]));
+  const dj = of(true, "jitter") - of(false, "jitter");
+  const de = of(true, "exec") - of(false, "exec");
+  const base = rows.filter((r) => !r.recording).map((r) => r.jitter);
+  const noise = base.length > 1 ? Math.max(...base) - Math.min(...base) : 0;
+  const recRows = rows.filter((r) => r.recording);
+  const gc = recRows.reduce((a, r) => a + r.gc, 0);
+  const lost = recRows.reduce((a, r) => a + r.dropped, 0);
+  // A verdict needs the baselines' own spread: with one round there is none to compare against.
+  const timing =
+    base.length < 2 ? "INCONCLUSIVE (one round: no baseline spread to judge by; run BENCH_RECORD_BODY_ROUNDS=3 or more)" : noise > 0.1 ? `INCONCLUSIVE (the baselines alone spread ${fmt(noise, 3)} ms)` : dj < 0.1 ? "PASS" : "FAIL";
+  console.log(`  jitter p99: baseline ${fmt(of(false, "jitter"), 3)} ms, recording ${fmt(of(true, "jitter"), 3)} ms: ${dj >= 0 ? "+" : ""}${fmt(dj, 3)} ms   target < 0.1 ms: ${timing}`);
+  console.log(`  exec p99  : baseline ${fmt(of(false, "exec"), 3)} ms, recording ${fmt(of(true, "exec"), 3)} ms: ${de >= 0 ? "+" : ""}${fmt(de, 3)} ms (${fmt(of(false, "exec") > 0 ? of(true, "exec") / of(false, "exec") : 0, 2)}×)`);
+  console.log(`  worker GCs V8 started while recording: ${gc} (target 0: ${gc === 0 ? "PASS" : "FAIL"}); records lost: ${lost} (${lost === 0 ? "PASS" : "FAIL"}); written ${fmt(of(true, "mbPerMin"), 2)} MB per minute`);
+}
+
+async function nao(): Promise<void> {
   const totalS = Number(process.env.BENCH_RECORD_S ?? 60);
   const phaseS = Number(process.env.BENCH_RECORD_PHASE_S ?? 10);
   const rounds = Math.max(1, Math.round(totalS / phaseS));
