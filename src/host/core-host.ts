@@ -47,6 +47,7 @@ import { buildViews } from "../shm/layout.js";
 import { LeaseMirror } from "../shm/lease-mirror.js";
 import { SeqLock } from "../shm/seqlock.js";
 import type { HealthOptions, RobotHealth } from "../runtime/robot.js";
+import type { AllocationSample, AllocationSite } from "../runtime/allocation.js";
 
 export interface CoreHostOptions {
   /** How long a request waits for the core's answer, ms. Defaults to 500. */
@@ -745,6 +746,19 @@ export abstract class CoreHost {
     clearTimeout(timer);
     this.#closed = true;
     if (this.#watchdog) clearInterval(this.#watchdog);
+  }
+
+  /**
+   * What the core's thread allocates over `cycles` of its cycles from the next one: JS heap and
+   * external bytes, and the collections meanwhile (runtime/allocation.ts). For benches and tests.
+   */
+  measureAllocation(cycles: number): Promise<AllocationSample> {
+    return this.core.callLater("allocation", 10_000 + cycles * this.periodMs * 4, cycles);
+  }
+
+  /** Where the core's thread allocates over `cycles` cycles: V8's sampling heap profile, per function. */
+  allocationSites(cycles: number, intervalBytes = 256, top = 12): Promise<{ cycles: number; sites: AllocationSite[]; totalBytes: number }> {
+    return this.core.callLater("allocationSites", 10_000 + cycles * this.periodMs * 4, cycles, intervalBytes, top);
   }
 
   /** Test hook (a core started with testStalls): block the core's thread for `ms` (fire and forget). */

@@ -33,6 +33,7 @@ import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { BodylinkError } from "../errors.js";
 import type { Authority } from "../runtime/authority.js";
 import type { EstopRequest, EstopResetRequest, EstopState, StopCategory } from "../runtime/estop.js";
+import { measureAllocation, sampleAllocationSites } from "../runtime/allocation.js";
 import type { HealthOptions, RobotHealth } from "../runtime/robot.js";
 import { ESTOP_REQUEST_LAYOUT } from "../shm/control-layout.js";
 import { buildViews } from "../shm/layout.js";
@@ -115,6 +116,9 @@ const COMMON: Record<string, CoreHandler<CoreRobot>> = {
   lifecycle: (r) => ({ state: r.lifecycle.state, lastError: r.lifecycle.lastError, driverErrors: r.lifecycle.driverErrors, running: r.lifecycle.loop.running, timing: r.lifecycle.timing }),
   settled: (r) => r.lifecycle.settled(),
   finalize: (r) => r.shutdown(),
+  // What the core's thread allocates per cycle, and where (runtime/allocation.ts): benches, tests, diagnosis.
+  allocation: (r, cycles: number) => measureAllocation((l) => r.onCycle(l), cycles),
+  allocationSites: (r, cycles: number, intervalBytes: number, top: number) => sampleAllocationSites((l) => r.onCycle(l), cycles, intervalBytes, top),
 };
 
 export function errorOf(e: unknown): CoreError {
