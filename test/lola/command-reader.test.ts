@@ -11,6 +11,7 @@ import {
   LolaStreamError,
 } from "../../src/wire/lola/command-reader.js";
 import { LOLA_COMMAND_KEYS, type LolaCommandKeyName } from "../../src/wire/lola/constants.js";
+import { allocatedDuring } from "../support/allocated.js";
 import { array16, f32, fixarray, fixmap, str } from "./helpers.js";
 
 interface Got {
@@ -287,5 +288,120 @@ describe("LoLA command reader properties", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+// ---- reuseUpdate: the allocation-free path the LoLA server uses ----
+
+/** Any number encoding msgpack has (the fast path takes most; 64-bit integers go through msgpackr). */
+const anyNumber = fc.oneof(
+  encodedNumber,
+  fc.integer({ min: -128, max: 127 }).map((v) => ({ value: v, bytes: [0xd0, v & 0xff] })),
+  fc.integer({ min: -32768, max: 32767 }).map((v) => ({ value: v, bytes: [0xd1, (v >> 8) & 0xff, v & 0xff] })),
+  fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }).map((v) => ({ value: v, bytes: [0xd2, (v >>> 24) & 0xff, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff] })),
+  fc.integer({ min: 0, max: 2 ** 32 - 1 }).map((v) => ({ value: v, bytes: [0xce, (v >>> 24) & 0xff, (v >>> 16) & 0xff, (v >>> 8) & 0xff, v & 0xff] })),
+  fc.integer({ min: 0, max: 255 }).map((v) => ({ value: v, bytes: [0xcc, v] })),
+  fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map((v) => ({ value: Number(v), bytes: [0xcf, ...Array.from({ length: 8 }, (_, i) => Number((v >> BigInt(56 - 8 * i)) & 0xffn))] })),
+  fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map((v) => ({ value: Number(v), bytes: [0xd3, ...Array.from({ length: 8 }, (_, i) => Number((BigInt.asUintN(64, v) >> BigInt(56 - 8 * i)) & 0xffn))] })),
+);
+/** A value a client might send for a key: mostly right, sometimes not (wrong length, types, nil, a string, booleans as numbers). */
+const anyValue = (count: number, bool: boolean) =>
+  fc.oneof(
+    { weight: 6, arbitrary: bool ? fc.array(fc.oneof(fc.constantFrom([0xc2], [0xc3], [0x00], [0x01], [0xcc, 0x01], [0xca, 0x3f, 0x80, 0, 0], [0x02], [0xc0])), { minLength: count, maxLength: count }) : fc.array(anyNumber.map((n) => n.bytes), { minLength: count, maxLength: count }) },
+    { weight: 1, arbitrary: fc.array(anyNumber.map((n) => n.bytes), { minLength: 0, maxLength: 30 }) },
+    { weight: 1, arbitrary: fc.array(fc.constantFrom([0xc0], [0xc2], str("x")), { minLength: count, maxLength: count }) },
+  ).map((items) => [...(items.length > 15 ? array16(items.length) : fixarray(items.length)), ...items.flat()]);
+const anyKey = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom(...LOLA_COMMAND_KEYS).map((k) => ({ key: str(k.key), count: k.count, bool: k.type === "bool" })) },
+  { weight: 1, arbitrary: fc.constantFrom(str("Unknown"), str("position"), [0x07], [0xd9, 5, ...Array.from("Sonar", (c) => c.charCodeAt(0))]).map((key) => ({ key, count: 3, bool: false })) },
+);
+const anyCommand = fc
+  .array(anyKey.chain((k) => anyValue(k.count, k.bool).map((v) => [...k.key, ...v])), { minLength: 0, maxLength: 13 })
+  .map((entries) => Uint8Array.from([...(entries.length > 15 ? [0xde, 0, entries.length] : fixmap(entries.length)), ...entries.flat()]));
+
+/** What a listener keeps of a reused update: the keys it set, arrays copied. */
+function kept(u: LolaCommandUpdate): LolaCommandUpdate {
+  const out: Record<string, unknown[]> = {};
+  for (const [k, v] of Object.entries(u)) if (v !== undefined) out[k] = [...(v as unknown[])];
+  return out as LolaCommandUpdate;
+}
+
+function feedReused(bytes: Uint8Array, chunkSizes: number[]): Got {
+  const r = new LolaCommandReader({ reuseUpdate: true });
+  const got: Got = { updates: [], problems: [], error: null };
+  let p = 0;
+  let k = 0;
+  while (p < bytes.length) {
+    const n = Math.max(1, chunkSizes[k++ % chunkSizes.length]!);
+    const err = r.push(bytes.subarray(p, p + n), (u, pr) => {
+      got.updates.push(kept(u));
+      got.problems.push([...pr]);
+    });
+    if (err) {
+      got.error = err;
+      break;
+    }
+    p += n;
+  }
+  return got;
+}
+
+describe("LoLA command reader, reuseUpdate", () => {
+  it("gives the same updates and problems as the default reader, for any command a client might send, in any chunks", () => {
+    fc.assert(
+      fc.property(fc.array(anyCommand, { minLength: 1, maxLength: 4 }), fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 5 }), (cmds, sizes) => {
+        const bytes = Uint8Array.from(cmds.flatMap((c) => [...c]));
+        const plain = feed(bytes, sizes);
+        const reused = feedReused(bytes, sizes);
+        expect(reused.error?.message ?? null).toBe(plain.error?.message ?? null);
+        expect(reused.updates).toStrictEqual(plain.updates.map(kept));
+        expect(reused.problems).toStrictEqual(plain.problems);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it("the fast path takes clean commands: the update is the reader's own object, its problems empty", () => {
+    const bytes = writerFor(LOLA_COMMAND_KEY_ORDER).bytes;
+    const r = new LolaCommandReader({ reuseUpdate: true });
+    const seen: LolaCommandUpdate[] = [];
+    r.push(bytes, (u, pr) => {
+      expect(pr).toHaveLength(0);
+      seen.push(u);
+    });
+    r.push(bytes, (u) => seen.push(u));
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toBe(seen[1]);
+    expect(kept(seen[0]!)).toStrictEqual(fullCommand());
+  });
+
+  it("decodes full commands without allocating (bytes, not time: a regression that allocates per message fails)", async () => {
+    const one = writerFor(LOLA_COMMAND_KEY_ORDER).bytes;
+    const n = 2000;
+    const stream = new Uint8Array(one.length * n);
+    for (let i = 0; i < n; i++) stream.set(one, i * one.length);
+    // chunks as a socket delivers them: whole messages, and messages split across reads
+    const chunks = [stream.subarray(0, one.length * 1000)];
+    for (let p = one.length * 1000; p < stream.length; p += 500) chunks.push(stream.subarray(p, Math.min(stream.length, p + 500)));
+    const r = new LolaCommandReader({ reuseUpdate: true });
+    const sum = new Float64Array(1); // a typed slot: a closure's double would be boxed at every store
+    const onMessage = (u: LolaCommandUpdate): void => {
+      sum[0]! += u.Stiffness![3]!;
+    };
+    // Until V8 has optimized the decoder (concurrently: later on a loaded machine) numbers are
+    // boxed; the steady state is what counts, so the best of up to 40 rounds is checked. A
+    // regression that allocates per message or per read allocates in every round.
+    let best = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < 40 && best >= 1; round++) {
+      const { heapBytes } = allocatedDuring(() => {
+        for (const c of chunks) r.push(c, onMessage);
+      });
+      best = Math.min(best, heapBytes / n);
+      await new Promise((res) => setImmediate(res)); // let optimized code be installed
+    }
+    expect(r.error).toBeNull();
+    expect(sum[0]).toBeGreaterThan(0);
+    // The default reader allocates ~5.9 KB per message of this kind.
+    expect(best).toBeLessThan(1);
   });
 });

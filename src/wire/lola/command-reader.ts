@@ -21,11 +21,19 @@
  * Value checks (finite numbers, joint limits, 0..1 clamping) are not done here: the runtime does
  * them in one place (`applyCommandUpdate` in src/bodies/nao/commands.ts, via `NaoRobot.command`).
  *
- * Pure: no I/O, browser-safe. Allocates per message (msgpackr builds the arrays), never per byte;
- * `push()` never throws.
+ * - **Allocation-free on request** (`reuseUpdate`, what the LoLA server uses: it runs on the
+ *   real-time core's thread, whose steady state allocates nothing). A message whose every key is a
+ *   known LoLA key, once, with an array of exactly its count of numbers (booleans for `Sonar`) is
+ *   decoded straight from the bytes into the reader's own update and arrays, rewritten by the next
+ *   message. Anything else (an unknown or repeated key, a wrong length or type, 64-bit integers)
+ *   goes through msgpackr as without the option, so its problems read the same; the update then is
+ *   a fresh object. test/lola/command-reader.test.ts checks both paths give the same updates.
+ *
+ * Pure: no I/O, browser-safe. Allocates per message (msgpackr builds the arrays) unless
+ * `reuseUpdate`, never per byte; `push()` never throws.
  */
 import { Unpackr } from "msgpackr";
-import { LOLA_COMMAND_KEY_BY_NAME, LOLA_MAX_COMMAND_BYTES, type LolaCommandKeyName, MP_HEAD, MP_LENGTH } from "./constants.js";
+import { LOLA_COMMAND_KEY_BY_NAME, LOLA_COMMAND_KEYS, LOLA_MAX_COMMAND_BYTES, type LolaCommandKeyName, MP_HEAD, MP_LENGTH } from "./constants.js";
 
 /**
  * A partial command in LoLA's keys, order and units. Structurally the same as `NaoCommandUpdate`
@@ -59,6 +67,12 @@ export class LolaStreamError extends Error {
 export interface LolaCommandReaderOptions {
   /** A message (one map) larger than this makes the stream undecodable. Defaults to 64 KiB. */
   readonly maxMessageBytes?: number;
+  /**
+   * Decode well-formed messages without allocating: the update passed to the listener, its arrays
+   * and the (empty) problems are the reader's own, valid only during the call (the next message
+   * rewrites them; copy what you keep). Defaults to false: every update is a fresh object.
+   */
+  readonly reuseUpdate?: boolean;
 }
 
 /** Called once per complete map, in stream order. `problems` is empty when every key applied. */
@@ -66,6 +80,68 @@ export type LolaCommandListener = (update: LolaCommandUpdate, problems: LolaComm
 
 const NEED_MORE = -1;
 const FAILED = -2;
+
+/** The problems of a message that has none (shared: never pushed to). */
+const NO_PROBLEMS: LolaCommandProblem[] = Object.freeze([]) as unknown as LolaCommandProblem[];
+
+/** Each key's name as bytes (ASCII), to match a key in a message without decoding it. */
+const KEY_NAME_BYTES: readonly Uint8Array[] = LOLA_COMMAND_KEYS.map((k) => Uint8Array.from(k.key, (c) => c.charCodeAt(0)));
+
+/** Big-endian float bytes go through this scratch (no DataView per message). */
+const SCRATCH = new Uint8Array(8);
+const SCRATCH_F32 = new Float32Array(SCRATCH.buffer, 0, 1);
+const SCRATCH_F64 = new Float64Array(SCRATCH.buffer, 0, 1);
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/**
+ * Store the MessagePack number at `p` into `out[i]` as msgpackr decodes it; the bytes it spans, or 0
+ * when it is not a number the fast path takes (64-bit integers, anything else). It stores rather
+ * than returns: a double returned from a call that is not inlined is boxed, 16 bytes each.
+ */
+function numberInto(s: Uint8Array, p: number, out: number[], i: number): number {
+  const t = s[p]!;
+  if (t <= 0x7f) {
+    out[i] = t;
+    return 1;
+  }
+  if (t >= 0xe0) {
+    out[i] = t - 256;
+    return 1;
+  }
+  switch (t) {
+    case 0xca:
+      for (let j = 0; j < 4; j++) SCRATCH[LITTLE_ENDIAN ? 3 - j : j] = s[p + 1 + j]!;
+      out[i] = SCRATCH_F32[0]!;
+      return 5;
+    case 0xcb:
+      for (let j = 0; j < 8; j++) SCRATCH[LITTLE_ENDIAN ? 7 - j : j] = s[p + 1 + j]!;
+      out[i] = SCRATCH_F64[0]!;
+      return 9;
+    case 0xcc:
+      out[i] = s[p + 1]!;
+      return 2;
+    case 0xcd:
+      out[i] = (s[p + 1]! << 8) | s[p + 2]!;
+      return 3;
+    case 0xce:
+      out[i] = ((s[p + 1]! << 24) | (s[p + 2]! << 16) | (s[p + 3]! << 8) | s[p + 4]!) >>> 0;
+      return 5;
+    case 0xd0:
+      out[i] = (s[p + 1]! << 24) >> 24;
+      return 2;
+    case 0xd1:
+      out[i] = (((s[p + 1]! << 8) | s[p + 2]!) << 16) >> 16;
+      return 3;
+    case 0xd2:
+      out[i] = (s[p + 1]! << 24) | (s[p + 2]! << 16) | (s[p + 3]! << 8) | s[p + 4]!;
+      return 5;
+    default:
+      return 0;
+  }
+}
+
+/** The reader's own update for `reuseUpdate`: every key present (undefined when absent), one array per key. */
+type ReusedUpdate = Record<LolaCommandKeyName, number[] | boolean[] | undefined>;
 
 /**
  * One reader per client connection. Feed it whatever the socket delivers, in order.
@@ -83,11 +159,21 @@ export class LolaCommandReader {
   #scanLeft = 1;
   #failed: LolaStreamError | null = null;
   #messages = 0;
+  /** reuseUpdate: the update handed out, its arrays by key index, and which keys this message set. */
+  readonly #update: ReusedUpdate | null;
+  readonly #arrays: Array<number[] | boolean[]>;
+  readonly #seen = new Uint8Array(LOLA_COMMAND_KEYS.length);
 
   constructor(opts: LolaCommandReaderOptions = {}) {
     const max = opts.maxMessageBytes ?? LOLA_MAX_COMMAND_BYTES;
     if (!Number.isInteger(max) || max < 16) throw new RangeError(`maxMessageBytes must be an integer >= 16, got ${max}`);
     this.#max = max;
+    this.#arrays = opts.reuseUpdate ? LOLA_COMMAND_KEYS.map((k) => (k.type === "bool" ? new Array<boolean>(k.count).fill(false) : new Array<number>(k.count).fill(0.5))) : [];
+    if (opts.reuseUpdate) {
+      const u = {} as ReusedUpdate;
+      for (const k of LOLA_COMMAND_KEYS) u[k.key] = undefined;
+      this.#update = u;
+    } else this.#update = null;
   }
 
   /** Maps decoded so far. */
@@ -104,26 +190,31 @@ export class LolaCommandReader {
   }
 
   /**
-   * Feed the next bytes of the stream. Calls `onMessage` for every map completed by them and
-   * returns null, or returns the {@link LolaStreamError} that makes the stream undecodable (also on
+   * Feed the next bytes of the stream (`chunk[0, length)`, all of it by default). Calls
+   * `onMessage` for every map completed by them and returns null, or returns the {@link LolaStreamError} that makes the stream undecodable (also on
    * every later call). Never throws, except what `onMessage` itself throws.
    */
-  push(chunk: Uint8Array, onMessage: LolaCommandListener): LolaStreamError | null {
+  push(chunk: Uint8Array, onMessage: LolaCommandListener, length = chunk.length): LolaStreamError | null {
     if (this.#failed) return this.#failed;
-    if (chunk.length === 0) return null;
+    // `length`: only chunk[0, length) is new (a socket read into a reused buffer)
+    const n = Math.min(Math.max(0, length | 0), chunk.length);
+    if (n === 0) return null;
     let src: Uint8Array;
     let srcLen: number;
     let srcBase: number;
     if (this.#len === 0) {
       // Nothing pending: read straight from the chunk, copy only an incomplete tail.
       src = chunk;
-      srcLen = chunk.length;
+      srcLen = n;
       srcBase = this.#base;
     } else {
-      this.#reserve(this.#len + chunk.length);
-      this.#buf.set(chunk, this.#len);
-      this.#len += chunk.length;
-      src = this.#buf;
+      this.#reserve(this.#len + n);
+      const buf = this.#buf;
+      const at = this.#len;
+      if (n === chunk.length) buf.set(chunk, at);
+      else for (let i = 0; i < n; i++) buf[at + i] = chunk[i]!; // no view object for a part
+      this.#len += n;
+      src = buf;
       srcLen = this.#len;
       srcBase = this.#base;
     }
@@ -132,6 +223,14 @@ export class LolaCommandReader {
       const end = this.#scan(src, pos, srcLen, srcBase);
       if (end === FAILED) return this.#failed;
       if (end === NEED_MORE) break;
+      if (this.#update && this.#decodeInto(src, pos, end)) {
+        this.#messages++;
+        pos = end;
+        this.#scanAt = 0;
+        this.#scanLeft = 1;
+        onMessage(this.#update as LolaCommandUpdate, NO_PROBLEMS);
+        continue;
+      }
       let value: unknown;
       try {
         value = this.#unpackr.unpack(src, { start: pos, end });
@@ -151,11 +250,97 @@ export class LolaCommandReader {
       if (pos > 0) this.#buf.copyWithin(0, pos, srcLen);
     } else if (tail > 0) {
       this.#reserve(tail);
-      this.#buf.set(src.subarray(pos, srcLen), 0);
+      // a byte loop, not set(subarray()): no view object per read that ends mid-message
+      const buf = this.#buf;
+      for (let i = 0; i < tail; i++) buf[i] = src[pos + i]!;
     }
     this.#len = tail;
     this.#base = srcBase + pos;
     return null;
+  }
+
+  /**
+   * reuseUpdate: decode the complete map at [start, end) (the scanner checked its structure) into
+   * the reader's own update, if every entry is a known key, once, with exactly its count of
+   * numbers (booleans, or 0/1, for Sonar). False leaves it to msgpackr and toCommandUpdate.
+   */
+  #decodeInto(s: Uint8Array, start: number, end: number): boolean {
+    const t = s[start]!;
+    let p = start + 1;
+    let entries: number;
+    if (t <= 0x8f) entries = t & 0x0f;
+    else if (t === 0xde) {
+      entries = (s[start + 1]! << 8) | s[start + 2]!;
+      p = start + 3;
+    } else {
+      entries = ((s[start + 1]! << 24) | (s[start + 2]! << 16) | (s[start + 3]! << 8) | s[start + 4]!) >>> 0;
+      p = start + 5;
+    }
+    const seen = this.#seen;
+    seen.fill(0);
+    for (let e = 0; e < entries; e++) {
+      // the key: a string naming one of the keys
+      const kt = s[p]!;
+      let len: number;
+      if (kt >= 0xa0 && kt <= 0xbf) {
+        len = kt & 0x1f;
+        p += 1;
+      } else if (kt === 0xd9) {
+        len = s[p + 1]!;
+        p += 2;
+      } else return false;
+      let k = -1;
+      for (let i = 0; i < KEY_NAME_BYTES.length; i++) {
+        const name = KEY_NAME_BYTES[i]!;
+        if (name.length !== len) continue;
+        let same = true;
+        for (let j = 0; j < len; j++) {
+          if (s[p + j] !== name[j]) {
+            same = false;
+            break;
+          }
+        }
+        if (same) {
+          k = i;
+          break;
+        }
+      }
+      if (k < 0 || seen[k]) return false;
+      seen[k] = 1;
+      p += len;
+      // the value: an array of exactly the key's count
+      const spec = LOLA_COMMAND_KEYS[k]!;
+      const at = s[p]!;
+      let n: number;
+      if (at >= 0x90 && at <= 0x9f) {
+        n = at & 0x0f;
+        p += 1;
+      } else if (at === 0xdc) {
+        n = (s[p + 1]! << 8) | s[p + 2]!;
+        p += 3;
+      } else return false;
+      if (n !== spec.count) return false;
+      const out = this.#arrays[k]!;
+      if (spec.type === "bool") {
+        for (let i = 0; i < n; i++) {
+          const b = s[p++]!;
+          if (b === 0xc3 || b === 0x01) out[i] = true;
+          else if (b === 0xc2 || b === 0x00) out[i] = false;
+          else return false;
+        }
+      } else {
+        const nums = out as number[];
+        for (let i = 0; i < n; i++) {
+          const skip = numberInto(s, p, nums, i);
+          if (skip === 0) return false;
+          p += skip;
+        }
+      }
+    }
+    if (p !== end) return false; // cannot happen after the scanner; leave it to msgpackr if it does
+    const u = this.#update!;
+    for (let i = 0; i < LOLA_COMMAND_KEYS.length; i++) u[LOLA_COMMAND_KEYS[i]!.key] = seen[i] ? this.#arrays[i] : undefined;
+    return true;
   }
 
   #reserve(n: number): void {
