@@ -20,6 +20,11 @@ import { describeEstop, ESTOP_CLEAR, type EstopPhase, type EstopResetRequest, ty
 
 export type LeaseSource = "api" | "lola" | "tny" | "cli" | "fleet";
 
+/**
+ * Who holds control. The holder's record is one object for the lease's life: a renewal moves its
+ * deadlines in place (allocation-free; a LoLA client renews every cycle), so copy the fields you
+ * keep rather than the object.
+ */
 export interface LeaseInfo {
   /** Opaque id; present it (x-bodylink-lease header, SDK) with every command. */
   readonly id: string;
@@ -249,7 +254,12 @@ export class Authority extends EventEmitter<AuthorityEvents> implements ControlA
     const h = this.holder();
     if (!h || h.id !== id) return false;
     const ms = clampLease(leaseMs);
-    this.#holder = { ...h, expiresAtMs: this.#clock.nowMs() + ms, expiresAtCycle: this.#cycleDeadline(ms), expiresAtEpochMs: this.#clock.epochMs() + ms };
+    // In place, not a new record: a LoLA client renews every cycle on the core's thread, whose
+    // steady state allocates nothing (LeaseInfo says readers copy what they keep).
+    const m = h as { -readonly [K in keyof LeaseInfo]: LeaseInfo[K] };
+    m.expiresAtMs = this.#clock.nowMs() + ms;
+    m.expiresAtCycle = this.#cycleDeadline(ms);
+    m.expiresAtEpochMs = this.#clock.epochMs() + ms;
     this.#changed();
     return true;
   }

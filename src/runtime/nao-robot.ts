@@ -24,7 +24,7 @@
  *               fault or a late cycle during the crouch cuts at once (category 0).
  * After a reset stiffness stays 0 until a client takes a lease and commands; then it ramps up.
  */
-import { type CommandProblem, LED_GROUP_NAMES, NaoCommands, type NaoCommandUpdate, applyCommandUpdate } from "../bodies/nao/commands.js";
+import { type CommandProblem, LED_GROUP_NAMES, NO_COMMAND_PROBLEMS, NaoCommands, type NaoCommandUpdate, applyCommandUpdate } from "../bodies/nao/commands.js";
 import { NAO_COMMAND_KEY } from "../bodies/nao/layout.js";
 import { REST_POSTURE_RAD, STAND_POSTURE_RAD } from "../bodies/nao/joints.js";
 import type { NaoPreferences } from "../bodies/nao/prefs.js";
@@ -94,6 +94,9 @@ export const NAO_SETTLE_MAX_MS = 2000;
 export const NAO_SETTLE_FADE_MS = 300;
 
 type LeaseCheck = { ok: true } | { ok: false; error: BodylinkError };
+const LEASE_OK: LeaseCheck = Object.freeze({ ok: true });
+/** A command whose every key applied (shared: the LoLA server's steady state allocates no answer). */
+const COMMAND_APPLIED: { ok: true; problems: CommandProblem[] } = Object.freeze({ ok: true, problems: NO_COMMAND_PROBLEMS });
 
 interface Motion {
   /** "settle": a category-1 emergency stop's crouch (owned by the runtime, not a lease). */
@@ -280,16 +283,21 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
 
   #checkLease(leaseId: string | null | undefined): LeaseCheck {
     const error = leaseError(this.authority, leaseId);
-    return error ? { ok: false, error } : { ok: true };
+    return error ? { ok: false, error } : LEASE_OK;
   }
 
-  /** Validate and apply a partial command (LoLA keys, order and units). Cancels a smooth motion. */
+  /**
+   * Validate and apply a partial command (LoLA keys, order and units). Cancels a smooth motion.
+   * Allocation-free when the lease holds and every key applies (LoLA: once per cycle on the
+   * core's thread): the answer is then one shared, frozen object.
+   */
   command(leaseId: string, update: NaoCommandUpdate): { ok: true; problems: CommandProblem[] } | { ok: false; error: BodylinkError } {
     const c = this.#checkLease(leaseId);
     if (!c.ok) return c;
     this.#motion = null;
     this.#commandLease = leaseId;
-    return { ok: true, problems: applyCommandUpdate(this.#requested, update) };
+    const problems = applyCommandUpdate(this.#requested, update);
+    return problems === NO_COMMAND_PROBLEMS ? COMMAND_APPLIED : { ok: true, problems };
   }
 
   /**

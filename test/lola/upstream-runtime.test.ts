@@ -4,7 +4,8 @@
  * LoLA), the proxy is `startRuntime` with `lolaUpstream` (what `serve --lola-upstream` runs), and
  * the tests talk to the proxy's LoLA socket and robot API as clients do.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import fs, { mkdtempSync, rmSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { type Server, Socket, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -286,6 +287,14 @@ describe("the path from an upstream message to ours", { timeout: 60_000 }, () =>
     const events: string[] = [];
     const proto = Socket.prototype as unknown as { write: (...a: unknown[]) => boolean; emit: (...a: unknown[]) => boolean };
     const { write, emit } = proto;
+    // The LoLA server writes its clients' messages straight to the socket's descriptor (fs.writeSync;
+    // socket.write only when the kernel does not take one whole): D either way.
+    const writeSync = fs.writeSync;
+    fs.writeSync = ((fd: number, b: Uint8Array, ...rest: unknown[]) => {
+      if (b.length === 896) events.push("D");
+      return (writeSync as (...a: unknown[]) => number)(fd, b, ...rest);
+    }) as typeof fs.writeSync;
+    syncBuiltinESMExports();
     const serverPath = (s: Socket) => (s as unknown as { server?: Server }).server?.address();
     proto.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
       const n = (chunk as Uint8Array | undefined)?.length ?? 0;
@@ -311,6 +320,8 @@ describe("the path from an upstream message to ours", { timeout: 60_000 }, () =>
     } finally {
       proto.write = write;
       proto.emit = emit;
+      fs.writeSync = writeSync;
+      syncBuiltinESMExports();
     }
     // Per upstream data callback: our client's message inside it (D between R and r), then the
     // command, after it (C after r) and before the next message is read.

@@ -76,43 +76,55 @@ function allFinite(a: ArrayLike<number>): boolean {
   return true;
 }
 
+/** The problems of a command that has none (shared and frozen: nobody pushes to it). */
+export const NO_COMMAND_PROBLEMS: CommandProblem[] = Object.freeze([]) as unknown as CommandProblem[];
+
+/** Whether `a` is an array of `n` finite numbers; if not (and it is there), why, in `problems`. */
+function checked(problems: CommandProblem[] | null, key: string, a: ArrayLike<number> | undefined, n: number): CommandProblem[] | null | false {
+  if (a === undefined) return false;
+  const reason = a.length !== n ? `expected ${n} values, got ${a.length}` : !allFinite(a) ? "values must be finite numbers (no NaN or Infinity)" : null;
+  if (reason === null) return null;
+  const out = problems ?? [];
+  out.push({ key, reason });
+  return out;
+}
+
 /**
  * Apply a partial command onto `into`, key by key. Returns the rejected keys with reasons (empty
- * when everything applied). Never throws for bad values.
+ * when everything applied). Never throws for bad values. Allocation-free when every key applies
+ * (the LoLA server calls it once per command on the real-time core's thread): the empty answer
+ * is then the shared, frozen NO_COMMAND_PROBLEMS unless `problems` is given.
  */
-export function applyCommandUpdate(into: NaoCommands, u: NaoCommandUpdate, problems: CommandProblem[] = []): CommandProblem[] {
-  const check = (key: string, a: ArrayLike<number> | undefined, n: number): a is ArrayLike<number> => {
-    if (a === undefined) return false;
-    if (a.length !== n) {
-      problems.push({ key, reason: `expected ${n} values, got ${a.length}` });
-      return false;
-    }
-    if (!allFinite(a)) {
-      problems.push({ key, reason: "values must be finite numbers (no NaN or Infinity)" });
-      return false;
-    }
-    return true;
-  };
-  if (check("Position", u.Position, 25)) {
-    for (let i = 0; i < 25; i++) into.position[i] = Math.min(LOLA_MAX_RAD[i]!, Math.max(LOLA_MIN_RAD[i]!, u.Position[i]!));
-  }
-  if (check("Stiffness", u.Stiffness, 25)) {
-    for (let i = 0; i < 25; i++) into.stiffness[i] = Math.min(1, Math.max(0, u.Stiffness[i]!));
-  }
-  for (const g of LED_GROUP_NAMES) {
+export function applyCommandUpdate(into: NaoCommands, u: NaoCommandUpdate, problems?: CommandProblem[]): CommandProblem[] {
+  let out: CommandProblem[] | null = problems ?? null;
+  let r = checked(out, "Position", u.Position, 25);
+  if (r === null) {
+    const a = u.Position!;
+    for (let i = 0; i < 25; i++) into.position[i] = Math.min(LOLA_MAX_RAD[i]!, Math.max(LOLA_MIN_RAD[i]!, a[i]!));
+  } else if (r) out = r;
+  r = checked(out, "Stiffness", u.Stiffness, 25);
+  if (r === null) {
+    const a = u.Stiffness!;
+    for (let i = 0; i < 25; i++) into.stiffness[i] = Math.min(1, Math.max(0, a[i]!));
+  } else if (r) out = r;
+  for (let k = 0; k < LED_GROUP_NAMES.length; k++) {
+    const g = LED_GROUP_NAMES[k]!;
     const a = u[g];
-    if (check(g, a, LED_GROUPS[g])) {
+    r = checked(out, g, a, LED_GROUPS[g]);
+    if (r === null) {
       const dst = into.leds[g];
-      for (let i = 0; i < dst.length; i++) dst[i] = Math.min(1, Math.max(0, a[i]!));
-    }
+      for (let i = 0; i < dst.length; i++) dst[i] = Math.min(1, Math.max(0, a![i]!));
+    } else if (r) out = r;
   }
   if (u.Sonar !== undefined) {
     const s = u.Sonar;
-    if (s.length !== 2) problems.push({ key: "Sonar", reason: `expected 2 values, got ${s.length}` });
-    else {
+    if (s.length !== 2) {
+      out = out ?? [];
+      out.push({ key: "Sonar", reason: `expected 2 values, got ${s.length}` });
+    } else {
       into.sonar[0] = s[0] ? 1 : 0;
       into.sonar[1] = s[1] ? 1 : 0;
     }
   }
-  return problems;
+  return out ?? NO_COMMAND_PROBLEMS;
 }

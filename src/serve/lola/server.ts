@@ -28,16 +28,24 @@
  *   per-key problems are logged once per distinct reason per client. Nothing a client sends
  *   throws into the runtime.
  *
- * Prepare side: accept, close, command handling (allocate freely). Perform side: the per-cycle
- * listener writes the sensor message in place and copies it into each client's own 896-byte
- * buffer (a pending write must not see the next cycle's values); Node's socket write itself
- * allocates a small request object per frame.
+ * Prepare side: accept, close, logging, bad input (allocate freely). Perform side, allocation-free
+ * in steady state where Node allows (the server runs on the real-time core's thread; measured by
+ * `npm run bench -- core-gc`):
+ * - the per-cycle listener writes the sensor message in place and copies it into each client's
+ *   own 896-byte buffer (a pending write must not see the next cycle's values), written with one
+ *   `write(2)` on the socket's descriptor (`fs.writeSync`, ~60 bytes of JS garbage, against ~220
+ *   for `socket.write` and its request object); a frame the kernel does not take whole goes to
+ *   `socket.write`, which queues the rest, and frames are dropped until it is flushed;
+ * - a client's bytes are read into its own 16 KiB buffer (`onread`: no Buffer, no external memory,
+ *   no stream machinery per read; Node 20's server has no such option for accepted connections,
+ *   so a `net.Socket` is built on each accepted handle) and decoded in place
+ *   (`LolaCommandReader` with `reuseUpdate`).
  */
 import { lstat, stat, unlink } from "node:fs/promises";
-import { chmodSync, chownSync, mkdtempSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isMainThread } from "node:worker_threads";
-import { type Server, type Socket, connect, createServer } from "node:net";
+import { type Server, Socket, connect, createServer } from "node:net";
 import { pack } from "msgpackr";
 import type { NaoRobot } from "../../runtime/nao-robot.js";
 import type { Lease, LeaseInfo } from "../../runtime/authority.js";
@@ -64,6 +72,8 @@ const ADMIT_RECHECK_MS = 25;
 const FINAL_FRAME_LINGER_MS = 200;
 /** A refused client is given this long to read its error and close, then it is closed. */
 const REFUSE_LINGER_MS = 1000;
+/** Each client's read buffer: a read takes at most this much (a full command is 786 bytes; the reader reassembles). */
+const READ_BUFFER_BYTES = 16 * 1024;
 
 /** What the LoLA server needs from the runtime. `NaoRobot` satisfies it. */
 export type LolaRobot = Pick<NaoRobot, "state" | "authority" | "clock" | "command" | "onCycle" | "prefs">;
@@ -157,6 +167,10 @@ class Client {
   readonly name: string;
   readonly out = Buffer.alloc(LOLA_SENSOR_MESSAGE_BYTES);
   readonly reader: LolaCommandReader | null;
+  /** The socket's descriptor for direct writes, or -1 (none: every frame goes through socket.write). */
+  readonly fd: number;
+  /** Bound once: the reader's per-message listener (no closure per read). */
+  onMessage: (update: LolaCommandUpdate, problems: LolaCommandProblem[]) => void = () => {};
   lease: Lease | null = null;
   framesSent = 0;
   framesDropped = 0;
@@ -181,7 +195,9 @@ class Client {
     readonly connectedAtMs: number,
   ) {
     this.name = `lola:client#${id}`;
-    this.reader = role === "controller" ? new LolaCommandReader() : null;
+    this.reader = role === "controller" ? new LolaCommandReader({ reuseUpdate: true }) : null;
+    const fd = (socket as unknown as { _handle?: { fd?: unknown } | null })._handle?.fd;
+    this.fd = typeof fd === "number" && fd >= 0 ? fd : -1;
   }
 }
 
@@ -220,7 +236,9 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
   const gid = opts.group === undefined ? null : groupId(opts.group, path);
   const mode = gid === null ? 0o600 : 0o660;
   await clearStaleSocket(path);
-  const server = createServer({ allowHalfOpen: false, pauseOnConnect: false });
+  // Paused: nothing is read into a stream buffer before a connection's role is decided and its
+  // socket rebuilt with its own read buffer (#admit).
+  const server = createServer({ allowHalfOpen: false, pauseOnConnect: true });
   const state = new ServerState(robot, server, writer, path, readers, graceMs, log, opts.tap ?? null);
   state.holdUntilValid = opts.holdUntilValid ?? false;
   if (opts.robotConfigSource) {
@@ -279,6 +297,29 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
     clients: () => state.info(),
     close: () => state.close(),
   };
+}
+
+/**
+ * `accepted` rebuilt to read into `buffer` (Node's `onread`: `onRead(n)` gets each read's length,
+ * no Buffer is made), or null if it is gone. Node 20's `net.Server` has no `onread` for the
+ * connections it accepts, so a `net.Socket` is built on the accepted handle (`new net.Socket({
+ * handle, onread })`, how Node builds its own sockets); the accepted socket object is dropped
+ * without closing the handle it gave away, and the new one is counted as the server's connection
+ * (its close decrements it, so `server.close()` still waits for it). The server accepts paused, so
+ * nothing was read before. test/lola/server.test.ts checks the bytes both ways.
+ */
+function withReadBuffer(accepted: Socket, server: Server, buffer: Buffer, onRead: (n: number) => void): Socket | null {
+  const internals = accepted as unknown as { _handle: object | null; _server: Server | null };
+  const handle = internals._handle;
+  if (!handle || accepted.destroyed) return null;
+  accepted.removeAllListeners();
+  internals._handle = null;
+  internals._server = null;
+  const s = new Socket({ handle, allowHalfOpen: false, onread: { buffer, callback: (n: number) => void onRead(n) } } as ConstructorParameters<typeof Socket>[0]);
+  const own = s as unknown as { _server: Server | null; server: Server | null };
+  own._server = server;
+  own.server = server;
+  return s;
 }
 
 /** A group's id from a number or a name in /etc/group. */
@@ -502,15 +543,22 @@ class ServerState {
     }, ADMIT_RECHECK_MS).unref();
   }
 
-  #admit(socket: Socket, id: number, role: LolaClientRole): void {
+  #admit(accepted: Socket, id: number, role: LolaClientRole): void {
+    const inbox = Buffer.alloc(READ_BUFFER_BYTES);
+    let client: Client | null = null;
+    const socket = withReadBuffer(accepted, this.server, inbox, (n) => {
+      if (client) this.#onData(client, inbox, n);
+    });
+    if (!socket) return; // gone meanwhile
     const c = new Client(id, role, socket, this.robot.clock.nowMs());
+    client = c;
+    c.onMessage = (update, problems) => this.#onCommand(c, update, problems);
     if (role === "controller") {
       this.#controller = c;
       this.#clients.unshift(c);
     } else {
       this.#clients.push(c);
     }
-    socket.on("data", (chunk: Buffer) => this.#onData(c, chunk));
     socket.on("error", (e: NodeJS.ErrnoException) => {
       if (!c.closed) this.log("warn", `${c.name}: socket error ${e.code ?? ""} ${e.message}; closing it`);
       socket.destroy();
@@ -533,6 +581,7 @@ class ServerState {
     this.#lingering.add(socket);
     socket.on("error", () => socket.destroy());
     socket.on("data", () => {}); // discard; we only wait for the client to close
+    socket.resume(); // accepted paused (createServer's pauseOnConnect)
     socket.on("close", () => this.#lingering.delete(socket));
     socket.end(pack({ Error: `bodylink LoLA: ${reason}` }));
     setTimeout(() => socket.destroy(), REFUSE_LINGER_MS).unref();
@@ -552,13 +601,26 @@ class ServerState {
       c.dropRun = 0;
     }
     c.out.set(frame);
-    s.write(c.out);
     c.framesSent++;
+    if (c.fd >= 0 && !s.destroyed) {
+      let n = 0;
+      try {
+        n = writeSync(c.fd, c.out, 0, c.out.length);
+      } catch {
+        // EAGAIN (the client's buffer is full): socket.write below queues the frame. Any other
+        // error: socket.write meets it too and reports it as the socket's error (closed below).
+      }
+      if (n === c.out.length) return;
+      s.write(n > 0 ? c.out.subarray(n) : c.out);
+      return;
+    }
+    s.write(c.out);
   }
 
-  #onData(c: Client, chunk: Buffer): void {
+  /** Perform side: `n` new bytes in the client's read buffer `chunk` (valid until the next read). */
+  #onData(c: Client, chunk: Buffer, n: number): void {
     if (c.closed) return;
-    this.tap?.command(c.id, chunk, chunk.length);
+    this.tap?.command(c.id, chunk, n);
     if (!c.reader) {
       if (!c.ignoredBytesLogged) {
         c.ignoredBytesLogged = true;
@@ -566,7 +628,7 @@ class ServerState {
       }
       return;
     }
-    const err = c.reader.push(chunk, (update, problems) => this.#onCommand(c, update, problems));
+    const err = c.reader.push(chunk, c.onMessage, n);
     if (err) {
       this.log("warn", `${c.name} dropped: ${err.message}`);
       this.#drop(c);
