@@ -30,6 +30,7 @@ import { NaoRobot } from "../src/runtime/nao-robot.js";
 import { startLolaServer } from "../src/serve/lola/server.js";
 import { ByteRing } from "../src/shm/ring.js";
 import { verifyRecording } from "../src/verify/verify.js";
+import type { BodyKind } from "../src/bodies/registry.js";
 import { P7Host } from "../src/host/p7-host.js";
 import { Tny360Host } from "../src/host/tny360-host.js";
 import { fmt, median, timeIt } from "./util.js";
@@ -40,6 +41,9 @@ export async function run(): Promise<void> {
   if (process.env.BENCH_RECORD_NAO !== "0") await nao();
   if (process.env.BENCH_RECORD_BODIES !== "0") for (const body of ["p7", "tny360"] as const) await workerBody(body);
 }
+
+/** The bodies this part measures (the NAO has its own part above). */
+type ThreadedBody = Exclude<BodyKind, "nao">;
 
 const QUICK = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick");
 
@@ -55,7 +59,7 @@ interface BodyPhase {
 }
 
 /** One phase: a fresh threaded core, recording (its ring drained into MCAP) or not. */
-async function bodyPhase(body: "p7" | "tny360", recording: boolean, phaseS: number, file: string): Promise<BodyPhase> {
+async function bodyPhase(body: ThreadedBody, recording: boolean, phaseS: number, file: string): Promise<BodyPhase> {
   const ring = recording ? ByteRing.create(RECORD_RING_BYTES) : null;
   const rec = ring ? { recordRing: ring.sab } : {};
   const host = body === "p7" ? await P7Host.start({ seed: 1, ...rec }) : await Tny360Host.start({ seed: 1, remote: null, server: null, ...rec });
@@ -84,7 +88,7 @@ async function bodyPhase(body: "p7" | "tny360", recording: boolean, phaseS: numb
   }
 }
 
-async function workerBody(body: "p7" | "tny360"): Promise<void> {
+async function workerBody(body: ThreadedBody): Promise<void> {
   const phaseS = Number(process.env.BENCH_RECORD_BODY_PHASE_S ?? (QUICK ? 2 : 5));
   const rounds = Number(process.env.BENCH_RECORD_BODY_ROUNDS ?? (QUICK ? 1 : 2));
   const dir = join(tmpdir(), `bl-bench-record-${body}-${process.pid}`);

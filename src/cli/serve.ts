@@ -368,7 +368,8 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     } else if (o.body === "tny360") {
       const { startTny } = await import("./tny.js");
       if (tap && o.core === "worker" && !o.clock) coreRing = ByteRing.create(RECORD_RING_BYTES);
-      const t = await startTny(o, access, { inThread: o.clock !== undefined, recordRing: coreRing?.sab ?? null });
+      // A TNY-360 API server on this thread records through the main tap; one in the core through the core's ring.
+      const t = await startTny(o, access, { inThread: o.clock !== undefined, recordRing: coreRing?.sab ?? null, tap: tap?.tny ?? null });
       robot = t.robot;
       core = t.core;
       host = t.host;

@@ -10,6 +10,7 @@ import { TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
 import { listenError, usageError } from "./errors.js";
 import { testCoreHooks, type ServeOptions } from "./serve.js";
 import type { WebAccessOptions } from "../serve/web-access.js";
+import type { TnyFrameTap } from "../record/tap.js";
 
 type Started = { robot: Tny360Body; /** The in-thread core, when the core is not in a worker. */ core: Tny360Robot | null; host: Tny360Host | null; closers: Array<() => Promise<void>>; lines: string[]; tnyUrl: string | null };
 
@@ -20,7 +21,7 @@ type Started = { robot: Tny360Body; /** The in-thread core, when the core is not
 export async function startTny(
   o: ServeOptions,
   access: WebAccessOptions & { onRefused?: (what: string, detail: string) => void } = {},
-  where: { inThread?: boolean; recordRing?: SharedArrayBuffer | null } = {},
+  where: { inThread?: boolean; recordRing?: SharedArrayBuffer | null; tap?: TnyFrameTap | null } = {},
 ): Promise<Started> {
   let target: { host: string; port: number } | null = null;
   try {
@@ -28,7 +29,8 @@ export async function startTny(
   } catch (e) {
     throw usageError(`--tny-host: ${(e as Error).message}`, "serve");
   }
-  if (o.core === "worker" && !where.inThread) return startThreaded(o, access, target, where.recordRing ?? null);
+  if (o.core === "worker" && !where.inThread) return startThreaded(o, access, target, where.recordRing ?? null, where.tap ?? null);
+  const tap = where.tap ? { tap: where.tap } : {};
   const robot = await Tny360Robot.create({ ...(target ? { host: target.host, port: target.port } : { seed: o.seed }), youngGcEveryMs: o.gcEveryMs ?? 100 });
   await robot.start();
   const closers: Array<() => Promise<void>> = [() => robot.stop()];
@@ -39,10 +41,10 @@ export async function startTny(
   ];
   let tnyUrl: string | null = null;
   if (o.tny) {
-    const server = await startTnyServer(robot, { host: o.host, ...access, port: o.tnyPort ?? TNY_DEFAULT_PORT })
+    const server = await startTnyServer(robot, { host: o.host, ...access, ...tap, port: o.tnyPort ?? TNY_DEFAULT_PORT })
       // Without --tny-port, a taken 5621 (another runtime) is no error: take a free port and print it.
       .catch((e: unknown) => {
-        if (o.tnyPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startTnyServer(robot, { host: o.host, ...access, port: 0 });
+        if (o.tnyPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startTnyServer(robot, { host: o.host, ...access, ...tap, port: 0 });
         throw e;
       })
       .catch(async (e: unknown) => {
@@ -62,7 +64,9 @@ async function startThreaded(
   access: WebAccessOptions & { onRefused?: (what: string, detail: string) => void },
   target: { host: string; port: number } | null,
   recordRing: SharedArrayBuffer | null,
+  tnyTap: TnyFrameTap | null,
 ): Promise<Started> {
+  const tap = tnyTap ? { tap: tnyTap } : {};
   const inCore = o.tny && o.tnyServer !== "main";
   const port = o.tnyPort ?? TNY_DEFAULT_PORT;
   const server = { host: o.host, port, fallbackToFreePort: o.tnyPort === undefined, token: access.token ?? null, allowHosts: [...(access.allowHosts ?? [])], allowOrigins: [...(access.allowOrigins ?? [])] };
@@ -82,9 +86,9 @@ async function startThreaded(
   let tnyUrl: string | null = null;
   let tnyPort = host.tnyPort;
   if (o.tny && !inCore) {
-    const s = await startTnyServer(host, { host: o.host, ...access, port })
+    const s = await startTnyServer(host, { host: o.host, ...access, ...tap, port })
       .catch((e: unknown) => {
-        if (o.tnyPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startTnyServer(host, { host: o.host, ...access, port: 0 });
+        if (o.tnyPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startTnyServer(host, { host: o.host, ...access, ...tap, port: 0 });
         throw e;
       })
       .catch(async (e: unknown) => {

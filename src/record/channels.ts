@@ -42,6 +42,10 @@ export const RING_CHANNEL = {
   tny360State: 12,
   /** A command the P7 took (P7Robot.onCommand): the layout of P7_COMMAND_RECORD (body-state-record.ts). */
   p7Command: 13,
+  /** A binary frame a TNY-360 API client sent, as received (flags: the connection's number). */
+  tnyRequest: 14,
+  /** A reply the TNY-360 API server sent, as sent (flags: the connection's number). */
+  tnyReply: 15,
 } as const;
 export type RingChannel = (typeof RING_CHANNEL)[keyof typeof RING_CHANNEL];
 
@@ -61,6 +65,7 @@ export interface ChannelSpec {
 
 const RAW_FRAME = "bodylink.chestboard.frame";
 const RAW_LOLA = "bodylink.lola.msgpack";
+const RAW_TNY = "bodylink.tny.frame";
 
 export const CHANNELS: readonly ChannelSpec[] = [
   { ring: RING_CHANNEL.chestOut, topic: "/nao/chestboard/out", messageEncoding: RAW_FRAME, schemaName: null, description: "command frames, bulk OUT EP1, as sent" },
@@ -75,6 +80,8 @@ export const CHANNELS: readonly ChannelSpec[] = [
   { ring: RING_CHANNEL.lolaUpstreamCommand, topic: "/lola/upstream/command", messageEncoding: RAW_LOLA, schemaName: null, description: "bytes sent to an upstream LoLA" },
   { ring: RING_CHANNEL.p7State, topic: "/p7/state", messageEncoding: "json", schemaName: "bodylink.P7State", description: "the arm's state, every cycle (the API's state fields, with the loop's cycle)" },
   { ring: RING_CHANNEL.p7Command, topic: "/p7/command", messageEncoding: "json", schemaName: "bodylink.P7Command", description: "every command the arm took: moves, servo targets, cleared errors (applied values)" },
+  { ring: RING_CHANNEL.tnyRequest, topic: "/tny360/api/request", messageEncoding: RAW_TNY, schemaName: null, description: "frames TNY-360 API clients sent, as received (docs/protocol/tny360.md §2)" },
+  { ring: RING_CHANNEL.tnyReply, topic: "/tny360/api/reply", messageEncoding: RAW_TNY, schemaName: null, description: "replies the TNY-360 API server sent" },
   { ring: RING_CHANNEL.tny360State, topic: "/tny360/state", messageEncoding: "json", schemaName: "bodylink.Tny360State", description: "the quadruped's state, every cycle (the API's state fields, with the loop's cycle)" },
 ];
 

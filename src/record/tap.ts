@@ -31,6 +31,14 @@ export interface LolaTap {
   command(client: number, bytes: Uint8Array, length: number): void;
 }
 
+/** What the TNY-360 API server calls for each frame (src/serve/tny/server.ts). */
+export interface TnyFrameTap {
+  /** A binary frame a client sent, as received; `connection` numbers the connection. */
+  request(connection: number, bytes: Uint8Array, length: number): void;
+  /** A reply the server sent to `connection`, as sent. */
+  reply(connection: number, bytes: Uint8Array, length: number): void;
+}
+
 const eventEncoder = new TextEncoder();
 
 export class RecordTap {
@@ -40,6 +48,8 @@ export class RecordTap {
   readonly lola: LolaTap;
   /** An upstream LoLA's messages (bodylink as LoLA's client). */
   readonly lolaUpstream: LolaTap;
+  /** The TNY-360 API server's frames. */
+  readonly tny: TnyFrameTap;
   // Made on first use (a NAO's tap never needs them); each owns a scratch buffer, then writes allocate nothing.
   #p7: ReturnType<typeof p7StateRecordWriter> | null = null;
   #tny360: ReturnType<typeof tny360StateRecordWriter> | null = null;
@@ -59,6 +69,10 @@ export class RecordTap {
     this.lolaUpstream = {
       sensor: (b, n) => this.bytes(RING_CHANNEL.lolaUpstreamSensor, 0, b, n),
       command: (c, b, n) => this.bytes(RING_CHANNEL.lolaUpstreamCommand, c & 0xffff, b, n),
+    };
+    this.tny = {
+      request: (c, b, n) => this.bytes(RING_CHANNEL.tnyRequest, c & 0xffff, b, n),
+      reply: (c, b, n) => this.bytes(RING_CHANNEL.tnyReply, c & 0xffff, b, n),
     };
   }
 

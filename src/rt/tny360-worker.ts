@@ -73,7 +73,15 @@ runCore<Tny360Robot, Tny360CoreOptions>({
   async serve(r, o, port) {
     const s = o.server;
     if (!s) return { close: async () => {}, ready: { tnyPort: null } };
-    const opts = { host: s.host, token: s.token, allowHosts: s.allowHosts, allowOrigins: s.allowOrigins, onRefused: (what: string, detail: string) => port.postMessage({ type: "refused", what, detail }) };
+    const opts = {
+      host: s.host,
+      token: s.token,
+      allowHosts: s.allowHosts,
+      allowOrigins: s.allowOrigins,
+      onRefused: (what: string, detail: string) => port.postMessage({ type: "refused", what, detail }),
+      // recording: its frames go into this core's ring, beside the state of every cycle
+      ...(tap ? { tap: tap.tny } : {}),
+    };
     const server = await startTnyServer(r, { ...opts, port: s.port }).catch((e: unknown) => {
       // Without --tny-port, a taken 5621 (another runtime) is no error: take a free port.
       if (s.fallbackToFreePort && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startTnyServer(r, { ...opts, port: 0 });

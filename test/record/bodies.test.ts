@@ -14,6 +14,10 @@ import { McapIndexedReader } from "@mcap/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
 import type { P7Robot } from "../../src/runtime/p7-robot.js";
+import WebSocket from "ws";
+import { TnyClient } from "../../src/client/tny/index.js";
+import { actionSpec } from "../../src/wire/tny/constants.js";
+import { decodeFrame } from "../../src/wire/tny/decode.js";
 import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bl-rec-bodies-"));
@@ -61,13 +65,20 @@ const COMMAND: Record<Body, { path: string; body: Json }> = {
   tny360: { path: "/v1/commands/velocity", body: { x: 0.05, y: 0, yaw: 0.1 } },
 };
 
+const ping = actionSpec("system", "ping");
+const voltage = actionSpec("power", "getVoltage");
 const SERVO = [0.25, -0.15, 0.05, -0.35, 0.02, 0.12, -0.01];
 
-async function record(body: Body, core: "worker" | "main"): Promise<Run> {
-  const file = join(dir, `${body}-${core}.mcap`);
+/** Where the core runs; "worker, TNY-360 server main": the core in its worker, the TNY-360 API server on the main thread. */
+type Where = "worker" | "main" | "worker, TNY-360 server main";
+
+async function record(body: Body, where: Where): Promise<Run> {
+  const core = where === "main" ? "main" : "worker";
+  const file = join(dir, `${body}-${where.replace(/\W+/g, "-")}.mcap`);
   const rt = await startRuntime({
     body,
     core,
+    ...(where === "worker, TNY-360 server main" ? { tnyServer: "main" as const } : {}),
     record: file,
     host: "127.0.0.1",
     apiPort: 0,
@@ -99,6 +110,16 @@ async function record(body: Body, core: "worker" | "main"): Promise<Run> {
     }
     expect((await call(rt, "POST", "/v1/estop", { reason: "recorded e-stop" })).status).toBe(200);
     expect((await call(rt, "POST", "/v1/estop/reset", { reason: "done" })).status).toBe(200);
+    if (body === "tny360") {
+      // A TNY-360 API client (the server runs in the core with --core worker, on this thread with --core main).
+      const client = await TnyClient.connect(rt.record.tnyUrl!, { WebSocket });
+      try {
+        await client.system.ping();
+        expect(typeof (await client.power.getVoltage())).toBe("number");
+      } finally {
+        client.close();
+      }
+    }
     if (rt.core?.kind === "p7") {
       // The arm's link drops and comes back (the simulator's hook; the decoding path is the worker's too).
       const p7 = rt.core as P7Robot;
@@ -122,6 +143,8 @@ interface Read {
   states: Json[];
   events: Json[];
   commands: Json[];
+  /** Raw channels' messages (the TNY-360 API server's frames), with the connection in the order they came. */
+  raw: Map<string, Uint8Array[]>;
   logTimes: Map<string, bigint[]>;
 }
 
@@ -140,18 +163,23 @@ async function read(file: string, body: Body): Promise<Read> {
     const states: Json[] = [];
     const events: Json[] = [];
     const commands: Json[] = [];
+    const raw = new Map<string, Uint8Array[]>();
     const logTimes = new Map<string, bigint[]>();
     for await (const m of reader.readMessages({ validateCrcs: true })) {
       const topic = reader.channelsById.get(m.channelId)!.topic;
       const times = logTimes.get(topic) ?? [];
       times.push(m.logTime);
       logTimes.set(topic, times);
+      if (reader.channelsById.get(m.channelId)!.messageEncoding !== "json") {
+        raw.set(topic, [...(raw.get(topic) ?? []), m.data]);
+        continue;
+      }
       const j = JSON.parse(new TextDecoder().decode(m.data)) as Json;
       if (topic === `/${body}/state`) states.push(j);
       if (topic === "/events") events.push(j);
       if (topic === `/${body}/command`) commands.push(j);
     }
-    return { topics, counts, states, events, commands, logTimes };
+    return { topics, counts, states, events, commands, raw, logTimes };
   } finally {
     await readable.close();
   }
@@ -166,12 +194,14 @@ function fields(m: Json): Json {
 const files = new Map<string, { run: Run; got: Read }>();
 
 describe.each(["p7", "tny360"] as const)("serve --body %s --record", (body) => {
-  it.each(["worker", "main"] as const)("core %s: one state message per cycle with the API's values, the events, monotonic times", async (core) => {
-    const run = await record(body, core);
+  const wheres: Where[] = body === "tny360" ? ["worker", "main", "worker, TNY-360 server main"] : ["worker", "main"];
+  it.each(wheres)("core %s: one state message per cycle with the API's values, the events, monotonic times", async (where) => {
+    const core = where === "main" ? "main" : "worker";
+    const run = await record(body, where);
     const got = await read(run.file, body);
-    files.set(`${body}-${core}`, { run, got });
+    files.set(`${body}-${where}`, { run, got });
     if (core === "worker") expect(run.lines.join("\n")).toMatch(/real-time core in its own thread/);
-    expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", `/${body}/state`, ...(body === "p7" ? ["/p7/command"] : [])].sort());
+    expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", `/${body}/state`, ...(body === "p7" ? ["/p7/command"] : ["/tny360/api/reply", "/tny360/api/request"])].sort());
     const st = got.topics.get(`/${body}/state`)!;
     expect(st.encoding).toBe("json");
     expect(st.schemaName).toBe(body === "p7" ? "bodylink.P7State" : "bodylink.Tny360State");
@@ -213,6 +243,13 @@ describe.each(["p7", "tny360"] as const)("serve --body %s --record", (body) => {
     }
     else expect(got.states.some((m) => ((m.locomotion as Json).target_velocity as Json).x === 0.05)).toBe(true);
 
+    if (body === "tny360") {
+      // The API server's frames as on the wire: the client's two requests, each answered (same msg_id).
+      const requests = (got.raw.get("/tny360/api/request") ?? []).map(decodeFrame);
+      const replies = (got.raw.get("/tny360/api/reply") ?? []).map(decodeFrame);
+      expect(requests.map((r) => `${(r as { module: number }).module}.${(r as { action: number }).action}`)).toEqual([ping, voltage].map((a) => `${a.module.code}.${a.action.code}`));
+      expect(replies.map((r) => r.msgId).sort()).toEqual(requests.map((r) => r.msgId).sort());
+    }
     const types = got.events.map((e) => e.type);
     for (const t of ["recording_started", "lease_acquired", "estop", "estop_reset", "recording_stopped"]) expect(types).toContain(t);
     expect(JSON.stringify(got.events.find((e) => e.type === "estop"))).toMatch(/recorded e-stop/);
@@ -228,10 +265,12 @@ describe.each(["p7", "tny360"] as const)("serve --body %s --record", (body) => {
   }, 90_000);
 
   it("a file from either core has the same structure (channels, encodings, schemas)", () => {
-    const w = files.get(`${body}-worker`);
     const m = files.get(`${body}-main`);
-    expect(w && m, "both recordings ran").toBeTruthy();
-    expect([...w!.got.topics.entries()].sort()).toEqual([...m!.got.topics.entries()].sort());
+    for (const where of wheres) {
+      const w = files.get(`${body}-${where}`);
+      expect(w && m, `the ${where} recording ran`).toBeTruthy();
+      expect([...w!.got.topics.entries()].sort()).toEqual([...m!.got.topics.entries()].sort());
+    }
   });
 });
 
@@ -244,7 +283,7 @@ describe("bodylink record --body tny360 (the CLI, its default threaded core)", (
     expect(out.stdout).toMatch(/TNY-360 API: .*in the real-time core's thread/);
     expect(out.stdout).toMatch(/recorded [\d,]+ messages/);
     const got = await read(file, "tny360");
-    expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", "/tny360/state"]);
+    expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", "/tny360/api/reply", "/tny360/api/request", "/tny360/state"]);
     const cycles = got.states.map((m) => m.cycle as number);
     expect(cycles.length).toBeGreaterThan(20);
     for (let i = 1; i < cycles.length; i++) expect(cycles[i]).toBe(cycles[i - 1]! + 1);

@@ -26,6 +26,9 @@
  *   The vendor firmware has no e-stop, so this is where we differ from it: an e-stop must not be
  *   undone by a client that simply keeps sending setVelocity.
  *
+ * - Recording (`tap`): every binary frame a client sent and every reply, as on the wire, with the
+ *   connection's number (a recording's /tny360/api/request and /reply).
+ *
  * Uses `ws` directly (no HTTP framework): the only HTTP answer is 426 for plain requests.
  */
 import { createServer, type IncomingMessage } from "node:http";
@@ -33,6 +36,7 @@ import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
 import type { Tny360Robot } from "../../runtime/tny360-robot.js";
 import type { LeaseInfo } from "../../runtime/authority.js";
+import type { TnyFrameTap } from "../../record/tap.js";
 import { LogLevel, TNY_DEFAULT_PORT, TNY_MAX_CONNECTIONS } from "../../wire/tny/constants.js";
 import { type DispatchStats, dispatchTnyFrame, newDispatchStats, type TnyDispatchTarget } from "./dispatch.js";
 import { requireTokenOffLoopback, WebAccess, type WebAccessOptions } from "../web-access.js";
@@ -56,6 +60,8 @@ export interface TnyServerOptions extends WebAccessOptions {
   maxConnections?: number;
   /** Lease length per connection, renewed by each command. Defaults to 2000 ms. */
   leaseMs?: number;
+  /** Recording: every request frame and reply, as on the wire (src/record/tap.ts). */
+  tap?: TnyFrameTap;
 }
 
 export interface TnyServerStats {
@@ -105,6 +111,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
   let idleClosed = 0;
   const maxConnections = opts.maxConnections ?? TNY_MAX_CONNECTIONS;
   const leaseMs = opts.leaseMs ?? 2000;
+  const tap = opts.tap ?? null;
   const stats: DispatchStats = newDispatchStats();
   const sockets = new Set<WebSocket>();
   /** Upgrade sockets still in their handshake. */
@@ -189,6 +196,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       return conn.leaseId;
     };
     const send = (bytes: Uint8Array): void => {
+      tap?.reply(conn.id, bytes, bytes.length);
       if (ws.readyState !== WebSocket.OPEN) return;
       if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
         ws.close(1008, "replies are not being read");
@@ -215,6 +223,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
         return;
       }
       const frame = toBytes(data);
+      tap?.request(conn.id, frame, frame.length);
       let out: Uint8Array | Promise<Uint8Array> | null;
       try {
         out = dispatchTnyFrame(frame, robot, lease, stats);
