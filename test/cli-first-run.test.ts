@@ -44,6 +44,7 @@ describe("one line and a code for every failure of serve and the tools (item 2, 
     expect(expectOneErrorLine(await cli(env, "serve", "--body", "hexapod", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2)).toMatch(/unknown body "hexapod"/);
     // the threaded core's flags: a wrong value names the choices, nothing starts
     expect(expectOneErrorLine(await cli(env, "serve", "--core-wake", "bogus", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2)).toMatch(/--core-wake must be one of spin, thread, wait, block/);
+    expect(expectOneErrorLine(await cli(env, "serve", "--core-spin-ms", "3", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2)).toMatch(/--core-spin-ms must be "auto" or a number of ms in 0\.\.2, got "3"/);
     expect(expectOneErrorLine(await cli(env, "serve", "--body", "tny360", "--tny-server", "bogus", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2)).toMatch(/--tny-server must be one of worker, main/);
   });
   it("a bad option value points at its own command's --help; a misspelt command reads as one sentence", async () => {

@@ -232,14 +232,14 @@ describe("MonotonicClock with the thread waker", () => {
   });
   it("refuses an unknown wake mode and a spin outside 0–2 ms", () => {
     expect(() => new MonotonicClock({ wake: "poll" as "spin" })).toThrow(/wake must be one of spin, thread, wait, block; got poll/);
-    expect(() => new MonotonicClock({ wake: "wait", spinMs: -1 })).toThrow(/spinMs must be between 0 and 2/);
+    expect(() => new MonotonicClock({ wake: "wait", spinMs: -1 })).toThrow(/spinMs must be "auto" or between 0 and 2/);
     expect(() => new MonotonicClock({ wake: "wait", spinMs: Number.NaN })).toThrow(/spinMs/);
   });
 });
 
 describe("MonotonicClock blocking in Atomics.wait (wait, block)", () => {
   for (const wake of ["wait", "block"] as const) {
-    for (const spinMs of [0, 0.05]) {
+    for (const spinMs of [0, 0.05, "auto"] as const) {
       it(`${wake}, final spin ${spinMs} ms: resolves every sleep at or after its deadline, never before`, async () => {
         const clock = new MonotonicClock({ wake, spinMs });
         for (const d of [0.2, 1, 1.4, 3, 13, -5]) {

@@ -61,6 +61,8 @@ export interface ServeOptions {
    * An in-thread core always spins (it shares its thread with the servers, which must not block).
    */
   coreWake?: WakeMode;
+  /** The blocking wake-up's lead for a core in its own thread, ms (0..2), or "auto" (the default: learned; runtime/clock.ts). */
+  coreSpinMs?: number | "auto";
   /** The runtime's name (unique on this machine; the robot's name in a fleet). Default: body and host, made unique. */
   name?: string;
   usb?: boolean;
@@ -279,14 +281,13 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         usb: o.usb === true,
         acceptBoardVersions: o.acceptBoardVersion,
         gcEveryMs: o.gcEveryMs ?? 100,
-        ...(o.coreWake ? { wake: o.coreWake } : {}),
+        ...coreWakeOptions(o),
         lola: o.lola
           ? { path, fallbackPath: o.lolaPath === undefined && path !== derived ? derived : null, readers: o.lolaReaders, graceMs: o.lolaGraceMs, ...(o.lolaGroup !== undefined ? { group: o.lolaGroup } : {}) }
           : null,
         ...(upstreamPath ? { upstream: { path: upstreamPath, ...(o.lolaUpstreamStallMs ? { stallMs: o.lolaUpstreamStallMs } : {}) } } : {}),
         ...(coreRing ? { recordRing: coreRing.sab } : {}),
         ...testCoreHooks(),
-        ...(o.coreWake ? { wake: o.coreWake } : {}),
       });
       host = h;
       // The API serves the host as a NaoBody (the compiler checks that NaoHost implements it).
@@ -354,7 +355,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       }
     } else if (o.body === "p7" && o.core === "worker" && !o.clock) {
       if (tap) coreRing = ByteRing.create(RECORD_RING_BYTES);
-      const h = await P7Host.start({ seed: o.seed, gcEveryMs: o.gcEveryMs ?? 100, ...(coreRing ? { recordRing: coreRing.sab } : {}), ...testCoreHooks(), ...(o.coreWake ? { wake: o.coreWake } : {}) });
+      const h = await P7Host.start({ seed: o.seed, gcEveryMs: o.gcEveryMs ?? 100, ...(coreRing ? { recordRing: coreRing.sab } : {}), ...testCoreHooks(), ...coreWakeOptions(o) });
       host = h;
       robot = h;
       closers.unshift(() => h.shutdown());
@@ -485,12 +486,25 @@ function combineTaps(a: LolaTap | undefined, b: LolaTap | undefined): LolaTap | 
   };
 }
 
+/** A threaded core's wake-up, as given (each unset one keeps the core's default). */
+export function coreWakeOptions(o: Pick<ServeOptions, "coreWake" | "coreSpinMs">): { wake?: WakeMode; spinMs?: number | "auto" } {
+  return { ...(o.coreWake ? { wake: o.coreWake } : {}), ...(o.coreSpinMs !== undefined ? { spinMs: o.coreSpinMs } : {}) };
+}
+
+function parseSpinMs(v: string): number | "auto" {
+  if (v === "auto") return v;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || n < 0 || n > 2) throw usageError(`--core-spin-ms must be "auto" or a number of ms in 0..2, got ${JSON.stringify(v)}`);
+  return n;
+}
+
 /** The options `serve` and `record` share. */
 export function addServeOptions(cmd: Command): Command {
   return addFleetCredentialOptions(cmd)
     .option("--body <body>", BODY_KINDS.join(" | "), "nao")
     .option("--core <where>", "run the body's real-time core (driver, safety, arbitration; the NAO's LoLA server, the TNY-360's API server) in its own thread (worker) or on the main thread (main)", parseChoice("--core", ["worker", "main"]), "worker")
     .option("--core-wake <mode>", `a core in its own thread waits for its next cycle by: ${WAKE_MODES.join(" | ")} (default ${WORKER_WAKE_DEFAULT}; docs/architecture.md, Wake-up)`, parseChoice("--core-wake", WAKE_MODES))
+    .option("--core-spin-ms <ms>", 'with --core-wake wait or block: end the futex wait this long before each deadline and spin the rest, 0..2 ms, or "auto" (default: learned from how late the futex wakes on this machine)', parseSpinMs)
     .option("--name <name>", "this runtime's name: unique on this machine, the robot's name in a fleet (default: BODY-HOST, then BODY-HOST-2 …)")
     .option("--usb", "NAO: talk to the real chest board over USB instead of the simulator")
     .option("--lola-upstream [path]", `NAO: on a stock robot, run on top of its own LoLA at PATH (default ${DEFAULT_LOLA_PATH}) instead of the chest board; our LoLA socket then defaults to ${DEFAULT_UPSTREAM_LOLA_PATH}`)
@@ -665,6 +679,7 @@ export function inapplicableFlags(o: ServeOptions, given: (key: string) => boole
     }
   }
   if (o.core === "main" && given("coreWake")) out.push("--core-wake applies to a core in its own thread; ignored with --core main");
+  if (o.core === "main" && given("coreSpinMs")) out.push("--core-spin-ms applies to a core in its own thread; ignored with --core main");
   if (o.body === "tny360" && o.core === "main" && given("tnyServer")) out.push("--tny-server chooses the thread of a threaded core; with --core main everything runs on the main thread (ignored)");
   if (o.body === "tny360" && !o.tny && given("tnyServer")) out.push("--tny-server has no effect with --no-tny; ignored");
   if (o.body === "tny360" && !o.tny && given("tnyPort")) out.push("--tny-port has no effect with --no-tny; ignored");

@@ -8,7 +8,7 @@ import { parseTnyHost, type Tny360Body, Tny360Robot } from "../runtime/tny360-ro
 import { startTnyServer } from "../serve/tny/server.js";
 import { TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
 import { listenError, usageError } from "./errors.js";
-import { testCoreHooks, type ServeOptions } from "./serve.js";
+import { coreWakeOptions, testCoreHooks, type ServeOptions } from "./serve.js";
 import type { WebAccessOptions } from "../serve/web-access.js";
 import type { TnyFrameTap } from "../record/tap.js";
 
@@ -70,7 +70,7 @@ async function startThreaded(
   const inCore = o.tny && o.tnyServer !== "main";
   const port = o.tnyPort ?? TNY_DEFAULT_PORT;
   const server = { host: o.host, port, fallbackToFreePort: o.tnyPort === undefined, token: access.token ?? null, allowHosts: [...(access.allowHosts ?? [])], allowOrigins: [...(access.allowOrigins ?? [])] };
-  const host = await Tny360Host.start({ seed: o.seed, remote: target, server: inCore ? server : null, gcEveryMs: o.gcEveryMs ?? 100, ...(recordRing ? { recordRing } : {}), ...testCoreHooks(), ...(o.coreWake ? { wake: o.coreWake } : {}) }).catch((e: unknown) => {
+  const host = await Tny360Host.start({ seed: o.seed, remote: target, server: inCore ? server : null, gcEveryMs: o.gcEveryMs ?? 100, ...(recordRing ? { recordRing } : {}), ...testCoreHooks(), ...coreWakeOptions(o) }).catch((e: unknown) => {
     throw (e as { errno?: string }).errno === "EADDRINUSE" || (e as { errno?: string }).errno === "EACCES" || (e as { errno?: string }).errno === "EADDRNOTAVAIL"
       ? listenError(Object.assign(new Error((e as Error).message), { code: (e as { errno?: string }).errno }), "TNY-360 API", o.host, port, "--tny-port")
       : e;

@@ -40,7 +40,7 @@ import {
   type LeaseInfo,
   type LeaseSource,
 } from "../runtime/authority.js";
-import { MonotonicClock } from "../runtime/clock.js";
+import { MonotonicClock, wakeInterrupt } from "../runtime/clock.js";
 import { ESTOP_CLEAR, type EstopRequest, type EstopResetRequest, type EstopState, estopText, type StopCategory } from "../runtime/estop.js";
 import { ESTOP_REQUEST_LAYOUT } from "../shm/control-layout.js";
 import { buildViews } from "../shm/layout.js";
@@ -94,6 +94,7 @@ export class CoreLink {
   call<T>(method: string, ...args: unknown[]): T {
     const id = this.#nextId++;
     this.#worker.postMessage({ type: "call", id, method, args });
+    wakeInterrupt(this.#ctl, CTL.wake); // a core asleep until its next cycle serves it now
     const deadline = performance.now() + this.#timeoutMs;
     for (;;) {
       const seen = Atomics.load(this.#ctl, CTL.replyId);
@@ -117,6 +118,7 @@ export class CoreLink {
       }, timeoutMs);
       this.#later.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
       this.#worker.postMessage({ type: "call", id, method, args, async: true });
+      wakeInterrupt(this.#ctl, CTL.wake);
     });
   }
 
@@ -741,6 +743,7 @@ export abstract class CoreHost {
     this.#stopping = true;
     const exited = new Promise<void>((resolve) => this.#worker.once("exit", () => resolve()));
     this.#worker.postMessage({ type: "stop" });
+    wakeInterrupt(this.#ctl, CTL.wake);
     const timer = setTimeout(() => void this.#worker.terminate(), 3000);
     await exited;
     clearTimeout(timer);

@@ -12,7 +12,9 @@
  * - lease mirror: the holder, for the host's reads without asking (src/shm/lease-mirror.ts);
  * - e-stop request: the source and reason texts of the host's latest request (ESTOP_REQUEST_LAYOUT);
  * - body region: the body's own host → core channel (the NAO's command mailbox, src/shm/mailbox.ts);
- * - reply buffer: answers to the requests a host still waits for synchronously (P7, TNY-360 commands).
+ * - reply buffer: answers to the requests a host still waits for synchronously (P7, TNY-360 commands);
+ * - the wake word (CTL.wake): the host bumps it after posting a request, which ends the core's
+ *   blocking wait early (its clock's interrupt), so a request is not held until the next cycle.
  *
  * Written by the core (src/rt/core-worker.ts), read by its host (src/host/core-host.ts), except
  * the e-stop request and the body region, which only the host writes. Pure data.
@@ -49,6 +51,11 @@ export const CTL = {
   estopTaken: 11,
   /** Seqlock sequence of the e-stop request texts (the host writes them). */
   estopTextSeq: 12,
+  /**
+   * Host → core: bumped and notified after every message the host posts to the core
+   * (runtime/clock.ts wakeInterrupt), so a core asleep in its futex wait serves it at once.
+   */
+  wake: 13,
   words: 16,
 } as const;
 
@@ -84,8 +91,10 @@ export function replyRegion(buffer: SharedArrayBuffer): Uint8Array {
 export interface CoreBaseOptions {
   /** Collect V8's young generation between cycles at most this often, ms (0: V8 decides). */
   gcEveryMs: number;
-  /** How the core's thread waits for its next cycle; defaults to WORKER_WAKE_DEFAULT (runtime/clock.ts). */
+  /** How the core's thread waits for its next cycle; defaults to the body's (WORKER_WAKE_DEFAULT, runtime/clock.ts; the TNY-360 "wait"). */
   wake?: WakeMode;
+  /** The blocking wake-up's lead, ms, or "auto" (the default: learned, runtime/clock.ts WakeLead). */
+  spinMs?: number | "auto";
   /** SCHED_FIFO priority the core's thread asks for (0: none). Defaults to 20. */
   fifoPriority?: number;
   /** Nice value the core's thread asks for when it gets no SCHED_FIFO (per thread on Linux; lowering it needs privileges). Defaults to -10. */

@@ -32,6 +32,7 @@ import { getPriority, setPriority } from "node:os";
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { BodylinkError } from "../errors.js";
 import type { Authority } from "../runtime/authority.js";
+import { MonotonicClock, WORKER_WAKE_DEFAULT, type WakeMode } from "../runtime/clock.js";
 import type { EstopRequest, EstopResetRequest, EstopState, StopCategory } from "../runtime/estop.js";
 import { measureAllocation, sampleAllocationSites } from "../runtime/allocation.js";
 import type { HealthOptions, RobotHealth } from "../runtime/robot.js";
@@ -171,6 +172,17 @@ function raisePriority(fifo: number, nice: number): string {
   } catch {
     return "default priority (no privilege to raise it)";
   }
+}
+
+/**
+ * The clock a core's cycle runs on: the wake mode asked for (CoreBaseOptions.wake), else the
+ * body's (`fallback`: WORKER_WAKE_DEFAULT, one futex wait per cycle), and the host's requests end
+ * its blocking wait early through the wake word (CTL.wake, bumped by CoreLink after every message),
+ * so a request is served at once, not at the next cycle. Call from the body's `create`.
+ */
+export function coreClock(o: CoreBaseOptions, fallback: WakeMode = WORKER_WAKE_DEFAULT): MonotonicClock {
+  const { buffer } = workerData as { buffer: SharedArrayBuffer };
+  return new MonotonicClock({ wake: o.wake ?? fallback, spinMs: o.spinMs ?? "auto", interrupt: { words: new Int32Array(buffer, 0, CTL.words), index: CTL.wake } });
 }
 
 /** Run `body`'s core on this worker thread (call once, from the body's worker entry). */

@@ -12,7 +12,6 @@ import { ChestboardDriver, simulatedChestboard } from "../drivers/nao/chestboard
 import { LolaUpstreamDriver } from "../drivers/nao/lola-upstream.js";
 import { BodylinkError } from "../errors.js";
 import { RecordTap, TappedChestboard } from "../record/tap.js";
-import { MonotonicClock, WORKER_WAKE_DEFAULT } from "../runtime/clock.js";
 import { NaoRobot } from "../runtime/nao-robot.js";
 import { startLolaServer } from "../serve/lola/server.js";
 import { LED_GROUP_NAMES, NaoCommands } from "../bodies/nao/commands.js";
@@ -25,7 +24,7 @@ import type { ChestboardTransport } from "../transport/chestboard.js";
 import { openUsbChestboard } from "../transport/usb.js";
 import type { NaoCoreOptions } from "./core-options.js";
 import { CTL } from "./core-shm.js";
-import { runCore } from "./core-worker.js";
+import { coreClock, runCore } from "./core-worker.js";
 
 // Set up by create(): recording tap (this thread is its ring's one producer) and the upstream driver.
 let tap: RecordTap | null = null;
@@ -37,8 +36,9 @@ runCore<NaoRobot, NaoCoreOptions>({
     return { publish: (r) => ch.publish(r.state) };
   },
   create: (o, wrap) => {
-    // This thread may block before a deadline: LoLA and the host wait at most that final slice (clock.ts, "wait").
-    const clock = new MonotonicClock({ wake: o.wake ?? WORKER_WAKE_DEFAULT });
+    // One futex wait per cycle ("block"): LoLA clients' answers are read in the turn before the
+    // cycle (they land in the next cycle, as always); the host's requests wake it at once.
+    const clock = coreClock(o);
     tap = o.recordRing ? new RecordTap(new ByteRing(o.recordRing), clock) : null;
     upstream = o.upstream ? new LolaUpstreamDriver({ path: o.upstream.path, clock, tap: tap?.lolaUpstream ?? null, ...(o.upstream.stallMs ? { stallMs: o.upstream.stallMs } : {}) }) : null;
     const t = tap;

@@ -6,12 +6,11 @@
  * simulated arm) before the host exits non-zero.
  */
 import { RecordTap } from "../record/tap.js";
-import { MonotonicClock, WORKER_WAKE_DEFAULT } from "../runtime/clock.js";
 import { P7Robot } from "../runtime/p7-robot.js";
 import { P7SimDriver } from "../drivers/p7/sim.js";
 import { CTL } from "./core-shm.js";
 import type { P7CoreOptions } from "./core-options.js";
-import { runCore } from "./core-worker.js";
+import { coreClock, runCore } from "./core-worker.js";
 import { p7StateChannel } from "../shm/p7-state.js";
 import { ByteRing } from "../shm/ring.js";
 
@@ -29,7 +28,7 @@ runCore<P7Robot, P7CoreOptions>({
     return { publish: (r) => ch.publish(r) };
   },
   create: (o, wrap) => {
-    const clock = new MonotonicClock({ wake: o.wake ?? WORKER_WAKE_DEFAULT });
+    const clock = coreClock(o);
     tap = o.recordRing ? new RecordTap(new ByteRing(o.recordRing), clock) : null;
     const t = tap;
     return P7Robot.create({ seed: o.seed, youngGcEveryMs: o.gcEveryMs, clock, driver: wrap(new P7SimDriver({ seed: o.seed })) }).then((r) => {

@@ -8,7 +8,6 @@
  */
 import { TnySimDriver } from "../drivers/tny360/driver.js";
 import { RecordTap } from "../record/tap.js";
-import { MonotonicClock, WORKER_WAKE_DEFAULT } from "../runtime/clock.js";
 import { Tny360Robot } from "../runtime/tny360-robot.js";
 import { startTnyServer } from "../serve/tny/server.js";
 import { ByteRing } from "../shm/ring.js";
@@ -16,7 +15,7 @@ import { tny360StateChannel } from "../shm/tny360-state.js";
 import { actionByCode, type LogLevelCode, MODULE_BY_CODE } from "../wire/tny/constants.js";
 import type { Tny360CoreOptions } from "./core-options.js";
 import { CTL } from "./core-shm.js";
-import { runCore } from "./core-worker.js";
+import { coreClock, runCore } from "./core-worker.js";
 
 /** Recording: this thread is its ring's one producer (the state of every cycle, late cycles). */
 let tap: RecordTap | null = null;
@@ -35,7 +34,9 @@ runCore<Tny360Robot, Tny360CoreOptions>({
     return { publish: (r) => ch.publish(r) };
   },
   create: (o, wrap) => {
-    const clock = new MonotonicClock({ wake: o.wake ?? WORKER_WAKE_DEFAULT });
+    // Sockets on this thread (the TNY-360 API server's clients, a real robot's link) are served
+    // between cycles: "wait" blocks only the last ~1 ms of each gap; without them one futex wait per cycle.
+    const clock = coreClock(o, o.server || o.remote ? "wait" : undefined);
     tap = o.recordRing ? new RecordTap(new ByteRing(o.recordRing), clock) : null;
     const common = { youngGcEveryMs: o.gcEveryMs, clock };
     if (o.remote) return Tny360Robot.create({ host: o.remote.host, port: o.remote.port, ...common });

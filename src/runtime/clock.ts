@@ -24,10 +24,27 @@ export type WakeMode = "spin" | "thread" | "wait" | "block";
 export const WAKE_MODES: readonly WakeMode[] = ["spin", "thread", "wait", "block"];
 /**
  * The wake-up a real-time core in its own worker thread uses unless told otherwise (`serve
- * --core-wake`), with the default 0.2 ms final spin: chosen by `npm run bench -- wake`, figures
- * in docs/architecture.md ("Wake-up").
+ * --core-wake`): one futex wait per cycle, woken early by its host's requests (`interrupt`), with
+ * the learned lead ("auto"). Chosen by `npm run bench -- wake`, figures in docs/architecture.md
+ * ("Wake-up").
  */
-export const WORKER_WAKE_DEFAULT: WakeMode = "wait";
+export const WORKER_WAKE_DEFAULT: WakeMode = "block";
+
+/**
+ * A futex word that wakes a blocked wait early: whoever wants the sleeping thread to serve its
+ * event loop (a message it posted to it) adds 1 to `words[index]` and calls `Atomics.notify` on
+ * it. See {@link wakeInterrupt}.
+ */
+export interface WakeInterrupt {
+  readonly words: Int32Array;
+  readonly index: number;
+}
+
+/** The other side of a {@link WakeInterrupt}: call after posting a message to the sleeping thread. */
+export function wakeInterrupt(words: Int32Array, index: number): void {
+  Atomics.add(words, index, 1);
+  Atomics.notify(words, index, 1);
+}
 
 export interface MonotonicClockOptions {
   /**
@@ -37,33 +54,98 @@ export interface MonotonicClockOptions {
    * - "thread": a helper thread sleeps in a futex until 0.05 ms before and wakes this one
    *   (waker.ts); less CPU, wakes tens of microseconds late, more on a VM whose idle vCPU is slow.
    * - "wait": a timer until ~1 ms before, then this thread blocks in `Atomics.wait` (a futex with
-   *   a timeout) until `spinMs` (0.2) before the deadline and spins the rest synchronously. The event
+   *   a timeout) until the lead before the deadline and spins the rest synchronously. The event
    *   loop is blocked only for that last slice (≤ 1.5 ms): I/O arriving then is served right after
    *   the cycle. Blocking is allowed in a worker thread; do not use it on a thread that serves clients.
-   * - "block": after one turn of the event loop, block in `Atomics.wait` until the deadline (the
-   *   same final spin), then one more turn before the cycle runs, so I/O that arrived meanwhile
-   *   lands in this cycle. The thread serves I/O only at cycle boundaries.
+   * - "block": one futex wait per gap. After one turn of the event loop (what is ready is served),
+   *   the thread blocks in `Atomics.wait` until the lead before the deadline, turns the event loop
+   *   once more (what arrived meanwhile lands in this cycle), and spins the rest. I/O is served at
+   *   cycle boundaries, and at once when someone wakes it through `interrupt` (its host, after
+   *   posting a request): one wake-up per cycle instead of a timer's, a futex's and every socket's.
    */
   wake?: WakeMode;
   /**
-   * "wait"/"block": spin (synchronously) this final part of the wait, ms. Defaults to 0.2: a futex
-   * wakes up to the timer slack (50 µs) plus the scheduler's delay late, and 0.2 ms of spin bought
-   * a lateness p99 of 0.09–0.16 ms against 0.9–1.2 ms with 0.05 ms, for ~1.5 % of a core (bench wake).
+   * "wait"/"block": how long before the deadline the futex wait ends, the rest spun, ms (0..2), or
+   * "auto" (the default): learned from how late the futex wakes here (its 90th percentile,
+   * {@link WakeLead}), so a machine whose futex wakes 5 µs late spins 5 µs and a VM whose idle
+   * vCPU takes 0.1 ms spins about that. A fixed 0.2 ms bought a lateness p99 of 0.09–0.16 ms
+   * against 0.9–1.2 ms with 0.05 ms on the loaded development VM, for ~1.5 % of a core (bench wake).
    */
-  spinMs?: number;
+  spinMs?: number | "auto";
+  /** "block" (and "wait"): a futex word that ends the wait early so the event loop serves a message at once. */
+  interrupt?: WakeInterrupt;
 }
 
-// The futex word the blocking modes wait on; nobody ever notifies it, so a wait always times out.
-const SLEEP_CELL = new Int32Array(new SharedArrayBuffer(4));
-
-/** Block this thread until `deadlineMs` (performance.now() time): a futex wait, then a spin for the last `spinMs`. */
-function blockUntil(deadlineMs: number, spinMs: number): void {
-  const left = deadlineMs - spinMs - performance.now();
-  if (left > 0) Atomics.wait(SLEEP_CELL, 0, 0, left);
-  while (performance.now() < deadlineMs) {
-    // the final slice: a futex wakes up to the kernel's timer slack (50 µs) late; this does not
+/**
+ * The learned lead of a blocking wake-up: how long before a deadline to end the futex wait so the
+ * thread is running by then, spinning the rest. A streaming quantile (the "frugal" estimator, O(1),
+ * allocation-free): every wake-up later than the lead moves it up by `quantile × stepMs`, every
+ * earlier one down by `(1 − quantile) × stepMs`, so it settles where that fraction of wake-ups is
+ * late: the 90th percentile of the futex's overshoot by default. It follows a machine that gets
+ * busier within tens of cycles and a quieter one within a few hundred.
+ */
+export class WakeLead {
+  readonly #s: Float64Array; // [0] the lead, ms (a typed slot: no boxed double per update)
+  constructor(
+    initialMs = 0.2,
+    readonly maxMs = 1,
+    readonly quantile = 0.9,
+    readonly stepMs = 0.004,
+  ) {
+    if (!(initialMs >= 0 && initialMs <= maxMs)) throw new RangeError(`initialMs must be between 0 and maxMs (${maxMs}), got ${initialMs}`);
+    if (!(quantile > 0 && quantile < 1)) throw new RangeError(`quantile must be between 0 and 1, got ${quantile}`);
+    if (!(stepMs > 0 && stepMs <= maxMs)) throw new RangeError(`stepMs must be > 0 and ≤ maxMs, got ${stepMs}`);
+    this.#s = Float64Array.of(initialMs);
+  }
+  get ms(): number {
+    return this.#s[0]!;
+  }
+  /** One wake-up: how long after the aimed moment (deadline − lead) the thread ran again, ms. */
+  record(overshootMs: number): void {
+    if (!Number.isFinite(overshootMs)) return;
+    const s = this.#s;
+    const next = s[0]! + (overshootMs > s[0]! ? this.quantile * this.stepMs : -(1 - this.quantile) * this.stepMs);
+    s[0] = Math.max(0, Math.min(next, this.maxMs));
   }
 }
+
+// The futex word the blocking modes wait on without an interrupt; nobody notifies it, so a wait always times out.
+const SLEEP_CELL = new Int32Array(new SharedArrayBuffer(4));
+
+// The spin's calibration, in typed slots: [0] iterations of busyLoop per ms (learned), and a sink
+// the loop writes so it is not optimised away.
+const SPIN = Float64Array.of(1000);
+const SINK = new Int32Array(1);
+
+function busyLoop(n: number): void {
+  let x = SINK[0]!;
+  for (let i = 0; i < n; i++) x = (x + i) | 0;
+  SINK[0] = x;
+}
+
+/**
+ * Spin until `deadlineMs` (performance.now() time), reading the clock a few times only: each round
+ * runs an integer loop calibrated to half the time left, so ~10 reads per spin instead of
+ * thousands (every performance.now() returns a boxed double: 16 bytes of young generation).
+ */
+export function spinUntil(deadlineMs: number): void {
+  for (;;) {
+    const t0 = performance.now();
+    const left = deadlineMs - t0;
+    if (left <= 0) return;
+    if (left < 0.003) continue; // the last few µs: just read the clock
+    const n = Math.ceil(left * 0.5 * SPIN[0]!);
+    busyLoop(n);
+    const took = performance.now() - t0;
+    // learn the loop's speed from rounds that ran undisturbed (a preempted one says nothing); at most ×2 per round
+    if (took > 0 && took < left) SPIN[0] = Math.min(2 * SPIN[0]!, 0.5 * SPIN[0]! + (0.5 * n) / took);
+  }
+}
+
+// What a blocking wait ended by (MonotonicClock.#block).
+const WAITED = 0;
+const INTERRUPTED = 1;
+const NO_WAIT = 2;
 
 /** The thread waker aims this much before a deadline; the rest is yielded away on setImmediate. */
 const THREAD_LEAD_MS = 0.05;
@@ -71,16 +153,31 @@ const THREAD_LEAD_MS = 0.05;
 export class MonotonicClock implements Clock {
   readonly realTime = true;
   readonly wake: WakeMode;
-  readonly #spinMs: number;
+  /** The lead of the blocking modes: fixed (spinMs) or learned ("auto"). */
+  readonly lead: WakeLead | number;
   readonly #epochOffsetMs = Date.now() - performance.now();
   readonly #waker: ThreadWaker | null;
+  readonly #cell: Int32Array;
+  readonly #index: number;
+  readonly #interruptible: boolean;
+  /** [0] interrupt value last served; [1] wake-ups ended early by the interrupt; [2] blocking waits that timed out. */
+  readonly #counts = new Float64Array(3);
 
   constructor(opts: MonotonicClockOptions = {}) {
     this.wake = opts.wake ?? "spin";
     if (!WAKE_MODES.includes(this.wake)) throw new RangeError(`wake must be one of ${WAKE_MODES.join(", ")}; got ${String(this.wake)}`);
-    this.#spinMs = opts.spinMs ?? 0.2;
-    if (!(this.#spinMs >= 0 && this.#spinMs <= 2)) throw new RangeError(`spinMs must be between 0 and 2, got ${opts.spinMs}`);
+    const spin = opts.spinMs ?? "auto";
+    if (spin !== "auto" && !(spin >= 0 && spin <= 2)) throw new RangeError(`spinMs must be "auto" or between 0 and 2, got ${opts.spinMs}`);
+    this.lead = spin === "auto" ? new WakeLead() : spin;
     this.#waker = this.wake === "thread" ? ThreadWaker.shared() : null;
+    const i = opts.interrupt;
+    if (i && !(i.words instanceof Int32Array && i.words.buffer instanceof SharedArrayBuffer && Number.isInteger(i.index) && i.index >= 0 && i.index < i.words.length)) {
+      throw new RangeError("interrupt must name an Int32Array word over a SharedArrayBuffer");
+    }
+    this.#cell = i ? i.words : SLEEP_CELL;
+    this.#index = i ? i.index : 0;
+    this.#interruptible = i !== undefined;
+    if (i) this.#counts[0] = Atomics.load(i.words, i.index);
   }
   nowMs(): number {
     return performance.now();
@@ -88,16 +185,60 @@ export class MonotonicClock implements Clock {
   epochMs(): number {
     return this.#epochOffsetMs + performance.now();
   }
+  /** Blocking waits ended early by the interrupt (a message served at once), and those that ran to the lead. */
+  get wakeCounts(): { interrupted: number; timedOut: number } {
+    return { interrupted: this.#counts[1]!, timedOut: this.#counts[2]! };
+  }
+  #leadMs(): number {
+    return typeof this.lead === "number" ? this.lead : this.lead.ms;
+  }
+  /**
+   * Block until `targetMs` (the deadline minus the lead): WAITED when the futex wait ran out,
+   * INTERRUPTED when the interrupt ended it (or had moved since it was last served: a message is
+   * waiting), NO_WAIT when the target had passed already.
+   */
+  #block(targetMs: number): number {
+    const c = this.#counts;
+    if (this.#interruptible) {
+      const v = Atomics.load(this.#cell, this.#index);
+      if (v !== c[0]) {
+        c[0] = v;
+        c[1]!++;
+        return INTERRUPTED;
+      }
+    }
+    const left = targetMs - performance.now();
+    if (left <= 0) return NO_WAIT;
+    if (Atomics.wait(this.#cell, this.#index, c[0]!, left) === "timed-out") {
+      c[2]!++;
+      return WAITED;
+    }
+    c[0] = Atomics.load(this.#cell, this.#index);
+    c[1]!++;
+    return INTERRUPTED;
+  }
+  /** The end of a blocking wait: learn how late the futex woke (when it ran out), spin the rest of the lead. */
+  #finish(deadlineMs: number, targetMs: number, how: number): void {
+    if (how === WAITED && typeof this.lead !== "number") this.lead.record(performance.now() - targetMs);
+    spinUntil(deadlineMs);
+  }
   sleepUntil(deadlineMs: number): Promise<void> {
-    const spinMs = this.#spinMs;
     if (this.wake === "block") {
       return new Promise((resolve) => {
         if (deadlineMs - performance.now() <= 0) return resolve();
-        // One turn first (I/O ready now is served), then the thread sleeps; one turn after.
-        setImmediate(() => {
-          blockUntil(deadlineMs, spinMs);
-          setImmediate(resolve);
-        });
+        // One turn first (I/O ready now is served), then the thread sleeps until the lead; a turn
+        // after it (what arrived meanwhile lands in this cycle), then the spin. An interrupt ends
+        // the sleep early: one turn serves the message, then it sleeps again.
+        const phase = (): void => {
+          const target = deadlineMs - this.#leadMs();
+          const how = this.#block(target);
+          if (how === INTERRUPTED) return void setImmediate(phase);
+          setImmediate(() => {
+            this.#finish(deadlineMs, target, how);
+            resolve();
+          });
+        };
+        setImmediate(phase);
       });
     }
     const wait = this.wake === "wait";
@@ -108,7 +249,10 @@ export class MonotonicClock implements Clock {
         if (left <= 0) resolve();
         else if (left > 1.5) setTimeout(tick, left - 1);
         else if (wait) {
-          blockUntil(deadlineMs, spinMs);
+          const target = deadlineMs - this.#leadMs();
+          const how = this.#block(target);
+          if (how === INTERRUPTED) return void setImmediate(tick);
+          this.#finish(deadlineMs, target, how);
           resolve();
         } else setImmediate(tick);
       };
