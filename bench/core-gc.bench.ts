@@ -42,14 +42,14 @@ const ZERO_BYTES = 8;
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-type Hosts = {
+export type Hosts = {
   NaoHost: typeof import("../src/host/nao-host.js").NaoHost;
   P7Host: typeof import("../src/host/p7-host.js").P7Host;
   Tny360Host: typeof import("../src/host/tny360-host.js").Tny360Host;
 };
 
-/** The hosts from dist/ (built now if stale), so the core's worker runs the compiled entry, as under serve. */
-async function distHosts(): Promise<Hosts> {
+/** The hosts from dist/ (built now if stale), so the core's worker runs the compiled entry, as under serve (bench record uses it too). */
+export async function distHosts(): Promise<Hosts> {
   execFileSync(process.execPath, ["bin/build.js", "--incremental"], { cwd: root, stdio: "inherit" });
   const load = (m: string) => import(new URL(`../dist/host/${m}.js`, import.meta.url).href);
   return {

@@ -16,7 +16,12 @@
  * 2) of each, a core without a recording against a core recording to MCAP, started fresh per
  * phase. Reported from the core's own timing (health over the phase's cycles): jitter and
  * execution p99, late cycles, collections V8 started in the worker (target 0), records lost, MB
- * per minute; a verdict per body. BENCH_RECORD_NAO=0 skips the NAO part, BENCH_RECORD_BODIES=0 this one.
+ * per minute; a verdict per body. The hosts come from dist/ (built if stale), so the worker runs
+ * the compiled entry serve runs. Then, in each recording core's thread (src/runtime/allocation.ts):
+ * the JS heap allocated per cycle against the baseline core's, and V8's sampling heap profile of
+ * the recording code itself (src/record/, src/shm/: target 0 bytes; late-cycle events excepted,
+ * they allocate their JSON only when a cycle was late).
+ * BENCH_RECORD_NAO=0 skips the NAO part, BENCH_RECORD_BODIES=0 this one.
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,15 +36,17 @@ import { startLolaServer } from "../src/serve/lola/server.js";
 import { ByteRing } from "../src/shm/ring.js";
 import { verifyRecording } from "../src/verify/verify.js";
 import type { BodyKind } from "../src/bodies/registry.js";
-import { P7Host } from "../src/host/p7-host.js";
-import { Tny360Host } from "../src/host/tny360-host.js";
+import { distHosts, type Hosts } from "./core-gc.bench.js";
 import { fmt, median, timeIt } from "./util.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function run(): Promise<void> {
   if (process.env.BENCH_RECORD_NAO !== "0") await nao();
-  if (process.env.BENCH_RECORD_BODIES !== "0") for (const body of ["p7", "tny360"] as const) await workerBody(body);
+  if (process.env.BENCH_RECORD_BODIES !== "0") {
+    const hosts = await distHosts();
+    for (const body of ["p7", "tny360"] as const) await workerBody(hosts, body);
+  }
 }
 
 /** The bodies this part measures (the NAO has its own part above). */
@@ -56,22 +63,50 @@ interface BodyPhase {
   gc: number;
   dropped: number;
   mbPerMin: number;
+  /** JS heap the core's thread allocated per cycle (everything it runs). */
+  heapPerCycle: number;
+  /** Recording phases: bytes V8's sampling profile attributes to the recording code, and to late-cycle events. */
+  recordingBytes: number;
+  /** The recording code's sites that allocated ("function (file:line)": bytes). */
+  recordingSites: string[];
+  eventBytes: number;
+  sampledCycles: number;
 }
 
+/** Cycles measured for the allocation figures. */
+const ALLOC_CYCLES = QUICK ? 250 : 1000;
+
 /** One phase: a fresh threaded core, recording (its ring drained into MCAP) or not. */
-async function bodyPhase(body: ThreadedBody, recording: boolean, phaseS: number, file: string): Promise<BodyPhase> {
+async function bodyPhase(hosts: Hosts, body: ThreadedBody, recording: boolean, phaseS: number, file: string): Promise<BodyPhase> {
   const ring = recording ? ByteRing.create(RECORD_RING_BYTES) : null;
   const rec = ring ? { recordRing: ring.sab } : {};
-  const host = body === "p7" ? await P7Host.start({ seed: 1, ...rec }) : await Tny360Host.start({ seed: 1, remote: null, server: null, ...rec });
+  const host = body === "p7" ? await hosts.P7Host.start({ seed: 1, ...rec }) : await hosts.Tny360Host.start({ seed: 1, remote: null, server: null, ...rec });
   let recorder: Recorder | null = null;
   try {
     if (ring) recorder = await Recorder.start({ tap: new RecordTap(ByteRing.create(RECORD_RING_BYTES), host.clock), robot: host, transport: "sim", core: ring }, { path: file });
-    await sleep(500); // settle
+    await sleep(1500); // settle, and let the JIT optimize the taps (interpreted, a double field's load boxes its number)
     const h0 = await host.health();
     const c0 = host.cycles;
     await sleep(phaseS * 1000);
     const h1 = await host.health({ windowCycles: host.cycles - c0 });
     const p = recorder?.progress();
+    const alloc = await host.measureAllocation(ALLOC_CYCLES);
+    let recordingBytes = 0;
+    let eventBytes = 0;
+    const recordingSites: string[] = [];
+    let sampledCycles = 0;
+    if (recording) {
+      const profile = await host.allocationSites(ALLOC_CYCLES, 128, 1000);
+      sampledCycles = profile.cycles;
+      for (const s of profile.sites) {
+        if (!/\/(record|shm)\//.test(s.site)) continue;
+        if (/^(event|lateCycles) /.test(s.site)) eventBytes += s.bytes;
+        else {
+          recordingBytes += s.bytes;
+          recordingSites.push(`${s.site}: ${s.bytes} B`);
+        }
+      }
+    }
     return {
       recording,
       cycles: h1.cycle.windowCycles,
@@ -81,6 +116,11 @@ async function bodyPhase(body: ThreadedBody, recording: boolean, phaseS: number,
       gc: h1.cycle.core.gcCollections - h0.cycle.core.gcCollections,
       dropped: p?.dropped ?? 0,
       mbPerMin: p?.mbPerMin ?? 0,
+      heapPerCycle: alloc.heapBytes / Math.max(1, alloc.cycles),
+      recordingBytes,
+      recordingSites,
+      eventBytes,
+      sampledCycles,
     };
   } finally {
     await recorder?.stop();
@@ -88,7 +128,7 @@ async function bodyPhase(body: ThreadedBody, recording: boolean, phaseS: number,
   }
 }
 
-async function workerBody(body: ThreadedBody): Promise<void> {
+async function workerBody(hosts: Hosts, body: ThreadedBody): Promise<void> {
   const phaseS = Number(process.env.BENCH_RECORD_BODY_PHASE_S ?? (QUICK ? 2 : 5));
   const rounds = Number(process.env.BENCH_RECORD_BODY_ROUNDS ?? (QUICK ? 1 : 2));
   const dir = join(tmpdir(), `bl-bench-record-${body}-${process.pid}`);
@@ -97,7 +137,7 @@ async function workerBody(body: ThreadedBody): Promise<void> {
   console.log(`\n${body}, core in its worker: ${rounds} rounds of ${phaseS} s without and with a recording`);
   try {
     for (let i = 0; i < rounds * 2; i++) {
-      const r = await bodyPhase(body, i % 2 === 1, phaseS, join(dir, `round-${i}.mcap`));
+      const r = await bodyPhase(hosts, body, i % 2 === 1, phaseS, join(dir, `round-${i}.mcap`));
       rows.push(r);
       console.log(
         `  round ${Math.floor(i / 2) + 1} ${(r.recording ? "recording" : "baseline").padEnd(9)}: ${r.cycles} cycles, jitter p99 ${fmt(r.jitter, 3)} ms, exec p99 ${fmt(r.exec, 3)} ms, late ${r.late}, V8-started GCs in the worker ${r.gc}${r.recording ? `, ${r.dropped} records lost, ${fmt(r.mbPerMin, 2)} MB/min` : ""}`,
@@ -106,7 +146,7 @@ async function workerBody(body: ThreadedBody): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const of = (rec: boolean, k: "jitter" | "exec" | "mbPerMin") => median(rows.filter((r) => r.recording === rec).map((r) => r[k]));
+  const of = (rec: boolean, k: "jitter" | "exec" | "mbPerMin" | "heapPerCycle") => median(rows.filter((r) => r.recording === rec).map((r) => r[k]));
   const dj = of(true, "jitter") - of(false, "jitter");
   const de = of(true, "exec") - of(false, "exec");
   const base = rows.filter((r) => !r.recording).map((r) => r.jitter);
@@ -119,6 +159,16 @@ async function workerBody(body: ThreadedBody): Promise<void> {
     base.length < 2 ? "INCONCLUSIVE (one round: no baseline spread to judge by; run BENCH_RECORD_BODY_ROUNDS=3 or more)" : noise > 0.1 ? `INCONCLUSIVE (the baselines alone spread ${fmt(noise, 3)} ms)` : dj < 0.1 ? "PASS" : "FAIL";
   console.log(`  jitter p99: baseline ${fmt(of(false, "jitter"), 3)} ms, recording ${fmt(of(true, "jitter"), 3)} ms: ${dj >= 0 ? "+" : ""}${fmt(dj, 3)} ms   target < 0.1 ms: ${timing}`);
   console.log(`  exec p99  : baseline ${fmt(of(false, "exec"), 3)} ms, recording ${fmt(of(true, "exec"), 3)} ms: ${de >= 0 ? "+" : ""}${fmt(de, 3)} ms (${fmt(of(false, "exec") > 0 ? of(true, "exec") / of(false, "exec") : 0, 2)}×)`);
+  const recBytes = recRows.reduce((a, r) => a + r.recordingBytes, 0);
+  const evBytes = recRows.reduce((a, r) => a + r.eventBytes, 0);
+  const sampled = recRows.reduce((a, r) => a + r.sampledCycles, 0);
+  console.log(
+    `  core's JS heap per cycle: baseline ${fmt(of(false, "heapPerCycle"), 0)} B, recording ${fmt(of(true, "heapPerCycle"), 0)} B (${fmt(of(false, "heapPerCycle") > 0 ? of(true, "heapPerCycle") / of(false, "heapPerCycle") : 0, 2)}×; the core's own allocation is bench core-gc's subject)`,
+  );
+  console.log(
+    `  sampled in the recording code over ${sampled} cycles: ${recBytes} B (target 0: ${recBytes === 0 ? "PASS" : "FAIL"}); late-cycle events ${evBytes} B (only when a cycle was late)`,
+  );
+  for (const site of new Set(recRows.flatMap((r) => r.recordingSites))) console.log(`    ${site}`);
   console.log(`  worker GCs V8 started while recording: ${gc} (target 0: ${gc === 0 ? "PASS" : "FAIL"}); records lost: ${lost} (${lost === 0 ? "PASS" : "FAIL"}); written ${fmt(of(true, "mbPerMin"), 2)} MB per minute`);
 }
 
