@@ -100,7 +100,8 @@ async function bodyPhase(hosts: Hosts, body: ThreadedBody, recording: boolean, p
       sampledCycles = profile.cycles;
       for (const s of profile.sites) {
         if (!/\/(record|shm)\//.test(s.site)) continue;
-        if (/^(event|lateCycles) /.test(s.site)) eventBytes += s.bytes;
+        // tap.bytes → ring.write carries only the events here (no TNY-360 client: no API frames)
+        if (/^(event|lateCycles|bytes) |^write \(.*ring\.js/.test(s.site)) eventBytes += s.bytes;
         else {
           recordingBytes += s.bytes;
           recordingSites.push(`${s.site}: ${s.bytes} B`);
