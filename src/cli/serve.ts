@@ -593,7 +593,7 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   if (process.env.BODYLINK_TEST_HOOKS === "1") {
     // Test hook (test/rt/isolation.test.ts): SIGUSR2 blocks the main thread for 1 s, synchronously.
     process.on("SIGUSR2", () => {
-      if (stallCoreMs() > 0 && rt.host) return rt.host.testStallCore(stallCoreMs());
+      if (stallCoreMs() > 0 && rt.host) return void rt.host.testStallCore(stallCoreMs());
       const until = performance.now() + 1000;
       while (performance.now() < until) {
         // a stalled main thread: the worker's cycle must not notice

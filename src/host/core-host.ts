@@ -11,11 +11,17 @@
  *   the control words and the lease mirror the core updates after every change (core-shm.ts).
  * - E-stop: written into the control words (a request counter the core reads at the start of
  *   every cycle), so it takes effect at the core's next cycle whatever this thread does next.
+ * - Body commands that need no answer from the body (the NAO's joints/LEDs/sonar, the P7's
+ *   moves, the TNY-360's velocity, posture, enable bits, gait, joint overrides): validated here
+ *   with the in-thread robot's own rules and answers, then written into the body's preallocated
+ *   command mailbox (src/shm/mailbox.ts, the body region) under the lease's generation, answered
+ *   at once; the core takes the newest at the start of its next cycle (and before any request)
+ *   and drops it if the lease ended since (errors.staleCommands).
  * - Requests: a message to the core, answered by message (`callLater`: a promise, rejected with
- *   BL_ERR_CORE_UNRESPONSIVE after the timeout): a host with `asyncRequests` (the NAO) never
- *   waits for its core. Otherwise (P7, TNY-360 for now) the host waits on the shared reply buffer
- *   (Atomics.wait, at most `requestTimeoutMs`). The core answers between cycles. Bodies are
- *   validated here first (the API's schemas), so only small requests cross.
+ *   BL_ERR_CORE_UNRESPONSIVE after the timeout, BL_ERR_CORE_DIED once the core is gone): leases,
+ *   reset, health, the lifecycle, and the commands whose answer is the body's (the NAO's smooth
+ *   motions, the P7's clearError, the TNY-360's smooth sequences and leg positions). The core
+ *   answers between cycles. This thread never waits for its core: there is no blocking path.
  * - Watchdog: no new cycle for `stallAfterMs` → health says the core stalled (link "lost", the
  *   reason, errors.coreStalls); a core that dies → `onDied` (serve prints one line and exits 1).
  *
@@ -25,17 +31,13 @@ import { Worker } from "node:worker_threads";
 import type { BodyKind } from "../bodies/registry.js";
 import { BodylinkError, type ErrorCode } from "../errors.js";
 import { EventEmitter } from "node:events";
-import { type CoreBaseOptions, type CoreError, type CoreMessage, type CoreRegions, type CoreReply, CTL, coreRegions, replyRegion, STATE_START } from "../rt/core-shm.js";
+import { type CoreBaseOptions, type CoreError, type CoreMessage, type CoreRegions, type CoreReply, CTL, coreRegions, STATE_START } from "../rt/core-shm.js";
 import type { LifecycleState, TransitionTiming } from "../rt/lifecycle.js";
 import {
-  type AcquireResult,
   type AcquireResultOf,
-  Authority,
   type AuthorityEvents,
-  type Awaitable,
   type ControlAuthority,
   DEFAULT_LEASE_MS,
-  Lease,
   type LeaseHandle,
   type LeaseInfo,
   type LeaseSource,
@@ -52,8 +54,6 @@ import type { AllocationSample, AllocationSite } from "../runtime/allocation.js"
 export interface CoreHostOptions {
   /** How long a request waits for the core's answer, ms. Defaults to 500. */
   requestTimeoutMs?: number;
-  /** Requests answer by message (promises); the host's thread never waits for its core. Defaults to false (the reply buffer). */
-  asyncRequests?: boolean;
   /** No new cycle for this long counts as a stalled core, ms. Defaults to 10 periods. */
   stallAfterMs?: number;
 }
@@ -62,27 +62,24 @@ type Acquired = AcquireResultOf<LeaseHandle>;
 
 /** A host's start options split into the core's (they cross in workerData) and the host's own. */
 export function splitHostOptions<O extends CoreHostOptions>(opts: O): { core: Omit<O, keyof CoreHostOptions>; host: CoreHostOptions } {
-  const { requestTimeoutMs, stallAfterMs, asyncRequests, ...core } = opts;
+  const { requestTimeoutMs, stallAfterMs, ...core } = opts;
   return {
     core,
-    host: { ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}), ...(stallAfterMs !== undefined ? { stallAfterMs } : {}), ...(asyncRequests !== undefined ? { asyncRequests } : {}) },
+    host: { ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}), ...(stallAfterMs !== undefined ? { stallAfterMs } : {}) },
   };
 }
 
-/** The requests to one core: synchronous (the host waits on the reply buffer) or answered later (a message). */
+/** The requests to one core, each answered later by a message (never waited for). */
 export class CoreLink {
   readonly #worker: Worker;
   readonly #ctl: Int32Array;
-  readonly #reply: Uint8Array;
   readonly #timeoutMs: number;
   #nextId = 1;
-  readonly #decoder = new TextDecoder();
   readonly #later = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void; timer: NodeJS.Timeout }>();
 
   constructor(worker: Worker, buffer: SharedArrayBuffer, timeoutMs: number) {
     this.#worker = worker;
     this.#ctl = new Int32Array(buffer, 0, CTL.words);
-    this.#reply = replyRegion(buffer);
     this.#timeoutMs = timeoutMs;
   }
 
@@ -90,40 +87,48 @@ export class CoreLink {
     return this.#timeoutMs;
   }
 
-  /** Ask the core and wait for its answer (at most the request timeout; then BL_ERR_CORE_UNRESPONSIVE). */
-  call<T>(method: string, ...args: unknown[]): T {
-    const id = this.#nextId++;
-    this.#worker.postMessage({ type: "call", id, method, args });
-    wakeInterrupt(this.#ctl, CTL.wake); // a core asleep until its next cycle serves it now
-    const deadline = performance.now() + this.#timeoutMs;
-    for (;;) {
-      const seen = Atomics.load(this.#ctl, CTL.replyId);
-      if (seen === id) break;
-      const left = deadline - performance.now();
-      if (left <= 0) throw new BodylinkError("BL_ERR_CORE_UNRESPONSIVE", `${method}: no answer within ${this.#timeoutMs} ms`);
-      Atomics.wait(this.#ctl, CTL.replyId, seen, left);
-    }
-    const n = Atomics.load(this.#ctl, CTL.replyLength);
-    return unwrap(JSON.parse(this.#decoder.decode(this.#reply.slice(0, n))) as CoreReply) as T;
+  /** Ask the core; the answer comes as a message, within `timeoutMs` or BL_ERR_CORE_UNRESPONSIVE. Never blocks. */
+  callLater<T>(method: string, timeoutMs: number, ...args: unknown[]): Promise<T> {
+    return this.#call(false, method, timeoutMs, args);
   }
 
-  /** Ask the core; the answer comes as a message (the body answers after a tick). Never blocks. */
-  callLater<T>(method: string, timeoutMs: number, ...args: unknown[]): Promise<T> {
+  /**
+   * Like callLater, for a request whose effect on the body must come before the body commands
+   * posted after it (a smooth motion, clearError): until the core has answered it — even after
+   * the promise timed out — `ordering` is true, and the host holds its mailbox writes back; then
+   * `onOrderedDone` runs.
+   */
+  callOrdered<T>(method: string, timeoutMs: number, ...args: unknown[]): Promise<T> {
+    return this.#call(true, method, timeoutMs, args);
+  }
+
+  /** An ordered request the core has not answered yet. */
+  get ordering(): boolean {
+    return this.#ordered.size > 0;
+  }
+
+  /** Runs when the last ordered request on its way has been answered by the core. */
+  onOrderedDone: (() => void) | null = null;
+  readonly #ordered = new Set<number>();
+
+  #call<T>(ordered: boolean, method: string, timeoutMs: number, args: unknown[]): Promise<T> {
     if (this.#down) return Promise.reject(this.#down);
     const id = this.#nextId++;
+    if (ordered) this.#ordered.add(id);
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#later.delete(id);
         reject(new BodylinkError("BL_ERR_CORE_UNRESPONSIVE", `${method}: no answer within ${timeoutMs} ms`));
       }, timeoutMs);
       this.#later.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
-      this.#worker.postMessage({ type: "call", id, method, args, async: true });
-      wakeInterrupt(this.#ctl, CTL.wake);
+      this.#worker.postMessage({ type: "call", id, method, args });
+      wakeInterrupt(this.#ctl, CTL.wake); // a core asleep until its next cycle serves it now
     });
   }
 
   /** A `reply` message from the core. */
   settle(id: number, reply: CoreReply): void {
+    if (this.#ordered.delete(id) && this.#ordered.size === 0) this.onOrderedDone?.();
     const p = this.#later.get(id);
     if (!p) return;
     this.#later.delete(id);
@@ -140,6 +145,7 @@ export class CoreLink {
   /** The core is gone: every pending answer fails, and so does every later request (BL_ERR_CORE_DIED). */
   failAll(why: string): void {
     this.#down = new BodylinkError("BL_ERR_CORE_DIED", why);
+    this.#ordered.clear();
     for (const [id, p] of this.#later) {
       clearTimeout(p.timer);
       p.reject(this.#down);
@@ -173,57 +179,30 @@ export interface HostControlParts {
   readonly core: CoreLink;
   readonly ctl: Int32Array;
   readonly mirror: LeaseMirror;
-  readonly clock: MonotonicClock;
-}
-
-/** The latch as a host knows it: the core's control word, its own request not yet taken, the core's last report. */
-class HostLatch {
-  readonly #ctl: Int32Array;
-  estop: EstopState = ESTOP_CLEAR;
-  requested: EstopState | null = null;
-  constructor(ctl: Int32Array) {
-    this.#ctl = ctl;
-  }
-  pending(): boolean {
-    return Atomics.load(this.#ctl, CTL.estopRequests) !== Atomics.load(this.#ctl, CTL.estopTaken);
-  }
-  get latched(): boolean {
-    return Atomics.load(this.#ctl, CTL.estopLatched) !== 0 || this.pending();
-  }
-  get state(): EstopState {
-    return !this.estop.latched && this.requested && this.latched ? this.requested : this.estop;
-  }
-}
-
-/** What CoreHost needs of its authority, whichever kind. */
-export interface HostAuthorityControl extends ControlAuthority {
-  readonly latched: boolean;
-  readonly estop: EstopState;
-  /** An e-stop request the core has not taken yet. */
-  pendingEstop(): boolean;
-  /** The latch the host asked for (shown until the core reports its own). */
-  requested(s: EstopState): void;
-  /** The core's latch as a reply reported it. */
-  known(s: EstopState): void;
-  relay<E extends keyof AuthorityEvents>(event: E, args: AuthorityEvents[E]): void;
 }
 
 /**
- * The Authority as a host that never waits sees it (the NAO's): reads come from the core's
- * control words and lease mirror in shared memory; changes go to the core's one Authority and
- * answer by message (promises, bounded by the request timeout). Events are the core's, relayed.
+ * The Authority as a host sees it (one per threaded core; the host never waits for its core):
+ * reads come from the core's control words and lease mirror in shared memory; changes go to the
+ * core's one Authority and answer by message (promises, bounded by the request timeout). Events
+ * are the core's, relayed. The latch: the core's control word, or this host's request the core has
+ * not taken yet (commands are refused from the request on), shown as the core last reported it.
  */
-export class HostAuthority extends EventEmitter<AuthorityEvents> implements ControlAuthority, HostAuthorityControl {
+export class HostAuthority extends EventEmitter<AuthorityEvents> implements ControlAuthority {
   readonly #core: CoreLink;
+  readonly #ctl: Int32Array;
   readonly #mirror: LeaseMirror;
-  readonly #latch: HostLatch;
   readonly #gen = new Int32Array(1);
+  /** The latch as the core last reported it (a reply, an event, estopTaken). */
+  #estop: EstopState = ESTOP_CLEAR;
+  /** The latch this host asked for, shown until the core reports its own. */
+  #requested: EstopState | null = null;
 
   constructor(parts: HostControlParts) {
     super();
     this.#core = parts.core;
+    this.#ctl = parts.ctl;
     this.#mirror = parts.mirror;
-    this.#latch = new HostLatch(parts.ctl);
   }
 
   holder(): LeaseInfo | null {
@@ -241,19 +220,22 @@ export class HostAuthority extends EventEmitter<AuthorityEvents> implements Cont
   }
   /** Latched in the core, or requested here and not taken yet (commands are refused from the request on). */
   get latched(): boolean {
-    return this.#latch.latched;
+    return Atomics.load(this.#ctl, CTL.estopLatched) !== 0 || this.pendingEstop();
   }
   get estop(): EstopState {
-    return this.#latch.state;
+    return !this.#estop.latched && this.#requested && this.latched ? this.#requested : this.#estop;
   }
+  /** An e-stop request the core has not taken yet. */
   pendingEstop(): boolean {
-    return this.#latch.pending();
+    return Atomics.load(this.#ctl, CTL.estopRequests) !== Atomics.load(this.#ctl, CTL.estopTaken);
   }
+  /** The latch the host asked for (shown until the core reports its own). */
   requested(s: EstopState): void {
-    this.#latch.requested = s;
+    this.#requested = s;
   }
+  /** The core's latch as a reply reported it. */
   known(s: EstopState): void {
-    this.#latch.estop = s;
+    this.#estop = s;
   }
 
   async acquire(owner: string, source: LeaseSource, leaseMs = DEFAULT_LEASE_MS): Promise<Acquired> {
@@ -282,64 +264,7 @@ export class HostAuthority extends EventEmitter<AuthorityEvents> implements Cont
   }
   /** Events the core's Authority emitted (async: they cross as messages). */
   relay<E extends keyof AuthorityEvents>(event: E, args: AuthorityEvents[E]): void {
-    if (event === "estop" || event === "reset") this.#latch.estop = args[0] as EstopState;
-    (this.emit as (e: E, ...a: AuthorityEvents[E]) => boolean)(event, ...args);
-  }
-}
-
-/**
- * The Authority as a host that still waits for its core sees it (P7, TNY-360 for now; callers use
- * it as a synchronous Authority): reads from the mirror like HostAuthority, changes on the reply
- * buffer (Atomics.wait, at most the request timeout, then BL_ERR_CORE_UNRESPONSIVE).
- */
-export class SyncHostAuthority extends Authority implements HostAuthorityControl {
-  readonly #core: CoreLink;
-  readonly #mirror: LeaseMirror;
-  readonly #latch: HostLatch;
-  constructor(parts: HostControlParts) {
-    super(parts.clock);
-    this.#core = parts.core;
-    this.#mirror = parts.mirror;
-    this.#latch = new HostLatch(parts.ctl);
-  }
-  override holder(): LeaseInfo | null {
-    return this.#mirror.read();
-  }
-  override acquire(owner: string, source: LeaseSource, leaseMs = DEFAULT_LEASE_MS): AcquireResult {
-    const r = this.#core.call<{ ok: true; id: string } | Exclude<AcquireResult, { ok: true }>>("acquire", owner, source, leaseMs);
-    return r.ok ? { ok: true, lease: new Lease(this, r.id) } : r;
-  }
-  override isHeld(id: string | undefined | null): boolean {
-    if (!id) return false;
-    const h = this.#mirror.read();
-    return h !== null && h.id === id;
-  }
-  override renew(id: string, leaseMs = DEFAULT_LEASE_MS): boolean {
-    return this.#core.call("renew", id, leaseMs);
-  }
-  override release(id: string): boolean {
-    return this.#core.call("release", id);
-  }
-  override revoke(): void {
-    this.#core.call("revoke");
-  }
-  override get estop(): EstopState {
-    return this.#latch.state;
-  }
-  override get latched(): boolean {
-    return this.#latch.latched;
-  }
-  pendingEstop(): boolean {
-    return this.#latch.pending();
-  }
-  requested(s: EstopState): void {
-    this.#latch.requested = s;
-  }
-  known(s: EstopState): void {
-    this.#latch.estop = s;
-  }
-  relay<E extends keyof AuthorityEvents>(event: E, args: AuthorityEvents[E]): void {
-    if (event === "estop" || event === "reset") this.#latch.estop = args[0] as EstopState;
+    if (event === "estop" || event === "reset") this.#estop = args[0] as EstopState;
     (this.emit as (e: E, ...a: AuthorityEvents[E]) => boolean)(event, ...args);
   }
 }
@@ -387,8 +312,8 @@ export abstract class CoreHost {
   abstract readonly kind: BodyKind;
   readonly periodMs: number;
   readonly clock = new MonotonicClock();
-  /** The body's control authority as this host sees it (HostAuthority or SyncHostAuthority, per body). */
-  abstract readonly authority: HostAuthorityControl;
+  /** The body's control authority as this host sees it. */
+  abstract readonly authority: HostAuthority;
   /** What a subclass builds its authority from. */
   protected readonly control: HostControlParts;
   defaultStopCategory: StopCategory = 1;
@@ -416,8 +341,6 @@ export abstract class CoreHost {
   #died: ((line: string) => void) | null = null;
   #diedLine: string | null = null;
   readonly #events = new Map<string, Array<(m: CoreMessage & { type: string }) => void>>();
-  /** Requests answer by message (CoreHostOptions.asyncRequests). */
-  protected readonly asyncRequests: boolean;
   readonly #estopText: ReturnType<typeof buildViews<typeof ESTOP_REQUEST_LAYOUT>>;
   readonly #estopTextLock: SeqLock;
   /** E-stop requests waiting for the core to take them (resolved by its "estopTaken" message). */
@@ -429,14 +352,14 @@ export abstract class CoreHost {
     this.periodMs = periodMs;
     this.#worker = worker;
     this.core = new CoreLink(worker, buffer, opts.requestTimeoutMs ?? 500);
+    this.core.onOrderedDone = () => this.commandsReleased();
     this.#ctl = new Int32Array(buffer, 0, CTL.words);
     this.#channel = channel as StateReader<CoreHost>;
     this.#stallAfterMs = opts.stallAfterMs ?? 10 * periodMs;
-    this.asyncRequests = opts.asyncRequests ?? false;
     const r = REGIONS.get(buffer)!;
     this.#estopText = buildViews(ESTOP_REQUEST_LAYOUT, buffer, r.estopStart);
     this.#estopTextLock = new SeqLock(this.#ctl, CTL.estopTextSeq);
-    this.control = { core: this.core, ctl: this.#ctl, mirror: new LeaseMirror(buffer, r.leaseStart, this.#ctl, CTL.leaseSeq), clock: this.clock };
+    this.control = { core: this.core, ctl: this.#ctl, mirror: new LeaseMirror(buffer, r.leaseStart, this.#ctl, CTL.leaseSeq) };
   }
 
   /**
@@ -474,6 +397,7 @@ export abstract class CoreHost {
     if (m.type === "event") this.authority.relay(m.event as keyof AuthorityEvents, m.args as never);
     else if (m.type === "reply") this.core.settle(m.id, m.reply);
     else if (m.type === "estopTaken") this.#estopTaken(m.n, m.state as EstopState);
+    else if (m.type === "testStalling") for (const f of this.#stallsBegun.splice(0)) f();
     else if (m.type === "died") this.#diedLine = `BL_ERR_CORE_DIED: the real-time core died (${m.message}); ${m.detail}`;
     else for (const l of this.#events.get(m.type) ?? []) l(m);
   }
@@ -531,6 +455,9 @@ export abstract class CoreHost {
     }
   }
 
+  /** The core answered the last ordered request (CoreLink.callOrdered): write the body commands held back meanwhile. */
+  protected commandsReleased(): void {}
+
   /** After each copy of the core's state: a body adjusts its mirror (e.g. link "lost" while `stalled`). */
   protected mirrored(_stalled: boolean): void {}
 
@@ -575,29 +502,16 @@ export abstract class CoreHost {
     };
   }
 
-  /** A request whose answer changes the state: the mirror is refreshed before it returns. */
-  protected ask<T>(method: string, ...args: unknown[]): T {
-    const r = this.core.call<T>(method, ...args);
-    this.refresh();
-    return r;
-  }
-
   /**
    * Emergency stop through the control words: the request is in shared memory before this returns,
    * and the core engages it at the start of its next cycle whatever this thread does next (blocks,
-   * stalls). With `asyncRequests`: resolves with the latch once the core took it, rejects with
-   * BL_ERR_CORE_UNRESPONSIVE when it took none within the timeout (it stays requested: a core that
-   * cycles again takes it), BL_ERR_CORE_DIED when the core is gone. Otherwise it waits for the
-   * core's answer on the reply buffer, as the other requests do.
+   * stalls). Resolves with the latch once the core took it, rejects with BL_ERR_CORE_UNRESPONSIVE
+   * when it took none within the timeout (it stays requested: a core that cycles again takes it),
+   * BL_ERR_CORE_DIED when the core is gone.
    */
-  estop(req: EstopRequest): Awaitable<EstopState> {
-    if (this.#closed) {
-      const gone = new BodylinkError("BL_ERR_CORE_DIED", "the real-time core is not running");
-      if (this.asyncRequests) return Promise.reject(gone);
-      throw gone;
-    }
+  estop(req: EstopRequest): Promise<EstopState> {
+    if (this.#closed) return Promise.reject(new BodylinkError("BL_ERR_CORE_DIED", "the real-time core is not running"));
     const n = this.#requestEstop(req);
-    if (!this.asyncRequests) return this.ask("estopState"); // answered after the core engaged it (it reads the word first)
     return new Promise<EstopState>((resolve, reject) => {
       const timer = setTimeout(() => {
         const i = this.#estopWaits.findIndex((w) => w.timer === timer);
@@ -643,36 +557,23 @@ export abstract class CoreHost {
     this.refresh();
   }
 
-  emergencyStop(reason: string, category?: StopCategory): Awaitable<EstopState> {
+  emergencyStop(reason: string, category?: StopCategory): Promise<EstopState> {
     return this.estop({ source: "local", reason, ...(category === undefined ? {} : { category }) });
   }
-  resetEstop(req: EstopResetRequest): Awaitable<EstopState> {
-    if (!this.asyncRequests) return this.ask("resetEstop", req);
+  resetEstop(req: EstopResetRequest): Promise<EstopState> {
     return this.core.callLater<EstopState>("resetEstop", this.core.timeoutMs, req).then((s) => {
       this.authority.known(s);
       this.refresh();
       return s;
     });
   }
-  /** The latch as known now (never waits with `asyncRequests`). */
+  /** The latch as known now (never waits). */
   estopState(): EstopState {
-    return this.asyncRequests ? this.authority.estop : this.core.call("estopState");
+    return this.authority.estop;
   }
 
   /** The core's health; while it is stalled (or does not answer), the last one with the watchdog's verdict. */
-  health(opts: HealthOptions = {}): Awaitable<RobotHealth> {
-    if (!this.asyncRequests) {
-      let answered = false;
-      if (!this.#stalled && !this.#closed) {
-        try {
-          this.#lastHealth = this.core.call<RobotHealth>("health", opts.windowCycles ?? null);
-          answered = true;
-        } catch {
-          // fall through: the last health, marked below
-        }
-      }
-      return this.#verdict(answered);
-    }
+  health(opts: HealthOptions = {}): Promise<RobotHealth> {
     if (this.#stalled || this.#closed) return Promise.resolve(this.#verdict(false));
     return this.core.callLater<RobotHealth>("health", this.core.timeoutMs, opts.windowCycles ?? null).then(
       (h) => {
@@ -702,7 +603,7 @@ export abstract class CoreHost {
       ...base,
       ...(down ? { link: "lost" as const, safety: this.#closed ? ("core_stopped" as const) : ("core_stalled" as const), safetyReason: this.#closed ? "the real-time core is not running" : `the real-time core stalled: no cycle for more than ${this.#stallAfterMs} ms` } : {}),
       errors: this.#withHostErrors(base.errors),
-      ...(down && this.asyncRequests ? { estop: this.authority.estop } : {}),
+      ...(down ? { estop: this.authority.estop } : {}),
     };
   }
 
@@ -722,8 +623,8 @@ export abstract class CoreHost {
   }
 
   /** The core's lifecycle (state, last error, driver errors, whether its loop runs). */
-  lifecycle(): CoreLifecycle {
-    return this.core.call("lifecycle");
+  lifecycle(): Promise<CoreLifecycle> {
+    return this.core.callLater("lifecycle", this.core.timeoutMs);
   }
 
   /** Resolves once a transition the core's wrapper runs in the background (a driver error) is done. */
@@ -764,14 +665,17 @@ export abstract class CoreHost {
     return this.core.callLater("allocationSites", 10_000 + cycles * this.periodMs * 4, cycles, intervalBytes, top);
   }
 
-  /** Test hook (a core started with testStalls): block the core's thread for `ms` (fire and forget). */
-  testStallCore(ms: number): void {
+  /** Test hook (a core started with testStalls): block the core's thread for `ms`; resolves once it is blocked. */
+  testStallCore(ms: number): Promise<void> {
+    const begun = new Promise<void>((resolve) => this.#stallsBegun.push(resolve));
     void this.core.callLater("testStall", ms + 10_000, ms).catch(() => {});
+    return begun;
   }
+  readonly #stallsBegun: Array<() => void> = [];
 
   /** Test hook (a core started with testFaults): the driver throws in read and/or write until told otherwise. */
-  injectDriverFault(f: { read: boolean; write: boolean }): void {
-    this.core.call("testFault", f);
+  injectDriverFault(f: { read: boolean; write: boolean }): Promise<boolean> {
+    return this.core.callLater("testFault", this.core.timeoutMs, f);
   }
 }
 

@@ -34,6 +34,8 @@ export class NaoHost extends CoreHost implements NaoBody {
   #outMask = 0;
   #outGeneration = -1;
   #lastWrite = 0;
+  /** Merged keys not written yet (held back while a smooth motion request is on its way). */
+  #dirty = false;
   #mailbox: Mailbox<typeof NAO_COMMAND_LAYOUT> | null = null;
   /** The newest state the core published (refreshed before every cycle listener runs, and after every command). */
   readonly state = new NaoState();
@@ -89,8 +91,8 @@ export class NaoHost extends CoreHost implements NaoBody {
     const refused = leaseError(this.authority, leaseId);
     if (refused) return { ok: false, error: refused };
     const box = this.#mailbox!;
-    // The core took the last write (or the lease changed): start a new merge.
-    if (box.taken === this.#lastWrite || generation !== this.#outGeneration) this.#outMask = 0;
+    // The core took the last write (and nothing is held back), or the lease changed: start a new merge.
+    if ((!this.#dirty && box.taken === this.#lastWrite) || generation !== this.#outGeneration) this.#outMask = 0;
     this.#outGeneration = generation;
     const problems = applyCommandUpdate(this.#out, update);
     const bad = new Set(problems.map((p) => p.key));
@@ -98,9 +100,19 @@ export class NaoHost extends CoreHost implements NaoBody {
     for (const k of Object.keys(NAO_COMMAND_KEY) as Array<keyof typeof NAO_COMMAND_KEY>) if (update[k] !== undefined && !bad.has(k)) mask |= NAO_COMMAND_KEY[k];
     if (mask === 0) return { ok: true, problems };
     this.#outMask |= mask;
+    this.#dirty = true;
+    if (!this.core.ordering) this.commandsReleased();
+    return { ok: true, problems };
+  }
+
+  /** Write the merge (held back while a smooth motion request is on its way: a command after it must reach the core after it). */
+  protected override commandsReleased(): void {
+    if (!this.#dirty) return;
+    this.#dirty = false;
     const out = this.#out;
     const m = this.#outMask;
-    this.#lastWrite = box.write((slot) => {
+    const generation = this.#outGeneration;
+    this.#lastWrite = this.#mailbox!.write((slot) => {
       slot.header[0] = m;
       slot.header[1] = generation;
       slot.Position.set(out.position);
@@ -108,12 +120,11 @@ export class NaoHost extends CoreHost implements NaoBody {
       for (const g of LED_GROUP_NAMES) slot[g].set(out.leds[g]);
       slot.Sonar.set(out.sonar);
     });
-    return { ok: true, problems };
   }
   smoothEnable(leaseId: string): Promise<{ ok: true; estimatedS: number } | NaoRefusal> {
-    return this.core.callLater("smoothEnable", this.core.timeoutMs, leaseId);
+    return this.core.callOrdered("smoothEnable", this.core.timeoutMs, leaseId);
   }
   smoothDisable(leaseId: string): Promise<{ ok: true; estimatedS: number } | NaoRefusal> {
-    return this.core.callLater("smoothDisable", this.core.timeoutMs, leaseId);
+    return this.core.callOrdered("smoothDisable", this.core.timeoutMs, leaseId);
   }
 }

@@ -44,6 +44,9 @@ export class P7Host extends CoreHost implements P7Body {
   readonly #targets = new Float64Array(P7_JOINT_COUNT);
   readonly #speeds = new Float64Array(P7_JOINT_COUNT);
   readonly #scales = new Float64Array(2);
+  /** The newest validated command, until it is written (held back while a clearError is on its way). */
+  readonly #held = { header: new Uint32Array(2), targetsRad: new Float64Array(P7_JOINT_COUNT), speedRadS: new Float64Array(P7_JOINT_COUNT) };
+  #heldBack = false;
 
   /** Start the P7 core in its worker; resolves once it is cycling. */
   static async start(opts: P7HostOptions): Promise<P7Host> {
@@ -107,7 +110,8 @@ export class P7Host extends CoreHost implements P7Body {
 
   /** Which joints were cleared is the arm's answer: a request to the core (bounded by the request timeout). */
   async clearError(leaseId: string, joint?: number): Promise<P7CommandResult<P7ClearAccepted>> {
-    const r = await this.core.callLater<P7CommandResult<P7ClearAccepted>>("clearError", this.core.timeoutMs, leaseId, joint ?? null);
+    // ordered: it holds the arm where it is, so a move posted after it must reach the core after it
+    const r = await this.core.callOrdered<P7CommandResult<P7ClearAccepted>>("clearError", this.core.timeoutMs, leaseId, joint ?? null);
     this.refresh(); // the cleared ids are published before the answer
     return r;
   }
@@ -122,15 +126,28 @@ export class P7Host extends CoreHost implements P7Body {
     return { ok: false, error };
   }
 
-  /** The validated targets (and speeds) into the mailbox under the generation read before the lease check: newest wins, never waits. */
+  /**
+   * The validated targets (and speeds) into the mailbox under the generation read before the lease
+   * check: newest wins, never waits. While a clearError is on its way to the core, the newest
+   * command is held here and written once the core answered it (so it lands after it, as in one thread).
+   */
   #post(kind: number, generation: number): void {
-    const targets = this.#targets;
-    const speeds = this.#speeds;
+    this.#held.header[0] = kind;
+    this.#held.header[1] = generation;
+    this.#held.targetsRad.set(this.#targets);
+    this.#held.speedRadS.set(this.#speeds);
+    this.#heldBack = true;
+    if (!this.core.ordering) this.commandsReleased();
+  }
+
+  protected override commandsReleased(): void {
+    if (!this.#heldBack) return;
+    this.#heldBack = false;
+    const held = this.#held;
     this.#mailbox!.write((slot) => {
-      slot.header[0] = kind;
-      slot.header[1] = generation;
-      slot.targetsRad.set(targets);
-      slot.speedRadS.set(speeds);
+      slot.header.set(held.header);
+      slot.targetsRad.set(held.targetsRad);
+      slot.speedRadS.set(held.speedRadS);
     });
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Every threaded core's shared buffer, whatever the body, laid out as data:
  *
- *   control words (Int32, CTL) │ state (seqlock) │ lease mirror (seqlock) │ e-stop request │ body region │ reply buffer
+ *   control words (Int32, CTL) │ state (seqlock) │ lease mirror (seqlock) │ e-stop request │ body region
  *
  * - control words, updated with Atomics: the cycle count (the host's watchdog), the lease
  *   generation, whether a lease is held and its deadline in cycles, the e-stop latch and category
@@ -11,10 +11,12 @@
  * - state: the body's layout table (src/bodies/<body>/layout.ts) under the seqlock CTL.stateSeq;
  * - lease mirror: the holder, for the host's reads without asking (src/shm/lease-mirror.ts);
  * - e-stop request: the source and reason texts of the host's latest request (ESTOP_REQUEST_LAYOUT);
- * - body region: the body's own host → core channel (the NAO's command mailbox, src/shm/mailbox.ts);
- * - reply buffer: answers to the requests a host still waits for synchronously (P7, TNY-360 commands);
+ * - body region: the body's own host → core channel: its command mailbox (src/shm/mailbox.ts over
+ *   the body's command layout table: NAO_COMMAND_LAYOUT, P7_COMMAND_LAYOUT, TNY360_COMMAND_LAYOUT).
  * - the wake word (CTL.wake): the host bumps it after posting a request, which ends the core's
  *   blocking wait early (its clock's interrupt), so a request is not held until the next cycle.
+ * Requests and their answers cross as messages, never through this buffer: nothing here is waited on
+ * by the host.
  *
  * Written by the core (src/rt/core-worker.ts), read by its host (src/host/core-host.ts), except
  * the e-stop request and the body region, which only the host writes. Pure data.
@@ -29,10 +31,7 @@ export const CTL = {
   stateSeq: 0,
   /** Cycles the core has run (the host's watchdog compares it over time; the host runs its cycle listeners when it moves). */
   cycles: 1,
-  /** Id of the request the reply buffer answers now. */
-  replyId: 2,
-  /** Bytes of UTF-8 JSON in the reply buffer. */
-  replyLength: 3,
+  // 2, 3: free (they were the reply buffer's words)
   /** Seqlock sequence of the lease mirror. */
   leaseSeq: 4,
   /** Core → host: the Authority's generation (changes with every change of holder). */
@@ -60,7 +59,6 @@ export const CTL = {
 } as const;
 
 export const STATE_START = CTL.words * 4;
-export const REPLY_BYTES = 256 * 1024;
 
 const align8 = (n: number) => Math.ceil(n / 8) * 8;
 
@@ -69,7 +67,6 @@ export interface CoreRegions {
   readonly estopStart: number;
   /** The body's own region (`bodyBytes` long), e.g. the NAO's command mailbox. */
   readonly bodyStart: number;
-  readonly replyStart: number;
   readonly totalBytes: number;
 }
 
@@ -78,13 +75,7 @@ export function coreRegions(stateBytes: number, bodyBytes = 0): CoreRegions {
   const leaseStart = align8(STATE_START + stateBytes);
   const estopStart = align8(leaseStart + LEASE_MIRROR_BYTES);
   const bodyStart = align8(estopStart + layoutBytes(ESTOP_REQUEST_LAYOUT));
-  const replyStart = align8(bodyStart + bodyBytes);
-  return { leaseStart, estopStart, bodyStart, replyStart, totalBytes: replyStart + REPLY_BYTES };
-}
-
-/** The reply buffer: the buffer's last REPLY_BYTES (coreRegions puts it there, 8-aligned). */
-export function replyRegion(buffer: SharedArrayBuffer): Uint8Array {
-  return new Uint8Array(buffer, buffer.byteLength - REPLY_BYTES);
+  return { leaseStart, estopStart, bodyStart, totalBytes: align8(bodyStart + bodyBytes) };
 }
 
 /** What every core takes, besides its body's own options. */
@@ -125,4 +116,6 @@ export type CoreMessage =
   | { type: "reply"; id: number; reply: CoreReply }
   | { type: "died"; message: string; detail: string }
   /** The core engaged the host's e-stop requests up to `n`; the latch as it is now. */
-  | { type: "estopTaken"; n: number; state: unknown };
+  | { type: "estopTaken"; n: number; state: unknown }
+  /** Test hook: the core's thread is blocked from now on (the "testStall" request). */
+  | { type: "testStalling" };

@@ -14,12 +14,13 @@
  * - e-stop, host → core: a request counter in the control words, read at the start of every cycle
  *   (Lifecycle.input) and before every request: an e-stop takes effect at the next cycle even if
  *   the host then blocks for good;
- * - the body's own channel (the NAO's command mailbox, validated on the host): read at the start
- *   of every cycle too;
- * - requests, host → core: prepare-side calls (leases, smooth motions, reset, health, lifecycle)
- *   as messages, answered between cycles by message (the host awaits them with a timeout), or
- *   through the shared reply buffer for a host that still waits (P7, TNY-360 body commands). After
- *   every request the state is published again, so the host sees its effect at once;
+ * - the body's own channel (its command mailbox, validated on the host): read at the start of
+ *   every cycle too, and before every request (a command posted before a request takes effect
+ *   before it, as it would in one thread);
+ * - requests, host → core: prepare-side calls (leases, reset, health, lifecycle, the commands
+ *   whose answer is the body's) as messages, answered between cycles by message (the host awaits
+ *   them with a timeout; it never waits on shared memory). After every request the state is
+ *   published again, so the host sees its effect at once;
  * - events, core → host: authority changes, e-stop taken, "died".
  *
  * A fatal error (an uncaught exception here) first puts the body in its safe state (the body's
@@ -40,7 +41,7 @@ import { ESTOP_REQUEST_LAYOUT } from "../shm/control-layout.js";
 import { buildViews } from "../shm/layout.js";
 import { LeaseMirror } from "../shm/lease-mirror.js";
 import { SeqLock } from "../shm/seqlock.js";
-import { type CoreBaseOptions, type CoreError, type CoreMessage, type CoreRegions, type CoreReply, CTL, replyRegion, STATE_START } from "./core-shm.js";
+import { type CoreBaseOptions, type CoreError, type CoreMessage, type CoreRegions, type CoreReply, CTL, STATE_START } from "./core-shm.js";
 import type { Lifecycle } from "./lifecycle.js";
 
 /** What a core's runtime object has (NaoRobot, P7Robot, Tny360Robot). */
@@ -196,14 +197,13 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
   const estopTextLock = new SeqLock(ctl, CTL.estopTextSeq);
   const bodyInput = body.input ? body.input(buffer, regions.bodyStart) : null;
   const decoder = new TextDecoder();
-  const reply = replyRegion(buffer);
-  const encoder = new TextEncoder();
   const faults: DriverFaults = { read: false, write: false };
   const handlers: Record<string, CoreHandler<R>> = { ...(COMMON as Record<string, CoreHandler<R>>), ...body.handlers };
   // test hooks ("test…") exist only in a core started for tests
   for (const name of Object.keys(handlers)) if (name.startsWith("test") && !options.testFaults) delete handlers[name];
   if (options.testStalls) {
     handlers.testStall = (_r, ms: number) => {
+      port.postMessage({ type: "testStalling" }); // delivered while this thread is blocked: the host knows when the stall began
       const end = performance.now() + ms;
       while (performance.now() < end); // the core's thread runs nothing else meanwhile: no cycle, no answer
       return true;
@@ -256,16 +256,7 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
     post({ type: "estopTaken", n, state: JSON.parse(JSON.stringify(state)) as unknown });
   };
 
-  const answer = (id: number, value: CoreReply): void => {
-    let json = JSON.stringify(value);
-    if (json.length * 3 > reply.length) json = JSON.stringify({ ok: false, error: { code: "BL_ERR_API_INTERNAL", status: 500, message: "core reply too large" } });
-    const { written } = encoder.encodeInto(json, reply);
-    Atomics.store(ctl, CTL.replyLength, written);
-    Atomics.store(ctl, CTL.replyId, id);
-    Atomics.notify(ctl, CTL.replyId);
-  };
-
-  port.on("message", (m: { type: "call"; id: number; method: string; args: unknown[]; async?: boolean } | { type: "stop" }) => {
+  port.on("message", (m: { type: "call"; id: number; method: string; args: unknown[] } | { type: "stop" }) => {
     if (m.type === "stop") {
       void stop().then(() => process.exit(0));
       return;
@@ -274,15 +265,15 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
     const h = handlers[m.method];
     const respond = (value: CoreReply): void => {
       if (r) channel.publish(r); // the host reads the request's effect at once
-      if (m.async) post({ type: "reply", id: m.id, reply: value });
-      else answer(m.id, value);
+      post({ type: "reply", id: m.id, reply: value });
     };
     if (!r || !h) return respond({ ok: false, error: { code: "BL_ERR_API_INTERNAL", status: 500, message: `core: no ${m.method}` } });
     try {
       pollEstop(r);
+      // Commands the host posted before this request take effect before it, as in one thread.
+      bodyInput?.(r, performance.now());
       const v = (h as (r: R, ...a: unknown[]) => unknown)(r, ...m.args);
       if (v instanceof Promise) {
-        if (!m.async) return respond({ ok: false, error: { code: "BL_ERR_API_INTERNAL", status: 500, message: `core: ${m.method} answers later; call it asynchronously` } });
         v.then(
           (x) => respond({ ok: true, value: plain(x) }),
           (e: unknown) => respond({ ok: false, error: errorOf(e) }),

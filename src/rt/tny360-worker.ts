@@ -12,7 +12,11 @@ import { Tny360Robot } from "../runtime/tny360-robot.js";
 import { startTnyServer } from "../serve/tny/server.js";
 import { ByteRing } from "../shm/ring.js";
 import { tny360StateChannel } from "../shm/tny360-state.js";
-import { actionByCode, type LogLevelCode, MODULE_BY_CODE } from "../wire/tny/constants.js";
+import { copyTny360Commands, Tny360Commands } from "../bodies/tny360/commands.js";
+import { TNY360_COMMAND_HEADER, TNY360_COMMAND_LAYOUT } from "../bodies/tny360/layout.js";
+import type { ShmViews } from "../shm/layout.js";
+import { Mailbox } from "../shm/mailbox.js";
+import { actionByCode, type LogLevelCode, MODULE_BY_CODE, MODULES, servedKey } from "../wire/tny/constants.js";
 import type { Tny360CoreOptions } from "./core-options.js";
 import { CTL } from "./core-shm.js";
 import { coreClock, runCore } from "./core-worker.js";
@@ -43,18 +47,22 @@ runCore<Tny360Robot, Tny360CoreOptions>({
     if (!o.testFaults) return Tny360Robot.create({ seed: o.seed, ...common });
     return Tny360Robot.create({ driver: wrap(new TnySimDriver({ seed: o.seed, clock })), ...common });
   },
+  // The command mailbox (the host validated what is in it): the newest merge at the start of each cycle.
+  input(buffer, start) {
+    const mailbox = new Mailbox(TNY360_COMMAND_LAYOUT, buffer, start);
+    // Copied here first (made once: the cycle allocates nothing), applied only under its lease.
+    const scratch = new Tny360Commands();
+    const copy = (slot: ShmViews<typeof TNY360_COMMAND_LAYOUT>): void => copyTny360Commands(slot, scratch);
+    return (r) => {
+      if (mailbox.take(copy) !== 0) r.applyValidated(scratch, scratch.header[TNY360_COMMAND_HEADER.generation]!);
+    };
+  },
+  // Velocity, posture, enable bits, gait and joint overrides come through the mailbox; these need the body's answer.
   handlers: {
-    setVelocity: (r, id: string, x: number, y: number, yaw: number, clear: boolean) => r.setVelocity(id, x, y, yaw, clear),
-    setPosture: (r, id: string, p: never, clear: boolean) => r.setPosture(id, p, clear),
-    setEnabledMask: (r, id: string, mask: number) => r.setEnabledMask(id, mask),
-    setGait: (r, id: string, gait: never) => r.setGait(id, gait),
-    setJointAngle: (r, id: string, joint: number, angleRad: number) => r.setJointAngle(id, joint, angleRad),
-    setJointAngles: (r, id: string, anglesRad: number[]) => r.setJointAngles(id, anglesRad),
     setLegPosition: (r, id: string, leg: number, x: number, y: number, z: number, clear: boolean) => r.setLegPosition(id, leg, x, y, z, clear),
     enableSmooth: (r, id: string) => r.enableSmooth(id),
     disableSmooth: (r, id: string) => r.disableSmooth(id),
-    // the TNY-360 API server's path, when it runs on the main thread (`serve --tny-server main`)
-    serves: (r, m: number, a: number) => r.serves(specs(m, a).action),
+    // the TNY-360 API server's path, when it runs on the main thread (`serve --tny-server main`; what it serves: `ready`)
     request: (r, leaseId: string | null, m: number, a: number, args: unknown[]) => {
       const s = specs(m, a);
       return Promise.resolve(r.request(leaseId, s.module, s.action, args));
@@ -95,7 +103,8 @@ runCore<Tny360Robot, Tny360CoreOptions>({
     tap.tny360State(seq, r);
     tap.lateCycles(seq, r.loop.timing.lateCycles);
   },
-  ready: (r) => ({ source: r.source, periodMs: r.periodMs }),
+  // what the body serves, once (the table does not change): a main-thread TNY-360 server asks it of the host
+  ready: (r) => ({ source: r.source, periodMs: r.periodMs, served: MODULES.flatMap((m) => m.actions.filter((a) => r.serves(a)).map((a) => servedKey(m.code, a.code))) }),
   transport: (r) => r.link.name,
   safeNow: (r) => {
     r.link.clearVelocity();

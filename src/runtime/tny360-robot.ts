@@ -24,7 +24,9 @@
  * Cycle: one `CycleLoop` — 5 ms (200 Hz) for the simulator, 1000/pollHz (20 ms) for the driver.
  * `state` is overwritten in place every cycle; `snapshot()` gives a frozen copy.
  */
+import type { Tny360Commands } from "../bodies/tny360/commands.js";
 import { JOINT_NAMES, LEG_NAMES } from "../bodies/tny360/joints.js";
+import { TNY360_ALL_JOINTS, TNY360_COMMAND_FLAG, TNY360_COMMAND_HEADER, TNY360_COMMAND_KEY } from "../bodies/tny360/layout.js";
 import { smoothDisableEstimateS, smoothEnableEstimateS } from "../bodies/tny360/poses.js";
 import {
   NO_VALUES,
@@ -50,15 +52,13 @@ import {
 import type { TnyWebSocketConstructor } from "../client/tny/index.js";
 import { IO } from "../drivers/driver.js";
 import { type TnyDriver, TnyRemoteDriver, TnySimDriver } from "../drivers/tny360/driver.js";
-import { BodylinkError } from "../errors.js";
+import type { BodylinkError } from "../errors.js";
 import type { SafetyCode } from "../bodies/safety.js";
 import { type CycleCore, Lifecycle } from "../rt/lifecycle.js";
 import type { SimTny360 } from "../sim/tny360/quadruped.js";
-import { type ActionSpec, actionSpec, GaitType, type GaitName, LogLevel, type LogLevelCode, type ModuleSpec, Status, statusName, TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
-import { decodeArgs } from "../wire/tny/decode.js";
-import { encodeRequest } from "../wire/tny/encode.js";
-import { TnyDecodeError, TnyEncodeError } from "../wire/tny/types.js";
-import { Authority, leaseError } from "./authority.js";
+import { type ActionSpec, GaitType, type GaitName, LogLevel, type LogLevelCode, type ModuleSpec, Status, TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
+import { Authority, type Awaitable, leaseError } from "./authority.js";
+import { TNY_TYPED, type TnySpec, tnyBodyRefusal, tnyDecoded, tnyLeaseRefusal, tnyLinkRefusal } from "./tny360-checks.js";
 import { type Clock, MonotonicClock } from "./clock.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
@@ -130,19 +130,9 @@ const REFUSED: TnyReply = Object.freeze({ status: Status.UnknownError, values: N
 /** The answer to a command while the emergency stop is latched (bodylink's status 7). */
 const ESTOP_REFUSED: TnyReply = Object.freeze({ status: Status.EmergencyStop, values: NO_VALUES });
 
-const K = {
-  setVelocity: actionSpec("body", "setVelocity"),
-  setPosture: actionSpec("body", "setPosture"),
-  setEnabled: actionSpec("body", "setEnabled"),
-  enableSmooth: actionSpec("body", "enableSmooth"),
-  disableSmooth: actionSpec("body", "disableSmooth"),
-  setGait: actionSpec("gait", "setType"),
-  setAngle: actionSpec("joint", "setAngle"),
-  setJointAngles: actionSpec("joint", "setJointAngles"),
-  setLegPosition: actionSpec("leg", "setPosition"),
-};
+const K = TNY_TYPED;
 
-export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
+export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State, null> {
   readonly kind = "tny360" as const;
   readonly clock: Clock;
   readonly authority: Authority;
@@ -167,7 +157,14 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
   /** Leg names, index = leg id (the order of `paws`). */
   readonly legNames = LEG_NAMES;
 
-  readonly #counters = { refusedCommands: 0, invalidCommands: 0, failedCommands: 0, lateCycles: 0, velocityClears: 0 };
+  /** staleCommands: validated commands (a worker core's mailbox) dropped because their lease had ended or the e-stop latched. */
+  readonly #counters = { refusedCommands: 0, invalidCommands: 0, failedCommands: 0, lateCycles: 0, velocityClears: 0, staleCommands: 0 };
+  // applyValidated's argument lists, made once (the sim's handlers read them at once; a real robot gets copies)
+  readonly #one: unknown[] = [0];
+  readonly #postureArgs: unknown[] = [0, 0, 0, 0, 0, 0, false];
+  readonly #velocityArgs: unknown[] = [0, 0, 0, false];
+  readonly #angleArgs: unknown[] = [0, 0];
+  readonly #anglesArgs: unknown[] = [null];
   #velocityLeaseId: string | null = null;
   #lastRefusalLogMs = Number.NEGATIVE_INFINITY;
   #refusalsNotLogged = 0;
@@ -275,6 +272,7 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
         failedCommands: this.#counters.failedCommands + d.forwardErrors,
         lateCycles: this.#counters.lateCycles,
         velocityClears: this.#counters.velocityClears,
+        staleCommands: this.#counters.staleCommands,
         pollErrors: d.pollErrors,
         robotErrorEvents: this.state.errors.count,
       },
@@ -439,6 +437,76 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
     return this.#command(leaseId, K.setLegPosition, [legId, xM, yM, zM, clearOverrides]);
   }
 
+  /**
+   * Apply typed commands a host validated (the lease, the wire's codec, the simulator's limits)
+   * and posted to this core's mailbox (src/host/tny360-host.ts), in the mailbox's fixed order: enable
+   * bits, gait, posture, velocity, joint overrides. Dropped (errors.staleCommands) when control
+   * changed hands since (`generation`) or the e-stop latched; counted in failedCommands when the
+   * runtime stopped or the link went down since. Perform side (the cycle's input): the simulator's
+   * handlers take the argument lists made once.
+   */
+  applyValidated(c: Tny360Commands, generation: number): boolean {
+    const holder = this.authority.activeHolder();
+    const H = TNY360_COMMAND_HEADER;
+    if (holder === null || generation !== this.authority.generation || this.authority.latched) {
+      this.#counters.staleCommands++;
+      return false;
+    }
+    if (this.#stopped || this.link.unavailable() !== null) {
+      this.#counters.failedCommands++;
+      return false;
+    }
+    const keys = c.header[H.keys]!;
+    const flags = c.header[H.flags]!;
+    const KEY = TNY360_COMMAND_KEY;
+    if (keys & KEY.enabledMask) {
+      this.#one[0] = c.enabledMask[0]!;
+      this.#applyOne(K.setEnabled, this.#one);
+    }
+    if (keys & KEY.gait) {
+      this.#one[0] = c.gait[0]!;
+      this.#applyOne(K.setGait, this.#one);
+    }
+    if (keys & KEY.posture) {
+      const a = this.#postureArgs;
+      for (let i = 0; i < 6; i++) a[i] = c.posture[i]!;
+      a[6] = (flags & TNY360_COMMAND_FLAG.postureClearsOverrides) !== 0;
+      this.#applyOne(K.setPosture, a);
+    }
+    if (keys & KEY.velocity) {
+      const a = this.#velocityArgs;
+      for (let i = 0; i < 3; i++) a[i] = c.velocity[i]!;
+      a[3] = (flags & TNY360_COMMAND_FLAG.velocityClearsOverrides) !== 0;
+      if (this.#applyOne(K.setVelocity, a)) this.#velocityLeaseId = holder.id;
+    }
+    if (keys & KEY.joints) {
+      const joints = c.header[H.joints]!;
+      if (joints === TNY360_ALL_JOINTS) {
+        this.#anglesArgs[0] = c.jointRad;
+        this.#applyOne(K.setJointAngles, this.#anglesArgs);
+      } else {
+        const a = this.#angleArgs;
+        for (let i = 0; i < c.jointRad.length; i++) {
+          if ((joints & (1 << i)) === 0) continue;
+          a[0] = i;
+          a[1] = c.jointRad[i]!;
+          this.#applyOne(K.setAngle, a);
+        }
+      }
+    }
+    return true;
+  }
+
+  /** One validated command to the body now: true when the simulator took it or it was forwarded. */
+  #applyOne(spec: TnySpec, args: unknown[]): boolean {
+    // a real robot sends later (its request is built after an await): it gets copies
+    const pass = this.source === "remote" ? args.map((v) => (v instanceof Float32Array ? v.slice() : v)) : args;
+    const r = this.link.command(spec.module, spec.action, pass);
+    if (r === null || r.status === Status.Ok) return true;
+    this.#counters.invalidCommands++;
+    return false;
+  }
+
   /** Smooth enable (REST at 5 %, STAND at 10 %); the estimate comes from the real distances. */
   enableSmooth(leaseId: string): Tny360SmoothResult {
     const r = this.#run(leaseId, K.enableSmooth, []);
@@ -520,33 +588,24 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
     spec: { module: ModuleSpec; action: ActionSpec },
     args: readonly unknown[],
   ): { readonly ok: true; readonly forwarded: boolean; readonly values: readonly unknown[] } | { readonly ok: false; readonly error: BodylinkError; readonly status: number } {
-    const what = `${spec.module.name}.${spec.action.name}`;
-    const authErr = this.#leaseError(leaseId);
+    const authErr = tnyLeaseRefusal(this.authority, leaseId);
     if (authErr) {
       this.#counters.refusedCommands++;
-      return { ok: false, error: authErr, status: Status.UnknownError };
+      return authErr;
     }
     // one validation path with the wire: encode, then decode strictly (finite floats, ranges, lengths)
-    let decoded: unknown[];
-    try {
-      decoded = decodeArgs(spec.action.args, encodeRequest(0, spec.module, spec.action, args).subarray(8));
-    } catch (e) {
-      if (!(e instanceof TnyEncodeError || e instanceof TnyDecodeError)) throw e;
+    const decoded = tnyDecoded(spec, args);
+    if (!decoded.ok) {
       this.#counters.invalidCommands++;
-      return { ok: false, error: new BodylinkError("BL_ERR_CMD_INVALID", `${what}: ${e.message}`), status: Status.InvalidParameters };
+      return decoded;
     }
-    if (this.#stopped) return { ok: false, error: new BodylinkError("BL_ERR_LINK_LOST", "the robot is stopped"), status: Status.UnknownError };
-    const down = this.link.unavailable();
-    if (down) return { ok: false, error: new BodylinkError("BL_ERR_LINK_LOST", down), status: Status.UnknownError };
-    const r = this.link.command(spec.module, spec.action, decoded);
+    const down = tnyLinkRefusal(this.#stopped, this.link.unavailable());
+    if (down) return down;
+    const r = this.link.command(spec.module, spec.action, decoded.args);
     if (r === null) return { ok: true, forwarded: true, values: NO_VALUES };
     if (r.status !== Status.Ok) {
       this.#counters.invalidCommands++;
-      const error =
-        r.status === Status.InvalidParameters
-          ? new BodylinkError("BL_ERR_CMD_INVALID", `${what}: out of range or unreachable (the robot keeps its previous target)`)
-          : new BodylinkError("BL_ERR_CMD_INVALID", `${what}: the TNY-360 answered ${statusName(r.status)}`);
-      return { ok: false, error, status: r.status };
+      return tnyBodyRefusal(spec, r.status);
     }
     return { ok: true, forwarded: false, values: r.values };
   }
@@ -581,7 +640,16 @@ export class Tny360Robot implements RobotBase, CycleCore<Tny360State, null> {
 
 /**
  * What the robot API and the TNY-360 server serve of a TNY-360: the core in this thread
- * (Tny360Robot) or in a worker (Tny360Host); both are checked against it at compile time.
+ * (Tny360Robot) or in a worker (Tny360Host); both are checked against it at compile time. The
+ * typed commands a host validates and posts to its core's mailbox answer at once; those whose
+ * answer needs the body's own state (the smooth sequences' estimates, a foot the leg must reach
+ * under the current posture) may answer asynchronously.
  */
-export type Tny360Body = BodyRuntime &
-  Pick<Tny360Robot, "onCycle" | "state" | "snapshot" | "enableSmooth" | "disableSmooth" | "setEnabledMask" | "setGait" | "setJointAngle" | "setJointAngles" | "setLegPosition" | "setPosture" | "setVelocity">;
+export interface Tny360Body
+  extends BodyRuntime,
+    Pick<Tny360Robot, "onCycle" | "state" | "snapshot" | "setEnabledMask" | "setGait" | "setJointAngle" | "setJointAngles" | "setPosture" | "setVelocity"> {
+  readonly kind: "tny360";
+  enableSmooth(leaseId: string): Awaitable<Tny360SmoothResult>;
+  disableSmooth(leaseId: string): Awaitable<Tny360SmoothResult>;
+  setLegPosition(leaseId: string, legId: number, xM: number, yM: number, zM: number, clearOverrides?: boolean): Awaitable<Tny360CommandResult>;
+}

@@ -22,7 +22,6 @@ import type { CoreHost } from "../../src/host/core-host.js";
 import { NaoHost } from "../../src/host/nao-host.js";
 import { P7Host } from "../../src/host/p7-host.js";
 import { Tny360Host } from "../../src/host/tny360-host.js";
-import { until } from "../lola/client.js";
 
 
 interface Faults {
@@ -232,13 +231,13 @@ const hostRigs: Record<BodyKind, () => Promise<HostRig>> = {
     return {
       host: h,
       command: async () => {
-        const l = h.authority.acquire("test", "api", 60_000);
+        const l = await h.authority.acquire("test", "api", 60_000);
         if (l.ok) h.setVelocity(l.lease.id, 0.1, 0, 0);
       },
       // what the body does next: its 30 Hz decision loop takes the cleared velocity within 50 ms
       // (ticks of its own while the cycle is stopped, as the in-thread script does)
       safe: async () => {
-        if (!h.lifecycle().running) h.simulatorTicks(50);
+        if (!(await h.lifecycle()).running) await h.simulatorTicks(50);
         return eventually(() => h.state.body.targetVelocity.every((x) => x === 0));
       },
     };
@@ -265,10 +264,10 @@ describe.each(BODY_KINDS)("lifecycle of %s in its threaded core", (kind) => {
       const idle = async () => {
         const c0 = h.cycles;
         await new Promise((r) => setTimeout(r, 150));
-        return h.cycles === c0 && !h.lifecycle().running;
+        return h.cycles === c0 && !(await h.lifecycle()).running;
       };
       // started by start(): active and cycling
-      expect(h.lifecycle().state).toBe("active");
+      expect((await h.lifecycle()).state).toBe("active");
       expect(await running()).toBe(true);
       const link = async () => (await h.health()).link;
       expect(await link()).toBe("ok");
@@ -276,40 +275,40 @@ describe.each(BODY_KINDS)("lifecycle of %s in its threaded core", (kind) => {
       await command();
       expect(await eventually(() => h.authority.holder() !== null)).toBe(true);
       await h.stop();
-      expect(h.lifecycle().state).toBe("unconfigured");
+      expect((await h.lifecycle()).state).toBe("unconfigured");
       expect(await link()).toBe("stopped");
       expect(await idle()).toBe(true);
       expect(await safe()).toBe(true);
 
       await h.start(); // restart configures the link anew
-      expect(h.lifecycle().state).toBe("active");
+      expect((await h.lifecycle()).state).toBe("active");
       expect(await running()).toBe(true);
 
       for (const where of ["read", "write"] as const) {
         await command();
         await running();
-        h.injectDriverFault({ read: where === "read", write: where === "write" });
-        await until(() => h.lifecycle().state === "unconfigured", `${where} fault taken`, 10_000);
+        await h.injectDriverFault({ read: where === "read", write: where === "write" });
+        expect(await eventually(async () => (await h.lifecycle()).state === "unconfigured", 10_000), `${where} fault taken`).toBe(true);
         await h.settled();
-        const lc = h.lifecycle();
+        const lc = await h.lifecycle();
         expect(lc.lastError, where).toMatch(new RegExp(`${where} failed: injected ${where} fault`));
         expect(await link(), where).toBe("lost");
         expect(lc.running, where).toBe(false);
         expect(await safe(), where).toBe(true);
-        h.injectDriverFault({ read: false, write: false });
+        await h.injectDriverFault({ read: false, write: false });
         expect(await idle(), where).toBe(true); // nothing cycles until start()
         await h.start();
-        expect(h.lifecycle().state, where).toBe("active");
+        expect((await h.lifecycle()).state, where).toBe("active");
         expect(await running(), where).toBe(true);
         expect(await eventually(async () => (await link()) === "ok"), where).toBe(true);
       }
-      expect(h.lifecycle().driverErrors).toBe(2);
+      expect((await h.lifecycle()).driverErrors).toBe(2);
 
       await h.finalize();
-      expect(h.lifecycle().state).toBe("finalized");
+      expect((await h.lifecycle()).state).toBe("finalized");
       expect(await link()).toBe("stopped");
       await expect(h.start()).rejects.toSatisfy((e) => e instanceof BodylinkError && e.code === "BL_ERR_BODY_FINALIZED");
-      expect(h.lifecycle().timing.configureMs).toBeGreaterThanOrEqual(0);
+      expect((await h.lifecycle()).timing.configureMs).toBeGreaterThanOrEqual(0);
     } finally {
       await h.shutdown();
     }

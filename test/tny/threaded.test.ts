@@ -105,7 +105,7 @@ describe.each(["worker", "main"] as const)("TNY-360 API server with the threaded
   it("an emergency stop holds against a client that keeps commanding (status 7); after the reset only a new connection takes control", async () => {
     const a = await RawSocket.open(url);
     expect(statusOf(await a.roundTrip(req(1, "body", "setVelocity", [0.2, 0, 0, true])))).toBe(Status.Ok);
-    host.estop({ source: "test", reason: "stop", category: 0 });
+    await host.estop({ source: "test", reason: "stop", category: 0 }); // resolves once the core engaged it
     let id = 2;
     for (let i = 0; i < 20; i++) {
       expect(statusOf(await a.roundTrip(req(id++, "body", "setVelocity", [0.3, 0, 0, true])))).toBe(Status.EmergencyStop);
@@ -113,7 +113,7 @@ describe.each(["worker", "main"] as const)("TNY-360 API server with the threaded
       expect(tv.kind === "response" && toHex(tv.payload)).toBe(ZERO_VELOCITY);
       expect(host.authority.holder()).toBeNull();
     }
-    host.resetEstop({ source: "test", reason: "clear" });
+    await host.resetEstop({ source: "test", reason: "clear" });
     expect(statusOf(await a.roundTrip(req(id++, "body", "setVelocity", [0.3, 0, 0, true])))).toBe(Status.UnknownError);
     const c = await RawSocket.open(url);
     expect(statusOf(await c.roundTrip(req(1, "body", "setVelocity", [0.1, 0, 0, true])))).toBe(Status.Ok);

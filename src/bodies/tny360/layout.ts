@@ -55,3 +55,37 @@ export const TNY360_FLAG = { valid: 0, link: 1, smooth: 2, controlLoop: 3, decis
 
 /** The smooth sequence's phase as a code (index). */
 export const SMOOTH_PHASES = ["idle", "enabling", "disabling"] as const;
+
+/**
+ * One slot of the TNY-360 command mailbox (src/shm/mailbox.ts): typed commands the host validated
+ * (lease held; arguments through the wire's strict codec, so float32 where the wire carries
+ * float32; the simulator's limits) and merged until the core takes them, in the wire's units.
+ * `header`: [0] the keys present (TNY360_COMMAND_KEY), [1] the lease generation they were
+ * validated under (the core drops them when the holder changed since), [2] the joint overrides
+ * present (bit i = JointId i), [3] TNY360_COMMAND_FLAG bits (clearOverrides of the velocity and
+ * the posture). The core applies them in a fixed order — enable bits, gait, posture, velocity,
+ * joint overrides — and the host drops pending joint overrides when a velocity or posture that
+ * clears them arrives, so the result equals the commands applied one after the other.
+ */
+export const TNY360_COMMAND_LAYOUT = [
+  { name: "header", type: "u32", count: 4 },
+  // x, y m/s; yaw rad/s (body.setVelocity)
+  { name: "velocity", type: "f32", count: 3 },
+  // x, y, z m; rx, ry, rz rad, Euler XYZ (body.setPosture)
+  { name: "posture", type: "f32", count: 6 },
+  // body.setEnabled: bit i = JointId i
+  { name: "enabledMask", type: "u32", count: 1 },
+  // gait.setType: GaitType
+  { name: "gait", type: "u32", count: 1 },
+  // joint.setAngle / joint.setJointAngles, rad, index = JointId
+  { name: "jointRad", type: "f32", count: JOINT_COUNT },
+] as const;
+
+/** Slots of a TNY-360 mailbox slot's `header`. */
+export const TNY360_COMMAND_HEADER = { keys: 0, generation: 1, joints: 2, flags: 3 } as const;
+/** Bits of `header[keys]`, one per typed command the mailbox carries. */
+export const TNY360_COMMAND_KEY = { enabledMask: 1 << 0, gait: 1 << 1, posture: 1 << 2, velocity: 1 << 3, joints: 1 << 4 } as const;
+/** Bits of `header[flags]`. */
+export const TNY360_COMMAND_FLAG = { velocityClearsOverrides: 1 << 0, postureClearsOverrides: 1 << 1 } as const;
+/** `header[joints]` with every joint's override present (what joint.setJointAngles sets). */
+export const TNY360_ALL_JOINTS = (1 << JOINT_COUNT) - 1;

@@ -27,8 +27,12 @@ export interface TnyDispatchTarget {
   request(leaseId: string | null, module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply | Promise<TnyReply>;
 }
 
-/** Called for a served command: the connection's lease id after acquiring or renewing it, or null when control is held by someone else. */
-export type LeaseProvider = () => string | null;
+/**
+ * Called for a served command: the connection's lease id after acquiring or renewing it, or null
+ * when control is held by someone else. A promise when the authority answers later (a threaded
+ * core's host, `serve --tny-server main`).
+ */
+export type LeaseProvider = () => string | null | Promise<string | null>;
 
 /** Counters by outcome (for the server's stats). */
 export interface DispatchStats {
@@ -85,6 +89,16 @@ export function dispatchTnyFrame(frame: Uint8Array, robot: TnyDispatchTarget, le
     throw e;
   }
   const leaseId = action.command && robot.serves(action) ? lease() : null;
+  if (leaseId instanceof Promise) {
+    return leaseId.then(
+      (id) => answer(stats, msgId, mod, action, args, robot, id),
+      () => errorReply(stats, msgId, Status.UnknownError),
+    );
+  }
+  return answer(stats, msgId, mod, action, args, robot, leaseId);
+}
+
+function answer(stats: DispatchStats, msgId: number, mod: ModuleSpec, action: ActionSpec, args: unknown[], robot: TnyDispatchTarget, leaseId: string | null): Uint8Array | Promise<Uint8Array> {
   let r: TnyReply | Promise<TnyReply>;
   try {
     r = robot.request(leaseId, mod, action, args);

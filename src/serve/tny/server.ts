@@ -35,7 +35,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
 import type { Tny360Robot } from "../../runtime/tny360-robot.js";
-import type { LeaseInfo } from "../../runtime/authority.js";
+import type { Awaitable, ControlAuthority, LeaseInfo } from "../../runtime/authority.js";
 import type { TnyFrameTap } from "../../record/tap.js";
 import { LogLevel, TNY_DEFAULT_PORT, TNY_MAX_CONNECTIONS } from "../../wire/tny/constants.js";
 import { type DispatchStats, dispatchTnyFrame, newDispatchStats, type TnyDispatchTarget } from "./dispatch.js";
@@ -86,8 +86,16 @@ export interface TnyServer {
   close(): Promise<void>;
 }
 
-/** The robot surface the server uses: the dispatcher's, plus control and the log ring. */
-type ServedRobot = TnyDispatchTarget & Pick<Tny360Robot, "authority" | "logLine">;
+/**
+ * The robot surface the server uses: the dispatcher's, plus control and the log ring. The
+ * authority may answer later (a threaded core's host): the lease path then awaits it.
+ */
+type ServedRobot = TnyDispatchTarget & Pick<Tny360Robot, "logLine"> & { readonly authority: ControlAuthority };
+
+/** `f(v)` now, or once `v` resolves. */
+function then<T, U>(v: Awaitable<T>, f: (t: T) => Awaitable<U>): Awaitable<U> {
+  return v instanceof Promise ? v.then(f) : f(v);
+}
 
 /** Per-socket send queue bound: a client that stops reading is disconnected, not buffered forever. */
 const MAX_BUFFERED_BYTES = 1 << 20;
@@ -100,6 +108,8 @@ interface Connection {
   latchedOut: boolean;
   /** The log ring has been told why (once per connection: the ring holds 32 lines). */
   latchedOutNoted: boolean;
+  /** An acquire the authority has not answered yet. */
+  acquiring: Promise<string | null> | null;
 }
 
 export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions = {}): Promise<TnyServer> {
@@ -177,23 +187,32 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
   function onConnection(ws: WebSocket, req: IncomingMessage): void {
     sockets.add(ws);
     accepted++;
-    const conn: Connection = { id: nextId++, owner: `tny:${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}#${nextId - 1}`, leaseId: null, latchedOut: false, latchedOutNoted: false };
+    const conn: Connection = { id: nextId++, owner: `tny:${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}#${nextId - 1}`, leaseId: null, latchedOut: false, latchedOutNoted: false, acquiring: null };
     connections.add(conn);
-    const lease = (): string | null => {
+    const lease = (): Awaitable<string | null> => {
       if (robot.authority.latched) {
         conn.latchedOut = true; // the robot answers EmergencyStop (7)
         return null;
       }
-      if (conn.leaseId && robot.authority.renew(conn.leaseId, leaseMs)) return conn.leaseId;
-      if (conn.latchedOut) {
-        noteLatchedOut(conn);
-        return null;
-      }
-      if (robot.authority.holder() !== null) return null; // someone else holds it: refused without building a reason here
-      const r = robot.authority.acquire(conn.owner, "tny", leaseMs);
-      if (!r.ok) return null; // held by someone else: the robot refuses and logs who holds it
-      conn.leaseId = r.lease.id;
-      return conn.leaseId;
+      // An acquire on its way (an authority that answers later): the next frame waits for it, never races it.
+      if (conn.acquiring) return conn.acquiring.then(() => lease());
+      const take = (): Awaitable<string | null> => {
+        if (conn.latchedOut) {
+          noteLatchedOut(conn);
+          return null;
+        }
+        if (robot.authority.holder() !== null) return null; // someone else holds it: refused without building a reason here
+        const got = then(robot.authority.acquire(conn.owner, "tny", leaseMs), (r) => {
+          conn.acquiring = null;
+          if (!r.ok) return null; // held by someone else: the robot refuses and logs who holds it
+          conn.leaseId = r.lease.id;
+          return conn.leaseId;
+        });
+        if (got instanceof Promise) conn.acquiring = got.finally(() => (conn.acquiring = null));
+        return got;
+      };
+      const id = conn.leaseId;
+      return id ? then(robot.authority.renew(id, leaseMs), (ok) => (ok ? id : take())) : take();
     };
     const send = (bytes: Uint8Array): void => {
       tap?.reply(conn.id, bytes, bytes.length);
@@ -239,7 +258,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       if (idleTimer) clearTimeout(idleTimer);
       sockets.delete(ws);
       connections.delete(conn);
-      if (conn.leaseId) robot.authority.release(conn.leaseId); // the runtime then clears this client's velocity
+      if (conn.leaseId) void Promise.resolve(robot.authority.release(conn.leaseId)).catch(() => {}); // the runtime then clears this client's velocity
       conn.leaseId = null;
     });
   }

@@ -15,15 +15,8 @@ import { ErrorRing, LogRing } from "./rings.js";
 /** Control-loop tick (`CONTROL_LOOP_FREQ_HZ` = 200). */
 export const SIM_PERIOD_MS = 5;
 
-/** Command limits (inferred from the web portal's sliders, tny360.md §3.3); beyond → InvalidParameters. */
-export const SIM_LIMITS = {
-  linearMS: 1.0,
-  yawRadS: 4.0,
-  postureShiftM: 0.1,
-  postureMinZM: 0.05,
-  postureMaxZM: 0.2,
-  postureRotationRad: Math.PI / 4,
-} as const;
+/** Command limits: one table with the host that validates commands for a threaded core (bodies/tny360/limits.ts). */
+export { SIM_LIMITS } from "../../bodies/tny360/limits.js";
 
 /** Error ids this simulator records (0xMMSSCCVV, inferred codes; the firmware's list is not in the reference). */
 export const SIM_ERROR_IDS = {

@@ -7,11 +7,12 @@
 import { CREEP_MIN_DUTY, DUTY_FACTOR } from "../../bodies/tny360/gait.js";
 import { bodyIK, IkStatus } from "../../bodies/tny360/kinematics.js";
 import { PAW_ADC_CHANNELS, withinLimits } from "../../bodies/tny360/joints.js";
+import { postureWithinLimits, velocityWithinLimits } from "../../bodies/tny360/limits.js";
 import { angleToDutyMs } from "../../bodies/tny360/units.js";
 import { GaitType, JOINT_COUNT, LogLevel, MotorCalibrationState, Status, type StatusCode } from "../../wire/tny/constants.js";
 import type { ActionKey, KeyDecodedArgs, KeyReturnTuple } from "../../wire/tny/types.js";
 import type { Controller } from "./controller.js";
-import { CALIBRATION, type Firmware, SIM_LIMITS } from "./firmware.js";
+import { CALIBRATION, type Firmware } from "./firmware.js";
 import type { Physics } from "./physics.js";
 
 type Handler<K extends ActionKey> = (args: KeyDecodedArgs<K>) => KeyReturnTuple<K> | StatusCode;
@@ -73,7 +74,7 @@ export function buildHandlers(fw: Firmware, ctl: Controller, physics: Physics): 
     },
     "body.getEnabled": () => [fw.enabledMask()],
     "body.setVelocity": ([x, y, z, clear]) => {
-      if (Math.abs(x) > SIM_LIMITS.linearMS || Math.abs(y) > SIM_LIMITS.linearMS || Math.abs(z) > SIM_LIMITS.yawRadS) return Status.InvalidParameters;
+      if (!velocityWithinLimits(x, y, z)) return Status.InvalidParameters;
       fw.keeper.command(x, y, z, fw.now());
       if (clear) {
         anyOverrideWrite("setVelocity cleared the joint overrides");
@@ -83,9 +84,7 @@ export function buildHandlers(fw: Firmware, ctl: Controller, physics: Physics): 
     },
     "body.getTargetVelocity": () => [{ x: fw.keeper.current[0]!, y: fw.keeper.current[1]!, z: fw.keeper.current[2]! }],
     "body.setPosture": ([x, y, z, rx, ry, rz, clear]) => {
-      const L = SIM_LIMITS;
-      if (Math.abs(x) > L.postureShiftM || Math.abs(y) > L.postureShiftM || z < L.postureMinZM || z > L.postureMaxZM) return Status.InvalidParameters;
-      if (Math.abs(rx) > L.postureRotationRad || Math.abs(ry) > L.postureRotationRad || Math.abs(rz) > L.postureRotationRad) return Status.InvalidParameters;
+      if (!postureWithinLimits(x, y, z, rx, ry, rz)) return Status.InvalidParameters;
       fw.posture.set([x, y, z, rx, ry, rz]);
       if (clear) {
         anyOverrideWrite("setPosture cleared the joint overrides");

@@ -515,6 +515,11 @@ export const MODULE_BY_CODE: readonly (ModuleSpec | undefined)[] = (() => {
 /** Module spec by name. */
 export const MODULE_BY_NAME: ReadonlyMap<string, ModuleSpec> = new Map((MODULES as readonly ModuleSpec[]).map((mod) => [mod.name, mod]));
 
+/** One number per action (module code × 256 + action code), e.g. for a set of served actions that crosses threads. */
+export function servedKey(moduleCode: number, actionCode: number): number {
+  return moduleCode * 256 + actionCode;
+}
+
 /**
  * The action at `actionCode` of a module, or undefined. Bounds-checked against the real action
  * count: the firmware's `sizeof(actions)` bug (§12 #1) is not reproduced.

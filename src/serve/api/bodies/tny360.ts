@@ -28,7 +28,8 @@
 import Type from "typebox";
 import { JOINT_COUNT, JOINT_NAMES, JOINTS, LEG_COUNT } from "../../../bodies/tny360/joints.js";
 import type { Tny360Snapshot } from "../../../bodies/tny360/state.js";
-import type { Tny360Body, Tny360Robot } from "../../../runtime/tny360-robot.js";
+import type { Awaitable } from "../../../runtime/authority.js";
+import type { Tny360Body, Tny360CommandResult, } from "../../../runtime/tny360-robot.js";
 import { GAIT_NAMES } from "../../../wire/tny/constants.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp } from "../adapter.js";
 import { numbers } from "../schemas.js";
@@ -107,8 +108,10 @@ export class Tny360Adapter extends AdapterBase<Tny360Body> implements BodyAdapte
 
   constructor(robot: Tny360Body) {
     super(robot);
-    const done = (r: ReturnType<Tny360Robot["setGait"]>): CommandOutcome => (r.ok ? { ok: true, result: { forwarded: r.forwarded } } : { ok: false, error: r.error });
-    const route = <B>(path: string, summary: string, request: ReturnType<typeof Type.Object>, handle: (leaseId: string, b: B) => CommandOutcome, description?: string): CommandRoute =>
+    const outcome = (r: Tny360CommandResult): CommandOutcome => (r.ok ? { ok: true, result: { forwarded: r.forwarded } } : { ok: false, error: r.error });
+    // A host answers most commands at once (its mailbox), a few once the core did (a leg's foot).
+    const done = (r: Awaitable<Tny360CommandResult>): CommandOutcome | Promise<CommandOutcome> => (r instanceof Promise ? r.then(outcome) : outcome(r));
+    const route = <B>(path: string, summary: string, request: ReturnType<typeof Type.Object>, handle: (leaseId: string, b: B) => CommandOutcome | Promise<CommandOutcome>, description?: string): CommandRoute =>
       ({ path, summary, request, response: Forwarded, handle, ...(description ? { description } : {}) }) as CommandRoute;
     this.commands = [
       route<{ x: number; y: number; yaw: number; clear_overrides?: boolean }>(
@@ -168,8 +171,8 @@ export class Tny360Adapter extends AdapterBase<Tny360Body> implements BodyAdapte
         summary: enable ? "Smooth enable: into REST, then STAND; answers the estimated seconds" : "Smooth disable: into REST, then the leg joints off; answers the estimated seconds",
         request: Type.Object({}, { additionalProperties: false }),
         response: Type.Object({ estimated_s: Type.Number(), forwarded: Type.Boolean() }),
-        handle: (id: string): CommandOutcome => {
-          const r = enable ? robot.enableSmooth(id) : robot.disableSmooth(id);
+        handle: async (id: string): Promise<CommandOutcome> => {
+          const r = await (enable ? robot.enableSmooth(id) : robot.disableSmooth(id));
           return r.ok ? { ok: true, result: { estimated_s: r.estimatedS, forwarded: r.forwarded } } : { ok: false, error: r.error };
         },
       }) as CommandRoute;
