@@ -2,7 +2,7 @@
  * The main thread's side of the NAO's threaded core (src/rt/nao-worker.ts): a NaoBody (state,
  * prefs, boards, command, smooth motions, e-stop, health, onCycle, authority; checked by the
  * compiler), so `startApiServer` serves it as it serves a NaoRobot. It never waits for its core
- * (`asyncRequests`): leases, smooth motions, reset and health are promises bounded by the request
+ * (no request blocks this thread): leases, smooth motions, reset and health are promises bounded by the request
  * timeout; reads come from shared memory; joint/LED/sonar commands are validated here and posted
  * to the core's command mailbox (src/shm/mailbox.ts), which the core reads at the start of every
  * cycle. What crosses, and how: core-host.ts, src/rt/core-shm.ts.
@@ -21,7 +21,7 @@ import { NAO_STATE_BYTES, NaoStateChannel } from "../shm/nao-state.js";
 import type { BoardReport } from "../transport/chestboard-link.js";
 import { CoreHost, type CoreHostOptions, HostAuthority, splitHostOptions } from "./core-host.js";
 
-export type NaoHostOptions = NaoCoreOptions & Omit<CoreHostOptions, "asyncRequests">;
+export type NaoHostOptions = NaoCoreOptions & CoreHostOptions;
 
 /** The NAO core's body region: its command mailbox. */
 export const NAO_MAILBOX_BYTES = mailboxBytes(NAO_COMMAND_LAYOUT);
@@ -49,7 +49,7 @@ export class NaoHost extends CoreHost implements NaoBody {
 
   /** Start the core in its worker; resolves once it is configured, cycling and (with `lola`) serving LoLA. */
   static async start(opts: NaoHostOptions): Promise<NaoHost> {
-    const { core, host: hostOpts } = splitHostOptions({ asyncRequests: true, ...opts });
+    const { core, host: hostOpts } = splitHostOptions(opts);
     const { host, ready } = await CoreHost.boot<NaoHost>(
       {
         entry: "nao-worker",

@@ -2,7 +2,7 @@
  * The main thread's side of the P7's threaded core (src/rt/p7-worker.ts): a P7Body (state, link,
  * moveJoints, servoJoints, clearError, e-stop, health, onCycle, authority; checked by the
  * compiler), so the robot API serves it as it serves a P7Robot. It never waits for its core
- * (`asyncRequests`): leases, clearError, reset and health are promises bounded by the request
+ * (no request blocks this thread): leases, clearError, reset and health are promises bounded by the request
  * timeout; reads come from shared memory; moveJoints/servoJoints are validated here with the
  * in-thread robot's own rules and answers (p7Admission, the validators, p7FaultRefusal) and
  * posted to the core's command mailbox (P7_COMMAND_LAYOUT), which the core reads at the start of
@@ -23,7 +23,7 @@ import { Mailbox, mailboxBytes } from "../shm/mailbox.js";
 import { P7_STATE_BYTES, p7StateChannel } from "../shm/p7-state.js";
 import { CoreHost, type CoreHostOptions, HostAuthority, splitHostOptions } from "./core-host.js";
 
-export type P7HostOptions = Omit<P7CoreOptions, "gcEveryMs"> & Partial<Pick<P7CoreOptions, "gcEveryMs">> & Omit<CoreHostOptions, "asyncRequests">;
+export type P7HostOptions = Omit<P7CoreOptions, "gcEveryMs"> & Partial<Pick<P7CoreOptions, "gcEveryMs">> & CoreHostOptions;
 
 /** The P7 core's body region: its command mailbox. */
 export const P7_MAILBOX_BYTES = mailboxBytes(P7_COMMAND_LAYOUT);
@@ -50,7 +50,7 @@ export class P7Host extends CoreHost implements P7Body {
 
   /** Start the P7 core in its worker; resolves once it is cycling. */
   static async start(opts: P7HostOptions): Promise<P7Host> {
-    const { core, host: hostOpts } = splitHostOptions({ asyncRequests: true, ...opts });
+    const { core, host: hostOpts } = splitHostOptions(opts);
     const { host } = await CoreHost.boot<P7Host>(
       {
         entry: "p7-worker",

@@ -3,7 +3,7 @@
  * (state, snapshots, the typed commands, e-stop, health, onCycle, authority; checked by the
  * compiler) for the robot API's adapter, and, for `serve --tny-server main`, the TNY-360 API
  * server's path (serves, request, logLine) so that server can run here instead. It never waits
- * for its core (`asyncRequests`): leases, reset, health, the smooth sequences and a leg's foot
+ * for its core (no request blocks this thread): leases, reset, health, the smooth sequences and a leg's foot
  * (their answers need the body's state) are promises bounded by the request timeout; the other
  * typed commands (velocity, posture, enable bits, gait, joint overrides) are validated here with
  * the in-thread robot's own checks and answers (runtime/tny360-checks.ts) and posted to the core's
@@ -25,7 +25,7 @@ import { type ActionSpec, type GaitName, GaitType, type LogLevelCode, MODULES, t
 import type { Worker } from "node:worker_threads";
 import { CoreHost, type CoreHostOptions, HostAuthority, type StateReader, splitHostOptions } from "./core-host.js";
 
-export type Tny360HostOptions = Omit<Tny360CoreOptions, "gcEveryMs"> & Partial<Pick<Tny360CoreOptions, "gcEveryMs">> & Omit<CoreHostOptions, "asyncRequests">;
+export type Tny360HostOptions = Omit<Tny360CoreOptions, "gcEveryMs"> & Partial<Pick<Tny360CoreOptions, "gcEveryMs">> & CoreHostOptions;
 
 /** The TNY-360 core's body region: its command mailbox. */
 export const TNY360_MAILBOX_BYTES = mailboxBytes(TNY360_COMMAND_LAYOUT);
@@ -67,7 +67,7 @@ export class Tny360Host extends CoreHost implements Tny360Body {
 
   /** Start the TNY-360 core in its worker; resolves once it is cycling (and, with `server`, serving the TNY-360 API). */
   static async start(opts: Tny360HostOptions): Promise<Tny360Host> {
-    const { core, host: hostOpts } = splitHostOptions({ asyncRequests: true, ...opts });
+    const { core, host: hostOpts } = splitHostOptions(opts);
     const source = core.remote ? "remote" : "sim";
     const { host, ready } = await CoreHost.boot<Tny360Host>(
       {
