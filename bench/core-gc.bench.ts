@@ -3,8 +3,9 @@
  * V8 then collect on the core's thread at a moment nobody chose? Issue 9's target: 0 collections
  * V8 starts itself on every core's thread over 60 s of steady state.
  *
- * Every body's threaded core as `bodylink serve` starts it (the hosts from dist/, so the worker
- * runs the compiled entry serve runs, not tsx's transform), two at a time side by side: one with
+ * Every body's threaded core as `bodylink serve` starts it (the hosts from dist/ in a child process
+ * with no node flags, bench/core-gc-host.mjs: the compiled worker entry, V8's default heap sizes;
+ * the clients in this process), two at a time side by side: one with
  * serve's scheduled young collections (`--gc-every-ms 100`), one with scheduling off
  * (`--gc-every-ms 0`: does its young generation fill at all?). Configurations:
  *   nao, no LoLA server        the baseline: the cycle, its pacing and the host link only
@@ -19,15 +20,15 @@
  * (/v1/health's core_gc_collections: the scheduled ones carry V8's "forced" flag). A configuration
  * that allocates gets its top allocation sites (V8's sampling heap profiler in the core's thread).
  * Ratios: each configuration's bytes per cycle against the baseline's, measured in the same run.
+ * BODYLINK_BENCH_CONFIGS=a,b runs only the configurations whose name contains a or b.
  */
-import { execFileSync } from "node:child_process";
+import { type ChildProcess, execFileSync, fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
-import type { CoreHost } from "../src/host/core-host.js";
 import type { AllocationSample } from "../src/runtime/allocation.js";
 import { actionSpec } from "../src/wire/tny/constants.js";
 import { encodeRequest } from "../src/wire/tny/encode.js";
@@ -41,6 +42,7 @@ const WARMUP_MS = QUICK ? 1500 : 4000;
 const ZERO_BYTES = 8;
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export type Hosts = {
   NaoHost: typeof import("../src/host/nao-host.js").NaoHost;
@@ -48,7 +50,12 @@ export type Hosts = {
   Tny360Host: typeof import("../src/host/tny360-host.js").Tny360Host;
 };
 
-/** The hosts from dist/ (built now if stale), so the core's worker runs the compiled entry, as under serve (bench record uses it too). */
+/**
+ * The hosts from dist/ (built now if stale), so the core's worker runs the compiled entry, as under
+ * serve (bench record uses it). In this process, whose node flags (--max-semi-space-size=128) size
+ * the workers' young generation too: fine for bytes, not for counting how often it fills (this
+ * bench forks bench/core-gc-host.mjs for that).
+ */
 export async function distHosts(): Promise<Hosts> {
   execFileSync(process.execPath, ["bin/build.js", "--incremental"], { cwd: root, stdio: "inherit" });
   const load = (m: string) => import(new URL(`../dist/host/${m}.js`, import.meta.url).href);
@@ -59,17 +66,59 @@ export async function distHosts(): Promise<Hosts> {
   };
 }
 
-interface Running {
-  host: CoreHost;
-  close(): Promise<void>;
+/** One child process (bench/core-gc-host.mjs, plain `node` as serve runs) hosting a body's cores. */
+class Child {
+  readonly #proc: ChildProcess;
+  #next = 1;
+  readonly #waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  readonly ready: Promise<void>;
+  private constructor() {
+    // No node flags: the bench's own (--expose-gc, --max-semi-space-size=128) would size the
+    // workers' young generation, and the question is how serve's fills.
+    this.#proc = fork(join(root, "bench/core-gc-host.mjs"), [], { execArgv: [], stdio: ["ignore", "ignore", "inherit", "ipc"] });
+    this.ready = new Promise((resolve, reject) => {
+      this.#proc.once("error", reject);
+      this.#proc.on("message", (m: { ready?: true; id?: number; ok?: boolean; value?: unknown; error?: string }) => {
+        if (m.ready) return resolve();
+        const w = this.#waiting.get(m.id!);
+        this.#waiting.delete(m.id!);
+        if (m.ok) w?.resolve(m.value);
+        else w?.reject(new Error(m.error));
+      });
+    });
+  }
+  static async start(): Promise<Child> {
+    const c = new Child();
+    await c.ready;
+    return c;
+  }
+  call<T>(m: Record<string, unknown>): Promise<T> {
+    const id = this.#next++;
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.#proc.send({ ...m, id });
+    });
+  }
+  async close(): Promise<void> {
+    await this.call({ type: "stop" }).catch(() => {});
+    const exited = new Promise((r) => this.#proc.once("exit", r));
+    this.#proc.kill("SIGTERM");
+    await exited;
+  }
+}
+
+interface Core {
+  key: string;
+  periodMs: number;
+  tnyPort: number | null;
 }
 
 interface Config {
   name: string;
-  start(hosts: Hosts, gcEveryMs: number, dir: string): Promise<Running>;
+  body: "nao" | "p7" | "tny360";
+  /** A client on the core's own server, started once both cores run. */
+  client?: "lola" | "tny";
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A TNY-360 SDK-style client: setVelocity every 10 ms, each after the previous answer. */
 async function tnyClient(port: number): Promise<{ close(): Promise<void> }> {
@@ -100,63 +149,12 @@ async function tnyClient(port: number): Promise<{ close(): Promise<void> }> {
 }
 
 const CONFIGS: readonly Config[] = [
-  {
-    name: "nao, no LoLA server",
-    async start(h, gcEveryMs) {
-      const host = await h.NaoHost.start({ seed: 1, usb: false, acceptBoardVersions: [11], gcEveryMs, lola: null });
-      return { host, close: () => host.shutdown() };
-    },
-  },
-  {
-    name: "nao, LoLA client",
-    async start(h, gcEveryMs, dir) {
-      const path = join(dir, `robocup-${gcEveryMs}`);
-      const host = await h.NaoHost.start({ seed: 1, usb: false, acceptBoardVersions: [11], gcEveryMs, lola: { path, fallbackPath: null, readers: 0, graceMs: 100 } });
-      const lola = await StiffController.connect(path);
-      const t0 = performance.now();
-      while (!lola.reached && performance.now() - t0 < 10_000) await sleep(20);
-      return {
-        host,
-        async close() {
-          await lola.close();
-          await host.shutdown();
-        },
-      };
-    },
-  },
-  {
-    name: "p7",
-    async start(h, gcEveryMs) {
-      const host = await h.P7Host.start({ seed: 1, gcEveryMs });
-      return { host, close: () => host.shutdown() };
-    },
-  },
-  {
-    name: "tny360, server, no client",
-    async start(h, gcEveryMs) {
-      const host = await h.Tny360Host.start({ seed: 1, remote: null, gcEveryMs, server: tnyServer() });
-      return { host, close: () => host.shutdown() };
-    },
-  },
-  {
-    name: "tny360, SDK client",
-    async start(h, gcEveryMs) {
-      const host = await h.Tny360Host.start({ seed: 1, remote: null, gcEveryMs, server: tnyServer() });
-      const client = await tnyClient(host.tnyPort!);
-      return {
-        host,
-        async close() {
-          await client.close();
-          await host.shutdown();
-        },
-      };
-    },
-  },
+  { name: "nao, no LoLA server", body: "nao" },
+  { name: "nao, LoLA client", body: "nao", client: "lola" },
+  { name: "p7", body: "p7" },
+  { name: "tny360, server, no client", body: "tny360" },
+  { name: "tny360, SDK client", body: "tny360", client: "tny" },
 ];
-
-function tnyServer() {
-  return { host: "127.0.0.1", port: 0, fallbackToFreePort: false, token: null, allowHosts: [], allowOrigins: [] };
-}
 
 interface Result {
   name: string;
@@ -169,31 +167,40 @@ interface Result {
   sampledCycles: number;
 }
 
-async function coreHealth(host: CoreHost): Promise<{ v8: number; scheduled: number }> {
-  const h = await host.health();
-  return { v8: h.cycle.core.gcCollections, scheduled: h.cycle.gc.collections };
-}
-
-async function measure(hosts: Hosts, c: Config, dir: string): Promise<Result> {
-  const off = await c.start(hosts, 0, dir);
-  const on = await c.start(hosts, 100, dir);
+async function measure(c: Config, dir: string): Promise<Result> {
+  const child = await Child.start();
+  const clients: Array<{ close(): Promise<void> }> = [];
   try {
+    const cores: Core[] = [];
+    for (const gcEveryMs of [0, 100]) {
+      const key = `gc${gcEveryMs}`;
+      const lolaPath = c.client === "lola" ? join(dir, `robocup-${gcEveryMs}`) : null;
+      const started = await child.call<{ periodMs: number; tnyPort: number | null }>({ type: "start", key, body: c.body, gcEveryMs, lolaPath });
+      cores.push({ key, ...started });
+      if (lolaPath) {
+        const lola = await StiffController.connect(lolaPath);
+        clients.push(lola);
+        const t0 = performance.now();
+        while (!lola.reached && performance.now() - t0 < 10_000) await sleep(20);
+      }
+      if (c.client === "tny") clients.push(await tnyClient(started.tnyPort!));
+    }
+    const [off, on] = cores as [Core, Core];
     await sleep(WARMUP_MS);
-    const cycles = (r: Running) => Math.max(1, Math.round(STEADY_MS / r.host.periodMs));
-    const h0 = await coreHealth(on.host);
-    const [a, b] = await Promise.all([off.host.measureAllocation(cycles(off)), on.host.measureAllocation(cycles(on))]);
-    const h1 = await coreHealth(on.host);
+    const cycles = (k: Core) => Math.max(1, Math.round(STEADY_MS / k.periodMs));
+    const h0 = await child.call<{ v8: number; scheduled: number }>({ type: "health", key: on.key });
+    const [a, b] = await Promise.all([child.call<AllocationSample>({ type: "measure", key: off.key, cycles: cycles(off) }), child.call<AllocationSample>({ type: "measure", key: on.key, cycles: cycles(on) })]);
+    const h1 = await child.call<{ v8: number; scheduled: number }>({ type: "health", key: on.key });
     let sites: Result["sites"] = [];
     let sampledCycles = 0;
-    if (a.heapBytes / a.cycles > ZERO_BYTES) {
-      sampledCycles = Math.round((QUICK ? 1500 : 5000) / off.host.periodMs);
-      const s = await off.host.allocationSites(sampledCycles, 128);
-      sites = s.sites.slice(0, 6);
+    if ((a.heapBytes + a.externalBytes) / a.cycles > ZERO_BYTES) {
+      sampledCycles = Math.round((QUICK ? 1500 : 5000) / off.periodMs);
+      sites = (await child.call<{ sites: Result["sites"] }>({ type: "sites", key: off.key, cycles: sampledCycles })).sites;
     }
     return { name: c.name, off: a, on: b, onV8: h1.v8 - h0.v8, onScheduled: h1.scheduled - h0.scheduled, sites, sampledCycles };
   } finally {
-    await on.close();
-    await off.close();
+    for (const cl of clients) await cl.close();
+    await child.close();
   }
 }
 
@@ -207,19 +214,21 @@ const v8Count = (s: AllocationSample) => Object.values(s.collections).reduce((a,
 export async function run(): Promise<void> {
   const quick = QUICK ? " (QUICK smoke run: too short for a verdict that closes anything)" : "";
   console.log(`steady ${STEADY_MS / 1000} s per configuration, scheduling on and off side by side${quick}; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} CPUs`);
-  const hosts = await distHosts();
+  execFileSync(process.execPath, ["bin/build.js", "--incremental"], { cwd: root, stdio: "inherit" }); // the child runs dist/
   const dir = mkdtempSync(join(tmpdir(), "bodylink-bench-core-gc-"));
   const results: Result[] = [];
   try {
-    for (const c of CONFIGS) {
-      const r = await measure(hosts, c, dir);
+    // BODYLINK_BENCH_CONFIGS=nao,tny: only the configurations whose name contains one of them
+    const only = (process.env.BODYLINK_BENCH_CONFIGS ?? "").split(",").filter(Boolean);
+    for (const c of CONFIGS.filter((x) => only.length === 0 || only.some((o) => x.name.includes(o)))) {
+      const r = await measure(c, dir);
       results.push(r);
       console.log(`  measured ${c.name}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const base = results[0]!;
+  const base = results.find((r) => r.name === CONFIGS[0]!.name) ?? results[0]!;
   console.log("\nconfiguration                | heap B/cycle ext B/cycle  ×baseline | scheduling off: collections in the window | scheduling on: V8-started  scheduled | heap B/cycle (on)");
   for (const r of results) {
     const ratio = perCycle(base.off, "heapBytes") > 0 ? fmt(perCycle(r.off, "heapBytes") / perCycle(base.off, "heapBytes"), 2) : "n/a";
