@@ -13,6 +13,7 @@ import { open, stat } from "node:fs/promises";
 import { McapIndexedReader, McapStreamReader, type TypedMcapRecord } from "@mcap/core";
 import { BodylinkError, fileErrorText } from "../errors.js";
 import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "./mcap-io.js";
+import { METADATA_NAME } from "./channels.js";
 
 export interface ChannelInfo {
   readonly id: number;
@@ -241,6 +242,21 @@ async function streamedInfo(path: string): Promise<RecordingInfo> {
 }
 
 /** `bodylink record --info`'s text. */
+/**
+ * Why `path` cannot be verified or replayed when it records another body than the NAO (its
+ * metadata's body), else null. For verify's and replay's errors: they read NAO chest-board frames.
+ */
+export async function notANaoRecording(path: string, what: "verify" | "replay"): Promise<string | null> {
+  let body: string | undefined;
+  try {
+    body = (await readRecordingInfo(path)).metadata.find((m) => m.name === METADATA_NAME)?.values.body;
+  } catch {
+    return null; // unreadable: the caller's own error says what is missing
+  }
+  if (!body || body === "nao") return null;
+  return `${path} records a ${body} (metadata body=${body}): ${what} works on NAO recordings (chest-board frames and LoLA messages); read its /${body}/state with any MCAP reader (docs/recordings.md)`;
+}
+
 export function formatRecordingInfo(i: RecordingInfo): string[] {
   const lines: string[] = [];
   const start = i.startNs !== null ? new Date(Number(i.startNs / 1_000_000n)).toISOString() : "-";

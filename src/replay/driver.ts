@@ -26,7 +26,7 @@ import { NAO_IO, type NaoDriver, type NaoOutput } from "../drivers/nao/driver.js
 import { BodylinkError } from "../errors.js";
 import { PREFS_ATTACHMENT } from "../record/channels.js";
 import { PreferenceAssembler } from "../record/prefs-from-frames.js";
-import { readAttachments, streamRecording } from "../record/reader.js";
+import { notANaoRecording, readAttachments, streamRecording } from "../record/reader.js";
 import type { BoardReport } from "../transport/chestboard-link.js";
 import { BOARDS, BOARD_BY_NAME, BoardType } from "../wire/chestboard/constants.js";
 import { preferencesFromBlock } from "../verify/verifier.js";
@@ -102,7 +102,7 @@ export class ReplayDriver implements NaoDriver {
         if (e.type === "handshake" && Array.isArray(e.boards)) boards = e.boards.map(boardReport);
       }
     }
-    if (steps.length === 0) throw new BodylinkError("BL_ERR_VERIFY_INPUT", `${path} holds no LoLA messages to replay`);
+    if (steps.length === 0) throw new BodylinkError("BL_ERR_VERIFY_INPUT", (await notANaoRecording(path, "replay")) ?? `${path} holds no LoLA messages to replay`);
     if (!steps.some((s) => s.answers.length > 0)) throw new BodylinkError("BL_ERR_VERIFY_INPUT", `${path} holds no raw chest-board frames: replay needs a recording of the chest board (bodylink record), not a LoLA dump`);
     const block = assembler.result() ?? (await readAttachments(path)).get(PREFS_ATTACHMENT) ?? null;
     if (!block) throw new BodylinkError("BL_ERR_VERIFY_INPUT", `${path} holds no preference block`);

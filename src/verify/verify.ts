@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { BodylinkError } from "../errors.js";
 import { PREFS_ATTACHMENT } from "../record/channels.js";
 import { PreferenceAssembler } from "../record/prefs-from-frames.js";
-import { readAttachments, streamRecording } from "../record/reader.js";
+import { notANaoRecording, readAttachments, streamRecording } from "../record/reader.js";
 import { PREFS } from "../wire/chestboard/constants.js";
 import { parseCapture, usbChestboardTransfers } from "./pcap.js";
 import { Verifier, type VerifyResult } from "./verifier.js";
@@ -60,7 +60,7 @@ async function prefsFromRecording(path: string): Promise<Uint8Array | null> {
 export async function verifyRecording(path: string, opts: VerifyOptions = {}): Promise<VerifyReport> {
   const notes: string[] = [];
   const prefs = opts.prefsPath ? await prefsFromFile(opts.prefsPath) : await prefsFromRecording(path);
-  if (!prefs) throw new BodylinkError("BL_ERR_VERIFY_INPUT", `${path} holds no preference block (no ${PREFS_ATTACHMENT}, no preference reads); pass --prefs FILE`);
+  if (!prefs) throw new BodylinkError("BL_ERR_VERIFY_INPUT", (await notANaoRecording(path, "verify")) ?? `${path} holds no preference block (no ${PREFS_ATTACHMENT}, no preference reads); pass --prefs FILE`);
   const v = new Verifier(prefs, { maxDifferences: opts.maxDifferences });
   let topic = opts.lolaTopic ?? null;
   let frames = 0;

@@ -18,6 +18,8 @@ import WebSocket from "ws";
 import { TnyClient } from "../../src/client/tny/index.js";
 import { actionSpec } from "../../src/wire/tny/constants.js";
 import { decodeFrame } from "../../src/wire/tny/decode.js";
+import { ReplayDriver } from "../../src/replay/driver.js";
+import { verifyRecording } from "../../src/verify/verify.js";
 import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bl-rec-bodies-"));
@@ -263,6 +265,12 @@ describe.each(["p7", "tny360"] as const)("serve --body %s --record", (body) => {
       expect(lost[0]!.cycle).toBe(links[0]!.seq);
     }
   }, 90_000);
+
+  it("verify and replay refuse it in one line naming the body (they read NAO chest-board frames)", async () => {
+    const f = files.get(`${body}-main`)!.run.file;
+    await expect(verifyRecording(f)).rejects.toThrow(new RegExp(`records a ${body} \\(metadata body=${body}\\): verify works on NAO recordings`));
+    await expect(ReplayDriver.load(f)).rejects.toThrow(new RegExp(`records a ${body} .*: replay works on NAO recordings`));
+  });
 
   it("a file from either core has the same structure (channels, encodings, schemas)", () => {
     const m = files.get(`${body}-main`);
