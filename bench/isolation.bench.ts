@@ -14,8 +14,12 @@
  *             thread as it reports itself, /v1/health cycle.core_cpu_ms) and the collections V8
  *             started by itself on the core's thread (cycle.core_gc_collections, counted inside
  *             that thread; the scheduled ones, cycle.gc_collections, apart)
+ *   no client 15 s with the controller gone: the core's CPU without LoLA's socket I/O
  * and once more the worker core's steady phase with `--gc-every-ms 0`: does its young generation
- * fill at all when nothing schedules collections?
+ * fill at all when nothing schedules collections? Then, for the CPU lines, the worker core with
+ * the wake-up it had before ("wait", 0.2 ms spin: the jitter rounds, steady, no client) and the P7
+ * and TNY-360 worker cores idle, each figure per cycle with its wake-ups (/v1/health
+ * core_cpu_ms, core_wakeups) and as a ratio against the NAO's.
  *
  * Per phase and core: late cycles, safety ramps (errors.lateRamps), cycle lateness after the
  * deadline p99/max and jitter p99 over exactly the phase's cycles (/v1/health?window_cycles=N),
@@ -35,6 +39,8 @@ const QUICK = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick"
 const PHASE_MS = QUICK ? 2500 : 10_000;
 const STEADY_MS = QUICK ? 6000 : 60_000;
 const SETTLE_MS = 300;
+const NO_CLIENT_MS = QUICK ? 3000 : 15_000;
+const BODY_MS = QUICK ? 3000 : 15_000;
 const JITTER_ROUNDS = QUICK ? 1 : 2;
 const TARGET_JITTER_MS = 0.2;
 const TARGET_CPU_PCT = 3;
@@ -52,6 +58,9 @@ interface Phase {
   frames: number;
   dips: number;
   coreCpuPct: number | null;
+  /** The core's thread: µs of CPU and wake-ups (timeslices) per cycle it ran. */
+  coreUsPerCycle: number | null;
+  coreWakeupsPerCycle: number | null;
   processCpuPct: number | null;
   v8Gcs: number;
   scheduledGcs: number;
@@ -104,25 +113,28 @@ async function killed(child: ChildProcess): Promise<void> {
 }
 
 /** Run `load` for `ms`, then read what the core and the controller saw over exactly those cycles. */
-async function phase(rig: ServeRig, lola: StiffController, name: string, ms: number, load: (signal: AbortSignal) => Promise<void>): Promise<Phase> {
+async function phase(rig: ServeRig, lola: StiffController | null, name: string, ms: number, load: (signal: AbortSignal) => Promise<void>): Promise<Phase> {
   const h0 = await health(rig);
   const cpu0 = processCpuMs(rig.child.pid!);
   const t0 = performance.now(); // CPU shares are over the wall time between the two health reads
-  lola.resetCounts();
+  lola?.resetCounts();
   const stop = new AbortController();
   const running = load(stop.signal);
   await sleep(ms);
   stop.abort();
   await running;
   await sleep(SETTLE_MS); // a ramp that started at the end shows in the frames
-  const frames = lola.frames;
-  const dips = lola.dips;
+  const frames = lola?.frames ?? 0;
+  const dips = lola?.dips ?? 0;
   const h1 = await health(rig);
   const cpu1 = processCpuMs(rig.child.pid!);
   const wallMs = performance.now() - t0;
   const w = await health(rig, h1.cycle.cycles - h0.cycle.cycles);
   const c0 = h0.cycle.core_cpu_ms;
   const c1 = h1.cycle.core_cpu_ms;
+  const cycles = h1.cycle.cycles - h0.cycle.cycles;
+  const k0 = h0.cycle.core_wakeups;
+  const k1 = h1.cycle.core_wakeups;
   return {
     name,
     ms: wallMs,
@@ -135,6 +147,8 @@ async function phase(rig: ServeRig, lola: StiffController, name: string, ms: num
     frames,
     dips,
     coreCpuPct: c0 === null || c1 === null ? null : (100 * (c1 - c0)) / wallMs,
+    coreUsPerCycle: c0 === null || c1 === null || cycles <= 0 ? null : (1000 * (c1 - c0)) / cycles,
+    coreWakeupsPerCycle: k0 === null || k1 === null || cycles <= 0 ? null : (k1 - k0) / cycles,
     processCpuPct: cpu0 === null || cpu1 === null ? null : (100 * (cpu1 - cpu0)) / wallMs,
     v8Gcs: h1.cycle.core_gc_collections - h0.cycle.core_gc_collections,
     scheduledGcs: h1.cycle.gc_collections - h0.cycle.gc_collections,
@@ -144,7 +158,26 @@ async function phase(rig: ServeRig, lola: StiffController, name: string, ms: num
 
 const idle = async (): Promise<void> => {};
 
-async function runCore(core: "worker" | "main", extraArgs: string[] = [], only: "all" | "steady" = "all"): Promise<Phase[]> {
+/** The wake-up the worker cores had before this bench chose "block" (docs/architecture.md, Wake-up): compared in the same run. */
+const OLD_WAKE_ARGS = ["--core-wake", "wait", "--core-spin-ms", "0.2"];
+
+/** A P7 or TNY-360 serve with its core in its worker, idle: what its core's thread costs per cycle. */
+async function runBody(body: "p7" | "tny360"): Promise<Phase> {
+  const rig = await startServe(["--core", "worker"], {}, { body });
+  try {
+    await sleep(QUICK ? 500 : 2000);
+    return { ...(await phase(rig, null, body === "p7" ? "P7 250 Hz" : "TNY 200 Hz", BODY_MS, idle)) };
+  } finally {
+    await rig.close();
+  }
+}
+
+/**
+ * One serve with its LoLA controller through the phases: "all" (every load, then steady, then 15 s
+ * with the controller gone), "cpu" (the jitter rounds, steady and the no-client phase: a wake-up
+ * to compare with the default), "steady" (steady only).
+ */
+async function runCore(core: "worker" | "main", extraArgs: string[] = [], only: "all" | "cpu" | "steady" = "all"): Promise<Phase[]> {
   const rig = await startServe(["--core", core, "--max-subscribers", "1100", ...extraArgs], { BODYLINK_TEST_HOOKS: "1" });
   let lola: StiffController | null = null;
   let subs: ChildProcess | null = null;
@@ -158,7 +191,7 @@ async function runCore(core: "worker" | "main", extraArgs: string[] = [], only: 
     }
     await sleep(QUICK ? 500 : 2000); // warm-up: the first sends and collections of a fresh runtime
     const l = lola;
-    if (only === "all") {
+    if (only !== "steady") {
       for (let r = 0; r < JITTER_ROUNDS; r++) {
         out.push(await phase(rig, l, `idle ${r + 1}`, PHASE_MS, idle));
         subs = await subscribers(rig, 200);
@@ -167,6 +200,8 @@ async function runCore(core: "worker" | "main", extraArgs: string[] = [], only: 
         subs = null;
       }
       out.push(await phase(rig, l, `idle ${JITTER_ROUNDS + 1}`, PHASE_MS, idle));
+    }
+    if (only === "all") {
       const big = (kb: number) => JSON.stringify({ positions: Array.from({ length: (kb * 1024) / 20 }, () => 0.123456789012345) });
       const bodies = [big(200), big(1024)];
       out.push(
@@ -191,6 +226,13 @@ async function runCore(core: "worker" | "main", extraArgs: string[] = [], only: 
       );
     }
     out.push(await phase(rig, l, "steady", STEADY_MS, idle));
+    if (only !== "steady") {
+      // the controller leaves: what the core costs with no LoLA client (no socket I/O per frame)
+      await l.close();
+      lola = null;
+      await sleep(SETTLE_MS);
+      out.push(await phase(rig, null, "no client", NO_CLIENT_MS, idle));
+    }
   } finally {
     if (subs) await killed(subs);
     await lola?.close();
@@ -201,10 +243,10 @@ async function runCore(core: "worker" | "main", extraArgs: string[] = [], only: 
 
 function printTable(title: string, phases: readonly Phase[]): void {
   console.log(`\n${title}`);
-  console.log("phase        s  cycles late ramps | lateness p99   max ms | jitter p99 | frames dips | core CPU % process CPU % | V8 GCs sched | V8 GC max ms so far");
+  console.log("phase        s  cycles late ramps | lateness p99   max ms | jitter p99 | frames dips | core CPU % µs/cycle wake-ups/cycle process CPU % | V8 GCs sched | V8 GC max ms so far");
   for (const p of phases) {
     console.log(
-      `${p.name.padEnd(10)} ${fmt(p.ms / 1000, 1).padStart(4)} ${String(p.cycles).padStart(7)} ${String(p.lateCycles).padStart(4)} ${String(p.lateRamps).padStart(5)} | ${fmt(p.latenessP99Ms, 3).padStart(12)} ${fmt(p.latenessMaxMs, 2).padStart(8)} | ${fmt(p.jitterP99Ms, 3).padStart(10)} | ${String(p.frames).padStart(6)} ${String(p.dips).padStart(4)} | ${(p.coreCpuPct === null ? "n/a" : fmt(p.coreCpuPct)).padStart(10)} ${(p.processCpuPct === null ? "n/a" : fmt(p.processCpuPct)).padStart(13)} | ${String(p.v8Gcs).padStart(6)} ${String(p.scheduledGcs).padStart(5)} | ${fmt(p.gcMaxMs, 2).padStart(8)}`,
+      `${p.name.padEnd(10)} ${fmt(p.ms / 1000, 1).padStart(4)} ${String(p.cycles).padStart(7)} ${String(p.lateCycles).padStart(4)} ${String(p.lateRamps).padStart(5)} | ${fmt(p.latenessP99Ms, 3).padStart(12)} ${fmt(p.latenessMaxMs, 2).padStart(8)} | ${fmt(p.jitterP99Ms, 3).padStart(10)} | ${String(p.frames).padStart(6)} ${String(p.dips).padStart(4)} | ${(p.coreCpuPct === null ? "n/a" : fmt(p.coreCpuPct)).padStart(10)} ${(p.coreUsPerCycle === null ? "n/a" : fmt(p.coreUsPerCycle, 0)).padStart(8)} ${(p.coreWakeupsPerCycle === null ? "n/a" : fmt(p.coreWakeupsPerCycle, 2)).padStart(14)} ${(p.processCpuPct === null ? "n/a" : fmt(p.processCpuPct)).padStart(13)} | ${String(p.v8Gcs).padStart(6)} ${String(p.scheduledGcs).padStart(5)} | ${fmt(p.gcMaxMs, 2).padStart(8)}`,
     );
   }
   if (phases.some((p) => p.cycles > 2048)) console.log("(a phase longer than 2,048 cycles: its lateness and jitter percentiles are over its last 2,048 cycles, the most the core keeps)");
@@ -228,6 +270,10 @@ export async function run(): Promise<void> {
   printTable("--core main (the core on the main thread, beside the servers)", main);
   const noGc = await runCore("worker", ["--gc-every-ms", "0"], "steady");
   printTable("--core worker --gc-every-ms 0 (no scheduled collections)", noGc);
+  const oldWake = await runCore("worker", OLD_WAKE_ARGS, "cpu");
+  printTable(`--core worker ${OLD_WAKE_ARGS.join(" ")} (the worker cores' wake-up before session 5: timer, futex, 0.2 ms spin)`, oldWake);
+  const bodies = { p7: await runBody("p7"), tny360: await runBody("tny360") };
+  printTable("P7 and TNY-360 worker cores, idle (each its own serve, default flags)", [bodies.p7, bodies.tny360]);
   console.log(`\nload average at the end ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
 
   // Loads: what each cost, worker against main, measured against the same core's idle phases.
@@ -273,13 +319,32 @@ export async function run(): Promise<void> {
   const ws = worker.find((p) => p.name === "steady")!;
   const ms = main.find((p) => p.name === "steady")!;
   const ng = noGc.find((p) => p.name === "steady")!;
+  const wn0 = worker.find((p) => p.name === "no client")!;
+  const os = oldWake.find((p) => p.name === "steady")!;
+  const on0 = oldWake.find((p) => p.name === "no client")!;
   console.log(
     `\nsteady ${fmt(ws.ms / 1000, 0)} s at 83 Hz, idle: worker core thread ${ws.coreCpuPct === null ? "n/a" : fmt(ws.coreCpuPct)} % of a core, its process ${fmt(ws.processCpuPct ?? Number.NaN)} %; in-thread core: process ${fmt(ms.processCpuPct ?? Number.NaN)} % (worker process / in-thread process = ${fmt((ws.processCpuPct ?? Number.NaN) / (ms.processCpuPct ?? Number.NaN), 2)}×)`,
   );
+  const per = (p: Phase) => `${fmt(p.coreUsPerCycle ?? Number.NaN, 0)} µs/cycle (${fmt(p.coreCpuPct ?? Number.NaN)} % of a core), ${fmt(p.coreWakeupsPerCycle ?? Number.NaN, 2)} wake-ups/cycle`;
+  const ratio = (a: Phase, b: Phase) => fmt((a.coreUsPerCycle ?? Number.NaN) / (b.coreUsPerCycle ?? Number.NaN), 2);
+  console.log("the core's thread at idle, per cycle it ran (CPU from its own schedstat, /v1/health core_cpu_ms and core_wakeups):");
+  console.log(`  NAO, default wake-up (block, learned lead):   LoLA client answering every frame ${per(ws)}; no client ${per(wn0)}`);
+  console.log(`  NAO, old wake-up (${OLD_WAKE_ARGS.join(" ")}): LoLA client answering every frame ${per(os)}; no client ${per(on0)}`);
+  console.log(`  default / old, CPU per cycle: ${ratio(ws, os)}× with the client, ${ratio(wn0, on0)}× without; wake-ups per cycle ${fmt((ws.coreWakeupsPerCycle ?? Number.NaN) / (os.coreWakeupsPerCycle ?? Number.NaN), 2)}× / ${fmt((wn0.coreWakeupsPerCycle ?? Number.NaN) / (on0.coreWakeupsPerCycle ?? Number.NaN), 2)}×`);
+  console.log(`  P7 (4 ms cycle):       ${per(bodies.p7)}; per cycle ${ratio(bodies.p7, wn0)}× the NAO's without a client`);
+  console.log(`  TNY-360 (5 ms cycle, its API server in the core: wake-up "wait"): ${per(bodies.tny360)}; per cycle ${ratio(bodies.tny360, wn0)}× the NAO's without a client`);
+  console.log("  (the simulated chest board's own work, on a robot another processor, is in the NAO's figures: npm run bench -- wake splits it out)");
+  const jo = jitterGrowth(oldWake);
+  console.log(`  jitter p99 growth with 200 subscribers, old wake-up: ${fmt(jo.growth, 3)} ms (placebo ${fmt(jo.placebo, 3)} ms) against the default's ${fmt(jw.growth, 3)} ms (placebo ${fmt(jw.placebo, 3)} ms)`);
   verdicts.push(
     ws.coreCpuPct === null
       ? "CPU share of the worker core's thread at 83 Hz idle ≤ 3 %: INCONCLUSIVE: this OS does not report per-thread CPU (/proc/thread-self/schedstat)"
-      : `CPU share of the worker core's thread at 83 Hz idle ≤ ${TARGET_CPU_PCT} % of a core: ${ws.coreCpuPct <= TARGET_CPU_PCT ? "MET" : "NOT MET"} (${fmt(ws.coreCpuPct)} %)${quick}`,
+      : `CPU share of the worker core's thread at 83 Hz idle, a LoLA client answering every frame, ≤ ${TARGET_CPU_PCT} % of a core: ${ws.coreCpuPct <= TARGET_CPU_PCT ? "MET" : "NOT MET"} (${fmt(ws.coreCpuPct)} %; old wake-up ${fmt(os.coreCpuPct ?? Number.NaN)} %; bench wake prints this machine's floor)${quick}`,
+  );
+  verdicts.push(
+    wn0.coreCpuPct === null
+      ? "CPU share of the worker core's thread at 83 Hz, no LoLA client: INCONCLUSIVE (no per-thread CPU)"
+      : `CPU share of the worker core's thread at 83 Hz with no LoLA client ≤ ${TARGET_CPU_PCT} % of a core: ${wn0.coreCpuPct <= TARGET_CPU_PCT ? "MET" : "NOT MET"} (${fmt(wn0.coreCpuPct)} %; old wake-up ${fmt(on0.coreCpuPct ?? Number.NaN)} %)${quick}`,
   );
   verdicts.push(`CPU share of the whole runtime process (worker core, API idle) at 83 Hz ≤ ${TARGET_CPU_PCT} % of a core: ${(ws.processCpuPct ?? 99) <= TARGET_CPU_PCT ? "MET" : "NOT MET"} (${fmt(ws.processCpuPct ?? Number.NaN)} %)${quick}`);
   console.log(

@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { constants, PerformanceObserver } from "node:perf_hooks";
 import { youngGenerationCollector } from "../src/runtime/gc.js";
 import { CycleLoop } from "../src/runtime/loop.js";
-import { ThreadStats, threadCpuMs } from "../src/runtime/thread-stats.js";
+import { ThreadStats, threadCpuMs, threadSchedStat } from "../src/runtime/thread-stats.js";
 import { CycleTiming } from "../src/runtime/timing.js";
 
 describe("CycleTiming", () => {
@@ -76,6 +76,12 @@ describe("ThreadStats", () => {
     if (process.platform === "linux") {
       expect(after.cpuMs).toBeGreaterThan(before.cpuMs!); // the allocation loop above ran on this thread
       expect(threadCpuMs()).not.toBeNull();
+      // a blocking sleep gives the CPU away: the thread is scheduled in again at least once per sleep
+      const s0 = threadSchedStat().wakeups!;
+      const cell = new Int32Array(new SharedArrayBuffer(4));
+      for (let i = 0; i < 5; i++) Atomics.wait(cell, 0, 0, 2);
+      expect(threadSchedStat().wakeups! - s0).toBeGreaterThanOrEqual(5);
+      expect(after.wakeups).toBeGreaterThanOrEqual(before.wakeups!);
     }
   });
 });

@@ -170,6 +170,8 @@ export interface HealthAnswer {
     readonly gc_ms: { readonly p50: number; readonly p99: number; readonly max: number };
     /** CPU time of the thread that runs the cycle, ms (null where the OS does not say). */
     readonly core_cpu_ms: number | null;
+    /** How often that thread was scheduled in since it started (its wake-ups; null where the OS does not say). */
+    readonly core_wakeups: number | null;
     /** Collections V8 started by itself on that thread (not the scheduled ones), and the longest, ms. */
     readonly core_gc_collections: number;
     readonly core_gc_max_ms: number;

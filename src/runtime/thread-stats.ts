@@ -1,6 +1,8 @@
 /**
  * What the thread that runs a cycle costs and suffers, measured on that thread: its own CPU time
- * (the kernel's per-thread accounting, /proc/thread-self/schedstat, nanoseconds) and the garbage
+ * (the kernel's per-thread accounting, /proc/thread-self/schedstat, nanoseconds), how often it was
+ * scheduled in (its wake-ups: the count that decides a sleeping core's CPU, docs/architecture.md
+ * "Wake-up"), and the garbage
  * collections V8 started on its own there (a `gc` PerformanceObserver; in a worker it sees that
  * isolate only). Collections the loop scheduled (gc.ts) carry V8's "forced" flag and are not
  * counted: what is left are the ones that stop the thread at a moment nobody chose.
@@ -14,6 +16,11 @@ import { PerformanceObserver, constants } from "node:perf_hooks";
 export interface ThreadStatsSnapshot {
   /** CPU time of this thread since it started, ms; null where the OS does not report it per thread. */
   readonly cpuMs: number | null;
+  /**
+   * How often the kernel scheduled this thread in since it started (schedstat's timeslices): its
+   * wake-ups, for a thread that sleeps between cycles; null where the OS does not report it.
+   */
+  readonly wakeups: number | null;
   /** Collections V8 started itself on this thread since `ThreadStats.shared()` was first called. */
   readonly gcCollections: number;
   /** The longest of those pauses, ms (0 when none). */
@@ -22,12 +29,19 @@ export interface ThreadStatsSnapshot {
 
 /** CPU time of the calling thread, ms, or null (not Linux, or no schedstat). */
 export function threadCpuMs(): number | null {
+  return threadSchedStat().cpuMs;
+}
+
+/** The calling thread's CPU time (ms) and timeslices (how often it was scheduled in), or nulls. */
+export function threadSchedStat(): { cpuMs: number | null; wakeups: number | null } {
   try {
     // "<ns on cpu> <ns waiting> <timeslices>": the first field is exact, not clock ticks.
-    const ns = Number(readFileSync("/proc/thread-self/schedstat", "latin1").split(" ", 1)[0]);
-    return Number.isFinite(ns) ? ns / 1e6 : null;
+    const f = readFileSync("/proc/thread-self/schedstat", "latin1").split(" ", 3);
+    const ns = Number(f[0]);
+    const slices = Number(f[2]);
+    return { cpuMs: Number.isFinite(ns) ? ns / 1e6 : null, wakeups: Number.isInteger(slices) ? slices : null };
   } catch {
-    return null;
+    return { cpuMs: null, wakeups: null };
   }
 }
 
@@ -57,6 +71,6 @@ export class ThreadStats {
   }
 
   snapshot(): ThreadStatsSnapshot {
-    return { cpuMs: threadCpuMs(), gcCollections: this.#gcCollections, gcMaxMs: this.#gcMaxMs };
+    return { ...threadSchedStat(), gcCollections: this.#gcCollections, gcMaxMs: this.#gcMaxMs };
   }
 }

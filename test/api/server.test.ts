@@ -114,7 +114,10 @@ describe("NAO robot API (inject, simulated time)", () => {
     expect(health).toMatchObject({ body: "nao", link: "ok", safety_code: "no_holder", safety_reason: "no client holds control", control: null, api: { subscribers: 0, send_slice_ms: { p99: 0, max: 0 } } });
     expect((health.cycle as Json).cycles).toBe(5);
     expect(health.cycle).toMatchObject({ window_cycles: 5, core_gc_collections: expect.any(Number), core_gc_max_ms: expect.any(Number) });
-    if (process.platform === "linux") expect((health.cycle as Json).core_cpu_ms).toBeGreaterThan(0);
+    if (process.platform === "linux") {
+      expect((health.cycle as Json).core_cpu_ms).toBeGreaterThan(0);
+      expect((health.cycle as Json).core_wakeups).toBeGreaterThan(0);
+    }
   });
 
   it("health ?window_cycles=N: the cycle percentiles describe only the N latest cycles", async () => {

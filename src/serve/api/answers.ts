@@ -55,6 +55,7 @@ export function healthAnswer(h: RobotHealth, stream: StateStream) {
       gc_collections: c.gc.collections,
       gc_ms: c.gc.ms,
       core_cpu_ms: c.core.cpuMs,
+      core_wakeups: c.core.wakeups,
       core_gc_collections: c.core.gcCollections,
       core_gc_max_ms: c.core.gcMaxMs,
     },

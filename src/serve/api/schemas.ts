@@ -210,6 +210,9 @@ export const HealthSchema = Type.Object({
     core_cpu_ms: Type.Union([Type.Number(), Type.Null()], {
       description: "CPU time the thread that runs the cycle has used, ms (the worker core's own thread; the main thread for an in-thread core); null where the OS does not report it per thread",
     }),
+    core_wakeups: Type.Union([Type.Integer(), Type.Null()], {
+      description: "How often the kernel scheduled that thread in since it started (its timeslices: wake-ups, for a core that sleeps between cycles); null where the OS does not report it",
+    }),
     core_gc_collections: Type.Integer({
       description: "Collections V8 started by itself on the thread that runs the cycle (its young generation filled), not the scheduled ones: each one stops the cycle's thread at a moment nobody chose",
     }),
