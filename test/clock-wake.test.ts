@@ -93,6 +93,17 @@ describe("MonotonicClock options", () => {
     }
     expect(clock.wakeCounts.interrupted).toBe(0); // nobody touched the word
   });
+  it("block: sleepers at once (the loop's and another's) each resolve at or after their own deadline", async () => {
+    const clock = new MonotonicClock({ wake: "block" });
+    const t0 = clock.nowMs();
+    const woke: Array<[number, number]> = [];
+    await Promise.all([8, 3, 5].map((d) => clock.sleepUntil(t0 + d).then(() => woke.push([d, clock.nowMs()]))));
+    for (const [d, at] of woke) expect(at).toBeGreaterThanOrEqual(t0 + d);
+    // and the one-sleeper path is free again afterwards
+    const d = clock.nowMs() + 2;
+    await clock.sleepUntil(d);
+    expect(clock.nowMs()).toBeGreaterThanOrEqual(d);
+  });
 });
 
 /**

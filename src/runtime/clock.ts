@@ -222,13 +222,40 @@ export class MonotonicClock implements Clock {
     if (how === WAITED && typeof this.lead !== "number") this.lead.record(performance.now() - targetMs);
     spinUntil(deadlineMs);
   }
+  // "block", one sleeper at a time without allocating closures: [0] its deadline, [1] the moment
+  // the futex wait aimed at, [2] how the wait ended; its resolve (null: no sleeper on this path).
+  readonly #blk = new Float64Array(3);
+  #blkResolve: (() => void) | null = null;
+  readonly #blkPhase = (): void => {
+    const b = this.#blk;
+    b[1] = b[0]! - this.#leadMs();
+    b[2] = this.#block(b[1]!);
+    setImmediate(b[2] === INTERRUPTED ? this.#blkPhase : this.#blkFinish);
+  };
+  readonly #blkFinish = (): void => {
+    const b = this.#blk;
+    this.#finish(b[0]!, b[1]!, b[2]!);
+    const resolve = this.#blkResolve!;
+    this.#blkResolve = null;
+    resolve();
+  };
   sleepUntil(deadlineMs: number): Promise<void> {
     if (this.wake === "block") {
+      // One turn first (I/O ready now is served), then the thread sleeps until the lead; a turn
+      // after it (what arrived meanwhile lands in this cycle), then the spin. An interrupt ends
+      // the sleep early: one turn serves the message, then it sleeps again.
+      if (this.#blkResolve === null) {
+        // The usual case (one sleeper: the loop): callbacks bound once, the deadline in a typed
+        // slot; what is left per sleep is its promise and two immediates.
+        return new Promise((resolve) => {
+          if (deadlineMs - performance.now() <= 0) return resolve();
+          this.#blk[0] = deadlineMs;
+          this.#blkResolve = resolve;
+          setImmediate(this.#blkPhase);
+        });
+      }
       return new Promise((resolve) => {
         if (deadlineMs - performance.now() <= 0) return resolve();
-        // One turn first (I/O ready now is served), then the thread sleeps until the lead; a turn
-        // after it (what arrived meanwhile lands in this cycle), then the spin. An interrupt ends
-        // the sleep early: one turn serves the message, then it sleeps again.
         const phase = (): void => {
           const target = deadlineMs - this.#leadMs();
           const how = this.#block(target);
