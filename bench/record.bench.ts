@@ -16,8 +16,10 @@
  * 2) of each, a core without a recording against a core recording to MCAP, started fresh per
  * phase. Reported from the core's own timing (health over the phase's cycles): jitter and
  * execution p99, late cycles, collections V8 started in the worker (target 0), records lost, MB
- * per minute; a verdict per body. The hosts come from dist/ (built if stale), so the worker runs
- * the compiled entry serve runs. Then, in each recording core's thread (src/runtime/allocation.ts):
+ * per minute; a verdict per body. Each phase runs in a child process with no node flags
+ * (bench/record-host.mjs, the hosts from dist/, built if stale), so the worker runs the compiled
+ * entry with V8's default young generation, as under serve (npm run bench's own
+ * --max-semi-space-size would size the workers' too and hide collections). Then, in each recording core's thread (src/runtime/allocation.ts):
  * the JS heap allocated per cycle against the baseline core's, and V8's sampling heap profile of
  * the recording code itself (src/record/, src/shm/: target 0 bytes; late-cycle events excepted,
  * they allocate their JSON only when a cycle was late).
@@ -36,7 +38,8 @@ import { startLolaServer } from "../src/serve/lola/server.js";
 import { ByteRing } from "../src/shm/ring.js";
 import { verifyRecording } from "../src/verify/verify.js";
 import type { BodyKind } from "../src/bodies/registry.js";
-import { distHosts, type Hosts } from "./core-gc.bench.js";
+import { execFileSync, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { fmt, median, timeIt } from "./util.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -44,13 +47,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function run(): Promise<void> {
   if (process.env.BENCH_RECORD_NAO !== "0") await nao();
   if (process.env.BENCH_RECORD_BODIES !== "0") {
-    const hosts = await distHosts();
-    for (const body of ["p7", "tny360"] as const) await workerBody(hosts, body);
+    // dist/ up to date: the child runs the compiled worker entry, as serve does
+    execFileSync(process.execPath, ["bin/build.js", "--incremental"], { cwd: root, stdio: "inherit" });
+    for (const body of ["p7", "tny360"] as const) await workerBody(body);
   }
 }
 
 /** The bodies this part measures (the NAO has its own part above). */
 type ThreadedBody = Exclude<BodyKind, "nao">;
+
+const root = fileURLToPath(new URL("..", import.meta.url));
 
 const QUICK = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick");
 
@@ -76,60 +82,16 @@ interface BodyPhase {
 /** Cycles measured for the allocation figures. */
 const ALLOC_CYCLES = QUICK ? 250 : 1000;
 
-/** One phase: a fresh threaded core, recording (its ring drained into MCAP) or not. */
-async function bodyPhase(hosts: Hosts, body: ThreadedBody, recording: boolean, phaseS: number, file: string): Promise<BodyPhase> {
-  const ring = recording ? ByteRing.create(RECORD_RING_BYTES) : null;
-  const rec = ring ? { recordRing: ring.sab } : {};
-  const host = body === "p7" ? await hosts.P7Host.start({ seed: 1, ...rec }) : await hosts.Tny360Host.start({ seed: 1, remote: null, server: null, ...rec });
-  let recorder: Recorder | null = null;
-  try {
-    if (ring) recorder = await Recorder.start({ tap: new RecordTap(ByteRing.create(RECORD_RING_BYTES), host.clock), robot: host, transport: "sim", core: ring }, { path: file });
-    await sleep(1500); // settle, and let the JIT optimize the taps (interpreted, a double field's load boxes its number)
-    const h0 = await host.health();
-    const c0 = host.cycles;
-    await sleep(phaseS * 1000);
-    const h1 = await host.health({ windowCycles: host.cycles - c0 });
-    const p = recorder?.progress();
-    const alloc = await host.measureAllocation(ALLOC_CYCLES);
-    let recordingBytes = 0;
-    let eventBytes = 0;
-    const recordingSites: string[] = [];
-    let sampledCycles = 0;
-    if (recording) {
-      const profile = await host.allocationSites(ALLOC_CYCLES, 128, 1000);
-      sampledCycles = profile.cycles;
-      for (const s of profile.sites) {
-        if (!/\/(record|shm)\//.test(s.site)) continue;
-        // tap.bytes → ring.write carries only the events here (no TNY-360 client: no API frames)
-        if (/^(event|lateCycles|bytes) |^write \(.*ring\.js/.test(s.site)) eventBytes += s.bytes;
-        else {
-          recordingBytes += s.bytes;
-          recordingSites.push(`${s.site}: ${s.bytes} B`);
-        }
-      }
-    }
-    return {
-      recording,
-      cycles: h1.cycle.windowCycles,
-      jitter: h1.cycle.jitterP99Ms,
-      exec: h1.cycle.execMs.p99,
-      late: h1.cycle.lateCycles - h0.cycle.lateCycles,
-      gc: h1.cycle.core.gcCollections - h0.cycle.core.gcCollections,
-      dropped: p?.dropped ?? 0,
-      mbPerMin: p?.mbPerMin ?? 0,
-      heapPerCycle: alloc.heapBytes / Math.max(1, alloc.cycles),
-      recordingBytes,
-      recordingSites,
-      eventBytes,
-      sampledCycles,
-    };
-  } finally {
-    await recorder?.stop();
-    await host.shutdown();
-  }
+/** One phase in a child process with no node flags (bench/record-host.mjs: a fresh core from dist/, recording or not). */
+function bodyPhase(body: ThreadedBody, recording: boolean, phaseS: number, file: string): Promise<BodyPhase> {
+  const child = fork(join(root, "bench/record-host.mjs"), [JSON.stringify({ body, recording, phaseS, allocCycles: ALLOC_CYCLES, file })], { execArgv: [], stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  return new Promise((resolve, reject) => {
+    child.once("message", (m: { ok: true; value: BodyPhase } | { ok: false; error: string }) => (m.ok ? resolve(m.value) : reject(new Error(m.error))));
+    child.once("exit", (code) => reject(new Error(`bench/record-host.mjs exited with ${code} before answering`)));
+  });
 }
 
-async function workerBody(hosts: Hosts, body: ThreadedBody): Promise<void> {
+async function workerBody(body: ThreadedBody): Promise<void> {
   const phaseS = Number(process.env.BENCH_RECORD_BODY_PHASE_S ?? (QUICK ? 2 : 5));
   const rounds = Number(process.env.BENCH_RECORD_BODY_ROUNDS ?? (QUICK ? 1 : 2));
   const dir = join(tmpdir(), `bl-bench-record-${body}-${process.pid}`);
@@ -138,7 +100,7 @@ async function workerBody(hosts: Hosts, body: ThreadedBody): Promise<void> {
   console.log(`\n${body}, core in its worker: ${rounds} rounds of ${phaseS} s without and with a recording`);
   try {
     for (let i = 0; i < rounds * 2; i++) {
-      const r = await bodyPhase(hosts, body, i % 2 === 1, phaseS, join(dir, `round-${i}.mcap`));
+      const r = await bodyPhase(body, i % 2 === 1, phaseS, join(dir, `round-${i}.mcap`));
       rows.push(r);
       console.log(
         `  round ${Math.floor(i / 2) + 1} ${(r.recording ? "recording" : "baseline").padEnd(9)}: ${r.cycles} cycles, jitter p99 ${fmt(r.jitter, 3)} ms, exec p99 ${fmt(r.exec, 3)} ms, late ${r.late}, V8-started GCs in the worker ${r.gc}${r.recording ? `, ${r.dropped} records lost, ${fmt(r.mbPerMin, 2)} MB/min` : ""}`,
