@@ -16,7 +16,8 @@
  * Measured: the core's cycle lateness (start − deadline) p99/max and late cycles over the phase
  * (/v1/health?window_cycles=N, counted by the core), and the command latency a client sees: the
  * TNY-360 client's body.setVelocity round trip (request → applied by the simulated robot → reply),
- * or for the P7 a servo-joints POST with a lease (→ applied by the core → 200).
+ * or for the P7 a servo-joints POST with a lease (in-thread: applied → 200; threaded: validated on the
+ * main thread and posted to the core's mailbox → 200, applied at the core's next cycle).
  *
  * Verdicts: per body, does the worker keep the cycle on time under the API load (lateness p99 with
  * load ≤ 2× its quiet p99 + 0.5 ms, and lower than the in-thread core's under the same load), and

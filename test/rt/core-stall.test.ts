@@ -104,6 +104,24 @@ async function expectUnresponsive(r: Response): Promise<void> {
   expect(((await r.json()) as { code: string }).code).toBe("BL_ERR_CORE_UNRESPONSIVE");
 }
 
+/**
+ * Stall the core, post `command` (accepted: the mailbox), then an e-stop (503: the core ran no
+ * cycle; it stays requested). At its next cycle the core engages the stop first, which revokes the
+ * lease, then finds the command's lease ended: dropped and counted once, latched, nobody in control.
+ */
+async function staleAfterEstop(rig: Awaited<ReturnType<typeof startServe>>, command: () => Promise<Response>): Promise<void> {
+  const api = rig.apiUrl;
+  await stallCore(rig);
+  expect((await command()).status).toBe(200);
+  await expectUnresponsive(await post(`${api}/v1/estop`, { reason: "while stalled" }));
+  await cyclingAgain(rig);
+  await until(async () => ((await get<Health>(`${api}/v1/health`)).errors.staleCommands ?? 0) >= 1, "the stale command counted", 5000);
+  const h = await get<Health>(`${api}/v1/health`);
+  expect(h.estop.latched).toBe(true);
+  expect(h.control).toBeNull();
+  expect(h.errors.staleCommands).toBe(1);
+}
+
 describe("a stalled P7 core", () => {
   it("answers motion commands through the mailbox (carried out after the stall), 503 for what needs the arm, drops a command of a lease that ended", async () => {
     const rig = await startServe([], { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_CORE_MS: "5000" }, { body: "p7" });
@@ -135,15 +153,7 @@ describe("a stalled P7 core", () => {
 
       // A command under the lease, then an e-stop (it revokes the lease) before the core cycles again:
       // at its next cycle the core engages the stop first, then finds the command's lease ended.
-      await stallCore(rig);
-      expect((await post(`${api}/v1/commands/servo-joints`, { positions: [-0.5, 0, 0, 0, 0, 0, 0] }, lease)).status).toBe(200);
-      await expectUnresponsive(await post(`${api}/v1/estop`, { reason: "while stalled" }));
-      await cyclingAgain(rig);
-      await until(async () => ((await get<Health>(`${api}/v1/health`)).errors.staleCommands ?? 0) >= 1, "the stale command counted", 5000);
-      const h = await get<Health>(`${api}/v1/health`);
-      expect(h.estop.latched).toBe(true);
-      expect(h.control).toBeNull();
-      expect(h.errors.staleCommands).toBe(1);
+      await staleAfterEstop(rig, () => post(`${api}/v1/commands/servo-joints`, { positions: [-0.5, 0, 0, 0, 0, 0, 0] }, lease));
       expect(await joint1()).toBeGreaterThan(0.4); // it never went for -0.5
     } finally {
       await rig.close();
@@ -181,15 +191,7 @@ describe("a stalled TNY-360 core", () => {
       await until(async () => (await gait()) === "Run", "the mailbox's gait carried out", 10_000);
 
       // A command under the lease, then an e-stop (it revokes the lease) before the core cycles again.
-      await stallCore(rig);
-      expect((await post(`${api}/v1/commands/gait`, { gait: "Creep" }, lease)).status).toBe(200);
-      await expectUnresponsive(await post(`${api}/v1/estop`, { reason: "while stalled" }));
-      await cyclingAgain(rig);
-      await until(async () => ((await get<Health>(`${api}/v1/health`)).errors.staleCommands ?? 0) >= 1, "the stale command counted", 5000);
-      const h = await get<Health>(`${api}/v1/health`);
-      expect(h.estop.latched).toBe(true);
-      expect(h.control).toBeNull();
-      expect(h.errors.staleCommands).toBe(1);
+      await staleAfterEstop(rig, () => post(`${api}/v1/commands/gait`, { gait: "Creep" }, lease));
       expect(await gait()).toBe("Run"); // never Creep
     } finally {
       await rig.close();

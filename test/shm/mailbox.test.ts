@@ -8,8 +8,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { NAO_COMMAND_LAYOUT } from "../../src/bodies/nao/layout.js";
 import { P7_COMMAND_KIND, P7_COMMAND_LAYOUT } from "../../src/bodies/p7/layout.js";
+import { copyTny360Commands, Tny360Commands } from "../../src/bodies/tny360/commands.js";
+import { TNY360_ALL_JOINTS, TNY360_COMMAND_FLAG, TNY360_COMMAND_KEY, TNY360_COMMAND_LAYOUT } from "../../src/bodies/tny360/layout.js";
 import { NAO_MAILBOX_BYTES } from "../../src/host/nao-host.js";
 import { P7_MAILBOX_BYTES } from "../../src/host/p7-host.js";
+import { TNY360_MAILBOX_BYTES } from "../../src/host/tny360-host.js";
 import { layoutOffsets, type ShmViews } from "../../src/shm/layout.js";
 import { Mailbox, mailboxBytes } from "../../src/shm/mailbox.js";
 
@@ -45,6 +48,43 @@ describe("command layouts (golden)", () => {
     expect(hex(slot.subarray(56, 64))).toBe("0000000000000040");
     expect(hex(slot.subarray(64, 72))).toBe("000000000000d03f");
     expect(hex(slot.subarray(112, 120))).toBe("000000000000d03f");
+  });
+});
+
+describe("TNY-360 command layout (golden)", () => {
+  it("header (keys, generation, joint bits, flags), float32 velocity/posture/joints as on the wire; 120 bytes a slot, 256 the mailbox", () => {
+    expect(layoutOffsets(TNY360_COMMAND_LAYOUT)).toEqual({ offsets: [0, 16, 28, 52, 56, 60], end: 120 });
+    expect(TNY360_MAILBOX_BYTES).toBe(256);
+    expect(TNY360_COMMAND_KEY).toEqual({ enabledMask: 1, gait: 2, posture: 4, velocity: 8, joints: 16 });
+    expect(TNY360_ALL_JOINTS).toBe(0x3fff);
+  });
+
+  it("Tny360Commands has every field of the layout, with its element type and count", () => {
+    const c = new Tny360Commands() as unknown as Record<string, ArrayLike<number> & { BYTES_PER_ELEMENT: number; constructor: { name: string } }>;
+    const ctor = { u32: "Uint32Array", f32: "Float32Array" } as const;
+    for (const f of TNY360_COMMAND_LAYOUT) {
+      expect(c[f.name]?.constructor.name, f.name).toBe(ctor[f.type]);
+      expect(c[f.name]?.length, f.name).toBe(f.count);
+    }
+    expect(Object.keys(c).sort()).toEqual(TNY360_COMMAND_LAYOUT.map((f) => f.name).sort());
+  });
+
+  it("one merge (velocity that clears the overrides, then joint 12), byte for byte", () => {
+    const buffer = new SharedArrayBuffer(TNY360_MAILBOX_BYTES);
+    const box = new Mailbox(TNY360_COMMAND_LAYOUT, buffer, 0);
+    const c = new Tny360Commands();
+    c.header.set([TNY360_COMMAND_KEY.velocity | TNY360_COMMAND_KEY.joints, 9, 1 << 12, TNY360_COMMAND_FLAG.velocityClearsOverrides]);
+    c.velocity.set([0.25, 0, -1]);
+    c.jointRad[12] = 0.5;
+    box.write((slot) => copyTny360Commands(c, slot));
+    const slot = new Uint8Array(buffer, 16, 120);
+    expect(hex(slot.subarray(0, 16))).toBe("18000000" + "09000000" + "00100000" + "01000000");
+    expect(hex(slot.subarray(16, 28))).toBe("0000803e" + "00000000" + "000080bf");
+    expect(hex(slot.subarray(60 + 4 * 12, 60 + 4 * 13))).toBe("0000003f");
+    // and back into the core's record, field for field
+    const back = new Tny360Commands();
+    expect(box.take((s) => copyTny360Commands(s, back))).toBe(1);
+    expect(back).toEqual(c);
   });
 });
 
