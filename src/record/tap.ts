@@ -115,14 +115,7 @@ export class RecordTap {
     const s = m.state;
     const fresh = s.seq !== this.#p7Seq;
     this.#p7Seq = s.seq;
-    const at = this.#p7.reserve(this.ring, cycle, m);
-    if (at < 0) return false;
-    // set here, not passed down: a number handed to a call V8 does not inline is boxed (16 B)
-    const t = fresh ? s.epochMs : this.clock.epochMs();
-    this.#cycleMs[0] = t;
-    this.ring.view.setFloat64(at - RING_TIME_BEFORE_PAYLOAD, t, true);
-    this.ring.commit();
-    return true;
+    return this.#stamp(this.#p7.reserve(this.ring, cycle, m), fresh, s);
   }
 
   /**
@@ -138,13 +131,20 @@ export class RecordTap {
     return true;
   }
 
-  /** The TNY-360's state after loop cycle `cycle`. */
+  /** The TNY-360's state after loop cycle `cycle` (timed as p7State's). */
   tny360State(cycle: number, m: Tny360Mirror): boolean {
     this.#tny360 ??= tny360StateRecordWriter();
     const s = m.state;
     const fresh = s.seq !== this.#tny360Seq;
     this.#tny360Seq = s.seq;
-    const at = this.#tny360.reserve(this.ring, cycle, m);
+    return this.#stamp(this.#tny360.reserve(this.ring, cycle, m), fresh, s);
+  }
+
+  /**
+   * Time the state record reserved at `at` (-1: refused) and publish it. The time is read here
+   * from the state object, not passed down: a number handed to a call V8 does not inline is boxed (16 B).
+   */
+  #stamp(at: number, fresh: boolean, s: { readonly epochMs: number }): boolean {
     if (at < 0) return false;
     const t = fresh ? s.epochMs : this.clock.epochMs();
     this.#cycleMs[0] = t;

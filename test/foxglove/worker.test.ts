@@ -1,27 +1,13 @@
-/**
- * `serve --foxglove` with the body's core in its worker thread (serve's default): the live channels
- * come from the core's own recording ring. A real Foxglove client (@foxglove/ws-protocol) subscribes
- * and receives every cycle's state, decodable with the advertised schema's fields, and the events.
- */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+
 import foxglove from "@foxglove/ws-protocol";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
+import { useRuntimeDir } from "../support/runtime-dir.js";
 import { until } from "../lola/client.js";
 
 const { FoxgloveClient } = foxglove;
-const dir = mkdtempSync(join(tmpdir(), "bl-fx-worker-"));
-const savedDir = process.env.BODYLINK_RUNTIME_DIR;
-beforeAll(() => {
-  process.env.BODYLINK_RUNTIME_DIR = join(dir, "rt");
-});
-afterAll(() => {
-  if (savedDir === undefined) delete process.env.BODYLINK_RUNTIME_DIR;
-  else process.env.BODYLINK_RUNTIME_DIR = savedDir;
-});
+useRuntimeDir("bl-fx-worker-");
 
 let rt: RunningRuntime | null = null;
 let client: InstanceType<typeof FoxgloveClient> | null = null;

@@ -6,13 +6,12 @@
  * message per cycle with that cycle's values (what the API served for that seq), and the events.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { McapIndexedReader } from "@mcap/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
+import { useRuntimeDir } from "../support/runtime-dir.js";
 import type { P7Robot } from "../../src/runtime/p7-robot.js";
 import WebSocket from "ws";
 import { TnyClient } from "../../src/client/tny/index.js";
@@ -22,15 +21,8 @@ import { ReplayDriver } from "../../src/replay/driver.js";
 import { verifyRecording } from "../../src/verify/verify.js";
 import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
 
-const dir = mkdtempSync(join(tmpdir(), "bl-rec-bodies-"));
-const savedDir = process.env.BODYLINK_RUNTIME_DIR;
-beforeAll(() => {
-  process.env.BODYLINK_RUNTIME_DIR = join(dir, "rt");
-});
-afterAll(() => {
-  if (savedDir === undefined) delete process.env.BODYLINK_RUNTIME_DIR;
-  else process.env.BODYLINK_RUNTIME_DIR = savedDir;
-});
+// the recordings and the runtime records of this file
+const dir = useRuntimeDir("bl-rec-bodies-");
 
 type Json = Record<string, unknown>;
 type Body = "p7" | "tny360";
