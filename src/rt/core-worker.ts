@@ -68,6 +68,16 @@ export interface DriverFaults {
   write: boolean;
 }
 
+/** What the runner gives a body's servers in the core's thread. */
+export interface CoreControl {
+  /**
+   * Take what the host posted since the last cycle (an e-stop request, the mailbox) now: a server
+   * calls it before it hands a client's command to the robot, so a latch the host requested holds
+   * for that command too, not from the next cycle on. Allocation-free when nothing is pending.
+   */
+  catchUp(): void;
+}
+
 /** What one body gives the shared worker. */
 export interface CoreBody<R extends CoreRobot, O extends CoreBaseOptions> {
   /** The body's state channel over the shared buffer (the core publishes the robot's state into it). */
@@ -82,7 +92,7 @@ export interface CoreBody<R extends CoreRobot, O extends CoreBaseOptions> {
   /** The body's own requests, besides the common ones (leases, e-stop, health, lifecycle). */
   handlers: Record<string, CoreHandler<R>>;
   /** Servers that belong to the real-time path (the NAO's LoLA server); what `ready` should say about them. */
-  serve?(robot: R, options: O, port: MessagePort): Promise<{ close(): Promise<void>; ready: Record<string, unknown> }>;
+  serve?(robot: R, options: O, port: MessagePort, control: CoreControl): Promise<{ close(): Promise<void>; ready: Record<string, unknown> }>;
   /** The body's own facts for the host (preferences, boards …). */
   ready?(robot: R): Record<string, unknown>;
   /** After every cycle, once the state is published (perform side: allocation-free). The NAO's recording tap. */
@@ -323,7 +333,13 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
       : () => pollEstop(r);
     await r.start();
     channel.publish(r);
-    const served = body.serve ? await body.serve(r, options, port) : null;
+    const control: CoreControl = {
+      catchUp: () => {
+        pollEstop(r);
+        bodyInput?.(r, performance.now());
+      },
+    };
+    const served = body.serve ? await body.serve(r, options, port, control) : null;
     if (served) closeServers = () => served.close();
     // After the servers' listeners (the NAO's LoLA server): their clients' messages leave first,
     // then the host gets the state (it is on nobody's path from the body to a client).

@@ -79,7 +79,7 @@ runCore<Tny360Robot, Tny360CoreOptions>({
       return true;
     },
   },
-  async serve(r, o, port) {
+  async serve(r, o, port, control) {
     const s = o.server;
     if (!s) return { close: async () => {}, ready: { tnyPort: null } };
     const opts = {
@@ -90,6 +90,8 @@ runCore<Tny360Robot, Tny360CoreOptions>({
       onRefused: (what: string, detail: string) => port.postMessage({ type: "refused", what, detail }),
       // recording: its frames go into this core's ring, beside the state of every cycle
       ...(tap ? { tap: tap.tny } : {}),
+      // an e-stop the host requested since the last cycle holds for the next frame already
+      beforeFrame: control.catchUp,
     };
     const server = await startTnyServer(r, { ...opts, port: s.port }).catch((e: unknown) => {
       // Without --tny-port, a taken 5621 (another runtime) is no error: take a free port.

@@ -318,3 +318,29 @@ describe("TNY server: hostile upgrades", () => {
     await robot.stop();
   });
 });
+
+describe("TNY server: beforeFrame (a threaded core takes the host's e-stop request before each frame)", () => {
+  it("runs before every frame is dispatched: an e-stop latched there already refuses that frame's command (7)", async () => {
+    const robot = await Tny360Robot.create();
+    await robot.start();
+    let frames = 0;
+    let latchAt = -1;
+    const server = await startTnyServer(robot, {
+      port: 0,
+      beforeFrame: () => {
+        if (frames++ === latchAt) robot.estop({ source: "test", reason: "requested between cycles", category: 0 });
+      },
+    });
+    try {
+      const a = await RawSocket.open(`ws://127.0.0.1:${server.port}/`);
+      expect(statusOf(await a.roundTrip(req(1, "body", "setVelocity", [0.1, 0, 0, true]))).status).toBe(Status.Ok);
+      latchAt = frames; // the next frame: the hook engages the latch just before it is dispatched
+      expect(statusOf(await a.roundTrip(req(2, "body", "setVelocity", [0.2, 0, 0, true]))).status).toBe(Status.EmergencyStop);
+      expect(frames).toBe(2);
+      await a.close();
+    } finally {
+      await server.close();
+      await robot.stop();
+    }
+  });
+});

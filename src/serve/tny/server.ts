@@ -62,6 +62,11 @@ export interface TnyServerOptions extends WebAccessOptions {
   leaseMs?: number;
   /** Recording: every request frame and reply, as on the wire (src/record/tap.ts). */
   tap?: TnyFrameTap;
+  /**
+   * Called before each frame is dispatched (the server in a threaded core's thread: take an e-stop
+   * the host requested since the last cycle first, so the frame sees the latch).
+   */
+  beforeFrame?: () => void;
 }
 
 export interface TnyServerStats {
@@ -122,6 +127,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
   const maxConnections = opts.maxConnections ?? TNY_MAX_CONNECTIONS;
   const leaseMs = opts.leaseMs ?? 2000;
   const tap = opts.tap ?? null;
+  const beforeFrame = opts.beforeFrame ?? null;
   const stats: DispatchStats = newDispatchStats();
   const sockets = new Set<WebSocket>();
   /** Upgrade sockets still in their handshake. */
@@ -245,6 +251,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       tap?.request(conn.id, frame, frame.length);
       let out: Uint8Array | Promise<Uint8Array> | null;
       try {
+        beforeFrame?.();
         out = dispatchTnyFrame(frame, robot, lease, stats);
       } catch {
         return; // dispatchTnyFrame answers every request itself; this is a last guard
