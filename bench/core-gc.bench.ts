@@ -29,6 +29,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
+import type { BodyKind } from "../src/bodies/registry.js";
 import type { AllocationSample } from "../src/runtime/allocation.js";
 import { actionSpec } from "../src/wire/tny/constants.js";
 import { encodeRequest } from "../src/wire/tny/encode.js";
@@ -115,7 +116,7 @@ interface Core {
 
 interface Config {
   name: string;
-  body: "nao" | "p7" | "tny360";
+  body: BodyKind;
   /** A client on the core's own server, started once both cores run. */
   client?: "lola" | "tny";
 }

@@ -31,6 +31,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { availableParallelism, loadavg, setPriority } from "node:os";
 import { performance } from "node:perf_hooks";
+import type { BodyKind } from "../src/bodies/registry.js";
 import type { HealthAnswer } from "../src/client/messages.js";
 import { type ServeRig, StiffController, startServe } from "../test/rt/serve-rig.js";
 import { fmt, median } from "./util.js";
@@ -162,7 +163,7 @@ const idle = async (): Promise<void> => {};
 const OLD_WAKE_ARGS = ["--core-wake", "wait", "--core-spin-ms", "0.2"];
 
 /** A P7 or TNY-360 serve with its core in its worker, idle: what its core's thread costs per cycle. */
-async function runBody(body: "p7" | "tny360"): Promise<Phase> {
+async function runBody(body: Exclude<BodyKind, "nao">): Promise<Phase> {
   const rig = await startServe(["--core", "worker"], {}, { body });
   try {
     await sleep(QUICK ? 500 : 2000);

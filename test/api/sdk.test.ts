@@ -302,7 +302,7 @@ describe("bodylink serve", () => {
 });
 
 /** Modules outside src/client the SDK may import: pure tables, no imports of their own. */
-const SHARED_TABLES = ["../errors.js", "../bodies/link.js", "../bodies/registry.js"];
+const SHARED_TABLES = ["../errors.js", "../bodies/link.js", "../bodies/registry.js", "../bodies/safety.js"];
 
 describe("SDK stays browser-safe", () => {
   it("imports nothing from node: and nothing outside src/client except the error table and the pure body tables", () => {
@@ -318,7 +318,7 @@ describe("SDK stays browser-safe", () => {
       }
     }
     expect(imports).toBeGreaterThan(10);
-    // The shared tables (errors, link words, the body registry) import nothing at all.
+    // The shared tables (errors, link words, the body registry, the safety codes) import nothing at all.
     for (const t of SHARED_TABLES) expect(readFileSync(join(dir, t.replace(/\.js$/, ".ts")), "utf8"), t).not.toMatch(/^\s*import\b/m);
   });
 });
