@@ -77,9 +77,13 @@ export class CycleLoop {
   readonly #listeners: CycleListener[] = [];
   #running = false;
   #done: Promise<void> | null = null;
-  /** Resolves when stop() is called, so a loop asleep on a SimClock stops without time passing. */
-  #stopSignal: Promise<void> = Promise.resolve();
-  #signalStop: () => void = () => {};
+  /**
+   * Ends the current wait early when stop() is called, so a loop asleep on a SimClock stops without
+   * time passing. One per wait, not one promise raced every cycle: `Promise.race([sleep, stop])`
+   * left a reaction on the long-lived stop promise per cycle, kept until stop (~350 B a cycle, the
+   * old generation grew until V8 collected it, and could free nothing).
+   */
+  #interrupt: (() => void) | null = null;
   #seq = 0;
   #lastStartMs = Number.NaN;
   readonly #pacer: CyclePacer | null;
@@ -139,16 +143,13 @@ export class CycleLoop {
   start(): void {
     if (this.#running) return;
     this.#running = true;
-    this.#stopSignal = new Promise((resolve) => {
-      this.#signalStop = resolve;
-    });
     this.#done = this.#run();
   }
 
   async stop(): Promise<void> {
     this.#running = false;
     this.#pacer?.attach?.(null);
-    this.#signalStop();
+    this.#interrupt?.();
     await this.#done;
     this.#done = null;
   }
@@ -166,7 +167,8 @@ export class CycleLoop {
       // NOTE: pacing allocates a promise (and, on the wall clock, a timer) per cycle it waits for;
       // a push pacer's cycles (runNow) allocate none, and the cycle itself does not.
       const ranBefore = this.#seq;
-      await Promise.race([pacer ? pacer.wait(d[0]!) : this.#clock.sleepUntil(d[0]!), this.#stopSignal]);
+      await this.#waitUntil(pacer, d[0]!);
+      this.#interrupt = null;
       if (!this.#running) break;
       if (pacer) {
         // The device ran cycles meanwhile (push) and the next one is not due yet: wait again.
@@ -180,6 +182,14 @@ export class CycleLoop {
       if (now - d[0]! > period) d[0] = now + period; // fell behind: skip, don't burst
       if (this.#gcEveryMs > 0 && now - this.#gc[1]! >= this.#gcEveryMs) this.#collect(d[0]!, period);
     }
+  }
+
+  /** Resolves at the deadline (the pacer's or the clock's), or at once when stop() is called. */
+  #waitUntil(pacer: CyclePacer | null, deadlineMs: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#interrupt = resolve;
+      void (pacer ? pacer.wait(deadlineMs) : this.#clock.sleepUntil(deadlineMs)).then(resolve);
+    });
   }
 
   /** The next cycle's deadline, ms (a typed slot: no boxed double per cycle). */
