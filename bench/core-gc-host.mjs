@@ -25,7 +25,7 @@ process.on("message", async (m) => {
     else if (m.type === "sites") value = await hosts.get(m.key).allocationSites(m.cycles, 128, 8);
     else if (m.type === "health") {
       const h = await hosts.get(m.key).health();
-      value = { v8: h.cycle.core.gcCollections, scheduled: h.cycle.gc.collections };
+      value = { v8: h.cycle.core.gcCollections, scheduled: h.cycle.gc.collections, byKind: h.cycle.core.gcByKind ?? {} };
     } else if (m.type === "stop") {
       for (const h of hosts.values()) await h.shutdown();
       hosts.clear();

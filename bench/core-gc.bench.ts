@@ -163,6 +163,8 @@ interface Result {
   on: AllocationSample;
   /** Collections V8 started itself on the scheduled core (health), and the scheduled ones. */
   onV8: number;
+  /** Of those, by kind ("minor": the young generation filled; "major"/"incremental": the old one grew). */
+  onV8Kinds: Record<string, number>;
   onScheduled: number;
   sites: Array<{ site: string; bytes: number }>;
   sampledCycles: number;
@@ -189,16 +191,19 @@ async function measure(c: Config, dir: string): Promise<Result> {
     const [off, on] = cores as [Core, Core];
     await sleep(WARMUP_MS);
     const cycles = (k: Core) => Math.max(1, Math.round(STEADY_MS / k.periodMs));
-    const h0 = await child.call<{ v8: number; scheduled: number }>({ type: "health", key: on.key });
+    type H = { v8: number; scheduled: number; byKind: Record<string, number> };
+    const h0 = await child.call<H>({ type: "health", key: on.key });
     const [a, b] = await Promise.all([child.call<AllocationSample>({ type: "measure", key: off.key, cycles: cycles(off) }), child.call<AllocationSample>({ type: "measure", key: on.key, cycles: cycles(on) })]);
-    const h1 = await child.call<{ v8: number; scheduled: number }>({ type: "health", key: on.key });
+    const h1 = await child.call<H>({ type: "health", key: on.key });
+    const onV8Kinds: Record<string, number> = {};
+    for (const [k, n] of Object.entries(h1.byKind)) if (n - (h0.byKind[k] ?? 0) > 0) onV8Kinds[k] = n - (h0.byKind[k] ?? 0);
     let sites: Result["sites"] = [];
     let sampledCycles = 0;
     if ((a.heapBytes + a.externalBytes) / a.cycles > ZERO_BYTES) {
       sampledCycles = Math.round((QUICK ? 1500 : 5000) / off.periodMs);
       sites = (await child.call<{ sites: Result["sites"] }>({ type: "sites", key: off.key, cycles: sampledCycles })).sites;
     }
-    return { name: c.name, off: a, on: b, onV8: h1.v8 - h0.v8, onScheduled: h1.scheduled - h0.scheduled, sites, sampledCycles };
+    return { name: c.name, off: a, on: b, onV8: h1.v8 - h0.v8, onV8Kinds, onScheduled: h1.scheduled - h0.scheduled, sites, sampledCycles };
   } finally {
     for (const cl of clients) await cl.close();
     await child.close();
@@ -230,13 +235,17 @@ export async function run(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const base = results.find((r) => r.name === CONFIGS[0]!.name) ?? results[0]!;
-  console.log("\nconfiguration                | heap B/cycle ext B/cycle  ×baseline | scheduling off: collections in the window | scheduling on: V8-started  scheduled | heap B/cycle (on)");
+  console.log("\nconfiguration                | heap B/cycle ext B/cycle  ×baseline promoted B/cycle | scheduling off: collections in the window      | scheduling on: V8-started (kinds)  scheduled | heap B/cycle promoted B/cycle (on)");
   for (const r of results) {
     const ratio = perCycle(base.off, "heapBytes") > 0 ? fmt(perCycle(r.off, "heapBytes") / perCycle(base.off, "heapBytes"), 2) : "n/a";
+    const started = `${r.onV8}${r.onV8 ? ` (${Object.entries(r.onV8Kinds).map(([k, n]) => `${n} ${k}`).join(", ")})` : ""}`;
     console.log(
-      `${r.name.padEnd(28)} | ${fmt(perCycle(r.off, "heapBytes"), 1).padStart(12)} ${fmt(perCycle(r.off, "externalBytes"), 1).padStart(11)} ${ratio.padStart(10)} | ${`${v8Count(r.off)} (${kinds(r.off)}) in ${r.off.cycles} cycles`.padEnd(41)} | ${String(r.onV8).padStart(9)} ${String(r.onScheduled).padStart(10)} | ${fmt(perCycle(r.on, "heapBytes"), 1).padStart(10)}`,
+      `${r.name.padEnd(28)} | ${fmt(perCycle(r.off, "heapBytes"), 1).padStart(12)} ${fmt(perCycle(r.off, "externalBytes"), 1).padStart(11)} ${ratio.padStart(10)} ${fmt(r.off.promotedBytes / r.off.cycles, 1).padStart(16)} | ${`${v8Count(r.off)} (${kinds(r.off)}) in ${r.off.cycles} cycles`.padEnd(46)} | ${started.padStart(24)} ${String(r.onScheduled).padStart(10)} | ${fmt(perCycle(r.on, "heapBytes"), 1).padStart(12)} ${fmt(r.on.promotedBytes / r.on.cycles, 1).padStart(16)}`,
     );
   }
+  console.log(
+    "(promoted: what collections moved into the old generation, per cycle; it grows until V8 runs a major collection itself, which scheduled young collections do not prevent. heap (on) includes what the scheduled collections themselves leave: Node's gc PerformanceObserver entries, ThreadStats)",
+  );
   for (const r of results) {
     if (r.sites.length === 0) continue;
     console.log(`\nwhere "${r.name}" allocates (sampling heap profile over ${r.sampledCycles} cycles, estimated bytes per cycle):`);

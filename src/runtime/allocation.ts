@@ -27,6 +27,8 @@ export interface AllocationSample {
   readonly externalBytes: number;
   /** Collections during the window, by V8's type ("Scavenge", "MarkSweepCompact", …), scheduled ones included. */
   readonly collections: Readonly<Record<string, number>>;
+  /** Bytes the window's collections moved into the old generation (what survived: it grows until V8 runs a major collection). */
+  readonly promotedBytes: number;
   /** What one read of the counters allocated (already taken off), bytes. */
   readonly probeBytes: number;
 }
@@ -34,11 +36,22 @@ export interface AllocationSample {
 /** Subscribe to the cycles of the runtime measured: `NaoRobot.onCycle`, `P7Robot.onCycle`, … */
 export type OnCycle = (listener: (seq: number, nowMs: number) => void) => () => void;
 
+interface SpaceStats {
+  spaceName: string;
+  spaceUsedSize: number;
+}
 interface GcStats {
   gcType: string;
-  beforeGC: { heapStatistics: { usedHeapSize: number; externalMemory: number } };
-  afterGC: { heapStatistics: { usedHeapSize: number; externalMemory: number } };
+  beforeGC: { heapStatistics: { usedHeapSize: number; externalMemory: number }; heapSpaceStatistics: SpaceStats[] };
+  afterGC: { heapStatistics: { usedHeapSize: number; externalMemory: number }; heapSpaceStatistics: SpaceStats[] };
 }
+
+const oldUsed = (spaces: SpaceStats[]): number => {
+  let n = 0;
+  for (const x of spaces) if (x.spaceName === "old_space" || x.spaceName === "large_object_space") n += x.spaceUsedSize;
+  return n;
+};
+
 
 /** Heap used and external memory now; one object of two numbers (the same allocation every read). */
 function counters(): { heap: number; external: number } {
@@ -74,10 +87,12 @@ export function measureAllocation(onCycle: OnCycle, cycles: number): Promise<All
         const stats = (profiler.stop() as { statistics: GcStats[] }).statistics;
         let freedHeap = 0;
         let freedExternal = 0;
+        let promotedBytes = 0;
         const collections: Record<string, number> = {};
         for (const s of stats) {
           freedHeap += s.beforeGC.heapStatistics.usedHeapSize - s.afterGC.heapStatistics.usedHeapSize;
           freedExternal += s.beforeGC.heapStatistics.externalMemory - s.afterGC.heapStatistics.externalMemory;
+          if (s.gcType === "Scavenge") promotedBytes += Math.max(0, oldUsed(s.afterGC.heapSpaceStatistics) - oldUsed(s.beforeGC.heapSpaceStatistics));
           collections[s.gcType] = (collections[s.gcType] ?? 0) + 1;
         }
         resolve({
@@ -86,6 +101,7 @@ export function measureAllocation(onCycle: OnCycle, cycles: number): Promise<All
           heapBytes: Math.max(0, end.heap - start.heap + freedHeap - probeBytes),
           externalBytes: Math.max(0, end.external - start.external + freedExternal),
           collections,
+          promotedBytes,
           probeBytes,
         });
       } catch (e) {

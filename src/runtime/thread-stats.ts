@@ -25,7 +25,16 @@ export interface ThreadStatsSnapshot {
   readonly gcCollections: number;
   /** The longest of those pauses, ms (0 when none). */
   readonly gcMaxMs: number;
+  /** Those collections by V8's kind ("minor": the young generation filled; "major", "incremental": the old one grew), for benches. */
+  readonly gcByKind: Readonly<Record<string, number>>;
 }
+
+const GC_KIND: Readonly<Record<number, string>> = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: "minor",
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: "major",
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental",
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weak",
+};
 
 /** CPU time of the calling thread, ms, or null (not Linux, or no schedstat). */
 export function threadCpuMs(): number | null {
@@ -56,6 +65,7 @@ export class ThreadStats {
 
   #gcCollections = 0;
   #gcMaxMs = 0;
+  readonly #gcByKind: Record<string, number> = {};
 
   private constructor() {
     const observer = new PerformanceObserver((list) => {
@@ -64,6 +74,8 @@ export class ThreadStats {
         if (flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) continue; // scheduled by the loop (or a test's gc())
         this.#gcCollections++;
         if (e.duration > this.#gcMaxMs) this.#gcMaxMs = e.duration;
+        const kind = GC_KIND[(e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0] ?? "other";
+        this.#gcByKind[kind] = (this.#gcByKind[kind] ?? 0) + 1;
       }
     });
     observer.observe({ entryTypes: ["gc"] });
@@ -71,6 +83,6 @@ export class ThreadStats {
   }
 
   snapshot(): ThreadStatsSnapshot {
-    return { ...threadSchedStat(), gcCollections: this.#gcCollections, gcMaxMs: this.#gcMaxMs };
+    return { ...threadSchedStat(), gcCollections: this.#gcCollections, gcMaxMs: this.#gcMaxMs, gcByKind: { ...this.#gcByKind } };
   }
 }
