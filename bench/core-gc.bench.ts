@@ -45,28 +45,6 @@ const ZERO_BYTES = 8;
 const root = fileURLToPath(new URL("..", import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export type Hosts = {
-  NaoHost: typeof import("../src/host/nao-host.js").NaoHost;
-  P7Host: typeof import("../src/host/p7-host.js").P7Host;
-  Tny360Host: typeof import("../src/host/tny360-host.js").Tny360Host;
-};
-
-/**
- * The hosts from dist/ (built now if stale), so the core's worker runs the compiled entry, as under
- * serve (bench record uses it). In this process, whose node flags (--max-semi-space-size=128) size
- * the workers' young generation too: fine for bytes, not for counting how often it fills (this
- * bench forks bench/core-gc-host.mjs for that).
- */
-export async function distHosts(): Promise<Hosts> {
-  execFileSync(process.execPath, ["bin/build.js", "--incremental"], { cwd: root, stdio: "inherit" });
-  const load = (m: string) => import(new URL(`../dist/host/${m}.js`, import.meta.url).href);
-  return {
-    NaoHost: ((await load("nao-host")) as Pick<Hosts, "NaoHost">).NaoHost,
-    P7Host: ((await load("p7-host")) as Pick<Hosts, "P7Host">).P7Host,
-    Tny360Host: ((await load("tny360-host")) as Pick<Hosts, "Tny360Host">).Tny360Host,
-  };
-}
-
 /** One child process (bench/core-gc-host.mjs, plain `node` as serve runs) hosting a body's cores. */
 class Child {
   readonly #proc: ChildProcess;
