@@ -20,16 +20,16 @@ interface Got {
   error: LolaStreamError | null;
 }
 
-/** Feed `bytes` in the given chunk sizes (cycled); collect what comes out. */
-function feed(bytes: Uint8Array, chunkSizes: number[] = [bytes.length], reader = new LolaCommandReader()): Got {
+/** Feed `bytes` in the given chunk sizes (cycled); collect what comes out (`keep`: what a listener keeps of each update). */
+function feed(bytes: Uint8Array, chunkSizes: number[] = [bytes.length], reader = new LolaCommandReader(), keep = (u: LolaCommandUpdate) => u): Got {
   const got: Got = { updates: [], problems: [], error: null };
   let p = 0;
   let k = 0;
   while (p < bytes.length) {
     const n = Math.max(1, chunkSizes[k++ % chunkSizes.length]!);
     const err = reader.push(bytes.subarray(p, p + n), (u, pr) => {
-      got.updates.push(u);
-      got.problems.push(pr);
+      got.updates.push(keep(u));
+      got.problems.push([...pr]);
     });
     if (err) {
       got.error = err;
@@ -326,25 +326,7 @@ function kept(u: LolaCommandUpdate): LolaCommandUpdate {
   return out as LolaCommandUpdate;
 }
 
-function feedReused(bytes: Uint8Array, chunkSizes: number[]): Got {
-  const r = new LolaCommandReader({ reuseUpdate: true });
-  const got: Got = { updates: [], problems: [], error: null };
-  let p = 0;
-  let k = 0;
-  while (p < bytes.length) {
-    const n = Math.max(1, chunkSizes[k++ % chunkSizes.length]!);
-    const err = r.push(bytes.subarray(p, p + n), (u, pr) => {
-      got.updates.push(kept(u));
-      got.problems.push([...pr]);
-    });
-    if (err) {
-      got.error = err;
-      break;
-    }
-    p += n;
-  }
-  return got;
-}
+const feedReused = (bytes: Uint8Array, chunkSizes: number[]): Got => feed(bytes, chunkSizes, new LolaCommandReader({ reuseUpdate: true }), kept);
 
 describe("LoLA command reader, reuseUpdate", () => {
   it("gives the same updates and problems as the default reader, for any command a client might send, in any chunks", () => {
