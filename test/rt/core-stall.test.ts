@@ -123,8 +123,9 @@ async function staleAfterEstop(rig: Awaited<ReturnType<typeof startServe>>, comm
 }
 
 describe("a stalled P7 core", () => {
+  // The stall outlasts every step below on a loaded 2-core VM (each 503 alone waits 500 ms): 9 s.
   it("answers motion commands through the mailbox (carried out after the stall), 503 for what needs the arm, drops a command of a lease that ended", async () => {
-    const rig = await startServe([], { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_CORE_MS: "5000" }, { body: "p7" });
+    const rig = await startServe([], { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_CORE_MS: "9000" }, { body: "p7" });
     try {
       const api = rig.apiUrl;
       const joint1 = async () => (await get<{ joint_positions: number[] }>(`${api}/v1/state`)).joint_positions[0]!;
@@ -163,7 +164,7 @@ describe("a stalled P7 core", () => {
 
 describe("a stalled TNY-360 core", () => {
   it("answers typed commands through the mailbox (carried out after the stall), 503 for what needs the body, drops a command of a lease that ended", async () => {
-    const rig = await startServe([], { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_CORE_MS: "5000" }, { body: "tny360" });
+    const rig = await startServe([], { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_CORE_MS: "9000" }, { body: "tny360" });
     try {
       const api = rig.apiUrl;
       const gait = async () => ((await get<{ locomotion: { gait: string } }>(`${api}/v1/state`)).locomotion.gait);
