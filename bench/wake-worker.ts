@@ -14,6 +14,7 @@
  * Measured here, on this thread: the cycles' lateness after their deadlines, this thread's CPU
  * time and its timeslices (/proc/thread-self/schedstat: run ns, and how often it was scheduled
  * in = its wake-ups), the simulated chest board's own time (on a robot that is another processor),
+ * the final spin's time (spinUntil; "spin" mode yields on setImmediate instead and shows none),
  * and how long a message from the main thread (the host's request path: posted, then the wake
  * word bumped, as CoreLink does) waited before this thread's event loop ran its handler.
  */
@@ -25,7 +26,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { ChestboardDriver, simulatedChestboard } from "../src/drivers/nao/chestboard.js";
-import { MonotonicClock, type WakeMode } from "../src/runtime/clock.js";
+import { MonotonicClock, spunMs, type WakeMode } from "../src/runtime/clock.js";
 import { CycleLoop } from "../src/runtime/loop.js";
 import { NaoRobot } from "../src/runtime/nao-robot.js";
 import { quantileOfSorted } from "../src/runtime/timing.js";
@@ -47,6 +48,8 @@ export interface WakePhaseResult {
   slicesPerCycle: number | null;
   /** The simulated chest board's own work on this thread, µs per cycle (0 without a robot). */
   simUsPerCycle: number;
+  /** The final spin of the blocking wake-ups (spinUntil), µs per cycle. */
+  spinUsPerCycle: number;
   processCpuPct: number;
   messageDelayMs: { p50: number; p99: number; max: number; n: number };
   /** Frames the LoLA controller answered (load "lola"). */
@@ -208,6 +211,7 @@ else await sleep(cfg.warmupMs);
 const c0 = loop?.seq ?? 0;
 const late0 = loop?.timing.lateCycles ?? 0;
 const sim0 = sim?.spentMs[0] ?? 0;
+const spun0 = spunMs();
 const ss0 = schedstat();
 const proc0 = process.cpuUsage();
 const t0 = performance.now();
@@ -219,6 +223,7 @@ const wallMs = performance.now() - t0;
 const ss1 = schedstat();
 const proc = process.cpuUsage(proc0);
 const simMs = (sim?.spentMs[0] ?? 0) - sim0;
+const spinMs = spunMs() - spun0;
 const s = loop?.summary(loop.seq - c0);
 if (robot) await robot.shutdown();
 else await loop?.stop();
@@ -242,6 +247,7 @@ const result: WakePhaseResult = {
   cpuUsPerCycle: ss0 && ss1 ? (ss1[0] - ss0[0]) / 1e3 / (wallMs / PERIOD_MS) : null,
   slicesPerCycle: ss0 && ss1 ? (ss1[1] - ss0[1]) / (wallMs / PERIOD_MS) : null,
   simUsPerCycle: (1000 * simMs) / (wallMs / PERIOD_MS),
+  spinUsPerCycle: (1000 * spinMs) / (wallMs / PERIOD_MS),
   processCpuPct: (100 * (proc.user + proc.system)) / 1000 / wallMs,
   nice,
   lolaFrames: 0,

@@ -160,6 +160,7 @@ function summarise(m: Mode, rs: readonly WakePhaseResult[], idleProc: number) {
     us: med((x) => x.cpuUsPerCycle),
     slices: med((x) => x.slicesPerCycle),
     sim: med((x) => x.simUsPerCycle),
+    spun: med((x) => x.spinUsPerCycle),
     proc: med((x) => x.processCpuPct) - idleProc,
     d50: med((x) => x.messageDelayMs.p50),
     d99: med((x) => x.messageDelayMs.p99),
@@ -189,17 +190,17 @@ export async function run(): Promise<void> {
   const rows = MODES.slice(1).filter(wanted).map((m) => summarise(m, results.get(m.name)!, idleProc));
   if (only.length) {
     console.log("(BENCH_WAKE_ONLY: the phases asked for, no verdict)");
-    for (const r of rows) console.log(`${r.name}: lateness p50 ${fmt(r.p50, 3)} p99 ${fmt(r.p99, 3)} max ${fmt(r.max, 2)} ms, late ${r.late}, core ${fmt(r.us, 0)} µs/cycle (${fmt(r.cpu, 2)} %), ${fmt(r.slices, 2)} wake-ups/cycle, sim ${fmt(r.sim, 0)} µs, message delay p99 ${fmt(r.d99, 3)} ms`);
+    for (const r of rows) console.log(`${r.name}: lateness p50 ${fmt(r.p50, 3)} p99 ${fmt(r.p99, 3)} max ${fmt(r.max, 2)} ms, late ${r.late}, core ${fmt(r.us, 0)} µs/cycle (${fmt(r.cpu, 2)} %), ${fmt(r.slices, 2)} wake-ups/cycle, sim ${fmt(r.sim, 0)} µs, spin ${fmt(r.spun, 0)} µs, message delay p99 ${fmt(r.d99, 3)} ms`);
     return;
   }
-  const header = "mode                   cycles late | lateness ms p50   p99    max | jitter p99 | core CPU %  µs/cycle wake-ups/cycle sim µs | process % (− idle) | message delay ms p50  p99    max";
+  const header = "mode                   cycles late | lateness ms p50   p99    max | jitter p99 | core CPU %  µs/cycle wake-ups/cycle sim µs spin µs | process % (− idle) | message delay ms p50  p99    max";
   const line = (r: Row) =>
-    `${r.name.padEnd(22)} ${String(r.cycles).padStart(6)} ${String(r.late).padStart(4)} |           ${fmt(r.p50, 3).padStart(6)} ${fmt(r.p99, 3).padStart(6)} ${fmt(r.max, 2).padStart(6)} | ${fmt(r.jitter, 3).padStart(10)} | ${fmt(r.cpu, 2).padStart(9)} ${fmt(r.us, 0).padStart(9)} ${fmt(r.slices, 2).padStart(14)} ${fmt(r.sim, 0).padStart(6)} | ${fmt(r.proc, 2).padStart(18)} |                  ${fmt(r.d50, 3).padStart(6)} ${fmt(r.d99, 3).padStart(6)} ${fmt(r.dmax, 2).padStart(6)}`;
+    `${r.name.padEnd(22)} ${String(r.cycles).padStart(6)} ${String(r.late).padStart(4)} |           ${fmt(r.p50, 3).padStart(6)} ${fmt(r.p99, 3).padStart(6)} ${fmt(r.max, 2).padStart(6)} | ${fmt(r.jitter, 3).padStart(10)} | ${fmt(r.cpu, 2).padStart(9)} ${fmt(r.us, 0).padStart(9)} ${fmt(r.slices, 2).padStart(14)} ${fmt(r.sim, 0).padStart(6)} ${fmt(r.spun, 0).padStart(7)} | ${fmt(r.proc, 2).padStart(18)} |                  ${fmt(r.d50, 3).padStart(6)} ${fmt(r.d99, 3).padStart(6)} ${fmt(r.dmax, 2).padStart(6)}`;
   const modeRows = rows.filter((r) => r.mode.load === "robot");
   console.log("\nwake modes, a NaoRobot on the simulated chest board (state published every cycle, the main thread following):");
   console.log(header);
   for (const r of modeRows) console.log(line(r));
-  console.log("(medians over rounds; max = the largest of any round; core CPU = the worker thread's own time, % of one core; wake-ups = its timeslices; sim = the simulated chest board's own work, on a robot another processor)");
+  console.log("(medians over rounds; max = the largest of any round; core CPU = the worker thread's own time, % of one core; wake-ups = its timeslices; sim = the simulated chest board's own work, on a robot another processor; spin = the final spin of wait/block)");
   const prioOf = (name: string) => name.split("/")[1] ?? "";
   const old = (r: Row) => modeRows.find((s) => s.name.startsWith(OLD_DEFAULT.name) && prioOf(s.name) === prioOf(r.name))!;
   for (const r of modeRows) {
@@ -224,6 +225,7 @@ export async function run(): Promise<void> {
   console.log(`  one futex wake-up per cycle, nothing else (the floor of any wake mode here): ${fmt(futex.us, 0)} µs = ${pct(futex.us)} of a core`);
   console.log(`  + the event loop's turn (bare CycleLoop, default wake-up): ${fmt(bare.us - futex.us, 0)} µs (old default's bare loop: ${fmt(oldBare.us, 0)} µs at ${fmt(oldBare.slices, 2)} wake-ups/cycle)`);
   console.log(`  + a socket write of 896 bytes and a 1 KB answer read per cycle (no cycle work): ${fmt(sock.us - bare.us, 0)} µs`);
+  console.log(`  the final spin, in each of these: ${fmt(robotNew.spun, 0)} µs per cycle with the learned lead, ${fmt(robotOld.spun, 0)} µs with the old fixed 0.2 ms`);
   console.log(`  + the NaoRobot cycle, its collections and the state publish: ${fmt(robotNew.us - bare.us, 0)} µs, of which the simulated chest board's own work ${fmt(robotNew.sim, 0)} µs`);
   console.log(`  + the LoLA server with a controller answering every frame (${lolaNew.frames} frames): ${fmt(lolaNew.us - robotNew.us, 0)} µs (its socket I/O, decoding, arbitration)`);
   const core = (r: Row) => `${pct(r.us)} (${pct(r.us - r.sim)} without the simulator's work)`;

@@ -129,10 +129,15 @@ function busyLoop(n: number): void {
  * thousands (every performance.now() returns a boxed double: 16 bytes of young generation).
  */
 export function spinUntil(deadlineMs: number): void {
+  let first = -1;
   for (;;) {
     const t0 = performance.now();
+    if (first < 0) first = t0;
     const left = deadlineMs - t0;
-    if (left <= 0) return;
+    if (left <= 0) {
+      SPUN[0]! += t0 - first;
+      return;
+    }
     if (left < 0.003) continue; // the last few µs: just read the clock
     const n = Math.ceil(left * 0.5 * SPIN[0]!);
     busyLoop(n);
@@ -140,6 +145,14 @@ export function spinUntil(deadlineMs: number): void {
     // learn the loop's speed from rounds that ran undisturbed (a preempted one says nothing); at most ×2 per round
     if (took > 0 && took < left) SPIN[0] = Math.min(2 * SPIN[0]!, 0.5 * SPIN[0]! + (0.5 * n) / took);
   }
+}
+
+// Time this thread has spent in spinUntil, ms (module state: per thread).
+const SPUN = new Float64Array(1);
+
+/** How long this thread has spun in {@link spinUntil} so far, ms (the bench's breakdown of a core's CPU). */
+export function spunMs(): number {
+  return SPUN[0]!;
 }
 
 // What a blocking wait ended by (MonotonicClock.#block).
