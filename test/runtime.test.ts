@@ -305,7 +305,7 @@ describe("MonotonicClock blocking in Atomics.wait (wait, block)", () => {
 describe("CycleLoop: scheduled young-generation collection", () => {
   it("collects every youngGcEveryMs of the clock, after a cycle, and records each duration", async () => {
     const clock = new SimClock();
-    const loop = new CycleLoop({ periodMs: 12, cycle: () => {} }, clock, { youngGcEveryMs: 24 });
+    const loop = new CycleLoop({ periodMs: 12, cycle: () => {} }, clock, { youngGcEveryMs: 24, youngGcMinBytes: 0 });
     expect(loop.schedulesGc).toBe(true);
     loop.start();
     // One before the first deadline (not recorded: a fresh heap's first collections are the slow
@@ -317,7 +317,7 @@ describe("CycleLoop: scheduled young-generation collection", () => {
   it("skips a collection when less than a quarter period is left before the next deadline", async () => {
     const clock = new SimClock();
     // Each cycle "takes" 10 of its 12 ms: 2 ms of slack is under a quarter period (3 ms).
-    const loop = new CycleLoop({ periodMs: 12, cycle: (t) => clock.set(t + 10) }, clock, { youngGcEveryMs: 12 });
+    const loop = new CycleLoop({ periodMs: 12, cycle: (t) => clock.set(t + 10) }, clock, { youngGcEveryMs: 12, youngGcMinBytes: 0 });
     loop.start();
     await clock.advance(12 * 5);
     await loop.stop();
@@ -329,7 +329,7 @@ describe("CycleLoop: scheduled young-generation collection", () => {
     let calls = 0;
     // The first collection in the loop takes 20 ms (more than the whole slack), the rest 0.5 ms.
     const collector = () => clock.set(clock.nowMs() + (++calls === 2 ? 20 : 0.5));
-    const loop = new CycleLoop({ periodMs: 12, cycle: () => {} }, clock, { youngGcEveryMs: 24, youngGcCollector: collector });
+    const loop = new CycleLoop({ periodMs: 12, cycle: () => {} }, clock, { youngGcEveryMs: 24, youngGcCollector: collector, youngGcMinBytes: 0 });
     loop.start();
     await clock.advance(1000);
     await loop.stop();
@@ -340,7 +340,7 @@ describe("CycleLoop: scheduled young-generation collection", () => {
   it("leaves collection to V8 unless asked (the CLI asks); on the wall clock each collection takes real time", async () => {
     expect(new CycleLoop({ periodMs: 12, cycle: () => {} }, new SimClock()).schedulesGc).toBe(false);
     expect(new CycleLoop({ periodMs: 12, cycle: () => {} }, new MonotonicClock()).schedulesGc).toBe(false);
-    const loop = new CycleLoop({ periodMs: 12, cycle: () => {} }, new MonotonicClock(), { youngGcEveryMs: 50 });
+    const loop = new CycleLoop({ periodMs: 12, cycle: () => {} }, new MonotonicClock(), { youngGcEveryMs: 50, youngGcMinBytes: 0 });
     expect(loop.schedulesGc).toBe(true);
     loop.start();
     await new Promise((r) => setTimeout(r, 250));
@@ -348,6 +348,47 @@ describe("CycleLoop: scheduled young-generation collection", () => {
     const gc = loop.timing.summary().gc;
     expect(gc.collections).toBeGreaterThanOrEqual(2);
     expect(gc.ms.max).toBeGreaterThan(0);
+  });
+  it("skips a scheduled collection while the young generation is nearly empty, and collects once it has filled", async () => {
+    const clock = new SimClock();
+    let used = 0;
+    let calls = 0;
+    const collector = () => {
+      calls++;
+      used = 0; // a scavenge empties it
+    };
+    // 10 KB allocated per cycle, a 16 MB young generation: 256 KiB take 26 cycles (312 ms).
+    const loop = new CycleLoop({ periodMs: 12, cycle: () => {
+        used += 10_240;
+      } }, clock, {
+      youngGcEveryMs: 100,
+      youngGcCollector: collector,
+      youngGcUsage: () => ({ usedBytes: used, capacityBytes: 16 << 20 }),
+    });
+    loop.start();
+    await clock.advance(12 * 300); // 300 cycles: ~36 checks, 300 × 10 KB / 256 KiB ≈ 11.7 fills
+    await loop.stop();
+    const collections = loop.timing.summary().gc.collections;
+    expect(calls).toBe(collections + 1); // + the one before the first deadline, always taken
+    expect(collections).toBeGreaterThanOrEqual(9);
+    expect(collections).toBeLessThanOrEqual(12);
+    expect(loop.gcSkipped).toBeGreaterThan(collections); // most checks found it nearly empty
+  });
+  it("nothing allocated, nothing collected; a small young generation counts a quarter of its capacity as full enough", async () => {
+    const run = async (usage: { usedBytes: number; capacityBytes: number }): Promise<number> => {
+      const clock = new SimClock();
+      let calls = 0;
+      const loop = new CycleLoop({ periodMs: 12, cycle: () => {} }, clock, { youngGcEveryMs: 24, youngGcCollector: () => void calls++, youngGcUsage: () => usage });
+      loop.start();
+      await clock.advance(12 * 20);
+      await loop.stop();
+      return calls - 1; // the one before the first deadline is always taken
+    };
+    expect(await run({ usedBytes: 0, capacityBytes: 16 << 20 })).toBe(0);
+    expect(await run({ usedBytes: 200 * 1024, capacityBytes: 16 << 20 })).toBe(0); // under 256 KiB
+    expect(await run({ usedBytes: 300 * 1024, capacityBytes: 16 << 20 })).toBeGreaterThan(5);
+    expect(await run({ usedBytes: 40 * 1024, capacityBytes: 128 * 1024 })).toBeGreaterThan(5); // over a quarter of 128 KiB
+    expect(() => new CycleLoop({ periodMs: 12, cycle: () => {} }, new SimClock(), { youngGcEveryMs: 24, youngGcMinBytes: -1 })).toThrow(/youngGcMinBytes/);
   });
   it("refuses a negative or non-finite interval", () => {
     for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {

@@ -15,7 +15,7 @@
  * the flag is set at run time and the function taken from a fresh context (which is when V8 installs
  * it). Node-only, like the rest of src/runtime.
  */
-import { setFlagsFromString } from "node:v8";
+import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 type GcFunction = (options?: { type?: "minor" | "major"; execution?: "sync" | "async" }) => void;
@@ -38,4 +38,16 @@ export function youngGenerationCollector(): (() => void) | null {
   const fn = gc;
   cached = typeof fn === "function" ? () => fn(MINOR) : null;
   return cached;
+}
+
+/**
+ * How full V8's young generation is: bytes in use and its current capacity (used + available in
+ * new space), or zeros where V8 does not report it. Allocates a few small objects: the loop reads
+ * it at most once per collection interval.
+ */
+export function youngGenerationUsage(): { usedBytes: number; capacityBytes: number } {
+  for (const s of getHeapSpaceStatistics()) {
+    if (s.space_name === "new_space") return { usedBytes: s.space_used_size, capacityBytes: s.space_used_size + s.space_available_size };
+  }
+  return { usedBytes: 0, capacityBytes: 0 };
 }

@@ -18,7 +18,7 @@
  * moment (see gc.ts). Each collection's duration is recorded with the cycle timing.
  */
 import type { Clock } from "./clock.js";
-import { youngGenerationCollector } from "./gc.js";
+import { youngGenerationCollector, youngGenerationUsage } from "./gc.js";
 import { ThreadStats, type ThreadStatsSnapshot } from "./thread-stats.js";
 import { CycleTiming, type TimingSummary } from "./timing.js";
 
@@ -64,6 +64,16 @@ export interface LoopOptions {
   youngGcEveryMs?: number;
   /** What collects, when `youngGcEveryMs` is set. Defaults to V8's minor GC (gc.ts); tests pass their own. */
   youngGcCollector?: () => void;
+  /**
+   * Skip a scheduled collection while the young generation holds less than this many bytes (or,
+   * if its capacity is under four times that, less than a quarter of it): collecting a nearly
+   * empty space costs its fixed overhead (and wakes V8's helper threads) for nothing. Defaults to
+   * 256 KiB: a core that allocates a few KB per cycle collects every ~0.5 s, not every 100 ms; the
+   * main thread under the API's load still collects at every interval. 0: collect every time.
+   */
+  youngGcMinBytes?: number;
+  /** How full the young generation is now (gc.ts youngGenerationUsage, the default); tests pass their own. */
+  youngGcUsage?: () => { usedBytes: number; capacityBytes: number };
 }
 
 export type CycleListener = (seq: number, nowMs: number) => void;
@@ -89,6 +99,10 @@ export class CycleLoop {
   readonly #pacer: CyclePacer | null;
   readonly #gcEveryMs: number;
   readonly #collectYoung: (() => void) | null;
+  readonly #gcMinBytes: number;
+  readonly #gcUsage: () => { usedBytes: number; capacityBytes: number };
+  /** Scheduled collections skipped because the young generation was nearly empty. */
+  gcSkipped = 0;
   // [0] running average of collection durations, ms; [1] when the last one started. Typed slots:
   // a double field would be boxed on every update.
   readonly #gc = Float64Array.of(0, Number.NEGATIVE_INFINITY);
@@ -104,6 +118,10 @@ export class CycleLoop {
     if (!(gcEvery >= 0 && Number.isFinite(gcEvery))) throw new RangeError(`youngGcEveryMs must be a finite number ≥ 0, got ${gcEvery}`);
     this.#collectYoung = gcEvery > 0 ? (opts.youngGcCollector ?? youngGenerationCollector()) : null;
     this.#gcEveryMs = this.#collectYoung ? gcEvery : 0;
+    const minBytes = opts.youngGcMinBytes ?? 256 * 1024;
+    if (!(minBytes >= 0 && Number.isFinite(minBytes))) throw new RangeError(`youngGcMinBytes must be a finite number ≥ 0, got ${minBytes}`);
+    this.#gcMinBytes = minBytes;
+    this.#gcUsage = opts.youngGcUsage ?? youngGenerationUsage;
   }
 
   /**
@@ -240,8 +258,10 @@ export class CycleLoop {
    * Collect the young generation now if the slack before `nextDeadline` allows it (a quarter
    * period, and twice the recent collections' duration), and record how long it took. A skipped
    * collection lets the estimate decay, so one slow collection cannot stop the scheduling for good
-   * (V8 then collects on its own meanwhile, as without scheduling). `typical` is false for the
-   * collection before the first cycle, which is slow and is neither recorded nor averaged.
+   * (V8 then collects on its own meanwhile, as without scheduling). A young generation that holds
+   * less than youngGcMinBytes is left alone until the next interval. `typical` is false for the
+   * collection before the first cycle, which is slow and is neither recorded nor averaged (and
+   * always taken).
    */
   #collect(nextDeadline: number, period: number, typical = true): void {
     const t0 = this.#clock.nowMs();
@@ -251,6 +271,14 @@ export class CycleLoop {
       return;
     }
     gc[1] = t0;
+    if (typical && this.#gcMinBytes > 0) {
+      // read at most once per interval (it allocates a little): nearly empty, try at the next one
+      const u = this.#gcUsage();
+      if (u.usedBytes < Math.min(this.#gcMinBytes, u.capacityBytes / 4)) {
+        this.gcSkipped++;
+        return;
+      }
+    }
     this.#collectYoung!();
     if (!typical) return; // not counted: it ran before any cycle and says nothing of the next ones
     const took = this.#clock.nowMs() - t0;
