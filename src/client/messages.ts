@@ -158,6 +158,8 @@ export interface HealthAnswer {
     readonly nominal_period_ms: number;
     readonly cycles: number;
     readonly late_cycles: number;
+    /** Deadlines that passed without their cycle (a stall the loop skipped rather than burst through). */
+    readonly missed_cycles: number;
     readonly period_ms: { readonly p50: number; readonly p99: number; readonly max: number };
     readonly exec_ms: { readonly p50: number; readonly p99: number; readonly max: number };
     /** How many of the latest cycles the percentiles describe. */

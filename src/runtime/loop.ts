@@ -197,7 +197,11 @@ export class CycleLoop {
       const now = this.#clock.nowMs();
       this.#runOne(now, now - d[0]!);
       d[0]! += period;
-      if (now - d[0]! > period) d[0] = now + period; // fell behind: skip, don't burst
+      if (now - d[0]! > period) {
+        // fell behind: skip, don't burst; the deadlines that passed meanwhile are counted missed
+        this.timing.missedCycles += Math.floor((now - d[0]! + period) / period);
+        d[0] = now + period;
+      }
       if (this.#gcEveryMs > 0 && now - this.#gc[1]! >= this.#gcEveryMs) this.#collect(d[0]!, period);
     }
   }

@@ -6,6 +6,12 @@
 export interface TimingSummary {
   readonly cycles: number;
   readonly lateCycles: number;
+  /**
+   * Deadlines that passed without their cycle: the loop fell more than two periods behind (a
+   * stall) and, rather than burst, went on from now (loop.ts). cycles + missedCycles counts every
+   * deadline since the start, so a loop that runs slower than its period cannot go unnoticed.
+   */
+  readonly missedCycles: number;
   /** How many of the most recent cycles the percentiles below describe (at most the ring's capacity). */
   readonly windowCycles: number;
   readonly periodMs: { readonly p50: number; readonly p99: number; readonly max: number };
@@ -40,6 +46,7 @@ export class CycleTiming {
   #gcN = 0;
   cycles = 0;
   lateCycles = 0;
+  missedCycles = 0;
 
   constructor(
     readonly nominalPeriodMs: number,
@@ -73,6 +80,7 @@ export class CycleTiming {
     this.#gcN = 0;
     this.cycles = 0;
     this.lateCycles = 0;
+    this.missedCycles = 0;
   }
 
   /**
@@ -112,6 +120,6 @@ export class CycleTiming {
     gcSorted.set(this.#gcs.subarray(0, gcCount));
     gcSorted.sort();
     const gcMs = { p50: quantileOfSorted(gcSorted, 0.5), p99: quantileOfSorted(gcSorted, 0.99), max: gcCount ? gcSorted[gcCount - 1]! : 0 };
-    return { cycles: this.cycles, lateCycles: this.lateCycles, windowCycles: count, periodMs, execMs, latenessMs, jitterP99Ms: jitter.p99, gc: { collections: this.#gcN, ms: gcMs } };
+    return { cycles: this.cycles, lateCycles: this.lateCycles, missedCycles: this.missedCycles, windowCycles: count, periodMs, execMs, latenessMs, jitterP99Ms: jitter.p99, gc: { collections: this.#gcN, ms: gcMs } };
   }
 }

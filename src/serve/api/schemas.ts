@@ -198,6 +198,9 @@ export const HealthSchema = Type.Object({
     nominal_period_ms: Type.Number(),
     cycles: Type.Integer(),
     late_cycles: Type.Integer(),
+    missed_cycles: Type.Integer({
+      description: "Deadlines that passed without their cycle (the loop fell more than two periods behind and went on from now instead of bursting); cycles + missed_cycles = every deadline since the start",
+    }),
     period_ms: Percentiles,
     exec_ms: Percentiles,
     window_cycles: Type.Integer({ description: "How many of the latest cycles the percentiles describe (all the ring holds, up to 2,048, unless ?window_cycles= asks for fewer)" }),
