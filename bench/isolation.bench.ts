@@ -52,6 +52,8 @@ interface Phase {
   ms: number;
   cycles: number;
   lateCycles: number;
+  /** Deadlines a stall made the loop skip (health missed_cycles). */
+  missedCycles: number;
   lateRamps: number;
   latenessP99Ms: number;
   latenessMaxMs: number;
@@ -141,6 +143,7 @@ async function phase(rig: ServeRig, lola: StiffController | null, name: string, 
     ms: wallMs,
     cycles: h1.cycle.cycles - h0.cycle.cycles,
     lateCycles: h1.cycle.late_cycles - h0.cycle.late_cycles,
+    missedCycles: h1.cycle.missed_cycles - h0.cycle.missed_cycles,
     lateRamps: (h1.errors.lateRamps ?? 0) - (h0.errors.lateRamps ?? 0),
     latenessP99Ms: w.cycle.lateness_ms.p99,
     latenessMaxMs: w.cycle.lateness_ms.max,
@@ -244,10 +247,10 @@ async function runCore(core: "worker" | "main", extraArgs: string[] = [], only: 
 
 function printTable(title: string, phases: readonly Phase[]): void {
   console.log(`\n${title}`);
-  console.log("phase        s  cycles late ramps | lateness p99   max ms | jitter p99 | frames dips | core CPU % µs/cycle wake-ups/cycle process CPU % | V8 GCs sched | V8 GC max ms so far");
+  console.log("phase        s  cycles late missed ramps | lateness p99   max ms | jitter p99 | frames dips | core CPU % µs/cycle wake-ups/cycle process CPU % | V8 GCs sched | V8 GC max ms so far");
   for (const p of phases) {
     console.log(
-      `${p.name.padEnd(10)} ${fmt(p.ms / 1000, 1).padStart(4)} ${String(p.cycles).padStart(7)} ${String(p.lateCycles).padStart(4)} ${String(p.lateRamps).padStart(5)} | ${fmt(p.latenessP99Ms, 3).padStart(12)} ${fmt(p.latenessMaxMs, 2).padStart(8)} | ${fmt(p.jitterP99Ms, 3).padStart(10)} | ${String(p.frames).padStart(6)} ${String(p.dips).padStart(4)} | ${(p.coreCpuPct === null ? "n/a" : fmt(p.coreCpuPct)).padStart(10)} ${(p.coreUsPerCycle === null ? "n/a" : fmt(p.coreUsPerCycle, 0)).padStart(8)} ${(p.coreWakeupsPerCycle === null ? "n/a" : fmt(p.coreWakeupsPerCycle, 2)).padStart(14)} ${(p.processCpuPct === null ? "n/a" : fmt(p.processCpuPct)).padStart(13)} | ${String(p.v8Gcs).padStart(6)} ${String(p.scheduledGcs).padStart(5)} | ${fmt(p.gcMaxMs, 2).padStart(8)}`,
+      `${p.name.padEnd(10)} ${fmt(p.ms / 1000, 1).padStart(4)} ${String(p.cycles).padStart(7)} ${String(p.lateCycles).padStart(4)} ${String(p.missedCycles).padStart(6)} ${String(p.lateRamps).padStart(5)} | ${fmt(p.latenessP99Ms, 3).padStart(12)} ${fmt(p.latenessMaxMs, 2).padStart(8)} | ${fmt(p.jitterP99Ms, 3).padStart(10)} | ${String(p.frames).padStart(6)} ${String(p.dips).padStart(4)} | ${(p.coreCpuPct === null ? "n/a" : fmt(p.coreCpuPct)).padStart(10)} ${(p.coreUsPerCycle === null ? "n/a" : fmt(p.coreUsPerCycle, 0)).padStart(8)} ${(p.coreWakeupsPerCycle === null ? "n/a" : fmt(p.coreWakeupsPerCycle, 2)).padStart(14)} ${(p.processCpuPct === null ? "n/a" : fmt(p.processCpuPct)).padStart(13)} | ${String(p.v8Gcs).padStart(6)} ${String(p.scheduledGcs).padStart(5)} | ${fmt(p.gcMaxMs, 2).padStart(8)}`,
     );
   }
   if (phases.some((p) => p.cycles > 2048)) console.log("(a phase longer than 2,048 cycles: its lateness and jitter percentiles are over its last 2,048 cycles, the most the core keeps)");
