@@ -125,3 +125,24 @@ export class StiffController {
     await this.done;
   }
 }
+
+/**
+ * `n` stream subscribers of `apiUrl` in another process (test/rt/subscribers.mjs), so that the
+ * test's own process keeps its CPU for its controller; resolves once all are open.
+ */
+export async function startSubscribers(apiUrl: string, n: number): Promise<ChildProcess> {
+  const subs = spawn(process.execPath, ["test/rt/subscribers.mjs", `${apiUrl.replace(/^http/, "ws")}/v1/stream`, String(n)], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  subs.stdout!.on("data", (d) => {
+    out += String(d);
+  });
+  const t0 = Date.now();
+  while (!/^open$/m.test(out)) {
+    if (Date.now() - t0 > 30_000 || subs.exitCode !== null) {
+      subs.kill("SIGKILL");
+      throw new Error(`${n} subscribers did not open: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return subs;
+}
