@@ -16,6 +16,7 @@ import { CTL, STATE_START } from "../../src/rt/core-shm.js";
 import { NAO_STATE_BYTES, NaoStateChannel } from "../../src/shm/nao-state.js";
 import { P7_STATE_BYTES, p7StateChannel } from "../../src/shm/p7-state.js";
 import { TNY360_STATE_BYTES, tny360StateChannel } from "../../src/shm/tny360-state.js";
+import { p7StateFields, p7StateOf } from "../support/p7-state-arb.js";
 
 const f64 = fc.double({ noNaN: false });
 const f32 = fc.float({ noNaN: false });
@@ -97,29 +98,9 @@ describe("P7 state channel", () => {
   it("every field of P7State and the link cross unchanged", () => {
     fc.assert(
       fc.property(
-        fc.record({
-          seq: fc.integer({ min: 0, max: 2 ** 40 }),
-          timestampMs: f64,
-          epochMs: f64,
-          valid: fc.tuple(fc.boolean(), fc.boolean(), fc.boolean()),
-          arrays: fc.array(fc.array(f64, { minLength: 7, maxLength: 7 }), { minLength: 5, maxLength: 5 }),
-          imu: fc.array(fc.array(f64, { minLength: 3, maxLength: 3 }), { minLength: 2, maxLength: 2 }),
-          errorIds: fc.array(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), { minLength: 7, maxLength: 7 }),
-          link,
-        }),
+        p7StateFields,
         (r) => {
-          const src = { state: new P7State(), link: r.link as LinkStatus };
-          const s = src.state;
-          s.seq = r.seq;
-          s.timestampMs = r.timestampMs;
-          s.epochMs = r.epochMs;
-          [s.jointValid, s.motorValid, s.imuValid] = r.valid;
-          [s.angles, s.velocities, s.efforts, s.temperatures].forEach((a, i) => {
-            a.set(r.arrays[i]!);
-          });
-          s.errorIds.set(r.errorIds);
-          s.angularVelocity.set(r.imu[0]!);
-          s.linearAcceleration.set(r.imu[1]!);
+          const src = p7StateOf(r);
           const { buffer, ctl } = buffers(P7_STATE_BYTES);
           p7StateChannel(buffer, STATE_START, ctl, CTL.stateSeq).publish(src);
           const into = { state: new P7State(), link: "starting" as LinkStatus };
