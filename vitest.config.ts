@@ -14,19 +14,13 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "node", include: ["test/**/*.test.ts"], exclude: ["test/dashboard/**", "test/rt/isolation.test.ts"], sequence: { groupOrder: 0 } },
-      },
-      {
-        // The hostile-load test counts late cycles of every body's core: it runs alone, so the
-        // machine's only other load is the one it applies (one file, its three runs one by one).
-        extends: true,
-        test: { name: "hostile", include: ["test/rt/isolation.test.ts"], sequence: { groupOrder: 1 } },
+        test: { name: "node", include: ["test/**/*.test.ts"], exclude: ["test/dashboard/**"], sequence: { groupOrder: 0 } },
       },
       {
         // The browser test starts chromium, which takes a core: run it after the rest, so timing
         // tests (the 20 Hz stream rate) never share the machine with it.
         extends: true,
-        test: { name: "browser", include: ["test/dashboard/**/*.test.ts"], sequence: { groupOrder: 2 } },
+        test: { name: "browser", include: ["test/dashboard/**/*.test.ts"], sequence: { groupOrder: 1 } },
       },
     ],
   },
