@@ -35,6 +35,10 @@ interface Health {
   cycle: { cycles: number };
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Past three times the cores of load, the machine, not the tests' loads, decides the wake-ups. */
+const busyNow = () => loadavg()[0]! > 3 * availableParallelism();
+
 describe("the real-time core under hostile load", () => {
   let rig: ServeRig;
   let lola: StiffController;
@@ -51,12 +55,11 @@ describe("the real-time core under hostile load", () => {
   });
 
   const health = async (): Promise<Health> => (await (await fetch(`${rig.apiUrl}/v1/health`)).json()) as Health;
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   const cores = availableParallelism();
   // A full `npm test` on 2 cores runs at a load of 4-5 (the core still counted nothing late there);
   // past 3x the cores the machine, not these loads, decides the wake-ups.
-  const busy = loadavg()[0]! > 3 * cores;
+  const busy = busyNow();
 
   it("keeps stiffness 1.0 on every frame and counts no late cycle and no ramp through 200 KB/1 MB bodies, 1,000 subscribers and a 1 s main-thread stall", async (ctx) => {
     const h0 = await health();
@@ -149,8 +152,6 @@ interface BodyHealth {
   control: { owner: string } | null;
 }
 
-const busyNow = () => loadavg()[0]! > 3 * availableParallelism();
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Each body's route for the large bodies (every one is refused unparsed: no lease, or too large). */
 const ROUTE: { [K in Exclude<BodyKind, "nao">]: string } = { p7: "/v1/commands/servo-joints", tny360: "/v1/commands/velocity" };
@@ -172,7 +173,7 @@ describe.each(["p7", "tny360"] as const)("the %s's real-time core under hostile 
     const lease = (await (await fetch(`${api}/v1/control`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ owner: "operator", lease_ms: 60_000 }) })).json()) as { lease_id: string };
     expect(lease.lease_id).toEqual(expect.any(String));
     let h0 = await health();
-    for (const t = Date.now(); h0.cycle.cycles < 50 && Date.now() - t < 20_000; h0 = await health()) await pause(50);
+    for (const t = Date.now(); h0.cycle.cycles < 50 && Date.now() - t < 20_000; h0 = await health()) await sleep(50);
 
     // (a) 200 KB and 1 MB bodies every 300 ms for 3 s: without a lease, and with the lease but too large
     const big = (kb: number) => JSON.stringify({ positions: Array.from({ length: (kb * 1024) / 20 }, () => 0.123456789012345) });
@@ -183,12 +184,12 @@ describe.each(["p7", "tny360"] as const)("the %s's real-time core under hostile 
       const headers: Record<string, string> = { "content-type": "application/json", ...(i % 4 >= 2 ? { [LEASE_HEADER]: lease.lease_id } : {}) };
       const res = await fetch(`${api}${ROUTE[body]}`, { method: "POST", headers, body: bodies[i % 2]! }).catch(() => null);
       if (res) answers.push(res.status);
-      await pause(300);
+      await sleep(300);
     }
 
     // (b) 1,000 subscribers for 3 s, from another process
     subs = await startSubscribers(api, 1000);
-    await pause(3000);
+    await sleep(3000);
     subs.kill("SIGKILL");
     subs = null;
 
@@ -202,13 +203,13 @@ describe.each(["p7", "tny360"] as const)("the %s's real-time core under hostile 
       while (asking) {
         await tny.system.ping();
         answeredAt.push(Date.now());
-        await pause(20);
+        await sleep(20);
       }
     })();
     if (body === "tny360") await until(() => answeredAt.length > 3, "TNY-360 answers", 10_000);
     const stallFrom = Date.now();
     r.child.kill("SIGUSR2");
-    await pause(2500);
+    await sleep(2500);
     asking = false;
     await asker;
     (tny as TnyClient | null)?.close();
