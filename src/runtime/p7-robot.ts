@@ -131,6 +131,11 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
   #link: P7LinkStatus = "starting";
   #safetyReason: string | null = "no control lease held: holding position";
   #safety: SafetyCode = "no_holder";
+  /** Why the body is in its safe state: the code and its words change together. */
+  #setSafety(code: SafetyCode, text: string | null): void {
+    this.#safety = code;
+    this.#safetyReason = text;
+  }
   /** The lease whose command the arm is executing, or null (holding). */
   #commandLease: string | null = null;
   readonly #targets = new Float64Array(P7_JOINT_COUNT);
@@ -153,8 +158,7 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
     this.#commandLease = null;
     this.driver.stopAll();
     this.#counters.leaseEndedStops++;
-    this.#safetyReason = `control lease ${why}: holding position`;
-    this.#safety = leaseEndCode(why);
+    this.#setSafety(leaseEndCode(why), `control lease ${why}: holding position`);
   };
 
   private constructor(opts: P7RobotOptions) {
@@ -219,8 +223,7 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
     this.#commandLease = null;
     if (this.#link !== "lost") this.#counters.linkLost++;
     this.#link = "lost";
-    this.#safetyReason = `body link lost: ${message}`;
-    this.#safety = "link_lost";
+    this.#setSafety("link_lost", `body link lost: ${message}`);
     this.#invalidate();
   }
 
@@ -380,8 +383,7 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
     if (e.category === 0) this.driver.halt();
     else if (first) this.driver.stopAll();
     if (e.phase === "settling" && this.driver.atRest) this.authority.setEstopPhase("cut");
-    this.#safetyReason = describeEstop(this.authority.estop);
-    this.#safety = "estop";
+    this.#setSafety("estop", describeEstop(this.authority.estop));
     return this.authority.estop;
   }
 
@@ -393,8 +395,7 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
   /** Release the latch; the arm keeps holding until a client takes a lease and commands. */
   resetEstop(req: EstopResetRequest): EstopState {
     if (this.authority.resetEstop(req)) {
-      this.#safetyReason = "emergency stop reset: holding position until commanded";
-      this.#safety = "estop_reset";
+      this.#setSafety("estop_reset", "emergency stop reset: holding position until commanded");
     }
     return this.authority.estop;
   }
@@ -433,8 +434,7 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
     // A category-1 stop is done once every joint has come to rest (or the link is gone: cut).
     if (this.authority.estop.phase === "settling" && (this.driver.atRest || !this.driver.linkUp)) {
       this.authority.setEstopPhase("cut", this.driver.atRest ? undefined : 0);
-      this.#safetyReason = describeEstop(this.authority.estop);
-      this.#safety = "estop";
+      this.#setSafety("estop", describeEstop(this.authority.estop));
     }
     if (code !== IO.Fresh) {
       if (this.#link !== "lost") this.#counters.linkLost++;
@@ -503,8 +503,7 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
 
   #accepted(leaseId: string): void {
     this.#commandLease = leaseId;
-    this.#safetyReason = null;
-    this.#safety = "none";
+    this.#setSafety("none", null);
   }
 }
 

@@ -170,6 +170,11 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
   #refusalsNotLogged = 0;
   #safetyReason: string | null = null;
   #safety: SafetyCode = "none";
+  /** Why the body is in its safe state: the code and its words change together. */
+  #setSafety(code: SafetyCode, text: string | null): void {
+    this.#safety = code;
+    this.#safetyReason = text;
+  }
   #stopped = false;
 
   private constructor(opts: Tny360RobotOptions) {
@@ -199,8 +204,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
     this.loop = this.lifecycle.loop;
     this.authority.bindCycles(this.loop, this.periodMs);
     this.authority.on("acquired", () => {
-      this.#safetyReason = null;
-      this.#safety = "none";
+      this.#setSafety("none", null);
     });
   }
 
@@ -249,8 +253,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
     this.#velocityLeaseId = null;
     this.authority.revoke(); // after a restart, nothing moves until a client commands again
     this.state.link = "lost";
-    this.#safetyReason = `body link lost: ${message}`;
-    this.#safety = "link_lost";
+    this.#setSafety("link_lost", `body link lost: ${message}`);
   }
 
   onLate(): void {
@@ -542,8 +545,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
       if ((this.state.body.enabledMask & TNY_LEG_MASK) === 0) this.authority.setEstopPhase("cut");
       else this.#unlessStopped(K.disableSmooth, []);
     }
-    this.#safetyReason = describeEstop(this.authority.estop);
-    this.#safety = "estop";
+    this.#setSafety("estop", describeEstop(this.authority.estop));
     return this.authority.estop;
   }
 
@@ -555,8 +557,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
   /** Release the latch. Nothing moves until a client takes a lease and commands (e.g. enableSmooth). */
   resetEstop(req: EstopResetRequest): EstopState {
     if (this.authority.resetEstop(req)) {
-      this.#safetyReason = null;
-      this.#safety = "none";
+      this.#setSafety("none", null);
     }
     return this.authority.estop;
   }
@@ -631,8 +632,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
     // A category-1 stop is done once the smooth disable has finished and the legs are off.
     if (this.authority.estop.phase === "settling" && this.state.body.smooth === "idle" && (this.state.body.enabledMask & TNY_LEG_MASK) === 0) {
       this.authority.setEstopPhase("cut");
-      this.#safetyReason = describeEstop(this.authority.estop);
-      this.#safety = "estop";
+      this.#setSafety("estop", describeEstop(this.authority.estop));
     }
     if (code === IO.Fresh) this.state.epochMs = this.clock.epochMs() + (this.state.timestampMs - nowMs);
   }
