@@ -7,6 +7,7 @@
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { MonotonicClock, spinUntil, WakeLead, wakeInterrupt } from "../src/runtime/clock.js";
+import { leastHeapAllocated } from "./support/allocated.js";
 
 describe("WakeLead: the learned lead of a blocking wake-up", () => {
   it("settles on a constant overshoot, within one step", () => {
@@ -58,15 +59,12 @@ describe("spinUntil: the final spin", () => {
   });
   it("reads the clock a few times per spin, not thousands (each read is a boxed double)", () => {
     // 500 spins of 0.1 ms: reading the clock in a loop allocates ~16 B per read, ~25 kB per
-    // spin, ≥ 10 MB per round; a few reads per spin stay far below 1 MB. The least of five
-    // rounds: the test runner allocates beside us now and then.
+    // spin, ≥ 10 MB per round; a few reads per spin stay far below 1 MB.
+    // The least of five rounds (leastHeapAllocated).
     for (let i = 0; i < 200; i++) spinUntil(performance.now() + 0.05); // warm up, calibrate
-    let least = Number.POSITIVE_INFINITY;
-    for (let round = 0; round < 5; round++) {
-      const before = process.memoryUsage().heapUsed;
+    const least = leastHeapAllocated(() => {
       for (let i = 0; i < 500; i++) spinUntil(performance.now() + 0.1);
-      least = Math.min(least, process.memoryUsage().heapUsed - before);
-    }
+    });
     expect(least).toBeLessThan(1_000_000);
   });
 });

@@ -12,19 +12,17 @@ import { MonotonicClock } from "../../src/runtime/clock.js";
 import { P7_TAKEN_KIND } from "../../src/runtime/p7-robot.js";
 import type { P7Mirror } from "../../src/shm/p7-state.js";
 import { ByteRing } from "../../src/shm/ring.js";
+import { leastHeapAllocated } from "../support/allocated.js";
 
 describe("the recording's perform side allocates nothing in steady state", () => {
-  /** Bytes allocated per call of `f`: the least of five rounds of 20,000 (the test runner allocates beside us now and then). */
+  /** Bytes allocated per call of `f`: the least of five rounds of 20,000 (leastHeapAllocated). */
   function perCall(f: (i: number) => void): number {
     for (let i = 0; i < 20_000; i++) f(i); // warm up (JIT)
-    let least = Number.POSITIVE_INFINITY;
-    for (let round = 0; round < 5; round++) {
-      (globalThis as { gc?: () => void }).gc?.();
-      const before = process.memoryUsage().heapUsed;
-      for (let i = 0; i < 20_000; i++) f(i);
-      least = Math.min(least, process.memoryUsage().heapUsed - before);
-    }
-    return least / 20_000;
+    return (
+      leastHeapAllocated(() => {
+        for (let i = 0; i < 20_000; i++) f(i);
+      }) / 20_000
+    );
   }
   it("a worker's cycle: the state record (timed by the state's own stamp, no clock read) and the late-cycle check; a P7 command", () => {
     const ring = ByteRing.create(1 << 20);

@@ -17,6 +17,7 @@ import { NAO_STATE_BYTES, NaoStateChannel } from "../../src/shm/nao-state.js";
 import { P7_STATE_BYTES, p7StateChannel } from "../../src/shm/p7-state.js";
 import { TNY360_STATE_BYTES, tny360StateChannel } from "../../src/shm/tny360-state.js";
 import { p7StateFields, p7StateOf } from "../support/p7-state-arb.js";
+import { leastHeapAllocated } from "../support/allocated.js";
 
 const f64 = fc.double({ noNaN: false });
 const f32 = fc.float({ noNaN: false });
@@ -176,18 +177,13 @@ describe("TNY-360 state channel", () => {
 describe("state channels allocate nothing in steady state", () => {
   /**
    * 20,000 publishes and reads: an allocation per call would be ≥ 20,000 × 16 B = 320 kB in every
-   * round. The least growth of five rounds: the test runner allocates beside us now and then.
+   * round. The least of five rounds (leastHeapAllocated).
    */
   function grows(publishAndRead: () => void): number {
     for (let i = 0; i < 20_000; i++) publishAndRead(); // warm up (JIT)
-    let least = Number.POSITIVE_INFINITY;
-    for (let round = 0; round < 5; round++) {
-      (globalThis as { gc?: () => void }).gc?.();
-      const before = process.memoryUsage().heapUsed;
+    return leastHeapAllocated(() => {
       for (let i = 0; i < 20_000; i++) publishAndRead();
-      least = Math.min(least, process.memoryUsage().heapUsed - before);
-    }
-    return least;
+    });
   }
   it("P7: publish (the core, every cycle) and readInto (the host)", () => {
     const { buffer, ctl } = buffers(P7_STATE_BYTES);
