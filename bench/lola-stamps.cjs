@@ -7,6 +7,8 @@
  *           when the JS callback starts; the hash is of its last message),
  *   kind 2: the start of a write of an 896-byte sensor message, kind 3: that write returned,
  *   kind 4: the start of a write of a command (any other length ≥ 64 bytes), kind 5: it returned.
+ * Writes are stamped on both paths a LoLA peer uses: `socket.write` and `fs.writeSync` on the
+ * socket's descriptor (our LoLA server's frame write, one write(2) without stream machinery).
  * Each message is named by a 32-bit FNV-1a hash of its 896 bytes: the proxy forwards the upstream's
  * bytes unchanged, so the same hash follows one message through every process. At the thread's
  * exit the stamps go to $BL_BENCH_STAMPS/<pid>-<thread>.bin as float64 triples (kind, hash, µs
@@ -52,6 +54,23 @@ if (dir) {
     }
     return write.call(this, chunk, ...rest);
   };
+  // The LoLA server writes each frame with fs.writeSync(fd, buf, offset, length) (src/serve/lola/server.ts);
+  // ESM imports of node:fs see the patched function once the builtin exports are synced.
+  const fs = require("node:fs");
+  const writeSync = fs.writeSync;
+  fs.writeSync = function stampedWriteSync(fd, buf, offset, length, ...rest) {
+    if (typeof buf === "string" || !buf) return writeSync.call(this, fd, buf, offset, length, ...rest);
+    const off = typeof offset === "number" ? offset : 0;
+    const len = typeof length === "number" ? length : buf.length - off;
+    const kind = len === 896 ? 2 : len >= 64 ? 4 : 0;
+    if (kind === 0) return writeSync.call(this, fd, buf, offset, length, ...rest);
+    const h = kind === 2 ? hash(buf, off) : 0;
+    stamp(kind, h);
+    const r = writeSync.call(this, fd, buf, offset, length, ...rest);
+    stamp(kind + 1, h);
+    return r;
+  };
+  require("node:module").syncBuiltinESMExports();
   const emit = net.Socket.prototype.emit;
   net.Socket.prototype.emit = function stampedEmit(event, chunk, ...rest) {
     if (event === "data" && chunk && chunk.length >= 896 && chunk.length % 896 === 0) stamp(1, hash(chunk, chunk.length - 896));
