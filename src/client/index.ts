@@ -105,7 +105,7 @@ export interface ConnectOptions {
   staleAfterMs?: number;
   /** Refuse a server that serves another body. */
   expectBody?: BodyKind;
-  /** connect() fails if no hello arrives within this. Defaults to 5000 ms. */
+  /** connect() fails if no hello arrives within this (at once when nothing listens at the URL). Defaults to 5000 ms. */
   connectTimeoutMs?: number;
   /** Reconnect backoff; `false` to not reconnect. Defaults to 100 ms doubling to 2000 ms. */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number } | false;
@@ -197,6 +197,8 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
   #open = false;
   #closed = false;
   #everOpened = false;
+  /** The HTTP probe after a first failed stream attempt ran (see #probeRuntime). */
+  #probed = false;
   #attempts = 0;
   #downSinceMs = 0;
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
@@ -682,8 +684,26 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
     if (wasOpen) this.#downSinceMs = this.#now();
     const willReconnect = !this.#closed && this.#reconnect !== false;
     if (wasOpen) this.emit("disconnected", { code, reason, willReconnect });
+    if (!this.#everOpened && !this.#probed) this.#probeRuntime();
     if (willReconnect) this.#scheduleReconnect();
     else if (!this.#everOpened) this.#rejectReady(localError("BL_ERR_CLI_NO_RUNTIME", this.url));
+  }
+
+  /**
+   * The first stream attempt failed before any hello: ask the robot API once over HTTP. A refused
+   * connection (nothing listens) fails connect() now instead of after connectTimeoutMs; any answer
+   * (a runtime still starting, a token refused) leaves the retries and the timeout to decide.
+   */
+  #probeRuntime(): void {
+    this.#probed = true;
+    this.#fetch(`${this.url}/v1/health`, { method: "GET", headers: {} }).then(
+      () => {},
+      () => {
+        if (this.#everOpened || this.#closed) return;
+        this.#rejectReady(localError("BL_ERR_CLI_NO_RUNTIME", this.url));
+        this.#shutdownStream();
+      },
+    );
   }
 
   #scheduleReconnect(): void {

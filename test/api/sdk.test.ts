@@ -255,6 +255,32 @@ describe("robot API over loopback with the SDK", () => {
     expect((err as Error).message).toContain("http://127.0.0.1:1");
   });
 
+  it("fails at once, not after connectTimeoutMs, when nothing listens (the HTTP probe is refused)", async () => {
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+    }, 10_000);
+    const err = await connect("http://127.0.0.1:1", { WebSocket, connectTimeoutMs: 60_000 }).catch((e: unknown) => e);
+    clearTimeout(timer);
+    expect(timedOut).toBe(false);
+    expect(err).toMatchObject({ code: "BL_ERR_CLI_NO_RUNTIME" });
+  });
+
+  it("keeps retrying within connectTimeoutMs while something answers HTTP but the stream is refused", async () => {
+    // A peer that answers every request 503 (a runtime still starting, a proxy): not "nothing listens".
+    const { createServer } = await import("node:http");
+    let connections = 0;
+    const peer = createServer((_req, res) => res.writeHead(503).end()).listen(0, "127.0.0.1");
+    peer.on("connection", () => connections++);
+    await new Promise((r) => peer.once("listening", r));
+    const port = (peer.address() as { port: number }).port;
+    const err = await connect(`http://127.0.0.1:${port}`, { WebSocket, connectTimeoutMs: 700 }).catch((e: unknown) => e);
+    peer.close();
+    expect(err).toMatchObject({ code: "BL_ERR_CLI_NO_RUNTIME" });
+    // The probe, and the stream tried again (100, 200, 400 ms backoff) until the timeout.
+    expect(connections).toBeGreaterThanOrEqual(3);
+  });
+
   it("binds 127.0.0.1 unless told otherwise", async () => {
     const robot = await simP7(new SimClock());
     const s = await serve(robot);
