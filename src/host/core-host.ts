@@ -69,6 +69,11 @@ export function splitHostOptions<O extends CoreHostOptions>(opts: O): { core: Om
   };
 }
 
+/** Requests a core may leave unanswered before the host refuses more (each is refused at once, 503). */
+export const CORE_MAX_PENDING = 256;
+/** Ordered requests (smooth motions, clearError) on their way, timed out or not, before more are refused. */
+export const CORE_MAX_ORDERED = 64;
+
 /** The requests to one core, each answered later by a message (never waited for). */
 export class CoreLink {
   readonly #worker: Worker;
@@ -113,6 +118,12 @@ export class CoreLink {
 
   #call<T>(ordered: boolean, method: string, timeoutMs: number, args: unknown[]): Promise<T> {
     if (this.#down) return Promise.reject(this.#down);
+    // A stalled core answers nothing: bound what waits for it (the worker's message queue, the
+    // pending answers, the ordered requests that hold the mailbox back even after they timed out).
+    if (this.#later.size >= CORE_MAX_PENDING || (ordered && this.#ordered.size >= CORE_MAX_ORDERED)) {
+      const n = ordered ? this.#ordered.size : this.#later.size;
+      return Promise.reject(new BodylinkError("BL_ERR_CORE_UNRESPONSIVE", `${method}: refused, ${n} ${ordered ? "ordered " : ""}requests to the core are still unanswered`));
+    }
     const id = this.#nextId++;
     if (ordered) this.#ordered.add(id);
     return new Promise<T>((resolve, reject) => {
