@@ -684,7 +684,8 @@ export class BodylinkClient extends Emitter<ClientEvents> implements AsyncDispos
     if (wasOpen) this.#downSinceMs = this.#now();
     const willReconnect = !this.#closed && this.#reconnect !== false;
     if (wasOpen) this.emit("disconnected", { code, reason, willReconnect });
-    if (!this.#everOpened && !this.#probed) this.#probeRuntime();
+    // (Not without fetch: its stand-in refuses every call, which would read as "nothing listens".)
+    if (!this.#everOpened && !this.#probed && this.#fetch !== missingFetch) this.#probeRuntime();
     if (willReconnect) this.#scheduleReconnect();
     else if (!this.#everOpened) this.#rejectReady(localError("BL_ERR_CLI_NO_RUNTIME", this.url));
   }
