@@ -57,7 +57,8 @@ describe("the real-time core under hostile load", () => {
   const health = async (): Promise<Health> => (await (await fetch(`${rig.apiUrl}/v1/health`)).json()) as Health;
 
   const cores = availableParallelism();
-  // A full `npm test` on 2 cores runs at a load of 4-5 (the core still counted nothing late there);
+  // vitest.config.ts runs this file alone, before the rest: inside a full `npm test` on 2 cores
+  // (load 4-5, other files' serve cores at SCHED_FIFO, tsc, chromium) CI counted 1 late cycle once;
   // past 3x the cores the machine, not these loads, decides the wake-ups.
   const busy = busyNow();
 
