@@ -25,7 +25,7 @@
  * what it counted and skips the counter assertions with one line saying why; `npm run bench -- isolation` compares against the
  * in-thread core in the same run on such a machine.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { availableParallelism, loadavg } from "node:os";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -33,7 +33,7 @@ import { LEASE_HEADER } from "../../src/bodies/link.js";
 import type { BodyKind } from "../../src/bodies/registry.js";
 import { TnyClient } from "../../src/client/tny/index.js";
 import { until } from "../lola/client.js";
-import { type ServeRig, StiffController, startServe, startSubscribers } from "./serve-rig.js";
+import { Placebo, type PlaceboReport, type ServeRig, StiffController, startServe, startSubscribers } from "./serve-rig.js";
 
 interface Health {
   errors: { lateRamps: number; lateCycles: number; coreStalls: number };
@@ -44,45 +44,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Past three times the cores of load, the machine, not the tests' loads, decides the wake-ups. */
 const busyNow = () => loadavg()[0]! > 3 * availableParallelism();
 
-interface PlaceboReport {
-  /** Every thread pinned and at SCHED_FIFO (else the counts say nothing). */
-  fifo: boolean;
-  cpus: number;
-  /** Wake-ups more than 4 ms late over the run, all CPUs. */
-  stalls: number;
-  maxLateMs: number;
-}
-
-/** test/rt/placebo.mjs: what the machine itself does to a real-time thread, one per CPU. */
-class Placebo {
-  #out = "";
-  private constructor(readonly child: ChildProcess) {
-    child.stdout!.on("data", (d) => {
-      this.#out += String(d);
-    });
-  }
-  static async start(): Promise<Placebo> {
-    const p = new Placebo(spawn(process.execPath, ["test/rt/placebo.mjs"], { stdio: ["pipe", "pipe", "inherit"] }));
-    await p.#next(/^ready$/);
-    return p;
-  }
-  /** Send a command, resolve with the line that answers it. */
-  request(cmd: "start" | "report", answer: RegExp): Promise<string> {
-    this.child.stdin!.write(`${cmd}\n`);
-    return this.#next(answer);
-  }
-  async #next(answer: RegExp): Promise<string> {
-    await until(() => this.#out.includes("\n"), "the placebo's answer", 10_000);
-    const i = this.#out.indexOf("\n");
-    const line = this.#out.slice(0, i);
-    this.#out = this.#out.slice(i + 1);
-    if (!answer.test(line)) throw new Error(`placebo: expected ${answer}, got ${line}`);
-    return line;
-  }
-  close(): void {
-    this.child.kill("SIGKILL");
-  }
-}
 
 describe("the real-time core under hostile load", () => {
   let rig: ServeRig;

@@ -7,10 +7,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { unpack } from "msgpackr";
 import type { BodyKind } from "../../src/bodies/registry.js";
 import { LolaCommandWriter } from "../../src/wire/lola/command-message.js";
-import { TestLolaClient } from "../lola/client.js";
+import { TestLolaClient, until } from "../lola/client.js";
 
 export interface ServeRig {
   child: ChildProcess;
@@ -145,4 +146,44 @@ export async function startSubscribers(apiUrl: string, n: number): Promise<Child
     await new Promise((r) => setTimeout(r, 50));
   }
   return subs;
+}
+
+export interface PlaceboReport {
+  /** Every thread pinned and at SCHED_FIFO (else the counts say nothing). */
+  fifo: boolean;
+  cpus: number;
+  /** Wake-ups more than 4 ms late over the run, all CPUs. */
+  stalls: number;
+  maxLateMs: number;
+}
+
+/** test/rt/placebo.mjs: what the machine itself does to a real-time thread, one per CPU (started, then "start" and "report" around what it should watch). */
+export class Placebo {
+  #out = "";
+  private constructor(readonly child: ChildProcess) {
+    child.stdout!.on("data", (d) => {
+      this.#out += String(d);
+    });
+  }
+  static async start(): Promise<Placebo> {
+    const p = new Placebo(spawn(process.execPath, [fileURLToPath(new URL("./placebo.mjs", import.meta.url))], { stdio: ["pipe", "pipe", "inherit"] }));
+    await p.#next(/^ready$/);
+    return p;
+  }
+  /** Send a command, resolve with the line that answers it. */
+  request(cmd: "start" | "report", answer: RegExp): Promise<string> {
+    this.child.stdin!.write(`${cmd}\n`);
+    return this.#next(answer);
+  }
+  async #next(answer: RegExp): Promise<string> {
+    await until(() => this.#out.includes("\n"), "the placebo's answer", 10_000);
+    const i = this.#out.indexOf("\n");
+    const line = this.#out.slice(0, i);
+    this.#out = this.#out.slice(i + 1);
+    if (!answer.test(line)) throw new Error(`placebo: expected ${answer}, got ${line}`);
+    return line;
+  }
+  close(): void {
+    this.child.kill("SIGKILL");
+  }
 }
