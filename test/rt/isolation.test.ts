@@ -11,8 +11,9 @@
  * explain: this VM's hypervisor stalls even an idle SCHED_FIFO thread by 6 ms now and then (a
  * placebo, test/rt/placebo.mjs, one real-time thread pinned to each CPU in another process that
  * none of the loads reach, counted 3 wake-ups more than 4 ms late, max 6.4 ms, in 10 idle
- * seconds), so the core may count at most as many late cycles as the placebo counted stalls over
- * the same run; with none there, none here. The core's thread runs at SCHED_FIFO
+ * seconds, and once 51 ms in 4 s), so the core may count at most as many late cycles as the
+ * placebo counted stalls over the same run, and at most as many ramps as it counted stalls past
+ * 22 ms; with none there, none here. The core's thread runs at SCHED_FIFO
  * where allowed and blocks in a futex between cycles (docs/architecture.md, "Threads" says what
  * was measured without that: nice −10 alone left 5–6 wake-ups per 15 s more than 24 ms late at
  * load 20 on the 2-core development VM). On the in-thread core (--core main) the stall alone is
@@ -135,17 +136,22 @@ describe("the real-time core under hostile load", () => {
       ctx.skip();
       return;
     }
-    // The controller got a frame for every cycle the core ran (the health reads bracket the run) …
+    // The controller got a frame for every cycle the core ran (the health reads bracket the run).
     expect(run.frames).toBeGreaterThanOrEqual(run.cycles - 2);
-    // … and every one of them at stiffness 1.0.
-    expect(run.dips, JSON.stringify(phases)).toBe(0);
-    expect(run.full).toBe(run.frames);
-    // The core counted no cycle late that the machine does not explain: a real-time thread in
-    // another process, pinned to each CPU and untouched by these loads (placebo.mjs), woke more than
-    // 4 ms late that many times over the same run (this VM's hypervisor does that now and then,
-    // idle or not); with none there, none here. No safety ramp, and the watchdog never saw a stall.
-    expect(run.lateCycles, JSON.stringify(machine)).toBeLessThanOrEqual(machine.fifo ? machine.stalls : 0);
-    expect(run.lateRamps).toBe(0);
+    // The machine's own stalls over the same run: a real-time thread in another process, pinned to
+    // each CPU and untouched by these loads (placebo.mjs), woke more than 4 ms late `stalls` times
+    // (this VM's hypervisor does that now and then, idle or not) and more than 22 ms late
+    // `longStalls` times. The core counted no late cycle and no safety ramp they do not explain:
+    // with none there, none here.
+    const why = JSON.stringify({ machine, phases });
+    expect(run.lateCycles, why).toBeLessThanOrEqual(machine.fifo ? machine.stalls : 0);
+    expect(run.lateRamps, why).toBeLessThanOrEqual(machine.fifo ? machine.longStalls : 0);
+    // Every frame at stiffness 1.0 (only a ramp the machine explains may have lowered it).
+    if (run.lateRamps === 0) {
+      expect(run.dips, why).toBe(0);
+      expect(run.full).toBe(run.frames);
+    }
+    // The host's watchdog never saw the core stall.
     expect(run.coreStalls).toBe(0);
   }, 120_000);
 });

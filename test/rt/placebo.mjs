@@ -6,7 +6,7 @@
 // 6 ms late makes the thread pinned to that CPU at least 6 - PERIOD_MS = STALL_MS late.
 //
 // stdin "start\n" zeroes the counts; "report\n" prints one JSON line:
-// { fifo, cpus, stalls, maxLateMs } (fifo false: chrt or taskset refused, the counts say nothing).
+// { fifo, cpus, stalls, longStalls, maxLateMs } (fifo false: chrt or taskset refused, the counts say nothing).
 import { execFileSync } from "node:child_process";
 import { readlinkSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -14,11 +14,14 @@ import { Worker, isMainThread, workerData } from "node:worker_threads";
 
 const PERIOD_MS = 2;
 const STALL_MS = 4;
+// A stall that makes a core at least 24 ms late (the NAO's safety ramp) makes the pinned thread at least 24 - PERIOD_MS late.
+const LONG_STALL_MS = 22;
+const SLOTS = 5;
 
 if (isMainThread) {
   const cpus = availableParallelism();
-  // per CPU: [0] stalls, [1] max lateness ms, [2] 1 when pinned and FIFO, [3] generation (start bumps it)
-  const shared = new Float64Array(new SharedArrayBuffer(8 * 4 * cpus));
+  // per CPU: [0] stalls, [1] max lateness ms, [2] 1 when pinned and FIFO, [3] unused, [4] long stalls
+  const shared = new Float64Array(new SharedArrayBuffer(8 * SLOTS * cpus));
   const gen = new Int32Array(new SharedArrayBuffer(4));
   const workers = [];
   for (let cpu = 0; cpu < cpus; cpu++) workers.push(new Worker(new URL(import.meta.url), { workerData: { cpu, shared: shared.buffer, gen: gen.buffer } }));
@@ -33,14 +36,16 @@ if (isMainThread) {
         process.stdout.write("started\n");
       } else if (line === "report") {
         let stalls = 0;
+        let longStalls = 0;
         let maxLateMs = 0;
         let fifo = true;
         for (let c = 0; c < cpus; c++) {
-          stalls += shared[c * 4];
-          maxLateMs = Math.max(maxLateMs, shared[c * 4 + 1]);
-          fifo &&= shared[c * 4 + 2] === 1;
+          stalls += shared[c * SLOTS];
+          longStalls += shared[c * SLOTS + 4];
+          maxLateMs = Math.max(maxLateMs, shared[c * SLOTS + 1]);
+          fifo &&= shared[c * SLOTS + 2] === 1;
         }
-        process.stdout.write(`${JSON.stringify({ fifo, cpus, stalls, maxLateMs: Math.round(maxLateMs * 100) / 100 })}\n`);
+        process.stdout.write(`${JSON.stringify({ fifo, cpus, stalls, longStalls, maxLateMs: Math.round(maxLateMs * 100) / 100 })}\n`);
       }
     }
   });
@@ -48,7 +53,7 @@ if (isMainThread) {
   process.stdout.write("ready\n");
 } else {
   const { cpu } = workerData;
-  const s = new Float64Array(workerData.shared, cpu * 4 * 8, 4);
+  const s = new Float64Array(workerData.shared, cpu * SLOTS * 8, SLOTS);
   const gen = new Int32Array(workerData.gen);
   try {
     const tid = readlinkSync("/proc/thread-self").split("/").pop();
@@ -70,9 +75,11 @@ if (isMainThread) {
       seen = g;
       s[0] = 0;
       s[1] = 0;
+      s[4] = 0;
     } else {
       const late = now - deadline;
       if (late > STALL_MS) s[0]++;
+      if (late > LONG_STALL_MS) s[4]++;
       if (late > s[1]) s[1] = late;
     }
     deadline += PERIOD_MS;

@@ -154,6 +154,8 @@ export interface PlaceboReport {
   cpus: number;
   /** Wake-ups more than 4 ms late over the run, all CPUs. */
   stalls: number;
+  /** Of those, more than 22 ms late: a stall that would make a 12 ms core late past its 24 ms safety ramp bound. */
+  longStalls: number;
   maxLateMs: number;
 }
 
