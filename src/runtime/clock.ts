@@ -17,6 +17,14 @@ export interface Clock {
   epochMs(): number;
   /** Resolve at or after the absolute monotonic deadline `deadlineMs`. */
   sleepUntil(deadlineMs: number): Promise<void>;
+  /**
+   * Optional, callback form of `sleepUntil` for the one loop that paces itself on this clock: call
+   * `cb` at `deadlineMs` with no promise in between (MonotonicClock "block": nothing allocated per
+   * wait but the event loop's two immediates). `wakeNow` makes a pending wake-up fire at the next
+   * turn without waiting (how a loop stops).
+   */
+  wakeAt?(deadlineMs: number, cb: () => void): void;
+  wakeNow?(): void;
 }
 
 /** How a {@link MonotonicClock} meets a deadline (docs/architecture.md, "Wake-up", has the figures). */
@@ -191,6 +199,7 @@ export class MonotonicClock implements Clock {
     this.#index = i ? i.index : 0;
     this.#interruptible = i !== undefined;
     if (i) this.#counts[0] = Atomics.load(i.words, i.index);
+    if (this.wake === "block") this.wakeAt = this.#wakeAtBlock;
   }
   nowMs(): number {
     return performance.now();
@@ -236,7 +245,8 @@ export class MonotonicClock implements Clock {
     spinUntil(deadlineMs);
   }
   // "block", one sleeper at a time without allocating closures: [0] its deadline, [1] the moment
-  // the futex wait aimed at, [2] how the wait ended; its resolve (null: no sleeper on this path).
+  // the futex wait aimed at, [2] how the wait ended; what to call at the deadline (a promise's
+  // resolve or a wakeAt callback; null: no sleeper on this path).
   readonly #blk = new Float64Array(3);
   #blkResolve: (() => void) | null = null;
   readonly #blkPhase = (): void => {
@@ -252,6 +262,23 @@ export class MonotonicClock implements Clock {
     this.#blkResolve = null;
     resolve();
   };
+  /** "block" only (undefined in the other modes, whose loops keep the promise path): see Clock.wakeAt. */
+  readonly wakeAt?: (deadlineMs: number, cb: () => void) => void;
+  readonly #wakeAtBlock = (deadlineMs: number, cb: () => void): void => {
+    if (this.#blkResolve !== null) {
+      void this.sleepUntil(deadlineMs).then(cb); // a second sleeper: the promise path
+      return;
+    }
+    this.#blk[0] = deadlineMs;
+    this.#blkResolve = cb;
+    // One turn first (I/O ready now is served), even when the deadline has passed: a loop that is
+    // behind still lets its event loop run between cycles.
+    setImmediate(this.#blkPhase);
+  };
+  wakeNow(): void {
+    // The pending "block" wake-up (if any) ends at its next step: no futex wait, no spin.
+    if (this.#blkResolve !== null) this.#blk[0] = Number.NEGATIVE_INFINITY;
+  }
   sleepUntil(deadlineMs: number): Promise<void> {
     if (this.wake === "block") {
       // One turn first (I/O ready now is served), then the thread sleeps until the lead; a turn
