@@ -28,6 +28,15 @@ describe("CycleLoop on a clock's wakeAt", () => {
     for (const wake of ["spin", "wait", "thread"] as const) expect(new MonotonicClock({ wake }).wakeAt).toBeUndefined();
   });
 
+  it("wakeNow() never cuts short a sleepUntil promise that holds the clock's wake-up slot", async () => {
+    const clock = new MonotonicClock({ wake: "block", spinMs: 0 });
+    const deadline = performance.now() + 30;
+    const slept = clock.sleepUntil(deadline);
+    clock.wakeNow();
+    await slept;
+    expect(performance.now()).toBeGreaterThanOrEqual(deadline);
+  });
+
   it("runs every cycle from wakeAt, never through sleepUntil, each at or after its deadline", async () => {
     const { clock, sleeps } = countingClock("block");
     const starts: number[] = [];

@@ -260,6 +260,7 @@ export class MonotonicClock implements Clock {
     this.#finish(b[0]!, b[1]!, b[2]!);
     const resolve = this.#blkResolve!;
     this.#blkResolve = null;
+    this.#blkIsWake = false;
     resolve();
   };
   /** "block" only (undefined in the other modes, whose loops keep the promise path): see Clock.wakeAt. */
@@ -271,13 +272,16 @@ export class MonotonicClock implements Clock {
     }
     this.#blk[0] = deadlineMs;
     this.#blkResolve = cb;
+    this.#blkIsWake = true;
     // One turn first (I/O ready now is served), even when the deadline has passed: a loop that is
     // behind still lets its event loop run between cycles.
     setImmediate(this.#blkPhase);
   };
+  /** The fast slot's sleeper came from wakeAt (wakeNow never cuts short a sleepUntil's promise). */
+  #blkIsWake = false;
   wakeNow(): void {
-    // The pending "block" wake-up (if any) ends at its next step: no futex wait, no spin.
-    if (this.#blkResolve !== null) this.#blk[0] = Number.NEGATIVE_INFINITY;
+    // The pending wakeAt wake-up (if any) ends at its next step: no futex wait, no spin.
+    if (this.#blkIsWake && this.#blkResolve !== null) this.#blk[0] = Number.NEGATIVE_INFINITY;
   }
   sleepUntil(deadlineMs: number): Promise<void> {
     if (this.wake === "block") {
