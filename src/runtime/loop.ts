@@ -201,18 +201,9 @@ export class CycleLoop {
   /** One cycle on the callback path, then the next wake-up; or the end of the chain once stopped. */
   readonly #onWake = (): void => {
     if (this.#running) {
-      const period = this.#body.periodMs;
-      const d = this.#deadline;
-      const now = this.#clock.nowMs();
-      this.#runOne(now, now - d[0]!);
-      d[0]! += period;
-      if (now - d[0]! > period) {
-        this.timing.missedCycles += Math.floor((now - d[0]! + period) / period);
-        d[0] = now + period;
-      }
-      if (this.#gcEveryMs > 0 && now - this.#gc[1]! >= this.#gcEveryMs) this.#collect(d[0]!, period);
+      this.#runClocked();
       if (this.#running) {
-        this.#wakeAt!(d[0]!, this.#onWake);
+        this.#wakeAt!(this.#deadline[0]!, this.#onWake);
         return;
       }
     }
@@ -244,16 +235,23 @@ export class CycleLoop {
         this.#runPaced();
         continue;
       }
-      const now = this.#clock.nowMs();
-      this.#runOne(now, now - d[0]!);
-      d[0]! += period;
-      if (now - d[0]! > period) {
-        // fell behind: skip, don't burst; the deadlines that passed meanwhile are counted missed
-        this.timing.missedCycles += Math.floor((now - d[0]! + period) / period);
-        d[0] = now + period;
-      }
-      if (this.#gcEveryMs > 0 && now - this.#gc[1]! >= this.#gcEveryMs) this.#collect(d[0]!, period);
+      this.#runClocked();
     }
+  }
+
+  /** One cycle due at the deadline (the clock's pace, either path), then the next deadline and the GC slot. */
+  #runClocked(): void {
+    const period = this.#body.periodMs;
+    const d = this.#deadline;
+    const now = this.#clock.nowMs();
+    this.#runOne(now, now - d[0]!);
+    d[0]! += period;
+    if (now - d[0]! > period) {
+      // fell behind: skip, don't burst; the deadlines that passed meanwhile are counted missed
+      this.timing.missedCycles += Math.floor((now - d[0]! + period) / period);
+      d[0] = now + period;
+    }
+    if (this.#gcEveryMs > 0 && now - this.#gc[1]! >= this.#gcEveryMs) this.#collect(d[0]!, period);
   }
 
   /** Resolves at the deadline (the pacer's or the clock's), or at once when stop() is called. */
