@@ -162,7 +162,7 @@ export class CycleLoop {
   start(): void {
     if (this.#running) return;
     this.#running = true;
-    if (this.#chained) return; // stopped but not yet awaited: the pending wake-up goes on running it
+    if (this.#chainDone !== null) return; // stopped but not yet awaited: the pending wake-up goes on running it
     this.#done = this.#wakeAt ? this.#runChained() : this.#run();
   }
 
@@ -170,7 +170,7 @@ export class CycleLoop {
     this.#running = false;
     this.#pacer?.attach?.(null);
     this.#interrupt?.();
-    if (this.#chained) this.#clock.wakeNow?.();
+    if (this.#chainDone !== null) this.#clock.wakeNow?.();
     await this.#done;
     this.#done = null;
   }
@@ -182,15 +182,11 @@ export class CycleLoop {
    * cycle: `npm run bench -- core-gc`).
    */
   readonly #wakeAt: ((deadlineMs: number, cb: () => void) => void) | null;
-  /** A wake-up is pending on the callback path (cleared when the chain ends). */
-  #chained = false;
+  /** Ends the callback path's chain (set while a wake-up is pending on it, null when none is). */
   #chainDone: (() => void) | null = null;
 
   #runChained(): Promise<void> {
-    const period = this.#body.periodMs;
-    if (this.#gcEveryMs > 0) this.#collect(Number.POSITIVE_INFINITY, period, false); // as in #run
-    this.#deadline[0] = this.#clock.nowMs();
-    this.#chained = true;
+    this.#begin();
     const done = new Promise<void>((resolve) => {
       this.#chainDone = resolve;
     });
@@ -207,20 +203,15 @@ export class CycleLoop {
         return;
       }
     }
-    this.#chained = false;
     const resolve = this.#chainDone!;
     this.#chainDone = null;
     resolve();
   };
 
   async #run(): Promise<void> {
-    const period = this.#body.periodMs;
-    // The first collections of a fresh heap are the slow ones (3–20 ms measured): take one now,
-    // before the first deadline, rather than in a cycle's slack.
-    if (this.#gcEveryMs > 0) this.#collect(Number.POSITIVE_INFINITY, period, false);
+    this.#begin();
     const pacer = this.#pacer;
     const d = this.#deadline;
-    d[0] = this.#clock.nowMs();
     pacer?.attach?.(this.#runPaced);
     while (this.#running) {
       // NOTE: this path allocates a promise (and, on the wall clock, a timer) per cycle it waits
@@ -237,6 +228,14 @@ export class CycleLoop {
       }
       this.#runClocked();
     }
+  }
+
+  /** Both paths start so: the first deadline is now. */
+  #begin(): void {
+    // The first collections of a fresh heap are the slow ones (3–20 ms measured): take one now,
+    // before the first deadline, rather than in a cycle's slack.
+    if (this.#gcEveryMs > 0) this.#collect(Number.POSITIVE_INFINITY, this.#body.periodMs, false);
+    this.#deadline[0] = this.#clock.nowMs();
   }
 
   /** One cycle due at the deadline (the clock's pace, either path), then the next deadline and the GC slot. */

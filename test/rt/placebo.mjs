@@ -16,11 +16,11 @@ const PERIOD_MS = 2;
 const STALL_MS = 4;
 // A stall that makes a core at least 24 ms late (the NAO's safety ramp) makes the pinned thread at least 24 - PERIOD_MS late.
 const LONG_STALL_MS = 22;
-const SLOTS = 5;
+const SLOTS = 4;
 
 if (isMainThread) {
   const cpus = availableParallelism();
-  // per CPU: [0] stalls, [1] max lateness ms, [2] 1 when pinned and FIFO, [3] unused, [4] long stalls
+  // per CPU: [0] stalls, [1] max lateness ms, [2] 1 when pinned and FIFO, [3] long stalls
   const shared = new Float64Array(new SharedArrayBuffer(8 * SLOTS * cpus));
   const gen = new Int32Array(new SharedArrayBuffer(4));
   const workers = [];
@@ -41,7 +41,7 @@ if (isMainThread) {
         let fifo = true;
         for (let c = 0; c < cpus; c++) {
           stalls += shared[c * SLOTS];
-          longStalls += shared[c * SLOTS + 4];
+          longStalls += shared[c * SLOTS + 3];
           maxLateMs = Math.max(maxLateMs, shared[c * SLOTS + 1]);
           fifo &&= shared[c * SLOTS + 2] === 1;
         }
@@ -75,11 +75,11 @@ if (isMainThread) {
       seen = g;
       s[0] = 0;
       s[1] = 0;
-      s[4] = 0;
+      s[3] = 0;
     } else {
       const late = now - deadline;
       if (late > STALL_MS) s[0]++;
-      if (late > LONG_STALL_MS) s[4]++;
+      if (late > LONG_STALL_MS) s[3]++;
       if (late > s[1]) s[1] = late;
     }
     deadline += PERIOD_MS;
