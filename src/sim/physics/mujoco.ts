@@ -1,0 +1,35 @@
+/**
+ * Google DeepMind's MuJoCo WebAssembly build (`@mujoco/mujoco`, Apache-2.0), loaded once per
+ * thread on first use (about 10 MB of WASM: only a physics simulator pays for it).
+ *
+ * Its arrays (`data.qpos`, `model.actuator_gainprm`, …) are views into the module's memory, and
+ * every property read makes a new view: `liveView` keeps one and makes it again only when the
+ * memory has grown (growing detaches the old buffer), so a step reads and writes in place.
+ */
+import type { MainModule, MjData, MjModel } from "@mujoco/mujoco";
+
+export type Mujoco = MainModule;
+export type { MjData, MjModel };
+
+let loading: Promise<Mujoco> | null = null;
+
+/** The MuJoCo module of this thread (loaded on the first call). */
+export function loadMujoco(): Promise<Mujoco> {
+  loading ??= import("@mujoco/mujoco").then((m) => m.default());
+  return loading;
+}
+
+/** A Float64Array view into MuJoCo's memory that survives the memory growing. */
+export class LiveView {
+  #view: Float64Array;
+  readonly #make: () => Float64Array;
+  constructor(make: () => Float64Array) {
+    this.#make = make;
+    this.#view = make();
+  }
+  /** The view (remade if the memory it pointed into was detached). */
+  get v(): Float64Array {
+    if (this.#view.buffer.byteLength === 0) this.#view = this.#make();
+    return this.#view;
+  }
+}
