@@ -27,9 +27,27 @@ export function compressZstd(data: Uint8Array): { compression: string; compresse
   return { compression: "zstd", compressedData: zstd.compress(data, 1) };
 }
 
-/** `decompressHandlers` for McapIndexedReader / McapStreamReader. Call `loadZstd()` first. */
+/**
+ * The most a chunk may declare uncompressed, bytes (64 MiB): bodylink's recorder writes 256 KiB
+ * chunks, the mcap CLI 4 MiB. zstd decompresses into a buffer of the declared size at once, so a
+ * 37 KB file can declare (and honestly hold: zstd's run-length blocks) 1 GB of zeros; the size is
+ * checked before anything is allocated.
+ */
+export const MAX_CHUNK_BYTES = 64 * 1024 * 1024;
+
+/** A chunk declares more than MAX_CHUNK_BYTES: refused before decompressing. */
+export class ChunkTooLargeError extends Error {
+  constructor(declaredBytes: bigint, compression: string) {
+    super(`a ${compression} chunk declares ${declaredBytes.toLocaleString("en-US")} bytes uncompressed, more than the ${MAX_CHUNK_BYTES / 1024 / 1024} MiB bodylink decompresses per chunk (its recorder writes 256 KiB chunks); refused before allocating`);
+  }
+}
+
+/** `decompressHandlers` for McapIndexedReader / McapStreamReader: refuses a chunk over MAX_CHUNK_BYTES. Call `loadZstd()` first. */
 export const DECOMPRESS_HANDLERS = {
-  zstd: (buffer: Uint8Array, decompressedSize: bigint): Uint8Array => zstd.decompress(buffer, Number(decompressedSize)),
+  zstd: (buffer: Uint8Array, decompressedSize: bigint): Uint8Array => {
+    if (decompressedSize > BigInt(MAX_CHUNK_BYTES)) throw new ChunkTooLargeError(decompressedSize, "zstd");
+    return zstd.decompress(buffer, Number(decompressedSize));
+  },
 };
 
 export class FileWritable implements IWritable {

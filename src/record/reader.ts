@@ -12,7 +12,7 @@
 import { open, stat } from "node:fs/promises";
 import { McapIndexedReader, McapStreamReader, type TypedMcapRecord } from "@mcap/core";
 import { BodylinkError, fileErrorText } from "../errors.js";
-import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "./mcap-io.js";
+import { ChunkTooLargeError, DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "./mcap-io.js";
 import { METADATA_NAME } from "./channels.js";
 
 export interface ChannelInfo {
@@ -90,6 +90,7 @@ async function* records(path: string): AsyncGenerator<TypedMcapRecord, { complet
         try {
           rec = reader.nextRecord();
         } catch (e) {
+          if (e instanceof ChunkTooLargeError) throw new BodylinkError("BL_ERR_RECORD_READ", path, e.message);
           throw new BodylinkError("BL_ERR_RECORD_READ", path, `not a readable MCAP file (${(e as Error).message})`);
         }
         if (!rec) break;

@@ -17,6 +17,8 @@ import type { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { type RunningApiServer, startApiServer } from "../../src/serve/api/build.js";
 import { startLolaServer } from "../../src/serve/lola/server.js";
 import { startTnyServer, type TnyServer } from "../../src/serve/tny/server.js";
+import { actionSpec } from "../../src/wire/tny/constants.js";
+import { encodeRequest } from "../../src/wire/tny/encode.js";
 import { simNao, simTny } from "./helpers.js";
 
 interface Answer {
@@ -238,6 +240,45 @@ describe("TNY-360 API server: Origin, Host, token, idle timeout", () => {
     const next = await tryWs(url);
     expect(next.opened).toBe(true);
     next.ws.close();
+  });
+
+  it("three connections that send junk every 100 ms and hold no control give their slots to new ones; one in control keeps its slot (issue 25)", async () => {
+    robot = await simTny();
+    await robot.start();
+    server = await startTnyServer(robot, { port: 0, yieldSlotAfterMs: 300 });
+    const url = `ws://127.0.0.1:${server.port}/`;
+    const held = await tryWs(url);
+    const s = actionSpec("body", "setVelocity");
+    const replies: Buffer[] = [];
+    held.ws.on("message", (d) => replies.push(d as Buffer));
+    // the controller commands every 100 ms (it holds the lease throughout)
+    const command = setInterval(() => held.ws.send(encodeRequest(1, s.module, s.action, [0, 0, 0, true])), 100);
+    const junk = [await tryWs(url), await tryWs(url)];
+    expect(junk.every((o) => o.opened)).toBe(true);
+    // each sends a frame the robot cannot understand every 100 ms: never idle, never useful
+    const noise = setInterval(() => {
+      for (const o of junk) if (o.ws.readyState === WebSocket.OPEN) o.ws.send(Buffer.from([0x07, 0, 0, 0]));
+    }, 100);
+    try {
+      expect((await tryWs(url)).status).toBe(503); // all three useful within the last 300 ms (just connected)
+      await new Promise((r) => setTimeout(r, 450));
+      const closed = junk.map((o) => new Promise<string>((resolve) => o.ws.once("close", (code, r) => resolve(`${code} ${r.toString()}`))));
+      const a = await tryWs(url);
+      const b = await tryWs(url);
+      expect(a.opened && b.opened).toBe(true);
+      for (const r of await Promise.all(closed)) expect(r).toMatch(/^1008 slot given to a new connection: no control and no request for \d+ ms$/);
+      expect(server.stats().slotsYielded).toBe(2);
+      expect(held.ws.readyState).toBe(WebSocket.OPEN);
+      expect(robot.authority.holder()).not.toBeNull();
+      // the newcomers are within their grace and the controller holds its lease: the next one waits
+      expect((await tryWs(url)).status).toBe(503);
+      a.ws.close();
+      b.ws.close();
+    } finally {
+      clearInterval(command);
+      clearInterval(noise);
+      held.ws.close();
+    }
   });
 });
 

@@ -37,12 +37,14 @@ export type LeaseProvider = () => string | null | Promise<string | null>;
 /** Counters by outcome (for the server's stats). */
 export interface DispatchStats {
   requests: number;
+  /** Requests the robot understood (module, action and arguments decoded): what counts as "useful" for a slot. */
+  understood: number;
   ignored: number;
   byStatus: number[];
 }
 
 export function newDispatchStats(): DispatchStats {
-  return { requests: 0, ignored: 0, byStatus: [0, 0, 0, 0, 0, 0, 0, 0] };
+  return { requests: 0, understood: 0, ignored: 0, byStatus: [0, 0, 0, 0, 0, 0, 0, 0] };
 }
 
 function errorReply(stats: DispatchStats, msgId: number, status: number): Uint8Array {
@@ -88,6 +90,7 @@ export function dispatchTnyFrame(frame: Uint8Array, robot: TnyDispatchTarget, le
     if (e instanceof TnyDecodeError) return errorReply(stats, msgId, Status.InvalidParameters);
     throw e;
   }
+  stats.understood++;
   const leaseId = action.command && robot.serves(action) ? lease() : null;
   if (leaseId instanceof Promise) {
     return leaseId.then(

@@ -6,9 +6,11 @@
  * - WebSocket on 127.0.0.1:5621 by default (any path; the robot uses `/`), binary frames, one
  *   message per frame, exactly one reply per request with its msg_id (see dispatch.ts for every
  *   status); replies to RPC actions come after a control tick, so they may overtake.
- * - At most 3 connections (like the robot's `max_open_sockets`); a 4th upgrade gets HTTP 503. A
- *   connection that sends nothing for `idleTimeoutMs` (30 s) is closed, so idle sockets cannot
- *   hold the slots and lock everyone else out.
+ * - At most 3 connections (like the robot's `max_open_sockets`). When all are taken, a new
+ *   connection takes the slot of one that holds no control and sent no request the robot
+ *   understood for `yieldSlotAfterMs` (5 s; the stalest such one, closed 1008); only when there
+ *   is none does it get HTTP 503. A connection that sends nothing for `idleTimeoutMs` (30 s) is
+ *   closed too. So neither idle sockets nor junk every 20 s hold the slots and lock everyone out.
  * - Upgrades pass the Host, token and Origin checks first (web-access.ts, docs/security.md):
  *   421 / 401 / 403. The vendor SDKs send no Origin from Node; a browser page may connect only
  *   from an `--allow-origin` origin; the token, when set, goes in `?token=`.
@@ -43,6 +45,8 @@ import { requireTokenOffLoopback, WebAccess, type WebAccessOptions } from "../we
 
 /** A connection that sends no frame for this long is closed (idle sockets must not hold the 3 slots). */
 export const DEFAULT_TNY_IDLE_MS = 30_000;
+/** With every slot taken, a connection without control that sent nothing useful for this long gives its slot to a new one. */
+export const DEFAULT_TNY_YIELD_SLOT_MS = 5_000;
 
 export interface TnyServerOptions extends WebAccessOptions {
   /**
@@ -58,6 +62,11 @@ export interface TnyServerOptions extends WebAccessOptions {
   port?: number;
   /** Defaults to 3, as the robot. */
   maxConnections?: number;
+  /**
+   * With every slot taken, a new connection takes the slot of one that holds no control and sent no
+   * request the robot understood for this long, ms. Defaults to 5000; 0 never (then only the idle timeout frees a slot).
+   */
+  yieldSlotAfterMs?: number;
   /** Lease length per connection, renewed by each command. Defaults to 2000 ms. */
   leaseMs?: number;
   /** Recording: every request frame and reply, as on the wire (src/record/tap.ts). */
@@ -77,6 +86,8 @@ export interface TnyServerStats {
   readonly refusedAccess: number;
   /** Connections closed for sending nothing for idleTimeoutMs. */
   readonly idleClosed: number;
+  /** Connections that gave their slot to a new one (no control, nothing understood for yieldSlotAfterMs). */
+  readonly slotsYielded: number;
   readonly requests: number;
   readonly ignoredFrames: number;
   /** Replies by status code 0..6. */
@@ -115,6 +126,11 @@ interface Connection {
   latchedOutNoted: boolean;
   /** An acquire the authority has not answered yet. */
   acquiring: Promise<string | null> | null;
+  /** When it last sent a request the robot understood (or connected), performance.now(). */
+  lastUsefulMs: number;
+  /** Closing after giving its slot away: no longer counted against the limit. */
+  yielded: boolean;
+  readonly ws: WebSocket;
 }
 
 export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions = {}): Promise<TnyServer> {
@@ -122,8 +138,12 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
   requireTokenOffLoopback(host, opts.token);
   const access = new WebAccess(host, opts);
   const idleMs = opts.idleTimeoutMs ?? DEFAULT_TNY_IDLE_MS;
+  const yieldAfterMs = opts.yieldSlotAfterMs ?? DEFAULT_TNY_YIELD_SLOT_MS;
   let refusedAccess = 0;
   let idleClosed = 0;
+  let slotsYielded = 0;
+  /** Connections closing after giving their slot away (still in `sockets` until closed). */
+  let yielding = 0;
   const maxConnections = opts.maxConnections ?? TNY_MAX_CONNECTIONS;
   const leaseMs = opts.leaseMs ?? 2000;
   const tap = opts.tap ?? null;
@@ -173,7 +193,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       socket.end(`HTTP/1.1 ${refused.status} ${STATUS_TEXT[refused.status] ?? "Refused"}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
       return;
     }
-    if (sockets.size + pending.size >= maxConnections) {
+    if (sockets.size - yielding + pending.size >= maxConnections && !yieldSlot()) {
       refusedConnections++;
       opts.onRefused?.("TNY-360 connection (limit)", `from ${req.socket.remoteAddress ?? "?"}: ${maxConnections} connections open`);
       const body = `at most ${maxConnections} connections; close one first\n`;
@@ -190,10 +210,38 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
     });
   });
 
+  /** Every slot is taken: close the stalest connection that holds no control and did nothing useful for yieldAfterMs; false when there is none. */
+  function yieldSlot(): boolean {
+    if (yieldAfterMs <= 0) return false;
+    const now = performance.now();
+    let stalest: Connection | null = null;
+    for (const c of connections) {
+      if (c.yielded || c.leaseId !== null || c.acquiring || now - c.lastUsefulMs < yieldAfterMs) continue;
+      if (!stalest || c.lastUsefulMs < stalest.lastUsefulMs) stalest = c;
+    }
+    if (!stalest) return false;
+    stalest.yielded = true;
+    yielding++;
+    slotsYielded++;
+    stalest.ws.close(1008, `slot given to a new connection: no control and no request for ${Math.round(now - stalest.lastUsefulMs)} ms`);
+    setTimeout(() => stalest.ws.terminate(), 1000).unref(); // a peer that never answers the close frame
+    return true;
+  }
+
   function onConnection(ws: WebSocket, req: IncomingMessage): void {
     sockets.add(ws);
     accepted++;
-    const conn: Connection = { id: nextId++, owner: `tny:${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}#${nextId - 1}`, leaseId: null, latchedOut: false, latchedOutNoted: false, acquiring: null };
+    const conn: Connection = {
+      id: nextId++,
+      owner: `tny:${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}#${nextId - 1}`,
+      leaseId: null,
+      latchedOut: false,
+      latchedOutNoted: false,
+      acquiring: null,
+      lastUsefulMs: performance.now(),
+      yielded: false,
+      ws,
+    };
     connections.add(conn);
     const lease = (): Awaitable<string | null> => {
       if (robot.authority.latched) {
@@ -250,11 +298,14 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       const frame = toBytes(data);
       tap?.request(conn.id, frame, frame.length);
       let out: Uint8Array | Promise<Uint8Array> | null;
+      const understood = stats.understood;
       try {
         beforeFrame?.();
         out = dispatchTnyFrame(frame, robot, lease, stats);
       } catch {
         return; // dispatchTnyFrame answers every request itself; this is a last guard
+      } finally {
+        if (stats.understood !== understood) conn.lastUsefulMs = performance.now();
       }
       if (out === null) return;
       if (out instanceof Promise) out.then(send, () => undefined);
@@ -263,6 +314,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
     ws.on("error", () => undefined); // ws closes the socket; the close handler cleans up
     ws.on("close", () => {
       if (idleTimer) clearTimeout(idleTimer);
+      if (conn.yielded) yielding--;
       sockets.delete(ws);
       connections.delete(conn);
       if (conn.leaseId) void Promise.resolve(robot.authority.release(conn.leaseId)).catch(() => {}); // the runtime then clears this client's velocity
@@ -289,6 +341,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       refusedConnections,
       refusedAccess,
       idleClosed,
+      slotsYielded,
       requests: stats.requests,
       ignoredFrames: stats.ignored,
       repliesByStatus: [...stats.byStatus],
