@@ -41,6 +41,8 @@ export const ERRORS = {
   BL_ERR_FLEET_NO_ROBOT: { status: 404, message: "no robot named %s is in the fleet (present: %s); `bodylink fleet ls` lists them" },
   BL_ERR_FLEET_NO_ANSWER: { status: 504, message: "%s did not answer within %s ms (it may have left the fleet or lost the broker)" },
   BL_ERR_FLEET_LEASE_STORE: { status: 503, message: "the fleet lease could not be recorded in the %s bucket (%s); control was not granted" },
+  BL_ERR_FLEET_RATE_LIMITED: { status: 429, message: "%s: too many fleet requests (%s); slow down and retry (e-stops are never limited)" },
+  BL_ERR_FLEET_BUSY: { status: 503, message: "%s is working on %s fleet requests already; retry shortly (e-stops are never queued behind them)" },
   BL_ERR_CLI_USAGE: { status: 400, message: "%s (see `%s --help`)" },
   BL_ERR_CLI_FAILED: { status: 500, message: "%s" },
   BL_ERR_CLI_INTERNAL: { status: 500, message: "internal error: %s; this is a bug, please report it with the command line that caused it" },

@@ -206,6 +206,10 @@ export interface FleetStatusAnswer {
   readonly disconnects: number;
   readonly last_error: string | null;
   readonly published: { readonly state: number; readonly health: number; readonly events: number };
+  /** The e-stop connection: its own socket to the broker, subscribed to e-stops only. */
+  readonly estop: { readonly connection: "connecting" | "connected" | "disconnected" | "closed"; readonly disconnects: number; readonly received: number };
+  /** Fleet requests (commands, resets) through the per-sender rate limit: refused were answered 429/503, dropped were not. */
+  readonly requests: { readonly admitted: number; readonly refused: number; readonly dropped: number; readonly in_flight: number; readonly senders: number };
 }
 
 /** The emergency-stop latch (GET /v1/estop; docs/api.md "Emergency stop"). */

@@ -10,6 +10,16 @@
  * but messages: the client reconnects with backoff (100 ms doubling to 2 s), publishing pauses
  * while disconnected (no backlog of stale states), and `/v1/health` (`fleet`) and the log say so.
  *
+ * A stop no queue can hold: e-stops (`bodylink.estop`, `bodylink.NAME.estop`) ride a NATS
+ * connection of their own, opened at start and subscribed to nothing else. nats.js reads each
+ * connection's socket through one parser and calls the subscriptions' callbacks in the order the
+ * bytes arrived, and the broker queues each connection's messages in one outbound buffer: an
+ * e-stop on the connection that carries `cmd.*` would wait behind every request of a flood, and be
+ * lost with them when the broker cuts that connection as a slow consumer. On its own connection it
+ * waits behind nothing but other e-stops. Every other request passes the {@link RequestGate}
+ * (a token bucket per sender and for all, a bound on requests in flight; gate.ts), so a flood costs
+ * a lookup per message. Both connections reconnect at once after a cut (then back off).
+ *
  * One authority: a fleet lease is `authority.acquire(owner, "fleet", ms)`, so it and every local
  * lease (API, LoLA, TNY-360) exclude each other and the refusal names the holder. The granted
  * lease is also written to the `bodylink_leases` bucket with compare-and-set on the revision
@@ -35,6 +45,7 @@ import type { ApiRobot } from "../serve/api/routes/context.js";
 import { type FleetConnectOptions, natsOptions, redactUrl } from "./connect.js";
 import type { FleetGateway, FleetRobotView, FleetScatterAnswer } from "../serve/api/routes/fleet.js";
 import { FleetClient, type ScatterResult } from "./client.js";
+import { type GateCounters, type RequestLimits, RequestGate, senderOf } from "./gate.js";
 import { ensureEventStream, openBucket } from "./nats.js";
 import {
   CONTROL_COMMANDS,
@@ -62,6 +73,8 @@ export interface FleetBridgeOptions {
   readonly presenceTtlMs?: number;
   readonly version: string;
   readonly log?: (level: "info" | "warn" | "error", line: string) => void;
+  /** Admission limits for requests (not e-stops); defaults: gate.ts's DEFAULT_REQUEST_LIMITS. */
+  readonly requestLimits?: Partial<RequestLimits>;
 }
 
 export type FleetConnectionState = "connecting" | "connected" | "disconnected" | "closed";
@@ -77,10 +90,16 @@ export interface FleetStatus {
   readonly disconnects: number;
   readonly last_error: string | null;
   readonly published: { readonly state: number; readonly health: number; readonly events: number };
+  /** The e-stop connection (its own socket, subscribed to e-stops only). */
+  readonly estop: { readonly connection: FleetConnectionState; readonly disconnects: number; readonly received: number };
+  /** Requests (commands, resets) admitted, refused with an answer (429/503), and dropped unanswered. */
+  readonly requests: Readonly<GateCounters> & { readonly in_flight: number; readonly senders: number };
 }
 
 const MAX_REQUEST_BYTES = 64 * 1024;
 const STATE_RATE_MAX_HZ = 50;
+/** How long an e-stop's reply waits for the core to take the latch (a cycle or two); past it, it answers with the latch as requested. */
+const ESTOP_ACK_WAIT_MS = 250;
 
 const AcquireSchema = Type.Object(
   {
@@ -151,6 +170,13 @@ export class FleetBridge implements FleetGateway {
   readonly #startedAt = new Date().toISOString();
   readonly #commands = new Map<string, CommandRoute>();
   #nc: NatsConnection | null = null;
+  /** The e-stop connection: subscribed to e-stops only, so nothing queues ahead of them. */
+  #estopNc: NatsConnection | null = null;
+  #estopConnection: FleetConnectionState = "connecting";
+  #estopDisconnects = 0;
+  #estopsReceived = 0;
+  #estopClient: FleetClient | null = null;
+  readonly #gate: RequestGate;
   #robots: KV | null = null;
   #leases: KV | null = null;
   #subs: Subscription[] = [];
@@ -180,6 +206,7 @@ export class FleetBridge implements FleetGateway {
     this.#robot = o.robot;
     this.#log = o.log ?? (() => undefined);
     this.#ttlMs = o.presenceTtlMs ?? PRESENCE_TTL_MS;
+    this.#gate = new RequestGate(o.requestLimits);
     this.#joined = new Promise((r) => {
       this.#resolveJoined = r;
     });
@@ -203,6 +230,10 @@ export class FleetBridge implements FleetGateway {
       const name = c.path.split("/").pop()!;
       if (!(CONTROL_COMMANDS as readonly string[]).includes(name)) this.#commands.set(name, c);
     }
+    void this.#runEstop().catch((e: unknown) => {
+      this.#lastError = `e-stop connection: ${(e as Error).message}`;
+      this.#log("error", `fleet: ${this.#lastError}`);
+    });
     void this.#run().catch((e: unknown) => {
       this.#lastError = (e as Error).message;
       this.#log("error", `fleet: ${this.#lastError}`);
@@ -219,6 +250,8 @@ export class FleetBridge implements FleetGateway {
       disconnects: this.#disconnects,
       last_error: this.#lastError,
       published: { ...this.#published },
+      estop: { connection: this.#estopConnection, disconnects: this.#estopDisconnects, received: this.#estopsReceived },
+      requests: { ...this.#gate.counters, in_flight: this.#gate.inFlight, senders: this.#gate.senders },
     };
   }
 
@@ -227,11 +260,16 @@ export class FleetBridge implements FleetGateway {
     return this.#nc;
   }
 
-  async #run(): Promise<void> {
+  /**
+   * A connection that keeps trying: the first dial after a cut (the broker going away, or cutting
+   * us as a slow consumer) is at once, since nats.js waits only when the last dial is more recent
+   * than the delay; failed dials then back off, 100 ms doubling to 2 s, until one succeeds.
+   */
+  async #dial(what: string, on: { disconnect: () => void; reconnect: () => void; closed: () => void }): Promise<NatsConnection | null> {
     let delayMs = 100;
     const nc = await connect({
       ...natsOptions(this.#o.connect),
-      name: `bodylink ${this.name}`,
+      name: `bodylink ${this.name}${what}`,
       waitOnFirstConnect: true,
       maxReconnectAttempts: -1,
       reconnectDelayHandler: () => {
@@ -244,30 +282,72 @@ export class FleetBridge implements FleetGateway {
     });
     if (this.#closed) {
       await nc.close();
-      return;
+      return null;
     }
-    this.#nc = nc;
-    this.#setConnection("connected");
     void (async () => {
       for await (const s of nc.status()) {
-        if (s.type === "disconnect") {
-          this.#disconnects++;
-          this.#setConnection("disconnected");
-          this.#log("warn", `fleet: lost the broker at ${redactUrl(this.#o.connect.url)}; the body keeps running, reconnecting with backoff`);
-        } else if (s.type === "reconnect") {
+        if (s.type === "disconnect") on.disconnect();
+        else if (s.type === "reconnect") {
           delayMs = 100;
-          this.#setConnection("connected");
-          this.#log("info", `fleet: reconnected to ${redactUrl(this.#o.connect.url)}`);
-          void this.#refreshPresence();
-        } else if (s.type === "error") {
-          this.#lastError = s.error.message;
-        }
+          on.reconnect();
+        } else if (s.type === "error") this.#lastError = `${what ? `${what.trim()}: ` : ""}${s.error.message}`;
       }
     })();
     void nc.closed().then((err) => {
-      this.#setConnection("closed");
+      on.closed();
       if (err) this.#lastError = err.message;
     });
+    return nc;
+  }
+
+  /** The e-stop connection: subscribed at once, before presence (stopping is always safe, even under a name another runtime holds). */
+  async #runEstop(): Promise<void> {
+    const url = redactUrl(this.#o.connect.url);
+    const nc = await this.#dial(" e-stop", {
+      disconnect: () => {
+        this.#estopDisconnects++;
+        this.#estopConnection = "disconnected";
+        this.#log("warn", `fleet: the e-stop connection to ${url} was cut; reconnecting`);
+      },
+      reconnect: () => {
+        this.#estopConnection = "connected";
+        this.#log("info", `fleet: the e-stop connection to ${url} is back`);
+      },
+      closed: () => {
+        this.#estopConnection = "closed";
+      },
+    });
+    if (!nc) return;
+    this.#estopNc = nc;
+    this.#estopConnection = "connected";
+    for (const s of [subject.estop(this.name), subject.estopAll])
+      this.#subs.push(
+        nc.subscribe(s, {
+          callback: (err, m) => {
+            if (!err) this.#onEstop(m);
+          },
+        }),
+      );
+  }
+
+  async #run(): Promise<void> {
+    const url = redactUrl(this.#o.connect.url);
+    const nc = await this.#dial("", {
+      disconnect: () => {
+        this.#disconnects++;
+        this.#setConnection("disconnected");
+        this.#log("warn", `fleet: lost the broker at ${url}; the body keeps running, reconnecting with backoff`);
+      },
+      reconnect: () => {
+        this.#setConnection("connected");
+        this.#log("info", `fleet: reconnected to ${url}`);
+        void this.#refreshPresence();
+      },
+      closed: () => this.#setConnection("closed"),
+    });
+    if (!nc) return;
+    this.#nc = nc;
+    this.#setConnection("connected");
 
     const kvm = new Kvm(nc);
     this.#robots = await openBucket(kvm, ROBOTS_BUCKET, this.#ttlMs);
@@ -277,16 +357,18 @@ export class FleetBridge implements FleetGateway {
     while (!this.#closed && !(await this.#refreshPresence())) await sleep(this.#ttlMs / 3);
     if (this.#closed) return;
 
-    const sub = (s: string, f: (m: Msg) => void | Promise<void>) =>
+    // Requests pass the gate before any work (or promise) is made for them.
+    const sub = (s: string, f: (m: Msg) => Promise<void>) =>
       this.#subs.push(
         nc.subscribe(s, {
           callback: (err, m) => {
-            if (!err) void Promise.resolve(f(m)).catch((e: unknown) => this.#log("error", `fleet: ${s}: ${(e as Error).message}`));
+            if (err || !this.#admit(m)) return;
+            f(m)
+              .catch((e: unknown) => this.#log("error", `fleet: ${s}: ${(e as Error).message}`))
+              .finally(() => this.#gate.done());
           },
         }),
       );
-    sub(subject.estop(this.name), (m) => this.#onEstop(m));
-    sub(subject.estopAll, (m) => this.#onEstop(m));
     sub(subject.reset(this.name), (m) => this.#onReset(m));
     sub(subject.resetAll, (m) => this.#onReset(m));
     sub(subject.cmd(this.name, "*"), (m) => this.#onCommand(m));
@@ -465,16 +547,47 @@ export class FleetBridge implements FleetGateway {
     }
   }
 
+  /** A request past the gate, or refused: answered 429/503 while the refusal budget lasts, else dropped (counted). */
+  #admit(m: Msg): boolean {
+    const a = this.#gate.admit(senderOf(m.reply));
+    if (a === "ok") return true;
+    if (this.#gate.answerRefusal(Boolean(m.reply))) {
+      const l = this.#gate.limits;
+      const e =
+        a === "busy"
+          ? new BodylinkError("BL_ERR_FLEET_BUSY", this.name, l.maxInFlight)
+          : new BodylinkError("BL_ERR_FLEET_RATE_LIMITED", this.name, `at most ${l.perSenderHz}/s from one sender, ${l.totalHz}/s from all`);
+      this.#reply(m, errorAnswer(e));
+    }
+    return false;
+  }
+
   #onEstop(m: Msg): void {
+    this.#estopsReceived++;
     // Latch first, whatever the request says: an unreadable e-stop is still an e-stop.
     const body = parseBody<{ category?: 0 | 1; reason?: string; by?: string }>(m, EstopSchema);
     const ok = !(body instanceof BodylinkError);
     const by = ok && body.by ? body.by : "fleet";
     const reason = ok && body.reason ? body.reason : `fleet emergency stop (${m.subject === subject.estopAll ? "all robots" : this.name})`;
-    // Latched (or, on a core in a worker, requested in shared memory) before this returns; the answer shows it.
-    void Promise.resolve(this.#robot.estop({ ...(ok && body.category !== undefined ? { category: body.category } : {}), source: sourceOf(by), reason })).catch(() => {});
-    const reply: EstopReply = { name: this.name, ok: true, estop: estopAnswer(this.#robot.estopState()), ...(ok ? {} : { error: errorAnswer(body) }) };
-    this.#reply(m, reply);
+    // Requested (in shared memory, for a core in a worker) before this returns; the reply waits
+    // until the core took it (a cycle or two) so it shows the latch that holds, or says it did not.
+    const taken = Promise.resolve(this.#robot.estop({ ...(ok && body.category !== undefined ? { category: body.category } : {}), source: sourceOf(by), reason }));
+    const answer = (e: EstopState, late?: BodylinkError) => {
+      const err = ok ? late : body;
+      this.#reply(m, { name: this.name, ok: true, estop: estopAnswer(e), ...(err ? { error: errorAnswer(err) } : {}) } satisfies EstopReply);
+    };
+    let timer: NodeJS.Timeout | undefined;
+    void Promise.race([
+      taken.then((e) => () => answer(e)),
+      new Promise<() => void>((r) => {
+        timer = setTimeout(() => r(() => answer(this.#robot.estopState(), new BodylinkError("BL_ERR_CORE_UNRESPONSIVE", `the core did not take the e-stop within ${ESTOP_ACK_WAIT_MS} ms; it stays requested`))), ESTOP_ACK_WAIT_MS);
+      }),
+    ])
+      .catch((e: unknown) => () => answer(this.#robot.estopState(), e instanceof BodylinkError ? e : new BodylinkError("BL_ERR_API_INTERNAL", (e as Error).message)))
+      .then((f) => {
+        clearTimeout(timer);
+        f();
+      });
   }
 
   async #onReset(m: Msg): Promise<void> {
@@ -640,8 +753,12 @@ export class FleetBridge implements FleetGateway {
     });
   }
 
+  /** The fleet page's Stop all: sent on the e-stop connection, so it does not wait behind this runtime's requests either. */
   async estop(names: readonly string[] | null, req: { category?: 0 | 1; reason?: string }): Promise<FleetScatterAnswer> {
-    return scatterAnswer(await this.#client().estop(names, { ...req, by: `dashboard@${this.name}` }));
+    const nc = this.#estopNc;
+    if (!nc) throw new BodylinkError("BL_ERR_FLEET_UNREACHABLE", redactUrl(this.#o.connect.url), "not connected yet");
+    this.#estopClient ??= new FleetClient(nc, redactUrl(this.#o.connect.url));
+    return scatterAnswer(await this.#estopClient.estop(names, { ...req, by: `dashboard@${this.name}` }));
   }
 
   async reset(names: readonly string[] | null, req: { reason: string }): Promise<FleetScatterAnswer> {
@@ -655,8 +772,7 @@ export class FleetBridge implements FleetGateway {
     for (const t of this.#timers.splice(0)) clearInterval(t);
     for (const off of this.#offAuthority.splice(0)) off();
     const nc = this.#nc;
-    if (!nc) return;
-    if (this.#connection === "connected") {
+    if (nc && this.#connection === "connected") {
       this.#event("left", {});
       await Promise.race([
         Promise.all([
@@ -668,7 +784,7 @@ export class FleetBridge implements FleetGateway {
     }
     for (const s of this.#subs.splice(0)) s.unsubscribe();
     this.#healthSub?.unsubscribe();
-    await Promise.race([nc.close(), sleep(1000)]);
+    await Promise.race([Promise.all([nc?.close(), this.#estopNc?.close()]), sleep(1000)]);
   }
 }
 

@@ -541,6 +541,9 @@ export abstract class CoreHost {
     this.#pendingCategory = category;
     const source = estopText(req.source, "unknown");
     const reason = estopText(req.reason, "no reason given");
+    // Read before the request counts as pending: a pending request makes the authority show the
+    // latch last requested, which after a reset is a previous stop's (issue 24 item 1).
+    const shown = this.authority.estop.latched;
     const t = this.#estopText;
     this.#estopTextLock.begin();
     t.header[0] = encoder.encodeInto(source, t.source).written;
@@ -548,7 +551,7 @@ export abstract class CoreHost {
     this.#estopTextLock.end();
     Atomics.store(ctl, CTL.estopCategory, category + 1);
     const n = Atomics.add(ctl, CTL.estopRequests, 1) + 1;
-    if (!this.authority.estop.latched) {
+    if (!shown) {
       this.authority.requested({ latched: true, reason, source, sinceEpochMs: this.clock.epochMs(), category, phase: category === 0 ? "cut" : "settling" });
     }
     return n;

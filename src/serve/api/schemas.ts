@@ -171,6 +171,24 @@ export const FleetStatusSchema = Type.Object(
     disconnects: Type.Integer(),
     last_error: Type.Union([Type.String(), Type.Null()]),
     published: Type.Object({ state: Type.Integer(), health: Type.Integer(), events: Type.Integer() }),
+    estop: Type.Object(
+      {
+        connection: Type.Union([Type.Literal("connecting"), Type.Literal("connected"), Type.Literal("disconnected"), Type.Literal("closed")]),
+        disconnects: Type.Integer(),
+        received: Type.Integer({ description: "E-stop requests received" }),
+      },
+      { description: "The e-stop connection: its own socket to the broker, subscribed to e-stops only (docs/fleet.md)" },
+    ),
+    requests: Type.Object(
+      {
+        admitted: Type.Integer(),
+        refused: Type.Integer({ description: "Refused and answered (429 BL_ERR_FLEET_RATE_LIMITED, 503 BL_ERR_FLEET_BUSY)" }),
+        dropped: Type.Integer({ description: "Refused and not answered (past the refusals' own rate)" }),
+        in_flight: Type.Integer(),
+        senders: Type.Integer({ description: "Senders tracked one by one" }),
+      },
+      { description: "Fleet requests (commands, resets) through the per-sender rate limit; e-stops never pass it" },
+    ),
   },
   { description: "The fleet bridge (serve --fleet); losing the broker never affects the body" },
 );
