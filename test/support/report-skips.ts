@@ -1,13 +1,12 @@
 /**
- * vitest global setup: one line per missing system package, once per run, in the default
+ * vitest global setup: one line per missing system package (and one for the Python client's tools), once per run, in the default
  * output (a skipped test's title shows only in the verbose reporter).
  */
+import { pythonSkipLine } from "./python.js";
 import { SYSTEM_PACKAGES, skipLine } from "./system-packages.js";
 
 export function skipLines(env: NodeJS.ProcessEnv = process.env): string[] {
-  return Object.values(SYSTEM_PACKAGES)
-    .map((p) => skipLine(p, env))
-    .filter((l): l is string => l !== null);
+  return [...Object.values(SYSTEM_PACKAGES).map((p) => skipLine(p, env)), pythonSkipLine(env)].filter((l): l is string => l !== null);
 }
 
 // vitest runs a global setup once for the root and once per project, in one process: say it once.

@@ -1,0 +1,89 @@
+"""Test support: a real ``bodylink serve --body BODY`` per test module, on a free port, in its own runtime dir.
+
+The runtime is the repository's (``bin/bodylink.js``, run by ``node``: BODYLINK_NODE overrides);
+several test runs (and other clones) may run at once, so the API port is 0 (the runtime prints
+the one it got), the LoLA and TNY-360 sockets are off, and BODYLINK_RUNTIME_DIR is a fresh
+temporary directory removed afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+REPO = Path(__file__).resolve().parents[2]
+START_TIMEOUT_S = float(os.environ.get("BODYLINK_TEST_START_S", "120"))  # a loaded 2-core VM starts a runtime in 5..60 s
+
+
+class Runtime:
+    """A running ``bodylink serve``: ``url``, and ``stop()``."""
+
+    def __init__(self, body: str, *extra: str) -> None:
+        self.body = body
+        self._dir = tempfile.mkdtemp(prefix=f"bodylink-py-{body}-")
+        env = dict(os.environ, BODYLINK_RUNTIME_DIR=self._dir)
+        env.pop("BODYLINK_TOKEN", None)
+        node = os.environ.get("BODYLINK_NODE", "node")
+        args = [node, str(REPO / "bin" / "bodylink.js"), "serve", "--body", body, "--api-port", "0", "--name", f"py-{body}-{os.getpid()}"]
+        own_servers: dict[str, list[str]] = {"nao": ["--no-lola"], "tny360": ["--no-tny"], "p7": []}
+        args += own_servers[body]
+        args += list(extra)
+        self._proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.output: list[str] = []
+        self.url = self._wait_for_url()
+
+    def _wait_for_url(self) -> str:
+        found: list[str] = []
+        ready = threading.Event()
+
+        def pump() -> None:
+            assert self._proc.stdout is not None
+            for line in self._proc.stdout:
+                self.output.append(line)
+                m = re.search(r"robot API: (http://\S+)", line)
+                if m and not found:
+                    found.append(m.group(1))
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=pump, daemon=True).start()
+        ready.wait(START_TIMEOUT_S)
+        if not found:
+            self.stop()
+            raise RuntimeError(f"bodylink serve --body {self.body} did not start within {START_TIMEOUT_S} s:\n{''.join(self.output)}")
+        return found[0]
+
+    def stop(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+def wait_until(pred: Callable[[], bool], timeout_s: float = 5.0, every_s: float = 0.02) -> bool:
+    """Poll ``pred`` until it is true or ``timeout_s`` passed; its last answer."""
+    end = time.monotonic() + timeout_s
+    while True:
+        if pred():
+            return True
+        if time.monotonic() >= end:
+            return False
+        time.sleep(every_s)
+
+
+def run_example(name: str, url: str, timeout_s: float = 60) -> subprocess.CompletedProcess[str]:
+    """Run ``python/examples/NAME`` against ``url`` as a user would (PYTHONPATH=python, BODYLINK_URL)."""
+    env = dict(os.environ, BODYLINK_URL=url, PYTHONPATH=str(REPO / "python"))
+    return subprocess.run([sys.executable, str(REPO / "python" / "examples" / name)], env=env, capture_output=True, text=True, timeout=timeout_s)

@@ -1,0 +1,53 @@
+/**
+ * The Python client (python/, issue 23) as part of `npm test`: its own unittest suite, which starts
+ * a real `bodylink serve` per body (free ports, its own runtime dir) and runs the client against it,
+ * and `mypy --strict` over the package, its tests and its examples. Skips with one line when
+ * python3-websockets or mypy is missing (test/support/python.ts; .ci/run installs them).
+ */
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { locate } from "../support/system-packages.js";
+import { locatePython, MYPY, PYTHON_TESTS, pythonSkipLine } from "../support/python.js";
+
+const run = promisify(execFile);
+const PYTHON_DIR = join(import.meta.dirname, "..", "..", "python");
+const skip = pythonSkipLine();
+
+/** Output of a finished child, for the failure message. */
+async function outcome(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
+  try {
+    const r = await run(cmd, args, { cwd: PYTHON_DIR, env, maxBuffer: 16 << 20, timeout: 900_000 });
+    return { code: 0, out: r.stdout + r.stderr };
+  } catch (e) {
+    const x = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof x.code === "number" ? x.code : 1, out: `${x.stdout ?? ""}${x.stderr ?? ""}` };
+  }
+}
+
+describe.skipIf(skip !== null)(skip ?? "the Python client", () => {
+  it("passes mypy --strict (package, tests, examples)", async () => {
+    const r = await outcome(locate(MYPY)!, ["--strict", "bodylink", "tests", "examples"], process.env);
+    expect(r.out).toContain("Success: no issues found");
+    expect(r.code, r.out).toBe(0);
+  }, 300_000);
+
+  it("passes its unittest suite against a real runtime per body", async () => {
+    // The runtime the Python tests start is this checkout's, run by this node.
+    const env = { ...process.env, BODYLINK_NODE: process.execPath, PYTHONDONTWRITEBYTECODE: "1" };
+    const r = await outcome(locatePython()!, ["-m", "unittest", "discover", "-s", "tests", "-t", "."], env);
+    expect(r.out, r.out).toMatch(/\nOK/);
+    expect(r.code, r.out).toBe(0);
+  }, 900_000);
+});
+
+describe("the Python tools check", () => {
+  it("names what is missing in one line, and honours the override variables", () => {
+    const line = pythonSkipLine({ PATH: "/nonexistent", BODYLINK_PYTHON: "/nonexistent/python3", BODYLINK_MYPY: "/nonexistent/mypy" });
+    expect(line).toBe(
+      `SKIPPED ${PYTHON_TESTS}: BODYLINK_PYTHON=/nonexistent/python3 is not a python3 ≥ 3.11 with websockets; BODYLINK_MYPY=/nonexistent/mypy is not an executable`,
+    );
+    expect(locatePython({ BODYLINK_PYTHON: process.execPath })).toBeNull(); // node is no python
+  });
+});
