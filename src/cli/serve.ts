@@ -34,6 +34,8 @@ import { CliError, listenError, parseChoice, parseIntOption, usageError, warn } 
 import { escapeForLog } from "../serve/log.js";
 import { attachSafetyLog, type SafetyLog } from "../serve/safety-log.js";
 import { requireTokenOffLoopback, type WebAccessOptions } from "../serve/web-access.js";
+import { MujocoNaoModel, PHYSICS_START_POSE } from "../sim/nao/physics/mujoco-nao.js";
+import { NAO_SIM_KINDS, type NaoSimKind } from "../sim/nao/model.js";
 
 /** bodylink's version (package.json), as the fleet's presence records carry it. */
 export const VERSION = "0.1.0";
@@ -83,6 +85,8 @@ export interface ServeOptions {
   lolaGraceMs: number;
   acceptBoardVersion: number[];
   seed: number;
+  /** NAO simulator: the body's mechanics, "kinematic" (the default) or "physics" (MuJoCo; docs/simulation.md). */
+  sim?: NaoSimKind;
   tny: boolean;
   /** Default: 5621, or a free port when 5621 is taken. */
   tnyPort?: number;
@@ -279,6 +283,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       const h = await NaoHost.start({
         seed: o.seed,
         usb: o.usb === true,
+        ...(o.sim ? { sim: o.sim } : {}),
         acceptBoardVersions: o.acceptBoardVersion,
         gcEveryMs: o.gcEveryMs ?? 100,
         ...coreWakeOptions(o),
@@ -316,6 +321,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         ...(driver ? { driver } : {}),
         clock,
         seed: o.seed,
+        ...(o.sim === "physics" && !usb && !driver ? { simModel: await MujocoNaoModel.create(PHYSICS_START_POSE) } : {}),
         acceptBoardVersions: o.acceptBoardVersion,
         youngGcEveryMs: o.gcEveryMs ?? 100,
         ...(tap && !upstream ? { wrapTransport: (t) => new TappedChestboard(t, tap) } : {}),
@@ -517,6 +523,7 @@ export function addServeOptions(cmd: Command): Command {
     .option("--lola-grace-ms <ms>", "NAO: how long a silent LoLA client's last command stays in force", parseIntOption("--lola-grace-ms", 50, 60000), 100)
     .option("--accept-board-version <v...>", "NAO: accepted motor-board configuration versions", (v: string, prev: number[] | undefined) => [...(prev ?? []), parseIntOption("--accept-board-version", 0, 255)(v)])
     .option("--seed <n>", "simulator seed", parseIntOption("--seed", 0, 2 ** 31 - 1), 1)
+    .option("--sim <mechanics>", `NAO simulator: the body under the chest board, ${NAO_SIM_KINDS.join(" | ")} (MuJoCo; docs/simulation.md)`, parseChoice("--sim", NAO_SIM_KINDS))
     .option("--lola-group <group>", "NAO: let this group (name or gid) use the LoLA socket too (mode 0660; default 0600, this user only)")
     .option("--token <secret>", "every API and TNY-360 client must present this token (default: $BODYLINK_TOKEN); required with a --host other than loopback")
     .option("--allow-host <name...>", "Host header names accepted besides loopback names and the bound address (\"*\": any; against DNS rebinding)")
@@ -658,6 +665,7 @@ const BODY_FLAGS: ReadonlyArray<readonly [key: string, flag: string, body: BodyK
   ["lolaGraceMs", "--lola-grace-ms", "nao"],
   ["lolaGroup", "--lola-group", "nao"],
   ["acceptBoardVersion", "--accept-board-version", "nao"],
+  ["sim", "--sim", "nao"],
   ["tny", "--no-tny", "tny360"],
   ["tnyPort", "--tny-port", "tny360"],
   ["tnyHost", "--tny-host", "tny360"],
@@ -684,6 +692,7 @@ export function inapplicableFlags(o: ServeOptions, given: (key: string) => boole
   if (o.body === "tny360" && !o.tny && given("tnyServer")) out.push("--tny-server has no effect with --no-tny; ignored");
   if (o.body === "tny360" && !o.tny && given("tnyPort")) out.push("--tny-port has no effect with --no-tny; ignored");
   const real = (o.body === "nao" && o.usb) || (o.body === "tny360" && o.tnyHost);
+  if (real && given("sim")) out.push(`--sim chooses the simulator's mechanics; ignored with ${o.body === "nao" ? "--usb" : "--tny-host"} (a real robot)`);
   if (real && given("seed")) out.push(`--seed sets the simulator's noise; ignored with ${o.body === "nao" ? "--usb" : "--tny-host"} (a real robot)`);
   return out;
 }

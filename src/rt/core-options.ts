@@ -3,12 +3,15 @@
  * plain data, it crosses in workerData. The buffer's layout is every core's (core-shm.ts) with the
  * body's state region (src/bodies/<body>/layout.ts).
  */
+import type { NaoSimKind } from "../sim/nao/model.js";
 import type { CoreBaseOptions } from "./core-shm.js";
 
 export interface NaoCoreOptions extends CoreBaseOptions {
   seed: number;
   usb: boolean;
   acceptBoardVersions: readonly number[];
+  /** The simulated body's mechanics (without --usb): the kinematic puppet or MuJoCo physics. */
+  sim?: NaoSimKind;
   lola: { path: string; fallbackPath: string | null; readers: number; graceMs: number; group?: string } | null;
   /**
    * Run on top of the robot's own LoLA at `path` instead of the chest board (docs/lola.md, "On a

@@ -22,6 +22,7 @@ import { NaoStateChannel } from "../shm/nao-state.js";
 import { ByteRing } from "../shm/ring.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
 import { openUsbChestboard } from "../transport/usb.js";
+import { MujocoNaoModel, PHYSICS_START_POSE } from "../sim/nao/physics/mujoco-nao.js";
 import type { NaoCoreOptions } from "./core-options.js";
 import { CTL } from "./core-shm.js";
 import { coreClock, runCore } from "./core-worker.js";
@@ -35,7 +36,7 @@ runCore<NaoRobot, NaoCoreOptions>({
     const ch = new NaoStateChannel(buffer, start, ctl, CTL.stateSeq);
     return { publish: (r) => ch.publish(r.state) };
   },
-  create: (o, wrap) => {
+  create: async (o, wrap) => {
     // One futex wait per cycle ("block"): LoLA clients' answers are read in the turn before the
     // cycle (they land in the next cycle, as always); the host's requests wake it at once.
     const clock = coreClock(o);
@@ -43,7 +44,8 @@ runCore<NaoRobot, NaoCoreOptions>({
     upstream = o.upstream ? new LolaUpstreamDriver({ path: o.upstream.path, clock, tap: tap?.lolaUpstream ?? null, ...(o.upstream.stallMs ? { stallMs: o.upstream.stallMs } : {}) }) : null;
     const t = tap;
     const tapped = (x: ChestboardTransport): ChestboardTransport => (t ? new TappedChestboard(x, t) : x);
-    const transport = o.usb ? async () => tapped(await openUsbChestboard()) : tapped(simulatedChestboard({ seed: o.seed, clock }));
+    const model = !o.usb && o.sim === "physics" ? await MujocoNaoModel.create(PHYSICS_START_POSE) : undefined;
+    const transport = o.usb ? async () => tapped(await openUsbChestboard()) : tapped(simulatedChestboard({ seed: o.seed, clock, ...(model ? { model } : {}) }));
     return NaoRobot.create({
       clock,
       driver: wrap(upstream ?? new ChestboardDriver({ transport, acceptBoardVersions: o.acceptBoardVersions })),

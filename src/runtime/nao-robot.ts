@@ -36,6 +36,7 @@ import { NAO_IO, type NaoDriver, type NaoOutput } from "../drivers/nao/driver.js
 import type { BodylinkError } from "../errors.js";
 import { type CycleCore, Lifecycle, PHASE, type Phase } from "../rt/lifecycle.js";
 import type { SimChestboard } from "../sim/nao/chestboard.js";
+import type { NaoBodyModel } from "../sim/nao/model.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
 import type { BoardReport, ChestboardLink } from "../transport/chestboard-link.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
@@ -59,6 +60,8 @@ export interface NaoRobotOptions {
   acceptBoardVersions?: readonly number[];
   /** Simulator seed. Defaults to 1. */
   seed?: number;
+  /** The simulated body's mechanics (sim/nao/model.ts); defaults to the kinematic puppet. */
+  simModel?: NaoBodyModel;
   /** Ramp time from full stiffness to 0 (and back), ms. Defaults to 500. */
   stiffnessRampMs?: number;
   /** Consecutive failed exchanges before the link counts as lost. Defaults to 5 (60 ms). */
@@ -161,7 +164,7 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
     this.clock = opts.clock ?? new MonotonicClock();
     this.authority = new Authority(this.clock);
     this.acceptBoardVersions = opts.acceptBoardVersions ?? HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS;
-    this.sim = opts.driver || opts.transport ? null : simulatedChestboard({ seed: opts.seed ?? 1, clock: this.clock });
+    this.sim = opts.driver || opts.transport ? null : simulatedChestboard({ seed: opts.seed ?? 1, clock: this.clock, ...(opts.simModel ? { model: opts.simModel } : {}) });
     const transport = opts.transport ?? this.sim!;
     const wrap = opts.wrapTransport;
     this.driver =

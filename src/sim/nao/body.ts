@@ -2,29 +2,24 @@
  * A plausible physical NAO v6 for the simulated chest board, in SI units (the chest board
  * quantizes to counts). Deterministic under a seed. No allocation in `step`.
  *
- * - Joints follow their targets as a first-order response whose speed scales with stiffness
- *   (time constant 40 ms at stiffness 1, capped at 6 rad/s); with stiffness 0 they stay put.
- * - Current follows effort: stiffness × (holding + tracking error); temperature rises with I²
- *   toward ambient + 45 °C·A⁻², with a 300 s time constant; status follows the temperature
- *   thresholds below.
- * - Accelerometer: gravity as LoLA reports it on the robot (z ≈ −9.81 m/s² upright, docs/api.md's
- *   "gravity at −10.4 m/s²"), tilted by the torso angles, with noise. Gyroscope near zero with noise.
+ * - The mechanics (joints, feet, IMU, where the robot is) come from a body model (model.ts): the
+ *   kinematic puppet by default, or MuJoCo (physics/mujoco-nao.ts). This file adds what a sensor
+ *   adds: noise on currents, IMU and FSRs, and the parts no model simulates.
+ * - Temperature rises with the current squared toward ambient + 45 °C·A⁻², with a 300 s time
+ *   constant; status follows the temperature thresholds below.
  * - Battery discharges about 1 % per minute under load; sonar echoes follow a person walking
- *   between 0.4 and 1.7 m; the 5.3 kg robot's weight is shared by the feet with a slow sway.
+ *   between 0.4 and 1.7 m.
  * - Head: INA230 24.8 V / 10.7 W, TMP100 face temperature 43–47 °C, read every 300 ms.
  */
-import { LOLA_MAX_RAD, LOLA_MIN_RAD, isHand } from "../../bodies/nao/joints.js";
+import { KinematicNaoModel, type NaoBodyModel, type NaoSimPose, GRAVITY_MPS2 } from "./model.js";
+export { GRAVITY_MPS2 };
 import { Rng } from "../random.js";
 
-export const ROBOT_MASS_KG = 5.3;
-export const GRAVITY_MPS2 = 9.81;
 /** Joint temperature status thresholds, °C (inferred): 1 above the minimum, 2 near, 3 at the maximum. */
 export const TEMPERATURE_STATUS_C = [70, 75, 80] as const;
 const AMBIENT_C = 30;
 const TAU_THERMAL_S = 300;
 const HEAT_C_PER_A2 = 45;
-const JOINT_TAU_S = 0.04;
-const JOINT_MAX_SPEED_RADS = 6;
 const TMP100_PERIOD_S = 0.3;
 /** Battery status register, raw 16 bits, as rUNSWift's captures show it (LoLA: -32628.0 and -32724.0). */
 export const BATTERY_STATUS_CHARGING = 0x808c;
@@ -35,7 +30,10 @@ const NOISE_PER_STEP = 47;
 
 export class SimNaoBody {
   readonly rng: Rng;
-  readonly positionRad = new Float64Array(25);
+  /** The mechanics underneath (kinematic unless a physics model was given). */
+  readonly model: NaoBodyModel;
+  /** Measured joint positions, LoLA order, rad (the model's; hands 0..1). */
+  readonly positionRad: Float64Array;
   readonly targetRad = new Float64Array(25);
   readonly stiffness = new Float64Array(25);
   readonly currentA = new Float64Array(25);
@@ -52,7 +50,7 @@ export class SimNaoBody {
   readonly touch = new Uint8Array(14);
   // NOTE: scalars that change every step live in one Float64Array: V8 boxes a double assigned to
   // an object field often enough to allocate in the hot loop; typed-array slots never do.
-  readonly #f = new Float64Array(9);
+  readonly #f = new Float64Array(10);
   get batteryCharge(): number { return this.#f[0]!; }
   set batteryCharge(v: number) { this.#f[0] = v; }
   get batteryCurrentA(): number { return this.#f[1]!; }
@@ -67,6 +65,11 @@ export class SimNaoBody {
   set faceTemperatureC(v: number) { this.#f[5] = v; }
   /** Simulated time since power-on, s. */
   get timeS(): number { return this.#f[6]!; }
+  /** Put the mechanics into `pose` (the world's reset; the electronics keep running). */
+  resetPose(pose: NaoSimPose): void {
+    this.model.reset(pose);
+    for (let i = 0; i < 25; i++) this.targetRad[i] = this.positionRad[i]!;
+  }
   batteryStatusBits = BATTERY_STATUS_DISCHARGING;
   charging = false;
   /** False until the first TMP100 reading (about 300 ms after power-on). */
@@ -74,12 +77,12 @@ export class SimNaoBody {
   readonly leds = new Float64Array(89);
   readonly #noise = new Float64Array(NOISE_PER_STEP);
 
-  constructor(seed = 1) {
+  constructor(seed = 1, model: NaoBodyModel = new KinematicNaoModel()) {
     this.rng = new Rng(seed);
+    this.model = model;
+    this.positionRad = model.positionRad;
     for (let i = 0; i < 25; i++) {
       this.temperatureC[i] = AMBIENT_C + this.rng.range(-2, 4);
-      // Start in a crouch-like rest: each joint at 0 clamped into its range.
-      this.positionRad[i] = Math.min(LOLA_MAX_RAD[i]!, Math.max(LOLA_MIN_RAD[i]!, 0));
       this.targetRad[i] = this.positionRad[i]!;
     }
     this.batteryCharge = 0.99 - this.rng.range(0, 0.01);
@@ -94,16 +97,16 @@ export class SimNaoBody {
   /** Advance the body by `dtUs` whole microseconds (the hot path: an integer argument is never boxed). */
   stepUs(dtUs: number): void {
     this.#f[8] = dtUs * 1e-6;
+    this.#f[9] = dtUs;
     this.#advance();
   }
 
-  /** Advance the body by `dtS` seconds. */
+  /** Advance the body by `dtS` seconds (rounded to whole microseconds). */
   step(dtS: number): void {
-    this.#f[8] = dtS;
-    this.#advance();
+    this.stepUs(Math.round(dtS * 1e6));
   }
 
-  // NOTE: takes its step from slot 8, not an argument: V8 boxes a double passed to a call it
+  // NOTE: takes its step from slots 8 (s) and 9 (µs), not an argument: V8 boxes a double passed to a call it
   // does not inline, and this function is too large to inline.
   #advance(): void {
     const f = this.#f;
@@ -114,17 +117,10 @@ export class SimNaoBody {
     f[6]! += dtS;
     const t = f[6]!;
     let load = 0;
+    const m = this.model;
+    m.stepUs(f[9]!, this.targetRad, this.stiffness);
     for (let i = 0; i < 25; i++) {
-      const s = this.stiffness[i]!;
-      const err = this.targetRad[i]! - this.positionRad[i]!;
-      if (s > 0) {
-        const alpha = 1 - Math.exp(-(dtS * s) / JOINT_TAU_S);
-        const maxStep = JOINT_MAX_SPEED_RADS * s * dtS;
-        this.positionRad[i]! += Math.max(-maxStep, Math.min(maxStep, err * alpha));
-      }
-      this.positionRad[i] = Math.min(isHand(i) ? 1 : LOLA_MAX_RAD[i]!, Math.max(isHand(i) ? 0 : LOLA_MIN_RAD[i]!, this.positionRad[i]!));
-      const holding = i >= 7 && i <= 17 ? 0.25 : 0.05; // legs carry the body
-      const amps = s * (holding + 1.5 * Math.abs(this.targetRad[i]! - this.positionRad[i]!)) + Math.abs(0.004 * z[k++]!);
+      const amps = m.currentA[i]! + Math.abs(0.004 * z[k++]!);
       this.currentA[i] = Math.min(4, amps);
       load += amps;
       const tempTarget = AMBIENT_C + HEAT_C_PER_A2 * amps * amps;
@@ -132,26 +128,12 @@ export class SimNaoBody {
       const c = this.temperatureC[i]!;
       this.status[i] = c >= TEMPERATURE_STATUS_C[2] ? 3 : c >= TEMPERATURE_STATUS_C[1] ? 2 : c >= TEMPERATURE_STATUS_C[0] ? 1 : 0;
     }
-    // Torso sways a little; gravity seen in the inertial unit's axes.
-    this.anglesRad[0] = 0.01 * Math.sin(t * 0.7) + 0.0005 * z[k++]!;
-    this.anglesRad[1] = 0.015 * Math.sin(t * 0.5 + 1) + 0.0005 * z[k++]!;
-    const roll = this.anglesRad[0]!;
-    const pitch = this.anglesRad[1]!;
-    this.accelerometerMps2[0] = GRAVITY_MPS2 * Math.sin(pitch) + 0.02 * z[k++]!;
-    this.accelerometerMps2[1] = -GRAVITY_MPS2 * Math.sin(roll) * Math.cos(pitch) + 0.02 * z[k++]!;
-    this.accelerometerMps2[2] = -GRAVITY_MPS2 * Math.cos(roll) * Math.cos(pitch) + 0.02 * z[k++]!;
-    for (let a = 0; a < 3; a++) this.gyroscopeRadS[a] = 0.002 * z[k++]!;
-    // Feet share the weight; the centre of pressure sways with the torso.
-    const leftShare = 0.5 + 0.15 * Math.sin(t * 0.7);
-    const front = 0.5 + 0.2 * Math.sin(t * 0.5 + 1);
-    for (let foot = 0; foot < 2; foot++) {
-      const w = ROBOT_MASS_KG * (foot === 0 ? leftShare : 1 - leftShare);
-      const base = foot * 4;
-      this.fsrKg[base] = Math.max(0, (w * front) / 2 + 0.005 * z[k++]!);
-      this.fsrKg[base + 1] = Math.max(0, (w * front) / 2 + 0.005 * z[k++]!);
-      this.fsrKg[base + 2] = Math.max(0, (w * (1 - front)) / 2 + 0.005 * z[k++]!);
-      this.fsrKg[base + 3] = Math.max(0, (w * (1 - front)) / 2 + 0.005 * z[k++]!);
-    }
+    // The IMU and the FSRs read the model with sensor noise.
+    this.anglesRad[0] = m.anglesRad[0]! + 0.0005 * z[k++]!;
+    this.anglesRad[1] = m.anglesRad[1]! + 0.0005 * z[k++]!;
+    for (let a = 0; a < 3; a++) this.accelerometerMps2[a] = m.accelerometerMps2[a]! + 0.02 * z[k++]!;
+    for (let a = 0; a < 3; a++) this.gyroscopeRadS[a] = m.gyroscopeRadS[a]! + 0.002 * z[k++]!;
+    for (let i = 0; i < 8; i++) this.fsrKg[i] = Math.max(0, m.fsrKg[i]! + 0.005 * z[k++]!);
     // A person walking to and fro in front of the robot.
     for (let e = 0; e < 2; e++) {
       const noise = 0.01 * z[k++]!;

@@ -23,6 +23,7 @@ import { encodeBoardConfiguration } from "../../wire/chestboard/handshake.js";
 import { encodePreferenceBlock, type PrefEntry, PrefType } from "../../wire/chestboard/prefs.js";
 import { Rng } from "../random.js";
 import { SimNaoBody } from "./body.js";
+import type { NaoBodyModel } from "./model.js";
 
 export interface SimChestboardOptions {
   /** Seed for the body's noise and the generated preferences. Defaults to 1. */
@@ -35,6 +36,8 @@ export interface SimChestboardOptions {
   preferences?: PrefEntry[];
   /** Body id (20 characters) stored in the preferences. */
   bodyId?: string;
+  /** The mechanics under the board (model.ts); defaults to the kinematic puppet. */
+  model?: NaoBodyModel;
 }
 
 /** Per LED group id: first index in SimNaoBody.leds and the group's size. */
@@ -98,7 +101,7 @@ export class SimChestboard implements ChestboardTransport {
 
   constructor(opts: SimChestboardOptions = {}) {
     const seed = opts.seed ?? 1;
-    this.body = new SimNaoBody(seed);
+    this.body = new SimNaoBody(seed, opts.model);
     this.#clock = opts.clock;
     const rng = new Rng(seed ^ 0x5eed);
     const serials = new Map(BOARDS.map((b) => [b.name, 0x10000000 + rng.int(0, 0x0fffffff)]));
