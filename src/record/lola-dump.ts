@@ -7,12 +7,12 @@
  * Framing and reconnects are LolaUpstream's (src/transport/lola-upstream.ts). Not real-time:
  * messages are copied and written as they come; the file is finished on `stop()`.
  */
-import { McapWriter } from "@mcap/core";
 import { BodylinkError, fileErrorText } from "../errors.js";
 import { type Clock, MonotonicClock } from "../runtime/clock.js";
 import { LolaUpstream } from "../transport/lola-upstream.js";
 import { CHANNEL_BY_RING, METADATA_NAME, RECORDING_FORMAT_VERSION, RECORDING_PROFILE, RING_CHANNEL } from "./channels.js";
 import { FileWritable, compressZstd, loadZstd } from "./mcap-io.js";
+import { StrictMcapWriter } from "./mcap-writer.js";
 
 export interface LolaDumpOptions {
   /** The LoLA socket. Defaults to /tmp/robocup. */
@@ -27,14 +27,14 @@ export class LolaDump {
   readonly path: string;
   messages = 0;
   readonly #upstream: LolaUpstream;
-  readonly #writer: McapWriter;
+  readonly #writer: StrictMcapWriter;
   readonly #file: FileWritable;
   readonly #channel: number;
   readonly #clock: Clock;
   #chain: Promise<void> = Promise.resolve();
   #error: Error | null = null;
 
-  private constructor(path: string, file: FileWritable, writer: McapWriter, channel: number, clock: Clock, opts: LolaDumpOptions) {
+  private constructor(path: string, file: FileWritable, writer: StrictMcapWriter, channel: number, clock: Clock, opts: LolaDumpOptions) {
     this.path = path;
     this.#file = file;
     this.#writer = writer;
@@ -56,7 +56,7 @@ export class LolaDump {
       throw new BodylinkError("BL_ERR_RECORD_OPEN", opts.path, fileErrorText(e));
     }
     const clock = opts.clock ?? new MonotonicClock();
-    const writer = new McapWriter({ writable: file, compressChunk: compressZstd, chunkSize: 256 * 1024 });
+    const writer = new StrictMcapWriter({ writable: file, compressChunk: compressZstd, chunkSize: 256 * 1024 });
     await writer.start({ profile: RECORDING_PROFILE, library: "bodylink lola-dump" });
     const spec = CHANNEL_BY_RING.get(RING_CHANNEL.lolaUpstreamSensor)!;
     const channel = await writer.registerChannel({ topic: spec.topic, messageEncoding: spec.messageEncoding, schemaId: 0, metadata: new Map([["description", spec.description]]) });

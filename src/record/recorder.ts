@@ -17,7 +17,6 @@
  */
 import type { EventEmitter } from "node:events";
 import { basename, dirname, extname, join } from "node:path";
-import { McapWriter } from "@mcap/core";
 import type { NaoRobot } from "../runtime/nao-robot.js";
 import type { P7Robot } from "../runtime/p7-robot.js";
 import type { BodyRuntime } from "../runtime/robot.js";
@@ -43,7 +42,9 @@ import {
   channelBody,
 } from "./channels.js";
 import { type DecodedState, P7_COMMAND_RECORD_SCHEMA, P7_STATE_RECORD_SCHEMA, readP7Command, type P7Mirror, p7StateDecoder, type StateRecordDecoder, TNY360_STATE_RECORD_SCHEMA, type Tny360Mirror, tny360StateDecoder } from "./body-state-record.js";
+import { LogTimeOrder } from "./log-time-order.js";
 import { FileWritable, compressZstd, loadZstd } from "./mcap-io.js";
+import { StrictMcapWriter } from "./mcap-writer.js";
 import { NAO_STATE_SCHEMA, readNaoStateRecord } from "./nao-state-record.js";
 import { PreferenceAssembler } from "./prefs-from-frames.js";
 import type { RecordTap } from "./tap.js";
@@ -53,6 +54,11 @@ export const RECORD_RING_BYTES = 8 * 1024 * 1024;
 /** Chunk size before compression: ~1 s of NAO traffic; compressing one takes ~1 ms here. */
 export const DEFAULT_CHUNK_BYTES = 256 * 1024;
 const API_STATE_EVERY_MS = 50;
+/**
+ * How long a message waits in memory for older ones before it is written (log time; see
+ * log-time-order.ts). The largest step back measured was 51 ms (an event behind a cycle's state).
+ */
+export const ORDER_WINDOW_MS = 1000;
 
 export interface RecorderOptions {
   /**
@@ -143,14 +149,16 @@ export class Recorder {
   readonly #prefs = new PreferenceAssembler();
   #prefsBlock: Uint8Array | null = null;
   #prefsAttached = false;
-  #writer: McapWriter | null = null;
+  #writer: StrictMcapWriter | null = null;
   #file: FileWritable | null = null;
   readonly #files: string[] = [];
   #bytesClosed = 0;
   /** Ring channel → MCAP channel id in the current file. */
   #ids = new Map<number, number>();
   readonly #seq = new Map<number, number>();
-  #queue: Pending[] = [];
+  readonly #queue = new LogTimeOrder<Pending>(BigInt(ORDER_WINDOW_MS) * 1_000_000n);
+  /** Hand every held message to the writer now (flush, stop), not only those past the window. */
+  #writeAll = false;
   readonly #listeners: Array<(channel: number, logTimeNs: bigint, data: Uint8Array) => void> = [];
   #pumping: Promise<void> | null = null;
   #messages = 0;
@@ -449,29 +457,31 @@ export class Recorder {
     }
     if (!this.#opts.path) return;
     this.#queue.push({ channelId: channel, logTime, data });
-    this.#pumping ??= this.#pump();
+    void this.#startPump();
+  }
+
+  /** One pump at a time; `#pumping` is cleared only after it was set (a pump may end without awaiting). */
+  #startPump(): Promise<void> {
+    this.#pumping ??= this.#pump().finally(() => {
+      this.#pumping = null;
+    });
+    return this.#pumping;
   }
 
   async #pump(): Promise<void> {
     try {
-      while (this.#queue.length > 0 && this.#writer) {
-        const batch = this.#queue;
-        this.#queue = [];
-        for (const m of batch) {
-          if (this.#prefsBlock && !this.#prefsAttached) await this.#attachPrefs();
-          const id = this.#ids.get(m.channelId);
-          if (id === undefined) continue;
-          const sequence = (this.#seq.get(m.channelId) ?? 0) + 1;
-          this.#seq.set(m.channelId, sequence);
-          await this.#writer.addMessage({ channelId: id, sequence, logTime: m.logTime, publishTime: m.logTime, data: m.data });
-          this.#messages++;
-          if (this.#opts.splitMb && this.#file!.bytes >= this.#opts.splitMb * 1e6) await this.#rotate();
-        }
+      for (let m = this.#queue.shift(this.#writeAll); m && this.#writer; m = this.#queue.shift(this.#writeAll)) {
+        if (this.#prefsBlock && !this.#prefsAttached) await this.#attachPrefs();
+        const id = this.#ids.get(m.channelId);
+        if (id === undefined) continue;
+        const sequence = (this.#seq.get(m.channelId) ?? 0) + 1;
+        this.#seq.set(m.channelId, sequence);
+        await this.#writer.addMessage({ channelId: id, sequence, logTime: m.logTime, publishTime: m.logTime, data: m.data });
+        this.#messages++;
+        if (this.#opts.splitMb && this.#file!.bytes >= this.#opts.splitMb * 1e6) await this.#rotate();
       }
     } catch (e) {
       this.#fail(e as Error);
-    } finally {
-      this.#pumping = null;
     }
   }
 
@@ -490,7 +500,7 @@ export class Recorder {
     } catch (e) {
       throw new BodylinkError("BL_ERR_RECORD_OPEN", path, fileErrorText(e));
     }
-    const writer = new McapWriter({ writable: file, chunkSize: this.#opts.chunkBytes ?? DEFAULT_CHUNK_BYTES, compressChunk: compressZstd });
+    const writer = new StrictMcapWriter({ writable: file, chunkSize: this.#opts.chunkBytes ?? DEFAULT_CHUNK_BYTES, compressChunk: compressZstd });
     await writer.start({ profile: RECORDING_PROFILE, library: this.#opts.library ?? "bodylink" });
     const ids = new Map<number, number>();
     for (const c of CHANNELS) {
@@ -562,7 +572,7 @@ export class Recorder {
     const path = this.#files[this.#files.length - 1] ?? this.#opts.path ?? "";
     this.#failure = `cannot write ${path}: ${e.message}`;
     this.#detach();
-    this.#queue = [];
+    this.#queue.clear();
     const f = this.#file;
     this.#file = null;
     this.#writer = null;
@@ -575,10 +585,24 @@ export class Recorder {
     this.#opts.onStop?.(this.#failure);
   }
 
-  /** Drain the ring now and wait until everything in it was handed to the writer (tests, replay's step). */
+  /**
+   * Drain the ring now and wait until everything in it was handed to the writer (tests), the
+   * messages still inside the order window included.
+   */
   async flush(): Promise<void> {
     this.#drain();
+    await this.#writeHeld();
+  }
+
+  /** Write every held message (flush, stop), in log-time order among themselves. */
+  async #writeHeld(): Promise<void> {
     while (this.#pumping) await this.#pumping;
+    this.#writeAll = true;
+    try {
+      await this.#startPump();
+    } finally {
+      this.#writeAll = false;
+    }
   }
 
   /** Drain what is left, write the summary and close the file. Idempotent. */
@@ -589,7 +613,7 @@ export class Recorder {
       this.event("recording_stopped", "recording stopped");
       this.#detach();
       this.#drain();
-      while (this.#pumping) await this.#pumping;
+      await this.#writeHeld();
       this.#stopped = true;
       if (this.#failure) return;
       try {

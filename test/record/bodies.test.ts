@@ -12,6 +12,7 @@ import { McapIndexedReader } from "@mcap/core";
 import { describe, expect, it } from "vitest";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
+import { checkMcapFileStrict, loadStrictZstd } from "../support/mcap-strict.js";
 import type { P7Robot } from "../../src/runtime/p7-robot.js";
 import WebSocket from "ws";
 import { TnyClient } from "../../src/client/tny/index.js";
@@ -194,6 +195,9 @@ describe.each(["p7", "tny360"] as const)("serve --body %s --record", (body) => {
     const run = await record(body, where);
     const got = await read(run.file, body);
     files.set(`${body}-${where}`, { run, got });
+    // Driven (commands, an e-stop, a TNY-360 client, a lost link): strict MCAP, in log-time order.
+    await loadStrictZstd();
+    expect(checkMcapFileStrict(run.file, { requireLogTimeOrder: true }).problems).toEqual([]);
     if (core === "worker") expect(run.lines.join("\n")).toMatch(/real-time core in its own thread/);
     expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", `/${body}/state`, ...(body === "p7" ? ["/p7/command"] : ["/tny360/api/reply", "/tny360/api/request"])].sort());
     const st = got.topics.get(`/${body}/state`)!;

@@ -12,6 +12,7 @@ import { formatRecordingInfo, readRecordingInfo } from "../../src/record/reader.
 import { splitPath } from "../../src/record/recorder.js";
 import { LOLA_SENSOR_MESSAGE_BYTES } from "../../src/wire/lola/constants.js";
 import { decodePreferenceBlock } from "../../src/wire/chestboard/prefs.js";
+import { checkMcapFileStrict, loadStrictZstd } from "../support/mcap-strict.js";
 import { type RecordedSim, driveWithLola, recordedSim, tmpDir } from "./helpers.js";
 
 let sim: RecordedSim | null = null;
@@ -46,6 +47,9 @@ describe("bodylink record: the MCAP file", () => {
     await sim.close();
     sim = null;
 
+    // Driven by a LoLA client: strict MCAP, in log-time order (strict-mcap.test.ts: the idle runs).
+    await loadStrictZstd();
+    expect(checkMcapFileStrict(path, { requireLogTimeOrder: true }).problems).toEqual([]);
     const { reader, close } = await indexed(path);
     try {
       expect(reader.header.profile).toBe("bodylink");
@@ -148,7 +152,9 @@ describe("bodylink record: the MCAP file", () => {
     expect(files.length).toBeGreaterThanOrEqual(3);
     expect(files[0]).toBe(splitPath(path, 1));
     let total = 0;
+    await loadStrictZstd();
     for (const [i, f] of files.entries()) {
+      expect(checkMcapFileStrict(f, { requireLogTimeOrder: true }).problems).toEqual([]);
       const { reader, close } = await indexed(f);
       try {
         const atts = [];
