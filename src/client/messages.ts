@@ -209,7 +209,16 @@ export interface FleetStatusAnswer {
   /** The e-stop connection: its own socket to the broker, subscribed to e-stops only. */
   readonly estop: { readonly connection: "connecting" | "connected" | "disconnected" | "closed"; readonly disconnects: number; readonly received: number };
   /** Fleet requests (commands, resets) through the per-sender rate limit: refused were answered 429/503, dropped were not. */
-  readonly requests: { readonly admitted: number; readonly refused: number; readonly dropped: number; readonly in_flight: number; readonly senders: number };
+  readonly requests: {
+    readonly admitted: number;
+    readonly refused: number;
+    readonly dropped: number;
+    readonly in_flight: number;
+    readonly senders: number;
+    /** Floods shed: times the bridge stopped taking requests for a while and dropped the broker's backlog. */
+    readonly sheds: number;
+    readonly shedding: boolean;
+  };
 }
 
 /** The emergency-stop latch (GET /v1/estop; docs/api.md "Emergency stop"). */

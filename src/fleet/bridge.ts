@@ -46,7 +46,7 @@ import { type FleetConnectOptions, natsOptions, redactUrl } from "./connect.js";
 import type { FleetGateway, FleetRobotView, FleetScatterAnswer } from "../serve/api/routes/fleet.js";
 import { FleetClient, type ScatterResult } from "./client.js";
 import { type GateCounters, type RequestLimits, RequestGate, senderOf } from "./gate.js";
-import { ensureEventStream, openBucket } from "./nats.js";
+import { ensureEventStream, openBucket, paceReads } from "./nats.js";
 import {
   CONTROL_COMMANDS,
   type ErrorAnswer,
@@ -93,13 +93,22 @@ export interface FleetStatus {
   /** The e-stop connection (its own socket, subscribed to e-stops only). */
   readonly estop: { readonly connection: FleetConnectionState; readonly disconnects: number; readonly received: number };
   /** Requests (commands, resets) admitted, refused with an answer (429/503), and dropped unanswered. */
-  readonly requests: Readonly<GateCounters> & { readonly in_flight: number; readonly senders: number };
+  readonly requests: Readonly<GateCounters> & {
+    readonly in_flight: number;
+    readonly senders: number;
+    /** Floods shed: times the bridge stopped taking requests and dropped the broker's backlog for it. */
+    readonly sheds: number;
+    readonly shedding: boolean;
+  };
 }
 
 const MAX_REQUEST_BYTES = 64 * 1024;
 const STATE_RATE_MAX_HZ = 50;
 /** How long an e-stop's reply waits for the core to take the latch (a cycle or two); past it, it answers with the latch as requested. */
 const ESTOP_ACK_WAIT_MS = 250;
+/** How long a flood makes the bridge take no requests: 1 s, doubling while floods follow each other, at most 8 s. */
+const SHED_MIN_MS = 1000;
+const SHED_MAX_MS = 8000;
 
 const AcquireSchema = Type.Object(
   {
@@ -177,6 +186,14 @@ export class FleetBridge implements FleetGateway {
   #estopsReceived = 0;
   #estopClient: FleetClient | null = null;
   readonly #gate: RequestGate;
+  /** The request subscriptions (commands, resets): dropped while a flood is shed. */
+  #requestSubs: Subscription[] = [];
+  #shedding = false;
+  #sheds = 0;
+  #shedMs = SHED_MIN_MS;
+  #shedEndedAt = -Infinity;
+  #shedTimer: NodeJS.Timeout | undefined;
+  #paceWarned = false;
   #robots: KV | null = null;
   #leases: KV | null = null;
   #subs: Subscription[] = [];
@@ -251,7 +268,7 @@ export class FleetBridge implements FleetGateway {
       last_error: this.#lastError,
       published: { ...this.#published },
       estop: { connection: this.#estopConnection, disconnects: this.#estopDisconnects, received: this.#estopsReceived },
-      requests: { ...this.#gate.counters, in_flight: this.#gate.inFlight, senders: this.#gate.senders },
+      requests: { ...this.#gate.counters, in_flight: this.#gate.inFlight, senders: this.#gate.senders, sheds: this.#sheds, shedding: this.#shedding },
     };
   }
 
@@ -300,6 +317,14 @@ export class FleetBridge implements FleetGateway {
     return nc;
   }
 
+  /** The main connection reads at most one chunk per event-loop turn, so the e-stop connection's socket is never behind a flood's backlog (nats.ts). */
+  #pace(): void {
+    if (this.#nc && !paceReads(this.#nc) && !this.#paceWarned) {
+      this.#paceWarned = true;
+      this.#log("warn", "fleet: cannot pace the NATS connection's reads (nats.js internals changed); a request flood may delay e-stops");
+    }
+  }
+
   /** The e-stop connection: subscribed at once, before presence (stopping is always safe, even under a name another runtime holds). */
   async #runEstop(): Promise<void> {
     const url = redactUrl(this.#o.connect.url);
@@ -336,11 +361,12 @@ export class FleetBridge implements FleetGateway {
       disconnect: () => {
         this.#disconnects++;
         this.#setConnection("disconnected");
-        this.#log("warn", `fleet: lost the broker at ${url}; the body keeps running, reconnecting with backoff`);
+        if (!this.#shedding) this.#log("warn", `fleet: lost the broker at ${url}; the body keeps running, reconnecting with backoff`);
       },
       reconnect: () => {
         this.#setConnection("connected");
-        this.#log("info", `fleet: reconnected to ${url}`);
+        this.#pace();
+        if (!this.#shedding) this.#log("info", `fleet: reconnected to ${url}`);
         void this.#refreshPresence();
       },
       closed: () => this.#setConnection("closed"),
@@ -348,6 +374,7 @@ export class FleetBridge implements FleetGateway {
     if (!nc) return;
     this.#nc = nc;
     this.#setConnection("connected");
+    this.#pace();
 
     const kvm = new Kvm(nc);
     this.#robots = await openBucket(kvm, ROBOTS_BUCKET, this.#ttlMs);
@@ -357,21 +384,7 @@ export class FleetBridge implements FleetGateway {
     while (!this.#closed && !(await this.#refreshPresence())) await sleep(this.#ttlMs / 3);
     if (this.#closed) return;
 
-    // Requests pass the gate before any work (or promise) is made for them.
-    const sub = (s: string, f: (m: Msg) => Promise<void>) =>
-      this.#subs.push(
-        nc.subscribe(s, {
-          callback: (err, m) => {
-            if (err || !this.#admit(m)) return;
-            f(m)
-              .catch((e: unknown) => this.#log("error", `fleet: ${s}: ${(e as Error).message}`))
-              .finally(() => this.#gate.done());
-          },
-        }),
-      );
-    sub(subject.reset(this.name), (m) => this.#onReset(m));
-    sub(subject.resetAll, (m) => this.#onReset(m));
-    sub(subject.cmd(this.name, "*"), (m) => this.#onCommand(m));
+    this.#subscribeRequests();
 
     const a: ControlAuthority = this.#robot.authority;
     const onAcquired = (h: LeaseInfo) => this.#event("lease-acquired", { owner: h.owner, source: h.source, expires_at_epoch_ms: h.expiresAtEpochMs });
@@ -547,6 +560,26 @@ export class FleetBridge implements FleetGateway {
     }
   }
 
+  /** Commands and resets, on the main connection; each request passes the gate before any work (or promise) is made for it. */
+  #subscribeRequests(): void {
+    const nc = this.#nc;
+    if (!nc || this.#closed) return;
+    const sub = (s: string, f: (m: Msg) => Promise<void>) =>
+      this.#requestSubs.push(
+        nc.subscribe(s, {
+          callback: (err, m) => {
+            if (err || !this.#admit(m)) return;
+            f(m)
+              .catch((e: unknown) => this.#log("error", `fleet: ${s}: ${(e as Error).message}`))
+              .finally(() => this.#gate.done());
+          },
+        }),
+      );
+    sub(subject.reset(this.name), (m) => this.#onReset(m));
+    sub(subject.resetAll, (m) => this.#onReset(m));
+    sub(subject.cmd(this.name, "*"), (m) => this.#onCommand(m));
+  }
+
   /** A request past the gate, or refused: answered 429/503 while the refusal budget lasts, else dropped (counted). */
   #admit(m: Msg): boolean {
     const a = this.#gate.admit(senderOf(m.reply));
@@ -559,7 +592,36 @@ export class FleetBridge implements FleetGateway {
           : new BodylinkError("BL_ERR_FLEET_RATE_LIMITED", this.name, `at most ${l.perSenderHz}/s from one sender, ${l.totalHz}/s from all`);
       this.#reply(m, errorAnswer(e));
     }
+    if (this.#gate.flooded) this.#shed();
     return false;
+  }
+
+  /**
+   * A flood: parsing it alone would keep this thread (and so the e-stop connection's socket, which
+   * shares its event loop) busy, and the broker queues megabytes of it for us. So stop taking
+   * requests (unsubscribe: the broker routes no more to us), cut the main connection (the broker
+   * drops what it queued for it, and so does our socket) and reconnect at once; take requests
+   * again after 1 s (doubling while floods follow each other, at most 8 s). Meanwhile a request
+   * gets the broker's "no responders"; e-stops ride their own connection and are unaffected.
+   */
+  #shed(): void {
+    if (this.#shedding || this.#closed) return;
+    this.#shedding = true;
+    this.#sheds++;
+    if (performance.now() - this.#shedEndedAt > 2 * SHED_MAX_MS) this.#shedMs = SHED_MIN_MS;
+    const ms = this.#shedMs;
+    this.#shedMs = Math.min(SHED_MAX_MS, ms * 2);
+    for (const s of this.#requestSubs.splice(0)) s.unsubscribe();
+    this.#gate.calm();
+    this.#log("warn", `fleet: a request flood (${this.#gate.limits.floodRefusals} refused within 250 ms): taking no requests for ${ms} ms and dropping what the broker queued for us; e-stops ride their own connection`);
+    void this.#nc?.reconnect().catch(() => undefined);
+    this.#shedTimer = setTimeout(() => {
+      this.#shedTimer = undefined;
+      this.#shedding = false;
+      this.#shedEndedAt = performance.now();
+      this.#subscribeRequests();
+    }, ms);
+    this.#shedTimer.unref();
   }
 
   #onEstop(m: Msg): void {
@@ -770,6 +832,7 @@ export class FleetBridge implements FleetGateway {
     if (this.#closed) return;
     this.#closed = true;
     for (const t of this.#timers.splice(0)) clearInterval(t);
+    clearTimeout(this.#shedTimer);
     for (const off of this.#offAuthority.splice(0)) off();
     const nc = this.#nc;
     if (nc && this.#connection === "connected") {
@@ -782,7 +845,7 @@ export class FleetBridge implements FleetGateway {
         sleep(1000),
       ]);
     }
-    for (const s of this.#subs.splice(0)) s.unsubscribe();
+    for (const s of [...this.#subs.splice(0), ...this.#requestSubs.splice(0)]) s.unsubscribe();
     this.#healthSub?.unsubscribe();
     await Promise.race([Promise.all([nc?.close(), this.#estopNc?.close()]), sleep(1000)]);
   }

@@ -30,6 +30,12 @@ export interface RequestLimits {
   readonly maxSenders: number;
   /** Refusals answered a second (default 100); past it, refused requests are dropped unanswered and counted. */
   readonly refusalsHz: number;
+  /**
+   * Refusals within one 250 ms window that make it a flood (default 500, i.e. 2,000 a second past
+   * the limits): the bridge then stops taking requests for a while and drops what the broker had
+   * queued for it (see {@link RequestGate.flooded}).
+   */
+  readonly floodRefusals: number;
 }
 
 export const DEFAULT_REQUEST_LIMITS: RequestLimits = Object.freeze({
@@ -40,7 +46,10 @@ export const DEFAULT_REQUEST_LIMITS: RequestLimits = Object.freeze({
   maxInFlight: 64,
   maxSenders: 1024,
   refusalsHz: 100,
+  floodRefusals: 500,
 });
+
+const FLOOD_WINDOW_MS = 250;
 
 /** "ok": go on (call `done()` when answered); "rate": over a bucket (429); "busy": too many in flight (503). */
 export type Admission = "ok" | "rate" | "busy";
@@ -107,6 +116,8 @@ export class RequestGate {
   readonly #refusals: Bucket;
   #inFlight = 0;
   #sweptAtMs = -Infinity;
+  #windowAtMs = -Infinity;
+  #windowRefused = 0;
 
   constructor(limits: Partial<RequestLimits> = {}, nowMs = performance.now()) {
     this.limits = { ...DEFAULT_REQUEST_LIMITS, ...limits };
@@ -142,8 +153,16 @@ export class RequestGate {
     if (this.#inFlight > 0) this.#inFlight--;
   }
 
-  /** A refused request: whether to answer it (true: counted as refused) or drop it (counted as dropped). */
+  /**
+   * A refused request: whether to answer it (true: counted as refused) or drop it (counted as
+   * dropped). Also counts it towards {@link flooded}.
+   */
   answerRefusal(hasReply: boolean, nowMs = performance.now()): boolean {
+    if (nowMs - this.#windowAtMs >= FLOOD_WINDOW_MS) {
+      this.#windowAtMs = nowMs;
+      this.#windowRefused = 0;
+    }
+    this.#windowRefused++;
     if (hasReply && this.#refusals.has(nowMs)) {
       this.#refusals.take();
       this.counters.refused++;
@@ -151,6 +170,17 @@ export class RequestGate {
     }
     this.counters.dropped++;
     return false;
+  }
+
+  /** True once `floodRefusals` refusals fell in one 250 ms window (and until the window is reset by {@link calm}). */
+  get flooded(): boolean {
+    return this.#windowRefused >= this.limits.floodRefusals;
+  }
+
+  /** Start counting afresh (after the bridge shed a flood). */
+  calm(): void {
+    this.#windowRefused = 0;
+    this.#windowAtMs = -Infinity;
   }
 
   #bucketOf(sender: string, nowMs: number): Bucket {

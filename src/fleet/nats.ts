@@ -1,4 +1,5 @@
-/** The NATS pieces the bridge and the client share: buckets, the event stream, lease headers. */
+/** The NATS pieces the bridge and the client share: buckets, the event stream, lease headers, read pacing. */
+import { Socket } from "node:net";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { KV, Kvm } from "@nats-io/kv";
 import { headers as natsHeaders, type NatsConnection } from "@nats-io/transport-node";
@@ -35,4 +36,33 @@ export function leaseHeaders(leaseId: string) {
   const h = natsHeaders();
   h.set(FLEET_LEASE_HEADER, leaseId);
   return h;
+}
+
+const paced = new WeakSet<Socket>();
+
+/**
+ * At most one socket read (about 64 KiB) of this connection per event-loop turn. libuv reads a
+ * readable socket up to 32 times in a row before it looks at the next one, and nats.js parses each
+ * read and calls the subscriptions' callbacks before returning: under a flood that is ~45,000
+ * requests (200 ms of a quiet core, seconds of a loaded one) ahead of any other socket of this
+ * thread, the e-stop connection's among them. Pausing after each read and resuming on the next
+ * turn (setImmediate) puts the other sockets between two reads; throughput is unchanged while the
+ * thread keeps up. Re-apply after a reconnect (a new socket).
+ *
+ * NOTE: reaches into nats.js 3.3.1's internals (`protocol.transport.socket`, pinned exactly in
+ * package.json); returns false and does nothing when they are not there, which
+ * test/fleet/flood.test.ts would show as a late e-stop.
+ */
+export function paceReads(nc: NatsConnection): boolean {
+  const socket = (nc as unknown as { protocol?: { transport?: { socket?: unknown } } }).protocol?.transport?.socket;
+  if (!(socket instanceof Socket)) return false;
+  if (paced.has(socket)) return true;
+  paced.add(socket);
+  const resume = () => socket.resume();
+  socket.on("data", () => {
+    if (socket.isPaused()) return;
+    socket.pause();
+    setImmediate(resume);
+  });
+  return true;
 }

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { RequestGate, senderOf } from "../../src/fleet/gate.js";
 
-const limits = { perSenderHz: 10, perSenderBurst: 5, totalHz: 100, totalBurst: 20, maxInFlight: 1000, maxSenders: 4, refusalsHz: 3 };
+const limits = { perSenderHz: 10, perSenderBurst: 5, totalHz: 100, totalBurst: 20, maxInFlight: 1000, maxSenders: 4, refusalsHz: 3, floodRefusals: 1000 };
 
 /** Admit `n` requests from `sender` at `t`, each done at once; how many were "ok". */
 function burst(g: RequestGate, sender: string, n: number, t: number): number {
@@ -83,6 +83,19 @@ describe("RequestGate", () => {
     expect(answered).toBe(3);
     expect(g.answerRefusal(false, 5000)).toBe(false); // no reply subject: nothing to answer
     expect(g.counters).toEqual({ admitted: 0, refused: 3, dropped: 8 });
+  });
+
+  it("a flood is floodRefusals refusals within one 250 ms window; calm() starts counting afresh", () => {
+    const g = new RequestGate({ ...limits, refusalsHz: 1, floodRefusals: 10 }, 0);
+    for (let i = 0; i < 9; i++) g.answerRefusal(true, 0);
+    expect(g.flooded).toBe(false);
+    g.answerRefusal(false, 249);
+    expect(g.flooded).toBe(true);
+    g.calm();
+    expect(g.flooded).toBe(false);
+    // Spread over windows, the same count is no flood.
+    for (let i = 0; i < 20; i++) g.answerRefusal(true, 1000 + i * 30);
+    expect(g.flooded).toBe(false);
   });
 
   it("property: over any schedule, one sender never gets more than its burst plus its rate times the time", () => {

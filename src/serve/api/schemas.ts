@@ -186,6 +186,8 @@ export const FleetStatusSchema = Type.Object(
         dropped: Type.Integer({ description: "Refused and not answered (past the refusals' own rate)" }),
         in_flight: Type.Integer(),
         senders: Type.Integer({ description: "Senders tracked one by one" }),
+        sheds: Type.Integer({ description: "Floods shed: times the bridge stopped taking requests for a while and dropped the broker's backlog" }),
+        shedding: Type.Boolean(),
       },
       { description: "Fleet requests (commands, resets) through the per-sender rate limit; e-stops never pass it" },
     ),
