@@ -6,6 +6,7 @@ import { Command, type CommanderError } from "commander";
 import { registerChest } from "./chest.js";
 import { registerEstop } from "./estop.js";
 import { reportError, withCommand } from "./errors.js";
+import { registerExport } from "./export.js";
 import { registerInspect } from "./inspect.js";
 import { registerFleet } from "./fleet.js";
 import { registerLs } from "./ls.js";
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerLolaDump(program);
   registerVerify(program);
   registerReplay(program);
+  registerExport(program);
   registerFleet(program);
   registerInspect(program);
   registerChest(program);
