@@ -10,7 +10,8 @@ import { NaoHost } from "../host/nao-host.js";
 import { P7Host } from "../host/p7-host.js";
 import { type ApiRobot, startApiServer } from "../serve/api/build.js";
 import { startLolaServer } from "../serve/lola/server.js";
-import { NaoRobot } from "../runtime/nao-robot.js";
+import { NAO_PERIOD_MS, NaoRobot } from "../runtime/nao-robot.js";
+import { LockstepClock } from "../runtime/lockstep.js";
 import { P7Robot } from "../runtime/p7-robot.js";
 import type { BodyRuntime, RobotBase } from "../runtime/robot.js";
 import type { Tny360Robot } from "../runtime/tny360-robot.js";
@@ -87,6 +88,11 @@ export interface ServeOptions {
   seed: number;
   /** NAO simulator: the body's mechanics, "kinematic" (the default) or "physics" (MuJoCo; docs/simulation.md). */
   sim?: NaoSimKind;
+  /**
+   * NAO simulator: lockstep time (runtime/lockstep.ts): a 12 ms cycle runs when the controlling LoLA
+   * client has answered the last one; deterministic, as fast as the client. The core runs on the main thread.
+   */
+  lockstep?: boolean;
   tny: boolean;
   /** Default: 5621, or a free port when 5621 is taken. */
   tnyPort?: number;
@@ -241,6 +247,9 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   if (fleetOpts) natsOptions(fleetOpts);
   if (!isBodyKind(o.body)) throw usageError(`unknown body ${JSON.stringify(o.body)}; choose ${bodyChoicesText()}`, "serve");
   if (o.lolaUpstream && o.body !== "nao") throw new CliError(`--lola-upstream runs a NAO on top of its LoLA; it does not apply to --body ${o.body}`, 2);
+  if (o.lockstep && (o.body !== "nao" || !o.lola || o.usb || o.lolaUpstream)) {
+    throw new CliError("--lockstep runs a simulated NAO one cycle per answer of its LoLA client: it needs --body nao, the LoLA socket, and no --usb or --lola-upstream", 2);
+  }
   // Off loopback, a token or nothing (docs/security.md); checked before anything is opened.
   const token = o.token ?? (process.env.BODYLINK_TOKEN || undefined);
   requireTokenOffLoopback(o.host, token);
@@ -263,7 +272,9 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   let recorder: Recorder | null = null;
   let host: CoreHost | null = null;
   // Recording: the ring and the tap exist before the body, so configure() is recorded too.
-  const clock = o.clock ?? new MonotonicClock();
+  // Lockstep is a clock (runtime/lockstep.ts): the core runs on the main thread with it, beside its LoLA server.
+  const lockstep = o.lockstep && !o.clock ? new LockstepClock(NAO_PERIOD_MS) : null;
+  const clock = o.clock ?? lockstep ?? new MonotonicClock();
   const tap = o.record || o.foxglove !== undefined ? new RecordTap(ByteRing.create(RECORD_RING_BYTES), clock) : null;
   // The threaded core's own ring: it records its frames, LoLA bytes and states there; `tap` keeps the main thread's events.
   let coreRing: ByteRing | null = null;
@@ -274,7 +285,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   }
   try {
     // A custom driver, clock or LoLA tap (replay, tests) lives on this thread: the core runs here then.
-    if (o.body === "nao" && o.core === "worker" && !o.driver && !o.clock && !o.lolaTap) {
+    if (o.body === "nao" && o.core === "worker" && !o.driver && !o.clock && !lockstep && !o.lolaTap) {
       const derived = join(checkRuntimeDir(true)!, `${name}.lola`);
       const preferred = upstreamPath ? DEFAULT_UPSTREAM_LOLA_PATH : DEFAULT_LOLA_PATH;
       const usedByOther = others.some((r) => r.lolaPath === preferred);
@@ -306,6 +317,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         const rejected = h.boards.filter((b) => !b.accepted);
         lines.push(`nao: ${transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${h.prefs?.bodyId}, ${h.boards.length - rejected.length}/${h.boards.length} boards started; real-time core in its own thread (${h.scheduling}; wakes by ${o.coreWake ?? WORKER_WAKE_DEFAULT})`);
         for (const b of rejected) lines.push(`  board ${b.name} left uninitialized: ${b.reason}`);
+        lines.push(simulatorLine(o, null));
       }
       if (h.lolaPath) {
         lolaPath = h.lolaPath;
@@ -335,6 +347,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         const rejected = nao.boards.filter((b) => !b.accepted);
         lines.push(`nao: ${o.driver ? o.driver.name : transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${nao.prefs?.bodyId}, ${nao.boards.length - rejected.length}/${nao.boards.length} boards started`);
         for (const b of rejected) lines.push(`  board ${b.name} left uninitialized: ${b.reason}`);
+        if (transport === "sim") lines.push(simulatorLine(o, lockstep));
       }
       if (o.lola) {
         const derived = join(checkRuntimeDir(true)!, `${name}.lola`);
@@ -346,6 +359,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
           readers: o.lolaReaders,
           graceMs: o.lolaGraceMs,
           ...(lolaTap ? { tap: lolaTap } : {}),
+          ...(lockstep ? { onControllerCommand: () => lockstep.grant() } : {}),
           ...(o.lolaGroup !== undefined ? { group: o.lolaGroup } : {}),
           // On top of LoLA: the robot is named by the upstream's messages, and nothing is sent while it is not there.
           ...(upstream ? { robotConfigSource: () => upstream.robotConfig, holdUntilValid: true } : {}),
@@ -523,6 +537,7 @@ export function addServeOptions(cmd: Command): Command {
     .option("--lola-grace-ms <ms>", "NAO: how long a silent LoLA client's last command stays in force", parseIntOption("--lola-grace-ms", 50, 60000), 100)
     .option("--accept-board-version <v...>", "NAO: accepted motor-board configuration versions", (v: string, prev: number[] | undefined) => [...(prev ?? []), parseIntOption("--accept-board-version", 0, 255)(v)])
     .option("--seed <n>", "simulator seed", parseIntOption("--seed", 0, 2 ** 31 - 1), 1)
+    .option("--lockstep", "NAO simulator: simulated time advances one cycle each time the controlling LoLA client answers (deterministic, faster than real time; docs/simulation.md)")
     .option("--sim <mechanics>", `NAO simulator: the body under the chest board, ${NAO_SIM_KINDS.join(" | ")} (MuJoCo; docs/simulation.md)`, parseChoice("--sim", NAO_SIM_KINDS))
     .option("--lola-group <group>", "NAO: let this group (name or gid) use the LoLA socket too (mode 0660; default 0600, this user only)")
     .option("--token <secret>", "every API and TNY-360 client must present this token (default: $BODYLINK_TOKEN); required with a --host other than loopback")
@@ -638,6 +653,13 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   }
 }
 
+/** What the simulated NAO's body is, and how its time runs (docs/simulation.md). */
+function simulatorLine(o: ServeOptions, lockstep: LockstepClock | null): string {
+  const body = o.sim === "physics" ? "MuJoCo physics (models/nao.xml; it starts crouched and limp)" : "kinematic (joints follow their targets; it cannot fall)";
+  const time = lockstep ? `lockstep: one ${lockstep.periodMs} ms cycle per answer of the controlling LoLA client` : "real time";
+  return `simulator: ${body}; ${time}`;
+}
+
 /** The stop path gets this long; then the process exits regardless. */
 const STOP_DEADLINE_MS = 5000;
 
@@ -666,6 +688,7 @@ const BODY_FLAGS: ReadonlyArray<readonly [key: string, flag: string, body: BodyK
   ["lolaGroup", "--lola-group", "nao"],
   ["acceptBoardVersion", "--accept-board-version", "nao"],
   ["sim", "--sim", "nao"],
+  ["lockstep", "--lockstep", "nao"],
   ["tny", "--no-tny", "tny360"],
   ["tnyPort", "--tny-port", "tny360"],
   ["tnyHost", "--tny-host", "tny360"],

@@ -110,6 +110,11 @@ export interface LolaServerOptions {
    * rather than zeros or stale values. Defaults to false (a message every cycle, from accept on).
    */
   holdUntilValid?: boolean;
+  /**
+   * Called for every command the controlling client sends, after it is applied (lockstep: its
+   * answer lets simulated time run the next cycle; runtime/lockstep.ts). Defaults to none.
+   */
+  onControllerCommand?: () => void;
   /** Pad RobotConfig strings shorter than 20/5 characters with spaces (logged). Defaults to true; false fails instead. */
   padRobotConfig?: boolean;
   /** Where log lines go. Defaults to stderr, prefixed "LoLA server:". */
@@ -241,6 +246,7 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
   const server = createServer({ allowHalfOpen: false, pauseOnConnect: true });
   const state = new ServerState(robot, server, writer, path, readers, graceMs, log, opts.tap ?? null);
   state.holdUntilValid = opts.holdUntilValid ?? false;
+  state.onControllerCommand = opts.onControllerCommand ?? null;
   if (opts.robotConfigSource) {
     const source = opts.robotConfigSource;
     const overrides = definedOnly(opts.robotConfig);
@@ -419,6 +425,8 @@ class ServerState {
   #listenerErrors = 0;
   /** See LolaServerOptions.holdUntilValid. */
   holdUntilValid = false;
+  /** See LolaServerOptions.onControllerCommand. */
+  onControllerCommand: (() => void) | null = null;
   #configSource: (() => Partial<LolaRobotConfig> | null) | null = null;
   #configNormalize: ((c: Partial<LolaRobotConfig>) => { config: LolaRobotConfig; notes: string[] }) | null = null;
   #configSeen: Partial<LolaRobotConfig> | null = null;
@@ -637,6 +645,14 @@ class ServerState {
 
   #onCommand(c: Client, update: LolaCommandUpdate, problems: LolaCommandProblem[]): void {
     if (c.closed) return;
+    try {
+      this.#applyCommand(c, update, problems);
+    } finally {
+      if (c === this.#controller) this.onControllerCommand?.();
+    }
+  }
+
+  #applyCommand(c: Client, update: LolaCommandUpdate, problems: LolaCommandProblem[]): void {
     c.commands++;
     const lease = this.#ensureLease(c);
     if (!lease) {
