@@ -45,6 +45,7 @@ import { type DecodedState, P7_COMMAND_RECORD_SCHEMA, P7_STATE_RECORD_SCHEMA, re
 import { LogTimeOrder } from "./log-time-order.js";
 import { FileWritable, compressZstd, loadZstd } from "./mcap-io.js";
 import { StrictMcapWriter } from "./mcap-writer.js";
+import { type ViewerSchema, viewerJson, viewerSchema } from "./viewer-schema.js";
 import { NAO_STATE_SCHEMA, readNaoStateRecord } from "./nao-state-record.js";
 import { PreferenceAssembler } from "./prefs-from-frames.js";
 import type { RecordTap } from "./tap.js";
@@ -156,6 +157,7 @@ export class Recorder {
   /** Ring channel → MCAP channel id in the current file. */
   #ids = new Map<number, number>();
   readonly #seq = new Map<number, number>();
+  readonly #viewers = new Map<number, ViewerSchema>();
   readonly #queue = new LogTimeOrder<Pending>(BigInt(ORDER_WINDOW_MS) * 1_000_000n);
   /** Hand every held message to the writer now (flush, stop), not only those past the window. */
   #writeAll = false;
@@ -215,7 +217,7 @@ export class Recorder {
 
   /** The JSON Schema of a JSON channel (the same one the file declares). */
   schemaFor(ring: number): object {
-    return this.#schemaFor(ring);
+    return this.#viewer(ring).schema;
   }
 
   /** Whether a channel is written for this body (NAO channels only on a NAO, /api/state when the API knows the body). */
@@ -375,7 +377,7 @@ export class Recorder {
     const fields = a.read("stream");
     if (!fields) return;
     const msg = { type: "state", body: a.kind, seq: src.seq, timestamp_ms: src.timestampMs, epoch_ms: src.epochMs, link: src.link, ...fields };
-    const b = te.encode(JSON.stringify(msg));
+    const b = this.#json(RING_CHANNEL.apiState, msg);
     this.#src.tap.bytes(RING_CHANNEL.apiState, 0, b, b.length);
   }
 
@@ -403,15 +405,15 @@ export class Recorder {
     const b = ring.bytes;
     let data: Uint8Array;
     if (channel === RING_CHANNEL.naoState) {
-      data = te.encode(JSON.stringify(readNaoStateRecord(ring.view, offset)));
+      data = this.#json(channel, readNaoStateRecord(ring.view, offset));
     } else if (channel === RING_CHANNEL.p7Command) {
       const c = readP7Command(ring.view, offset, length);
       if (!c) return;
-      data = te.encode(JSON.stringify(c));
+      data = this.#json(channel, c);
     } else if (this.#bodyState && channel === this.#bodyState.ring) {
       const d = this.#bodyState.decode(b, offset, length);
       if (!d) return; // not this layout's size: a producer of another version (never mixed in one runtime)
-      data = te.encode(JSON.stringify(d.message));
+      data = this.#json(channel, d.message);
       this.#enqueue(channel, timeMs, data);
       this.#linkFrom(d, timeMs);
       return;
@@ -507,7 +509,7 @@ export class Recorder {
       if (!this.hasChannel(c.ring)) continue;
       let schemaId = 0;
       if (c.schemaName) {
-        const schema = this.#schemaFor(c.ring);
+        const schema = this.#viewer(c.ring).schema;
         schemaId = await writer.registerSchema({ name: c.schemaName, encoding: "jsonschema", data: te.encode(JSON.stringify(schema)) });
       }
       const id = await writer.registerChannel({ topic: c.topic, messageEncoding: c.messageEncoding, schemaId, metadata: new Map([["description", c.description]]) });
@@ -530,6 +532,21 @@ export class Recorder {
     this.#ids = ids;
     this.#files.push(path);
     this.#prefsAttached = false;
+  }
+
+  /** A JSON channel's schema in the viewers' one-type-per-property form (viewer-schema.ts), built once. */
+  #viewer(ring: number): ViewerSchema {
+    let v = this.#viewers.get(ring);
+    if (!v) {
+      v = viewerSchema(this.#schemaFor(ring));
+      this.#viewers.set(ring, v);
+    }
+    return v;
+  }
+
+  /** A JSON channel's message as its schema describes it (nulls left out where the schema says so). */
+  #json(ring: number, value: unknown): Uint8Array {
+    return te.encode(viewerJson(value, this.#viewer(ring).dropsNulls));
   }
 
   #schemaFor(ring: number): object {

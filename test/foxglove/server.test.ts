@@ -6,6 +6,7 @@ import WebSocket from "ws";
 import { type FoxgloveServer, startFoxgloveServer } from "../../src/serve/foxglove/server.js";
 import { until } from "../lola/client.js";
 import { type RecordedSim, recordedSim, tmpDir } from "../record/helpers.js";
+import { singleTypeProblems } from "../support/single-type.js";
 
 const { FoxgloveClient } = foxglove;
 
@@ -36,6 +37,9 @@ describe("serve --foxglove", () => {
     const state = channels.find((c) => c.topic === "/nao/state")!;
     expect(state.encoding).toBe("json");
     expect(JSON.parse(state.schema).properties.position.maxItems).toBe(25);
+    // Every advertised JSON schema (/api/state included) passes Lichtblick's single-type rule.
+    expect(channels.map((c) => c.topic)).toContain("/api/state");
+    for (const c of channels.filter((x) => x.encoding === "json")) expect(singleTypeProblems(JSON.parse(c.schema), c.topic)).toEqual([]);
     subscription = client.subscribe(state.id);
     await until(() => server!.stats().clients === 1, "the client");
     await new Promise((r) => setTimeout(r, 50)); // the subscribe message reaches the server

@@ -5,6 +5,7 @@ import WebSocket from "ws";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
 import { until } from "../lola/client.js";
+import { singleTypeProblems } from "../support/single-type.js";
 
 const { FoxgloveClient } = foxglove;
 useRuntimeDir("bl-fx-worker-");
@@ -41,6 +42,9 @@ describe.each(["p7", "tny360"] as const)("serve --body %s --foxglove (core in it
     const state = channels.find((ch) => ch.topic === `/${body}/state`)!;
     expect(state.schemaName).toBe(body === "p7" ? "bodylink.P7State" : "bodylink.Tny360State");
     const schema = JSON.parse(state.schema) as { properties: Record<string, unknown> };
+    // Every advertised JSON schema (/api/state and the body's state included) passes Lichtblick's single-type rule.
+    expect(channels.map((ch) => ch.topic)).toContain("/api/state");
+    for (const ch of channels.filter((x) => x.encoding === "json")) expect(singleTypeProblems(JSON.parse(ch.schema), ch.topic)).toEqual([]);
     const stateSub = c.subscribe(state.id);
     const eventSub = c.subscribe(channels.find((ch) => ch.topic === "/events")!.id);
     await until(() => (got.get(stateSub)?.length ?? 0) >= 50, "50 live states", 15_000);

@@ -16,6 +16,8 @@ import { DECOMPRESS_HANDLERS, compressZstd, loadZstd } from "../../src/record/mc
 import { StrictMcapWriter } from "../../src/record/mcap-writer.js";
 import { checkMcapFileStrict, checkMcapStrict, loadStrictZstd } from "../support/mcap-strict.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
+import { singleTypeProblems } from "../support/single-type.js";
+import { Compile } from "typebox/compile";
 
 const dir = useRuntimeDir("bl-rec-strict-");
 beforeAll(async () => {
@@ -209,5 +211,22 @@ describe.each(["nao", "p7", "tny360"] as const)("serve --body %s --record, no cl
     for (const t of expected) expect(silent).toContain(t);
     for (const c of CHANNELS.filter((c) => c.topic.startsWith(`/${body}/`))) expect([...r.channels.values()].map((x) => x.topic)).toContain(c.topic);
     expect(r.messages.length).toBeGreaterThan(50);
+    // Lichtblick's single-type rule for every schema (/api/state and the body's state included),
+    // and every JSON message valid against its schema.
+    const checks = new Map<number, ReturnType<typeof Compile>>();
+    for (const s of r.schemas.values()) {
+      expect(s.encoding).toBe("jsonschema");
+      const schema = JSON.parse(new TextDecoder().decode(s.data)) as object;
+      expect(singleTypeProblems(schema, s.name)).toEqual([]);
+      checks.set(s.id, Compile(schema as never));
+    }
+    expect([...r.schemas.values()].map((s) => s.name)).toContain("bodylink.ApiState");
+    for (const m of r.messages) {
+      const ch = r.channels.get(m.channelId)!;
+      if (ch.messageEncoding !== "json") continue;
+      const value = JSON.parse(new TextDecoder().decode(m.data)) as unknown;
+      const ok = checks.get(ch.schemaId)!.Check(value);
+      if (!ok) expect.fail(`${ch.topic}: ${JSON.stringify(value).slice(0, 300)} does not match its schema`);
+    }
   }, 60_000);
 });
