@@ -405,3 +405,37 @@ class Lease:
         """The runtime revoked it (our own emergency stop): end it here without a request."""
         if self.active:
             self._end(reason)
+
+
+class LeaseView:
+    """What a held lease shows its user (the blocking Control and the asyncio AsyncControl add release)."""
+
+    def __init__(self, lease: Lease) -> None:
+        self._lease = lease
+
+    @property
+    def id(self) -> str:
+        return self._lease.id
+
+    @property
+    def owner(self) -> str:
+        return self._lease.owner
+
+    @property
+    def lease_ms(self) -> int:
+        return self._lease.lease_ms
+
+    @property
+    def expires_at_epoch_ms(self) -> float:
+        """When it runs out unless renewed: the runtime's wall clock, ms since the Unix epoch."""
+        return self._lease.expires_at_epoch_ms
+
+    @property
+    def active(self) -> bool:
+        """True until released or lost."""
+        return self._lease.active
+
+    @property
+    def lost_reason(self) -> Optional[str]:
+        """Why the lease ended without ``release()`` (expired, revoked), else None."""
+        return self._lease.lost_reason

@@ -17,41 +17,14 @@ from types import TracebackType
 from typing import Any, Callable, Generator, Literal, Mapping, Optional, Sequence, TypeVar, Union, overload
 
 from . import _bodies as b
-from ._core import Core, Lease, Options, client_class
+from ._core import Core, Lease, LeaseView, Options, client_class
 from .errors import BodylinkError, ControlHolder
 
 T = TypeVar("T")
 
 
-class AsyncControl:
+class AsyncControl(LeaseView):
     """A held control lease; ``async with`` releases it at the end. Renews itself until then (see client.Control)."""
-
-    def __init__(self, lease: Lease) -> None:
-        self._lease = lease
-
-    @property
-    def id(self) -> str:
-        return self._lease.id
-
-    @property
-    def owner(self) -> str:
-        return self._lease.owner
-
-    @property
-    def lease_ms(self) -> int:
-        return self._lease.lease_ms
-
-    @property
-    def expires_at_epoch_ms(self) -> float:
-        return self._lease.expires_at_epoch_ms
-
-    @property
-    def active(self) -> bool:
-        return self._lease.active
-
-    @property
-    def lost_reason(self) -> Optional[str]:
-        return self._lease.lost_reason
 
     async def release(self) -> None:
         await self._lease.release()

@@ -14,7 +14,7 @@ from types import TracebackType
 from typing import Any, Callable, Coroutine, Literal, Mapping, Optional, Sequence, TypeVar, Union, overload
 
 from . import _bodies as b
-from ._core import Core, Lease, Options, client_class
+from ._core import Core, Lease, LeaseView, Options, client_class
 from .errors import BodylinkError, ControlHolder
 
 T = TypeVar("T")
@@ -47,7 +47,7 @@ class _LoopThread:
                 self.loop.close()
 
 
-class Control:
+class Control(LeaseView):
     """A held control lease (``with robot.acquire_control(lease_ms=1000):``).
 
     It renews itself in the background (every third of its duration) until ``release()`` or the
@@ -57,34 +57,8 @@ class Control:
     """
 
     def __init__(self, lease: Lease, run: Callable[[Coroutine[Any, Any, None]], None]) -> None:
-        self._lease = lease
+        super().__init__(lease)
         self._run = run
-
-    @property
-    def id(self) -> str:
-        return self._lease.id
-
-    @property
-    def owner(self) -> str:
-        return self._lease.owner
-
-    @property
-    def lease_ms(self) -> int:
-        return self._lease.lease_ms
-
-    @property
-    def expires_at_epoch_ms(self) -> float:
-        """When it runs out unless renewed: the runtime's wall clock, ms since the Unix epoch."""
-        return self._lease.expires_at_epoch_ms
-
-    @property
-    def active(self) -> bool:
-        return self._lease.active
-
-    @property
-    def lost_reason(self) -> Optional[str]:
-        """Why the lease ended without ``release()`` (expired, revoked), else None."""
-        return self._lease.lost_reason
 
     def release(self) -> None:
         """Release control now (idempotent)."""

@@ -4,34 +4,23 @@ from __future__ import annotations
 
 import dataclasses
 import unittest
-from typing import Optional
 
 import bodylink
 from bodylink import BodylinkError, NaoClient
 
-from .support import Runtime, run_example, wait_until
+from .support import STALE_S, ModuleRuntime, run_example, wait_until
 
-rt: Optional[Runtime] = None
-
-
-def setUpModule() -> None:
-    global rt
-    rt = Runtime("nao")
-
-
-def tearDownModule() -> None:
-    if rt is not None:
-        rt.stop()
+RT = ModuleRuntime("nao")
+setUpModule, tearDownModule = RT.start, RT.stop
 
 
 def url() -> str:
-    assert rt is not None
-    return rt.url
+    return RT.url
 
 
 class Nao(unittest.TestCase):
     def setUp(self) -> None:
-        self.nao = bodylink.connect(url(), body="nao", owner="py-nao")
+        self.nao = bodylink.connect(url(), body="nao", owner="py-nao", stale_after_s=STALE_S)
         self.addCleanup(self.nao.close)
 
     def test_every_getter_has_a_frozen_stamped_snapshot(self) -> None:
@@ -87,7 +76,7 @@ class Nao(unittest.TestCase):
         self.assertTrue(wait_until(lambda: (s := n.get_joint_state()) is not None and max(s.stiffness) == 0, 10))
 
     def test_refused_while_another_client_holds_control(self) -> None:
-        other = bodylink.connect(url(), owner="bob")
+        other = bodylink.connect(url(), owner="bob", stale_after_s=STALE_S)
         self.addCleanup(other.close)
         assert isinstance(other, NaoClient)
         with other.acquire_control(lease_ms=1000):

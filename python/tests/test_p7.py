@@ -7,30 +7,19 @@ import dataclasses
 import math
 import time
 import unittest
-from typing import Optional
 
 import bodylink
 import bodylink.aio
 from bodylink import ArmJointState, ArmMotorState, BodylinkError, ImuState, P7Client
 
-from .support import Runtime, run_example, wait_until
+from .support import STALE_S, ModuleRuntime, run_example, wait_until
 
-rt: Optional[Runtime] = None
-
-
-def setUpModule() -> None:
-    global rt
-    rt = Runtime("p7")
-
-
-def tearDownModule() -> None:
-    if rt is not None:
-        rt.stop()
+RT = ModuleRuntime("p7")
+setUpModule, tearDownModule = RT.start, RT.stop
 
 
 def url() -> str:
-    assert rt is not None
-    return rt.url
+    return RT.url
 
 
 HOME = [0.0] * 7
@@ -40,7 +29,7 @@ class SeedGetters(unittest.TestCase):
     """Seed 002's three lines, unchanged, and the models' shape."""
 
     def setUp(self) -> None:
-        self.client = bodylink.connect(url(), body="p7")
+        self.client = bodylink.connect(url(), body="p7", stale_after_s=STALE_S)
         self.addCleanup(self.client.close)
 
     def test_the_seeds_three_getter_lines(self) -> None:
@@ -91,7 +80,7 @@ class SeedGetters(unittest.TestCase):
             self.assertEqual(m.timestamp_ms, i.timestamp_ms)
 
     def test_none_after_close(self) -> None:
-        c = bodylink.connect(url())
+        c = bodylink.connect(url(), stale_after_s=STALE_S)
         assert isinstance(c, P7Client)  # the hello picked it (and mypy narrows on it)
         self.assertIsNotNone(c.get_arm_joint_state())
         c.close()
@@ -104,14 +93,14 @@ class SeedGetters(unittest.TestCase):
         self.assertEqual(self.client.body, "p7")
         self.assertEqual(self.client.joint_names, tuple(f"joint{i}" for i in range(1, 8)))
         with self.assertRaises(BodylinkError) as e:
-            bodylink.connect(url(), body="nao")
+            bodylink.connect(url(), body="nao", stale_after_s=STALE_S)
         self.assertEqual(e.exception.code, "BL_ERR_CLIENT_WRONG_BODY")
         self.assertIn("serves a p7 body", str(e.exception))
 
 
 class Control(unittest.TestCase):
     def setUp(self) -> None:
-        self.arm = bodylink.connect(url(), body="p7", owner="py-test")
+        self.arm = bodylink.connect(url(), body="p7", owner="py-test", stale_after_s=STALE_S)
         self.addCleanup(self.arm.close)
 
     def test_take_control_move_see_it_release(self) -> None:
@@ -141,7 +130,7 @@ class Control(unittest.TestCase):
         self.assertEqual(e.exception.code, "BL_ERR_AUTH_REQUIRED")
 
     def test_refused_while_another_client_holds_control_with_the_holder_named(self) -> None:
-        alice = bodylink.connect(url(), body="p7", owner="alice")
+        alice = bodylink.connect(url(), body="p7", owner="alice", stale_after_s=STALE_S)
         self.addCleanup(alice.close)
         with alice.acquire_control(lease_ms=1000):
             with self.assertRaises(BodylinkError) as e:
@@ -202,7 +191,7 @@ class Examples(unittest.TestCase):
 
 class Asyncio(unittest.IsolatedAsyncioTestCase):
     async def test_the_same_with_await(self) -> None:
-        async with await bodylink.aio.connect(url(), body="p7", owner="py-async") as arm:
+        async with await bodylink.aio.connect(url(), body="p7", owner="py-async", stale_after_s=STALE_S) as arm:
             s = arm.get_arm_joint_state()
             assert s is not None
             self.assertEqual(len(s.angles), 7)

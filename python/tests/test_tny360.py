@@ -4,29 +4,18 @@ from __future__ import annotations
 
 import time
 import unittest
-from typing import Optional
 
 import bodylink
 from bodylink import BodylinkError
 
-from .support import Runtime, run_example, wait_until
+from .support import STALE_S, ModuleRuntime, run_example, wait_until
 
-rt: Optional[Runtime] = None
-
-
-def setUpModule() -> None:
-    global rt
-    rt = Runtime("tny360")
-
-
-def tearDownModule() -> None:
-    if rt is not None:
-        rt.stop()
+RT = ModuleRuntime("tny360")
+setUpModule, tearDownModule = RT.start, RT.stop
 
 
 def url() -> str:
-    assert rt is not None
-    return rt.url
+    return RT.url
 
 
 EAR_LEFT = 12
@@ -34,7 +23,7 @@ EAR_LEFT = 12
 
 class Tny360(unittest.TestCase):
     def setUp(self) -> None:
-        self.dog = bodylink.connect(url(), body="tny360", owner="py-tny")
+        self.dog = bodylink.connect(url(), body="tny360", owner="py-tny", stale_after_s=STALE_S)
         self.addCleanup(self.dog.close)
 
     def test_getters(self) -> None:
@@ -72,7 +61,7 @@ class Tny360(unittest.TestCase):
         self.assertTrue(wait_until(lambda: (s := d.get_locomotion_state()) is not None and s.target_velocity == (0.0, 0.0, 0.0), 5))
 
     def test_refused_while_another_client_holds_control(self) -> None:
-        other = bodylink.connect(url(), body="tny360", owner="carol")
+        other = bodylink.connect(url(), body="tny360", owner="carol", stale_after_s=STALE_S)
         self.addCleanup(other.close)
         with other.acquire_control(lease_ms=1000):
             with self.assertRaises(BodylinkError) as e:
