@@ -19,6 +19,7 @@ export const ERRORS = {
   BL_ERR_AUTH_REQUIRED: { status: 403, message: "this command needs control authority: acquire a lease (POST /v1/control) and send its id in the x-bodylink-lease header" },
   BL_ERR_AUTH_UNKNOWN_LEASE: { status: 403, message: "lease %s is not held (expired or released); acquire a new one" },
   BL_ERR_ESTOP_LATCHED: { status: 409, message: "%s; nothing moves until it is reset: POST /v1/estop/reset with a reason, or `bodylink estop --reset --reason TEXT`" },
+  BL_ERR_ESTOP_SOCKET_RESET: { status: 403, message: "the local e-stop socket only stops: reset through the robot API, which checks who may (`bodylink estop --reset --reason TEXT`, or POST /v1/estop/reset)" },
   BL_ERR_CMD_INVALID: { status: 400, message: "invalid command: %s" },
   BL_ERR_CMD_UNSUPPORTED: { status: 404, message: "this body (%s) has no %s" },
   BL_ERR_CMD_JOINT_FAULT: { status: 409, message: "joint %s has error id %s and is stopped; diagnose the fault, then clear it (clearError) before commanding motion" },

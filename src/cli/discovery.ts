@@ -32,6 +32,8 @@ export interface RuntimeRecord {
   readonly apiUrl: string | null;
   readonly lolaPath: string | null;
   readonly tnyUrl: string | null;
+  /** The local e-stop socket (serve/estop-socket.ts), which `bodylink estop` tries before the API; null or absent when none. */
+  readonly estopPath?: string | null;
   /** The NATS server this runtime joined (`serve --fleet`), credentials stripped; null when none. */
   readonly fleetUrl?: string | null;
   readonly startedAt: string;

@@ -33,6 +33,7 @@ import { BodylinkError } from "../errors.js";
 import { checkName, checkRuntimeDir, defaultName, listRuntimes, ownProcStart, type RuntimeRecord, removeRuntimeRecord, updateRuntime, writeRuntime } from "./discovery.js";
 import { CliError, listenError, parseChoice, parseIntOption, usageError, warn } from "./errors.js";
 import { escapeForLog } from "../serve/log.js";
+import { ESTOP_SOCKET_SUFFIX, MAX_SOCKET_PATH_BYTES, serveEstopSocket } from "../serve/estop-socket.js";
 import { attachSafetyLog, type SafetyLog } from "../serve/safety-log.js";
 import { requireTokenOffLoopback, type WebAccessOptions } from "../serve/web-access.js";
 import { MujocoNaoModel, PHYSICS_START_POSE } from "../sim/nao/physics/mujoco-nao.js";
@@ -137,6 +138,8 @@ export interface ServeOptions {
   lolaGroup?: string;
   /** Most state-stream subscribers at once. Defaults to the stream's default. */
   maxSubscribers?: number;
+  /** Most robot API connections at once (the stalest idle one makes room); defaults to 1024, within the descriptor reserve. */
+  maxConnections?: number;
   /** Serve the recording's channels live over the Foxglove WebSocket protocol: true for port 8765, or a port. */
   foxglove?: true | number;
   /** NAO: drive the runtime from this driver instead of a chest board (replay). */
@@ -269,6 +272,9 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   let record: RuntimeRecord = { name, pid: process.pid, procStart: ownProcStart(), body: o.body, transport, apiUrl: null, lolaPath: null, tnyUrl: null, startedAt: new Date().toISOString() };
   writeRuntime(record);
   closers.push(async () => removeRuntimeRecord(name));
+  // The local e-stop socket beside the record (serve/estop-socket.ts): served by a threaded core on its own thread.
+  const estopCandidate = join(checkRuntimeDir(true)!, `${name}${ESTOP_SOCKET_SUFFIX}`);
+  const estopPath = Buffer.byteLength(estopCandidate) <= MAX_SOCKET_PATH_BYTES ? estopCandidate : null;
   let recorder: Recorder | null = null;
   let host: CoreHost | null = null;
   // Recording: the ring and the tap exist before the body, so configure() is recorded too.
@@ -303,6 +309,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
           : null,
         ...(upstreamPath ? { upstream: { path: upstreamPath, ...(o.lolaUpstreamStallMs ? { stallMs: o.lolaUpstreamStallMs } : {}) } } : {}),
         ...(coreRing ? { recordRing: coreRing.sab } : {}),
+        estopSocket: estopPath,
         ...testCoreHooks(),
       });
       host = h;
@@ -375,7 +382,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       }
     } else if (o.body === "p7" && o.core === "worker" && !o.clock) {
       if (tap) coreRing = ByteRing.create(RECORD_RING_BYTES);
-      const h = await P7Host.start({ seed: o.seed, gcEveryMs: o.gcEveryMs ?? 100, ...(coreRing ? { recordRing: coreRing.sab } : {}), ...testCoreHooks(), ...coreWakeOptions(o) });
+      const h = await P7Host.start({ seed: o.seed, gcEveryMs: o.gcEveryMs ?? 100, estopSocket: estopPath, ...(coreRing ? { recordRing: coreRing.sab } : {}), ...testCoreHooks(), ...coreWakeOptions(o) });
       host = h;
       robot = h;
       closers.unshift(() => h.shutdown());
@@ -390,7 +397,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       const { startTny } = await import("./tny.js");
       if (tap && o.core === "worker" && !o.clock) coreRing = ByteRing.create(RECORD_RING_BYTES);
       // A TNY-360 API server on this thread records through the main tap; one in the core through the core's ring.
-      const t = await startTny(o, access, { inThread: o.clock !== undefined, recordRing: coreRing?.sab ?? null, tap: tap?.tny ?? null });
+      const t = await startTny(o, access, { inThread: o.clock !== undefined, recordRing: coreRing?.sab ?? null, tap: tap?.tny ?? null, estopSocket: estopPath });
       robot = t.robot;
       core = t.core;
       host = t.host;
@@ -403,6 +410,12 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       const unserved: never = o.body;
       throw usageError(`unknown body ${JSON.stringify(unserved)}; choose ${bodyChoicesText()}`, "serve");
     }
+    if (estopPath && core) {
+      // A core on this thread: the socket is served here (it still shares nothing with HTTP but the thread).
+      const es = await serveEstopSocket(estopPath, core);
+      closers.unshift(() => es.close());
+    }
+    lines.push(estopPath ? `local e-stop: ${estopPath} (\`bodylink estop\` tries it before the API)` : `local e-stop: none (${estopCandidate} is too long for a socket; set BODYLINK_RUNTIME_DIR shorter)`);
     const slog = attachSafetyLog(robot, o.quiet ? () => undefined : undefined);
     safety = slog;
     closers.push(async () => slog.close());
@@ -417,7 +430,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         log: o.log ?? (o.quiet ? () => undefined : stderrLog),
       });
     }
-    const apiOpts = { host: o.host, ...access, ...(o.maxSubscribers !== undefined ? { maxSubscribers: o.maxSubscribers } : {}), ...(fleet ? { fleet } : {}) };
+    const apiOpts = { host: o.host, ...access, ...(o.maxSubscribers !== undefined ? { maxSubscribers: o.maxSubscribers } : {}), ...(o.maxConnections !== undefined ? { maxConnections: o.maxConnections } : {}), ...(fleet ? { fleet } : {}) };
     const api = await startApiServer(robot, { ...apiOpts, port: o.apiPort ?? DEFAULT_API_PORT }).catch((e: unknown) => {
       // Without --api-port, a taken 8780 (another runtime) is no error: take a free port and print it.
       if (o.apiPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startApiServer(robot, { ...apiOpts, port: 0 });
@@ -448,7 +461,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
         lines.push(`Foxglove: ${fx.url}${token ? `?token=${encodeURIComponent(token)}` : ""}  (Foxglove: Open connection, Foxglove WebSocket)`);
       }
     }
-    record = { ...record, transport, apiUrl: api.url, lolaPath, tnyUrl, fleetUrl: fleetOpts ? redactUrl(fleetOpts.url) : null };
+    record = { ...record, transport, apiUrl: api.url, lolaPath, tnyUrl, estopPath, fleetUrl: fleetOpts ? redactUrl(fleetOpts.url) : null };
     updateRuntime(record);
     if (fleet) {
       const f = fleet;
@@ -544,6 +557,7 @@ export function addServeOptions(cmd: Command): Command {
     .option("--allow-host <name...>", "Host header names accepted besides loopback names and the bound address (\"*\": any; against DNS rebinding)")
     .option("--allow-origin <origin...>", "web origins (http://host:port) allowed to open the stream and TNY-360 WebSockets and to send commands, besides the runtime's own pages")
     .option("--max-subscribers <n>", "most state-stream subscribers at once", parseIntOption("--max-subscribers", 1, 100000))
+    .option("--max-connections <n>", "most robot API connections at once; at the limit the stalest idle one makes room (default 1024, never more than the descriptor limit less its reserve)", parseIntOption("--max-connections", 16, 1000000))
     .option("--no-tny", "TNY-360: do not open the TNY-360 API server")
     .option("--tny-port <port>", "TNY-360: API server port (default: 5621, or a free one when that is taken)", parseIntOption("--tny-port", 0, 65535))
     .option("--tny-host <host>", "TNY-360: drive a real robot at this address instead of the simulator")

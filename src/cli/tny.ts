@@ -21,7 +21,7 @@ type Started = { robot: Tny360Body; /** The in-thread core, when the core is not
 export async function startTny(
   o: ServeOptions,
   access: WebAccessOptions & { onRefused?: (what: string, detail: string) => void } = {},
-  where: { inThread?: boolean; recordRing?: SharedArrayBuffer | null; tap?: TnyFrameTap | null } = {},
+  where: { inThread?: boolean; recordRing?: SharedArrayBuffer | null; tap?: TnyFrameTap | null; estopSocket?: string | null } = {},
 ): Promise<Started> {
   let target: { host: string; port: number } | null = null;
   try {
@@ -29,7 +29,7 @@ export async function startTny(
   } catch (e) {
     throw usageError(`--tny-host: ${(e as Error).message}`, "serve");
   }
-  if (o.core === "worker" && !where.inThread) return startThreaded(o, access, target, where.recordRing ?? null, where.tap ?? null);
+  if (o.core === "worker" && !where.inThread) return startThreaded(o, access, target, where.recordRing ?? null, where.tap ?? null, where.estopSocket ?? null);
   const tap = where.tap ? { tap: where.tap } : {};
   const robot = await Tny360Robot.create({ ...(target ? { host: target.host, port: target.port } : { seed: o.seed }), youngGcEveryMs: o.gcEveryMs ?? 100 });
   await robot.start();
@@ -65,12 +65,13 @@ async function startThreaded(
   target: { host: string; port: number } | null,
   recordRing: SharedArrayBuffer | null,
   tnyTap: TnyFrameTap | null,
+  estopSocket: string | null,
 ): Promise<Started> {
   const tap = tnyTap ? { tap: tnyTap } : {};
   const inCore = o.tny && o.tnyServer !== "main";
   const port = o.tnyPort ?? TNY_DEFAULT_PORT;
   const server = { host: o.host, port, fallbackToFreePort: o.tnyPort === undefined, token: access.token ?? null, allowHosts: [...(access.allowHosts ?? [])], allowOrigins: [...(access.allowOrigins ?? [])] };
-  const host = await Tny360Host.start({ seed: o.seed, remote: target, server: inCore ? server : null, gcEveryMs: o.gcEveryMs ?? 100, ...(recordRing ? { recordRing } : {}), ...testCoreHooks(), ...coreWakeOptions(o) }).catch((e: unknown) => {
+  const host = await Tny360Host.start({ seed: o.seed, remote: target, server: inCore ? server : null, gcEveryMs: o.gcEveryMs ?? 100, estopSocket, ...(recordRing ? { recordRing } : {}), ...testCoreHooks(), ...coreWakeOptions(o) }).catch((e: unknown) => {
     throw (e as { errno?: string }).errno === "EADDRINUSE" || (e as { errno?: string }).errno === "EACCES" || (e as { errno?: string }).errno === "EADDRNOTAVAIL"
       ? listenError(Object.assign(new Error((e as Error).message), { code: (e as { errno?: string }).errno }), "TNY-360 API", o.host, port, "--tny-port")
       : e;

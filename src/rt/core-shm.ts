@@ -97,6 +97,11 @@ export interface CoreBaseOptions {
    * every cycle, late cycles, the body's raw traffic); the recorder drains it on the main thread.
    */
   recordRing?: SharedArrayBuffer | null;
+  /**
+   * The local e-stop socket's path (src/serve/estop-socket.ts): served on the core's thread, so
+   * nothing on the main thread (HTTP load, a blocked event loop) holds a stop back. None when null.
+   */
+  estopSocket?: string | null;
   /** Test hook: the request "testStall" blocks the core's thread for that many ms (a stalled core). */
   testStalls?: boolean;
   /** Test hook: throw an uncaught error in the core after this many ms. */

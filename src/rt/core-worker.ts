@@ -41,6 +41,7 @@ import { ESTOP_REQUEST_LAYOUT } from "../shm/control-layout.js";
 import { buildViews } from "../shm/layout.js";
 import { LeaseMirror } from "../shm/lease-mirror.js";
 import { SeqLock } from "../shm/seqlock.js";
+import { serveEstopSocket } from "../serve/estop-socket.js";
 import { type CoreBaseOptions, type CoreError, type CoreMessage, type CoreRegions, type CoreReply, CTL, STATE_START } from "./core-shm.js";
 import type { Lifecycle } from "./lifecycle.js";
 
@@ -340,7 +341,22 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
       },
     };
     const served = body.serve ? await body.serve(r, options, port, control) : null;
-    if (served) closeServers = () => served.close();
+    // The local e-stop socket on this thread (serve/estop-socket.ts): a pending host request is taken first.
+    const estopSocket = options.estopSocket
+      ? await serveEstopSocket(options.estopSocket, {
+          estop: (req) => {
+            pollEstop(r);
+            return r.estop(req);
+          },
+          estopState: () => r.estopState(),
+        })
+      : null;
+    if (served || estopSocket) {
+      closeServers = async () => {
+        await estopSocket?.close();
+        await served?.close();
+      };
+    }
     // After the servers' listeners (the NAO's LoLA server): their clients' messages leave first,
     // then the host gets the state (it is on nobody's path from the body to a client).
     const after = body.afterCycle;
@@ -357,7 +373,7 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
         throw new Error("test hook: the real-time core crashes (BODYLINK_TEST_CRASH_CORE_MS)");
       }, options.testCrashAfterMs);
     }
-    post({ type: "ready", defaultStopCategory: r.defaultStopCategory, transport: body.transport(r), scheduling, ...body.ready?.(r), ...served?.ready });
+    post({ type: "ready", defaultStopCategory: r.defaultStopCategory, transport: body.transport(r), scheduling, estopSocket: estopSocket?.path ?? null, ...body.ready?.(r), ...served?.ready });
   }
 
   main().catch((e: unknown) => {

@@ -24,15 +24,19 @@ export interface ServeRig {
   close(): Promise<void>;
 }
 
-export async function startServe(args: string[] = [], extraEnv: Record<string, string> = {}, opts: { body?: BodyKind } = {}): Promise<ServeRig> {
-  const dir = mkdtempSync(join(tmpdir(), "bodylink-rt-"));
+/**
+ * `runtimeDir`: share this BODYLINK_RUNTIME_DIR (several runtimes side by side; the caller removes
+ * it). `fdLimit`: the child's descriptor limit (`ulimit -n`), to exhaust it at a scale a test can reach.
+ */
+export async function startServe(args: string[] = [], extraEnv: Record<string, string> = {}, opts: { body?: BodyKind; runtimeDir?: string; fdLimit?: number } = {}): Promise<ServeRig> {
+  const dir = opts.runtimeDir ?? mkdtempSync(join(tmpdir(), "bodylink-rt-"));
   const lolaPath = join(dir, "robocup");
   const body = opts.body ?? "nao";
   // every body gets its own flags only (another body's flag is a warning line on stderr)
   const bodyArgs = body === "nao" ? ["--lola-path", lolaPath] : body === "tny360" ? ["--body", body, "--tny-port", "0"] : ["--body", body];
-  const child = spawn(process.execPath, ["bin/bodylink.js", "serve", "--api-port", "0", ...bodyArgs, ...args], {
-    env: { ...process.env, BODYLINK_RUNTIME_DIR: dir, ...extraEnv },
-  });
+  const argv = [process.execPath, "bin/bodylink.js", "serve", "--api-port", "0", ...bodyArgs, ...args];
+  const env = { ...process.env, BODYLINK_RUNTIME_DIR: dir, ...extraEnv };
+  const child = opts.fdLimit ? spawn("/bin/sh", ["-c", `ulimit -n ${opts.fdLimit} && exec "$@"`, "sh", ...argv], { env }) : spawn(argv[0]!, argv.slice(1), { env });
   let out = "";
   let err = "";
   child.stdout!.on("data", (d) => {
@@ -65,7 +69,7 @@ export async function startServe(args: string[] = [], extraEnv: Record<string, s
         child.kill("SIGKILL");
         await exited;
       }
-      rmSync(dir, { recursive: true, force: true });
+      if (!opts.runtimeDir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -58,6 +58,7 @@ import { streamRoutes } from "./routes/stream.js";
 import { API_VERSION, LEASE_HEADER } from "./schemas.js";
 import { StateStream, type StreamOptions } from "./stream.js";
 import { redactToken, requireTokenOffLoopback, WebAccess, type WebAccessOptions } from "../web-access.js";
+import { type ConnectionLimit, effectiveMaxConnections, limitConnections } from "../connection-limit.js";
 
 export type { ApiRobot } from "./routes/context.js";
 
@@ -77,6 +78,11 @@ export interface StartApiServerOptions extends ApiServerOptions {
   host?: string;
   /** TCP port; 0 (the default) picks a free one. */
   port?: number;
+  /**
+   * Most connections at once; at the limit the stalest idle one makes room (connection-limit.ts).
+   * Defaults to 1024, and never more than the descriptor limit less its reserve.
+   */
+  maxConnections?: number;
 }
 
 export interface RunningApiServer {
@@ -88,6 +94,8 @@ export interface RunningApiServer {
   readonly stream: StateStream;
   /** The body's adapter (the fleet bridge reads state through the same one). */
   readonly adapter: BodyAdapter;
+  /** The connection bound (connection-limit.ts): the limit in force, sockets open, idle ones closed for room. */
+  readonly connections: ConnectionLimit;
   close(): Promise<void>;
 }
 
@@ -109,7 +117,16 @@ function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { ap
   const ctx: ApiContext = { robot, adapter, stream, authority: robot.authority, ...(opts.fleet ? { fleet: opts.fleet } : {}) };
   // bodyLimit: the ceiling for a route that sets none (each route with a body sets its own, from
   // its schema: body-limit.ts).
-  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: MIN_BODY_LIMIT_BYTES }).withTypeProvider<TypeBoxTypeProvider>();
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: MIN_BODY_LIMIT_BYTES,
+    // Nothing lingers (docs/security.md, "Descriptors"): a connection that has not sent its headers
+    // within 10 s (one that never sends a byte included) or its whole request within 30 s is closed,
+    // checked every second; a keep-alive socket idle for 5 s too.
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+  }).withTypeProvider<TypeBoxTypeProvider>();
   // Every route, as registered (for tests and tools that check the OpenAPI document against them).
   if (opts.onRoute) app.addHook("onRoute", opts.onRoute);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
@@ -179,14 +196,24 @@ function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { ap
   return { app: app as unknown as FastifyInstance, stream, adapter };
 }
 
+/** A connection that has not sent its request headers within this long is closed, ms. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** A request that has not arrived whole within this long is closed, ms (its answer may take longer). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** A keep-alive socket idle this long between requests is closed, ms. */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
 /** Build, listen on host:port (default 127.0.0.1, a free port), and report the URL. */
 export async function startApiServer(robot: ApiRobot, opts: StartApiServerOptions = {}): Promise<RunningApiServer> {
-  const { host = "127.0.0.1", port = 0, ...rest } = opts;
+  const { host = "127.0.0.1", port = 0, maxConnections, ...rest } = opts;
   requireTokenOffLoopback(host, rest.token);
   const { app, stream, adapter } = build(robot, rest, host);
+  // After the plugins (the WebSocket plugin's upgrade listener), before the first connection.
+  await app.ready();
+  const connections = limitConnections(app.server, effectiveMaxConnections(maxConnections));
   await app.listen({ host, port });
   const addr = app.server.address() as AddressInfo;
   const h = addr.family === "IPv6" || host.includes(":") ? `[${addr.address}]` : addr.address;
-  return { url: `http://${h}:${addr.port}`, port: addr.port, app, stream, adapter, close: () => app.close() };
+  return { url: `http://${h}:${addr.port}`, port: addr.port, app, stream, adapter, connections, close: () => app.close() };
 }
 
