@@ -52,7 +52,8 @@ function printScatter(r: ScatterResult, what: string, json: boolean | undefined)
       .map((x) => [x.name, x.ok ? "ok" : `refused: ${x.error?.message ?? "?"}`, x.estop.latched ? `LATCHED (${x.estop.source ?? "?"}: ${x.estop.reason ?? ""})` : "not latched"]);
     for (const m of r.missing) rows.push([m, "NO ANSWER", "?"]);
     if (rows.length) console.log(table(["NAME", what.toUpperCase(), "E-STOP"], rows));
-    console.log(`${r.replies.length} answered in ${r.elapsedMs.toFixed(1)} ms${r.missing.length ? `; ${r.missing.length} did not answer: ${r.missing.join(", ")}` : ""}`);
+    const resent = r.resent ? ` (sent again ${r.resent} time${r.resent === 1 ? "" : "s"} to robots that had not answered)` : "";
+    console.log(`${r.replies.length} answered in ${r.elapsedMs.toFixed(1)} ms${resent}${r.missing.length ? `; ${r.missing.length} did not answer: ${r.missing.join(", ")}` : ""}`);
   }
   if (r.missing.length) throw new CliError(`${what}: no answer from ${r.missing.join(", ")}`, 1, "BL_ERR_FLEET_NO_ANSWER");
   if (r.replies.some((x) => !x.ok)) throw new CliError(`${what}: refused by some robots`);
@@ -106,7 +107,7 @@ export function registerFleet(program: Command): void {
       .option("--all", "every robot in the fleet")
       .option("--category <c>", "0: cut at once; 1: safe posture first, then cut (default: each body's own)", parseIntOption("--category", 0, 1))
       .option("--reason <text>", "recorded with the e-stop", "fleet e-stop (CLI)")
-      .option("--wait-ms <ms>", "how long to wait for every robot's answer", parseIntOption("--wait-ms", 100, 60000), 2000),
+      .option("--wait-ms <ms>", "how long to wait for every robot's answer; a robot that has not answered is sent the stop again every 250 ms until then", parseIntOption("--wait-ms", 100, 60000), 2000),
   ).action(async (names: string[], o: FleetFlags & { all?: boolean; category?: 0 | 1; reason: string; waitMs: number }) => {
     const targets = targetsOf(names, o.all);
     await withFleet(o, async (c) => {

@@ -24,11 +24,17 @@ import {
 
 /** What the fleet-wide e-stop or reset got back: every reply, and who was expected but did not answer. */
 export interface ScatterResult {
+  /** One per robot (the first, when a resent e-stop was answered twice). */
   readonly replies: EstopReply[];
   readonly missing: string[];
   /** From the request to the last reply, ms. */
   readonly elapsedMs: number;
+  /** E-stops sent again, one per robot and retry, to robots that had not answered (0 for resets: they are never resent). */
+  readonly resent: number;
 }
+
+/** How often an unanswered e-stop is sent again to each robot that has not answered (until the wait ends). */
+export const ESTOP_RETRY_MS = 250;
 
 export function isErrorAnswer(v: unknown): v is ErrorAnswer {
   return typeof v === "object" && v !== null && typeof (v as ErrorAnswer).code === "string" && typeof (v as ErrorAnswer).status === "number" && typeof (v as ErrorAnswer).message === "string";
@@ -112,28 +118,41 @@ export class FleetClient {
   /**
    * E-stop every robot (`names` null) or the named ones. Every robot replies; this waits until the
    * expected ones have (default: everyone present) or `maxWaitMs` passes, and says who is missing.
+   * A robot that has not answered is sent the e-stop again (on `bodylink.NAME.estop`) every
+   * `retryMs` (250) until it answers or the wait ends: a stop lost with a cut connection, or a
+   * broker that restarted, is not the end of it. Stopping twice is harmless (the latch holds).
    */
-  async estop(names: readonly string[] | null, req: EstopRequest = {}, opts: { expect?: readonly string[]; maxWaitMs?: number } = {}): Promise<ScatterResult> {
-    return this.#scatter(names, req, subject.estopAll, subject.estop, opts);
+  async estop(names: readonly string[] | null, req: EstopRequest = {}, opts: { expect?: readonly string[]; maxWaitMs?: number; retryMs?: number } = {}): Promise<ScatterResult> {
+    return this.#scatter(names, req, subject.estopAll, subject.estop, { ...opts, retryMs: opts.retryMs ?? ESTOP_RETRY_MS });
   }
 
+  /** Reset every robot or the named ones; never resent (a second reset could release a stop made after the first). */
   async reset(names: readonly string[] | null, req: ResetRequest, opts: { expect?: readonly string[]; maxWaitMs?: number } = {}): Promise<ScatterResult> {
-    return this.#scatter(names, req, subject.resetAll, subject.reset, opts);
+    return this.#scatter(names, req, subject.resetAll, subject.reset, { ...opts, retryMs: null });
   }
 
-  async #scatter(names: readonly string[] | null, req: unknown, all: string, one: (n: string) => string, opts: { expect?: readonly string[]; maxWaitMs?: number }): Promise<ScatterResult> {
+  async #scatter(
+    names: readonly string[] | null,
+    req: unknown,
+    all: string,
+    one: (n: string) => string,
+    opts: { expect?: readonly string[]; maxWaitMs?: number; retryMs: number | null },
+  ): Promise<ScatterResult> {
     const expect = new Set(opts.expect ?? names ?? (await this.robots()).map((r) => r.name));
     const maxWait = opts.maxWaitMs ?? 2000;
     const payload = JSON.stringify(req);
     const t0 = performance.now();
-    const replies: EstopReply[] = [];
+    const replies = new Map<string, EstopReply>();
     let last = t0;
+    let resent = 0;
     const inbox = this.nc.subscribe(`_INBOX.bodylink.${Math.random().toString(36).slice(2)}`);
+    const reply = { reply: inbox.getSubject() };
     const done = (async () => {
       for await (const m of inbox) {
         try {
           const r = m.json<EstopReply>();
-          replies.push(r);
+          if (typeof r.name !== "string" || replies.has(r.name)) continue; // a resent stop's second answer
+          replies.set(r.name, r);
           last = performance.now();
           expect.delete(r.name);
           if (expect.size === 0) break;
@@ -142,14 +161,24 @@ export class FleetClient {
         }
       }
     })();
-    if (names === null) this.nc.publish(all, payload, { reply: inbox.getSubject() });
-    else for (const n of names) this.nc.publish(one(n), payload, { reply: inbox.getSubject() });
+    if (names === null) this.nc.publish(all, payload, reply);
+    else for (const n of names) this.nc.publish(one(n), payload, reply);
     const timer = setTimeout(() => inbox.unsubscribe(), maxWait);
+    const retry =
+      opts.retryMs === null
+        ? undefined
+        : setInterval(() => {
+            for (const n of expect) {
+              this.nc.publish(one(n), payload, reply);
+              resent++;
+            }
+          }, opts.retryMs);
     if (expect.size === 0) inbox.unsubscribe();
     await done;
     clearTimeout(timer);
+    clearInterval(retry);
     inbox.unsubscribe();
-    return { replies, missing: [...expect].sort(), elapsedMs: last - t0 };
+    return { replies: [...replies.values()], missing: [...expect].sort(), elapsedMs: last - t0, resent };
   }
 
   /** Every robot's messages on `subj` (e.g. subject.allState), until the returned subscription is unsubscribed. */
