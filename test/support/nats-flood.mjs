@@ -9,13 +9,13 @@
  * nats.js client spends ~10 µs of JS per publish, which on a shared 2-core VM caps it near 20k/s;
  * this writes 1,000 requests per write(2) and reaches the 90k/s of issue 25.
  *
- *   node test/support/nats-flood.mjs nats://127.0.0.1:PORT SUBJECT RATE DURATION_MS
+ *   node test/support/nats-flood.mjs nats://127.0.0.1:PORT SUBJECT RATE DURATION_MS [PAYLOAD_BYTES]
  *
  * Prints "flooding" when the first batch went out.
  */
 import { connect } from "node:net";
 
-const [url, subject, rateArg, durationArg] = process.argv.slice(2);
+const [url, subject, rateArg, durationArg, payloadArg] = process.argv.slice(2);
 const u = new URL(url);
 if (!["127.0.0.1", "localhost", "[::1]"].includes(u.hostname)) throw new Error(`nats-flood: loopback brokers only, not ${u.hostname}`);
 const rate = Number(rateArg);
@@ -27,7 +27,8 @@ const inbox = `_INBOX.flood${process.pid}`;
 
 // One batch of BATCH requests, each with its own reply subject (one sender: the inbox prefix).
 const lines = [];
-for (let i = 0; i < BATCH; i++) lines.push(`PUB ${subject} ${inbox}.${i} 0\r\n\r\n`);
+const payload = "x".repeat(Number(payloadArg ?? 0));
+for (let i = 0; i < BATCH; i++) lines.push(`PUB ${subject} ${inbox}.${i} ${payload.length}\r\n${payload}\r\n`);
 const batch = Buffer.from(lines.join(""));
 const offsets = [0];
 for (const l of lines) offsets.push(offsets[offsets.length - 1] + Buffer.byteLength(l));

@@ -25,12 +25,15 @@ export interface NatsServer {
   restart(): Promise<void>;
   /** Stop and remove the store. */
   close(): Promise<void>;
+  /** What the server wrote to stderr so far (every start), e.g. its "Slow Consumer Detected" lines. */
+  log(): string;
 }
 
 export async function startNats(opts: { config?: string } = {}): Promise<NatsServer> {
   const dir = mkdtempSync(join(tmpdir(), "bodylink-nats-"));
   let port = 0;
   let child: ChildProcess | null = null;
+  let serverLog = "";
   const conf = join(dir, "nats.conf");
   if (opts.config) writeFileSync(conf, opts.config);
   const launch = async (p: number): Promise<number> => {
@@ -42,6 +45,7 @@ export async function startNats(opts: { config?: string } = {}): Promise<NatsSer
       const t = setTimeout(() => reject(new Error(`nats-server did not start: ${log}`)), 15_000);
       c.stderr!.on("data", (d: Buffer) => {
         log += String(d);
+        serverLog += String(d);
         const m = /Listening for client connections on [^\s]*:(\d+)/.exec(log);
         if (m && /Server is ready/.test(log)) {
           clearTimeout(t);
@@ -75,5 +79,6 @@ export async function startNats(opts: { config?: string } = {}): Promise<NatsSer
       await stop("SIGKILL");
       rmSync(dir, { recursive: true, force: true });
     },
+    log: () => serverLog,
   };
 }
