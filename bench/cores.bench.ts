@@ -46,12 +46,15 @@ interface Config {
   readonly args: readonly string[];
 }
 
+/** The "stall" load blocks the main thread for 1 s, the default heartbeat bound: a worker core would latch "host unresponsive" (src/rt/host-watch.ts). */
+const HOST_TIMEOUT = ["--host-timeout-ms", "3000"];
+
 const CONFIGS: readonly Config[] = [
   { name: "p7 core main", body: "p7", args: ["--core", "main"] },
-  { name: "p7 core worker", body: "p7", args: ["--core", "worker"] },
+  { name: "p7 core worker", body: "p7", args: ["--core", "worker", ...HOST_TIMEOUT] },
   { name: "tny core main", body: "tny360", args: ["--core", "main"] },
-  { name: "tny core worker, server worker", body: "tny360", args: ["--core", "worker", "--tny-server", "worker"] },
-  { name: "tny core worker, server main", body: "tny360", args: ["--core", "worker", "--tny-server", "main"] },
+  { name: "tny core worker, server worker", body: "tny360", args: ["--core", "worker", "--tny-server", "worker", ...HOST_TIMEOUT] },
+  { name: "tny core worker, server main", body: "tny360", args: ["--core", "worker", "--tny-server", "main", ...HOST_TIMEOUT] },
 ];
 
 interface Serve {

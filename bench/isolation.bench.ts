@@ -195,7 +195,9 @@ async function runBody(body: Exclude<BodyKind, "nao">): Promise<Phase> {
  * to compare with the default), "steady" (steady only).
  */
 async function runCore(core: "worker" | "main", extraArgs: string[] = [], only: "all" | "cpu" | "steady" = "all"): Promise<Phase[]> {
-  const rig = await startServe(["--core", core, "--max-subscribers", "1100", ...extraArgs], { BODYLINK_TEST_HOOKS: "1" });
+  // The stall phase blocks the main thread for 1 s, the default heartbeat bound: a worker core would latch "host unresponsive" (src/rt/host-watch.ts).
+  const hostTimeout = core === "worker" ? ["--host-timeout-ms", "3000"] : [];
+  const rig = await startServe(["--core", core, "--max-subscribers", "1100", ...hostTimeout, ...extraArgs], { BODYLINK_TEST_HOOKS: "1" });
   let lola: StiffController | null = null;
   let subs: ChildProcess | null = null;
   // The machine's own stalls beside the idle, jitter and load phases (not steady and no client:

@@ -34,6 +34,7 @@ import { checkName, checkRuntimeDir, defaultName, listRuntimes, ownProcStart, ty
 import { CliError, listenError, parseChoice, parseIntOption, usageError, warn } from "./errors.js";
 import { escapeForLog } from "../serve/log.js";
 import { ESTOP_SOCKET_SUFFIX, MAX_SOCKET_PATH_BYTES, serveEstopSocket } from "../serve/estop-socket.js";
+import { DEFAULT_HOST_TIMEOUT_MS, HOST_TIMEOUT_RANGE_MS } from "../rt/core-shm.js";
 import { attachSafetyLog, type SafetyLog } from "../serve/safety-log.js";
 import { requireTokenOffLoopback, type WebAccessOptions } from "../serve/web-access.js";
 import { MujocoNaoModel, PHYSICS_START_POSE } from "../sim/nao/physics/mujoco-nao.js";
@@ -119,6 +120,12 @@ export interface ServeOptions {
   log?: (level: "info" | "warn" | "error", line: string) => void;
   /** Collect V8's young generation between cycles at most this often, ms; 0 leaves it to V8. Defaults to 100. */
   gcEveryMs?: number;
+  /**
+   * A core in its own thread latches a category-1 e-stop ("host unresponsive") when the main
+   * thread's event loop has not run for this long once the runtime serves, ms (src/rt/host-watch.ts).
+   * Defaults to DEFAULT_HOST_TIMEOUT_MS (1000).
+   */
+  hostTimeoutMs?: number;
   quiet?: boolean;
   /** Record to this MCAP file (docs/recordings.md). */
   record?: string;
@@ -469,6 +476,8 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       closers.unshift(() => f.close()); // first: leave the fleet while the body still answers
       lines.push(`fleet: joining ${redactUrl(fleetOpts!.url)} as ${name} (state ${o.fleetRate ?? 10} Hz on ${subject.state(name)}; the body runs whether or not the broker answers)`);
     }
+    // Serving: from now on a main thread that stops answering for the bound stops the body.
+    host?.watchHost(o.hostTimeoutMs ?? DEFAULT_HOST_TIMEOUT_MS);
   } catch (e) {
     for (const c of closers) await c().catch(() => {});
     throw e;
@@ -571,6 +580,11 @@ export function addServeOptions(cmd: Command): Command {
       parseIntOption("--gc-every-ms", 0, 60000),
       100,
     )
+    .option(
+      "--host-timeout-ms <ms>",
+      `a core in its own thread latches a category-1 e-stop ("host unresponsive") when the main thread has not answered for this long (default ${DEFAULT_HOST_TIMEOUT_MS}; docs/architecture.md, "Heartbeat")`,
+      parseIntOption("--host-timeout-ms", HOST_TIMEOUT_RANGE_MS[0], HOST_TIMEOUT_RANGE_MS[1]),
+    )
     .option("--split-mb <mb>", "with a recording: start a new file every N MB (files FILE-0001.mcap, FILE-0002.mcap, ...)", parseIntOption("--split-mb", 1, 1_000_000))
     .option("--duration <s>", "with a recording: stop recording after N seconds", parseIntOption("--duration", 1, 31_536_000))
     .option("--foxglove [port]", `serve the recording's channels live to Foxglove (foxglove.websocket.v1; default port ${DEFAULT_FOXGLOVE_PORT}, same access rules as the API)`, parseIntOption("--foxglove", 0, 65535));
@@ -627,10 +641,11 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
     process.exit(1);
   });
   if (process.env.BODYLINK_TEST_HOOKS === "1") {
-    // Test hook (test/rt/isolation.test.ts): SIGUSR2 blocks the main thread for 1 s, synchronously.
+    // Test hook (test/rt/isolation.test.ts): SIGUSR2 blocks the main thread for 1 s, synchronously
+    // (BODYLINK_TEST_STALL_MAIN_MS: that long instead; test/rt/host-watchdog.test.ts).
     process.on("SIGUSR2", () => {
       if (stallCoreMs() > 0 && rt.host) return void rt.host.testStallCore(stallCoreMs());
-      const until = performance.now() + 1000;
+      const until = performance.now() + (Number(process.env.BODYLINK_TEST_STALL_MAIN_MS) || 1000);
       while (performance.now() < until) {
         // a stalled main thread: the worker's cycle must not notice
       }
@@ -725,6 +740,7 @@ export function inapplicableFlags(o: ServeOptions, given: (key: string) => boole
   }
   if (o.core === "main" && given("coreWake")) out.push("--core-wake applies to a core in its own thread; ignored with --core main");
   if (o.core === "main" && given("coreSpinMs")) out.push("--core-spin-ms applies to a core in its own thread; ignored with --core main");
+  if (o.core === "main" && given("hostTimeoutMs")) out.push("--host-timeout-ms applies to a core in its own thread (it watches the main thread); ignored with --core main");
   if (o.body === "tny360" && o.core === "main" && given("tnyServer")) out.push("--tny-server chooses the thread of a threaded core; with --core main everything runs on the main thread (ignored)");
   if (o.body === "tny360" && !o.tny && given("tnyServer")) out.push("--tny-server has no effect with --no-tny; ignored");
   if (o.body === "tny360" && !o.tny && given("tnyPort")) out.push("--tny-port has no effect with --no-tny; ignored");

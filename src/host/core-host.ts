@@ -24,6 +24,9 @@
  *   answers between cycles. This thread never waits for its core: there is no blocking path.
  * - Watchdog: no new cycle for `stallAfterMs` → health says the core stalled (link "lost", the
  *   reason, errors.coreStalls); a core that dies → `onDied` (serve prints one line and exits 1).
+ * - Heartbeat, the other way: a timer on this thread's event loop bumps CTL.hostBeat; the core
+ *   latches a category-1 e-stop when it stands still past CTL.hostTimeoutMs (src/rt/host-watch.ts):
+ *   STARTUP_HOST_TIMEOUT_MS from boot, the serving bound once `watchHost` is called.
  *
  * Everything here is prepare side: it may allocate and it may be slow; the core never waits for it.
  */
@@ -31,7 +34,19 @@ import { Worker } from "node:worker_threads";
 import type { BodyKind } from "../bodies/registry.js";
 import { BodylinkError, type ErrorCode } from "../errors.js";
 import { EventEmitter } from "node:events";
-import { type CoreBaseOptions, type CoreError, type CoreMessage, type CoreRegions, type CoreReply, CTL, coreRegions, STATE_START } from "../rt/core-shm.js";
+import {
+  type CoreBaseOptions,
+  type CoreError,
+  type CoreMessage,
+  type CoreRegions,
+  type CoreReply,
+  CTL,
+  coreRegions,
+  HOST_TIMEOUT_RANGE_MS,
+  hostBeatEveryMs,
+  STARTUP_HOST_TIMEOUT_MS,
+  STATE_START,
+} from "../rt/core-shm.js";
 import type { LifecycleState, TransitionTiming } from "../rt/lifecycle.js";
 import {
   type AcquireResultOf,
@@ -347,6 +362,8 @@ export abstract class CoreHost {
   #lastProgressMs = 0;
   #lastHealth: RobotHealth | null = null;
   #watchdog: NodeJS.Timeout | null = null;
+  /** The heartbeat's timer (a timer, so it stops exactly when this event loop does). */
+  #beat: NodeJS.Timeout | null = null;
   #closed = false;
   #stopping = false;
   #died: ((line: string) => void) | null = null;
@@ -371,6 +388,34 @@ export abstract class CoreHost {
     this.#estopText = buildViews(ESTOP_REQUEST_LAYOUT, buffer, r.estopStart);
     this.#estopTextLock = new SeqLock(this.#ctl, CTL.estopTextSeq);
     this.control = { core: this.core, ctl: this.#ctl, mirror: new LeaseMirror(buffer, r.leaseStart, this.#ctl, CTL.leaseSeq) };
+    this.#beatEvery(Atomics.load(this.#ctl, CTL.hostTimeoutMs));
+  }
+
+  /** Beat now and then every tenth of `timeoutMs` (at most every 100 ms). */
+  #beatEvery(timeoutMs: number): void {
+    if (this.#beat) clearInterval(this.#beat);
+    const ctl = this.#ctl;
+    Atomics.add(ctl, CTL.hostBeat, 1);
+    this.#beat = setInterval(() => Atomics.add(ctl, CTL.hostBeat, 1), hostBeatEveryMs(timeoutMs));
+    this.#beat.unref();
+  }
+
+  /**
+   * From now on the core latches a category-1 e-stop ("host unresponsive", source "core") when this
+   * thread's event loop has not run its heartbeat timer for `timeoutMs` (serve calls it once its
+   * servers listen; until then the bound is STARTUP_HOST_TIMEOUT_MS). The latch holds until a
+   * reset, which only a responsive host can send.
+   */
+  watchHost(timeoutMs: number): void {
+    const [min, max] = HOST_TIMEOUT_RANGE_MS;
+    if (!Number.isInteger(timeoutMs) || timeoutMs < min || timeoutMs > max) throw new RangeError(`host timeout must be an integer ${min}..${max} ms, got ${timeoutMs}`);
+    this.#beatEvery(timeoutMs);
+    Atomics.store(this.#ctl, CTL.hostTimeoutMs, timeoutMs);
+  }
+
+  /** The heartbeat bound the core applies now, ms. */
+  get hostTimeoutMs(): number {
+    return Atomics.load(this.#ctl, CTL.hostTimeoutMs);
   }
 
   /**
@@ -381,6 +426,8 @@ export abstract class CoreHost {
     const regions = coreRegions(spec.stateBytes, spec.options.bodyBytes ?? 0);
     const buffer = new SharedArrayBuffer(regions.totalBytes);
     REGIONS.set(buffer, regions);
+    // Watched from the core's first cycle, with the start-up bound until the host serves (watchHost).
+    Atomics.store(new Int32Array(buffer, 0, CTL.words), CTL.hostTimeoutMs, STARTUP_HOST_TIMEOUT_MS);
     const worker = launch(spec.entry, { buffer, options: spec.options, regions });
     const host = make(worker, buffer, spec.channel(buffer, STATE_START, new Int32Array(buffer, 0, CTL.words)), regions);
     const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
@@ -428,6 +475,7 @@ export abstract class CoreHost {
       w.reject(new BodylinkError("BL_ERR_CORE_DIED", "the real-time core is not running"));
     }
     if (this.#watchdog) clearInterval(this.#watchdog);
+    if (this.#beat) clearInterval(this.#beat);
     if (this.#stopping) return;
     const line = this.#diedLine ?? `BL_ERR_CORE_DIED: the real-time core exited with code ${code}`;
     this.#diedLine = line;
@@ -664,6 +712,7 @@ export abstract class CoreHost {
     clearTimeout(timer);
     this.#closed = true;
     if (this.#watchdog) clearInterval(this.#watchdog);
+    if (this.#beat) clearInterval(this.#beat);
   }
 
   /**

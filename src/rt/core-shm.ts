@@ -3,7 +3,8 @@
  *
  *   control words (Int32, CTL) │ state (seqlock) │ lease mirror (seqlock) │ e-stop request │ body region
  *
- * - control words, updated with Atomics: the cycle count (the host's watchdog), the lease
+ * - control words, updated with Atomics: the cycle count (the host's watchdog), the host's
+ *   heartbeat and its bound (host → core: the core's watchdog, src/rt/host-watch.ts), the lease
  *   generation, whether a lease is held and its deadline in cycles, the e-stop latch and category
  *   (core → host, after every change), and the e-stop requests (host → core: a counter the core
  *   compares at the start of every cycle, so an e-stop takes effect at the next cycle whatever the
@@ -31,7 +32,17 @@ export const CTL = {
   stateSeq: 0,
   /** Cycles the core has run (the host's watchdog compares it over time; the host runs its cycle listeners when it moves). */
   cycles: 1,
-  // 2, 3: free (they were the reply buffer's words)
+  /**
+   * Host → core: the host's heartbeat, bumped by a timer on the host's event loop (CoreHost), so it
+   * moves only while the serving side can act. The core watches it (src/rt/host-watch.ts).
+   */
+  hostBeat: 2,
+  /**
+   * Host → core: how long the core lets the heartbeat stand still before it latches a category-1
+   * e-stop itself ("host unresponsive"), ms; 0: not watched. The host writes a start-up bound at
+   * boot and the serving bound once it serves (CoreHost.watchHost).
+   */
+  hostTimeoutMs: 3,
   /** Seqlock sequence of the lease mirror. */
   leaseSeq: 4,
   /** Core → host: the Authority's generation (changes with every change of holder). */
@@ -59,6 +70,18 @@ export const CTL = {
 } as const;
 
 export const STATE_START = CTL.words * 4;
+
+// The host's heartbeat (CTL.hostBeat, CTL.hostTimeoutMs; the core's side: src/rt/host-watch.ts).
+/** The serving bound: the heartbeat may stand still this long, ms (serve --host-timeout-ms). */
+export const DEFAULT_HOST_TIMEOUT_MS = 1000;
+/** The bound from boot until the host serves (CoreHost.watchHost): start-up compiles schemas and opens servers synchronously. */
+export const STARTUP_HOST_TIMEOUT_MS = 10_000;
+/** Shortest and longest bound `serve --host-timeout-ms` accepts, ms. */
+export const HOST_TIMEOUT_RANGE_MS = [100, 60_000] as const;
+/** The host's beat: a tenth of the bound, at most every 100 ms (at the 1 s default: 10 beats per bound). */
+export function hostBeatEveryMs(timeoutMs: number): number {
+  return Math.max(10, Math.min(100, Math.floor(timeoutMs / 10)));
+}
 
 const align8 = (n: number) => Math.ceil(n / 8) * 8;
 

@@ -21,6 +21,9 @@
  *   whose answer is the body's) as messages, answered between cycles by message (the host awaits
  *   them with a timeout; it never waits on shared memory). After every request the state is
  *   published again, so the host sees its effect at once;
+ * - heartbeat, host → core: a word the host's event loop bumps (CTL.hostBeat); silent past its
+ *   bound (CTL.hostTimeoutMs), the core latches a category-1 e-stop itself, source "core", reason
+ *   "host unresponsive" (src/rt/host-watch.ts): a wedged main thread leaves a stopped body;
  * - events, core → host: authority changes, e-stop taken, "died".
  *
  * A fatal error (an uncaught exception here) first puts the body in its safe state (the body's
@@ -43,6 +46,7 @@ import { LeaseMirror } from "../shm/lease-mirror.js";
 import { SeqLock } from "../shm/seqlock.js";
 import { serveEstopSocket } from "../serve/estop-socket.js";
 import { type CoreBaseOptions, type CoreError, type CoreMessage, type CoreRegions, type CoreReply, CTL, STATE_START } from "./core-shm.js";
+import { HostWatch, hostUnresponsiveReason, mainThreadWaitClock } from "./host-watch.js";
 import type { Lifecycle } from "./lifecycle.js";
 
 /** What a core's runtime object has (NaoRobot, P7Robot, Tny360Robot). */
@@ -326,12 +330,21 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
     robot = r;
     r.authority.watch(() => publishControl(r));
     publishControl(r);
+    // The host's heartbeat, every cycle: silent past its bound, the core latches a category-1 stop itself.
+    const hostWatch = new HostWatch(ctl, mainThreadWaitClock().waited);
+    const watchHost = (now: number): void => {
+      if (hostWatch.check(now)) r.estop({ category: 1, source: "core", reason: hostUnresponsiveReason(hostWatch.silentMs, hostWatch.starvedMs, hostWatch.timeoutMs) });
+    };
     r.lifecycle.input = bodyInput
       ? (now) => {
           pollEstop(r);
+          watchHost(now);
           bodyInput(r, now);
         }
-      : () => pollEstop(r);
+      : (now) => {
+          pollEstop(r);
+          watchHost(now);
+        };
     await r.start();
     channel.publish(r);
     const control: CoreControl = {

@@ -43,6 +43,12 @@ interface Health {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * The 1 s main-thread stall below is as long as the core's default heartbeat bound: with it the
+ * core would latch "host unresponsive" (its purpose: test/rt/host-watchdog.test.ts). This file
+ * shows that the cycle never notices the stall, so it runs with a longer bound.
+ */
+const HOST_TIMEOUT = ["--host-timeout-ms", "3000"];
 /** Past three times the cores of load, the machine, not the tests' loads, decides the wake-ups. */
 const busyNow = () => loadavg()[0]! > 3 * availableParallelism();
 
@@ -53,7 +59,7 @@ describe("the real-time core under hostile load", () => {
   let subs: ChildProcess | null = null;
   let placebo: Placebo | null = null;
   beforeAll(async () => {
-    rig = await startServe(["--max-subscribers", "1100"], { BODYLINK_TEST_HOOKS: "1" });
+    rig = await startServe(["--max-subscribers", "1100", ...HOST_TIMEOUT], { BODYLINK_TEST_HOOKS: "1" });
     lola = await StiffController.connect(rig.lolaPath);
     placebo = await Placebo.start();
     await until(() => lola.reached, "stiffness 1.0", 20_000);
@@ -201,7 +207,7 @@ describe.each(["p7", "tny360"] as const)("the %s's real-time core under hostile 
   });
 
   it("refuses every large body unparsed, keeps the lease, counts no core stall; the TNY-360 server answers during a main-thread stall", async (ctx) => {
-    const r = await startServe(["--max-subscribers", "1100"], { BODYLINK_TEST_HOOKS: "1" }, { body });
+    const r = await startServe(["--max-subscribers", "1100", ...HOST_TIMEOUT], { BODYLINK_TEST_HOOKS: "1" }, { body });
     rig = r;
     const api = r.apiUrl;
     const health = async (): Promise<BodyHealth> => (await (await fetch(`${api}/v1/health`)).json()) as BodyHealth;

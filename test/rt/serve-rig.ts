@@ -81,6 +81,10 @@ export class StiffController {
   full = 0;
   /** Frames after `full` was first reached whose stiffness was below 1.0 anywhere. */
   dips = 0;
+  /** The highest stiffness of each frame received, in order (null until `trace()` starts it). */
+  stiffness: number[] | null = null;
+  /** The highest stiffness of the last frame received (NaN before the first). */
+  last = Number.NaN;
   #reached = false;
   #running = true;
   readonly done: Promise<void>;
@@ -92,6 +96,12 @@ export class StiffController {
 
   static async connect(path: string): Promise<StiffController> {
     return new StiffController(await TestLolaClient.connect(path));
+  }
+
+  /** Record the highest stiffness of every frame from now on (`stiffness`). */
+  trace(): number[] {
+    this.stiffness = [];
+    return this.stiffness;
   }
 
   /** Start counting dips from now (call once stiffness has reached 1.0 after start-up). */
@@ -115,6 +125,8 @@ export class StiffController {
       }
       this.frames++;
       const s = (unpack(f) as { Stiffness: number[] }).Stiffness;
+      this.last = Math.max(...s);
+      this.stiffness?.push(this.last);
       const all = s.every((v) => v === 1);
       if (all) {
         this.full++;
