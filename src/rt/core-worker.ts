@@ -332,18 +332,19 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
     publishControl(r);
     // The host's heartbeat, every cycle: silent past its bound, the core latches a category-1 stop itself.
     const hostWatch = new HostWatch(ctl, mainThreadWaitClock().waited);
-    const watchHost = (now: number): void => {
-      if (hostWatch.check(now)) r.estop({ category: 1, source: "core", reason: hostUnresponsiveReason(hostWatch.silentMs, hostWatch.starvedMs, hostWatch.timeoutMs) });
+    // Wall time, not the cycle's: a lockstep clock (serve --lockstep) runs as fast as its client.
+    const watchHost = (): void => {
+      if (hostWatch.check(performance.now())) r.estop({ category: 1, source: "core", reason: hostUnresponsiveReason(hostWatch.silentMs, hostWatch.starvedMs, hostWatch.timeoutMs) });
     };
     r.lifecycle.input = bodyInput
       ? (now) => {
           pollEstop(r);
-          watchHost(now);
+          watchHost();
           bodyInput(r, now);
         }
-      : (now) => {
+      : () => {
           pollEstop(r);
-          watchHost(now);
+          watchHost();
         };
     await r.start();
     channel.publish(r);
