@@ -10,18 +10,16 @@
  * - `bodylink estop` with several runtimes stops them all and says so; `--robot NAME` one; `--all`
  *   is accepted; a runtime whose socket is gone is stopped through its API.
  */
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, unlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, unlinkSync } from "node:fs";
 import { type Socket, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { requestEstopSocket } from "../../src/serve/estop-socket.js";
 import { TestLolaClient, until } from "../lola/client.js";
 import { type ServeRig, startServe } from "../rt/serve-rig.js";
+import { cli as runCli } from "../support/cli.js";
 
-const run = promisify(execFile);
 const rigs: ServeRig[] = [];
 const sockets: Socket[] = [];
 afterEach(async () => {
@@ -33,15 +31,7 @@ afterAll(() => rmSync(shared, { recursive: true, force: true }));
 
 const estopPathOf = (rig: ServeRig) => /local e-stop: (\S+)/.exec(rig.stdout())![1]!;
 
-async function cli(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const r = await run(process.execPath, ["bin/bodylink.js", ...args], { env: { ...process.env, BODYLINK_RUNTIME_DIR: dir }, timeout: 30_000 });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
-  }
-}
+const cli = (dir: string, ...args: string[]) => runCli({ ...process.env, BODYLINK_RUNTIME_DIR: dir }, ...args);
 
 async function health(apiUrl: string): Promise<{ estop: { latched: boolean; source: string } }> {
   const res = await fetch(`${apiUrl}/v1/health`, { signal: AbortSignal.timeout(2000) });
@@ -129,5 +119,11 @@ describe("the local stop path", () => {
     // a reset stays one deliberate act: with two running, --robot is needed
     const reset = await cli(shared, "estop", "--reset", "--reason", "clear");
     expect(reset.stderr).toMatch(/2 runtimes are running .* choose one with --robot NAME/);
+    // a clean exit removes the socket with the record
+    const exited = new Promise((r) => a.child.once("exit", r));
+    a.child.kill("SIGINT");
+    await exited;
+    expect(existsSync(estopPathOf(a))).toBe(false);
+    expect(existsSync(join(shared, "arm-a.json"))).toBe(false);
   }, 90_000);
 });
