@@ -27,7 +27,7 @@ export function registerExport(program: Command): void {
   const exp = program.command("export").description("turn recordings into datasets other tools read");
   exp
     .command("lerobot <outDir> <recordings...>")
-    .description("write a LeRobot dataset (observation.state, action, timestamp, indices; meta/info.json, tasks, episodes, stats) from P7 or TNY-360 recordings")
+    .description("write a LeRobot dataset (observation.state, action, timestamp, indices; meta/info.json, tasks, episodes, stats) from recordings of one body (NAO, P7, TNY-360)")
     .option("--format <version>", `LeRobot dataset format: ${LEROBOT_FORMATS.join(" | ")} (v2.1: what openpi reads)`, parseChoice("--format", LEROBOT_FORMATS), "v2.1")
     .option("--fps <n>", `frames per second (default: the robot API's rate, ${STREAM_RATE_HZ})`, parseIntOption("--fps", 1, 1000))
     .option("--episodes <split>", "an episode per recording file (file) or per control session, lease acquired to released (control)", parseChoice("--episodes", EPISODE_SPLITS), "file")

@@ -11,13 +11,15 @@
  * - **Columns**: `observation.state` and `action` (float32 vectors, named per dimension in
  *   `meta/info.json` `features`), `timestamp` (float32 s since the episode's start, k / fps),
  *   `frame_index`, `episode_index`, `index` (across the dataset), `task_index` (int64).
- * - **Per body** (one table, {@link BODY_EXPORTS}): the P7's state is its 7 joint positions and its
- *   action the targets the arm took (`/p7/command`: move and servo targets, acting from the cycle
- *   after; while nobody holds control, or before the holder's first command, the arm holds, so the
- *   action is the position itself); the TNY-360's state its 14 joint positions and its action the 14
- *   targets its core drove to (`joint_targets`). The NAO is not exported yet: its applied position
- *   targets are only in the raw chest-board frames, and decoding them needs the preference block's
- *   joint zero offsets (TODO(#23)).
+ * - **Per body** (one table, {@link BODY_EXPORTS}): the action is the targets in effect when the
+ *   state was read. The P7's state is its 7 joint positions, its action the targets the arm took
+ *   (`/p7/command`: move and servo targets, acting from the cycle after; while nobody holds control,
+ *   or before the holder's first command, the arm holds, so the action is the position itself). The
+ *   TNY-360's state is its 14 joint positions, its action the 14 targets its core drove to
+ *   (`joint_targets`). The NAO's state is LoLA's 25 joint positions, its IMU (accelerometer,
+ *   gyroscope, angles) and its 8 FSRs (`/nao/state`), its action the 25 position targets and 25
+ *   stiffnesses of the last command frame the core sent the chest board (`/nao/chestboard/out`,
+ *   decoded with the recording's preference block: its joints' zero counts).
  * - **Cameras**: none exist yet; `video_path` is in info.json and `observation.images.<cam>`
  *   features can be added beside the state without changing any other file.
  *
@@ -31,12 +33,15 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import type { BodyKind } from "../bodies/registry.js";
+import { CommandStiffnessDecoder } from "../bodies/nao/frames.js";
+import { LOLA_JOINT_COUNT, LOLA_ORDER } from "../bodies/nao/joints.js";
 import { P7_JOINT_NAMES } from "../bodies/p7/joints.js";
 import { JOINT_NAMES as TNY_JOINT_NAMES } from "../bodies/tny360/joints.js";
 import { BodylinkError } from "../errors.js";
-import { channelBody } from "../record/channels.js";
-import { readRecordingInfo, streamRecording } from "../record/reader.js";
+import { channelBody, PREFS_ATTACHMENT } from "../record/channels.js";
+import { readAttachments, readRecordingInfo, streamRecording } from "../record/reader.js";
 import { STREAM_RATE_HZ } from "../serve/api/schemas.js";
+import { preferencesFromBlock } from "../verify/verifier.js";
 
 export type LerobotFormat = "v2.1" | "v3.0";
 export const LEROBOT_FORMATS: readonly LerobotFormat[] = ["v2.1", "v3.0"];
@@ -77,10 +82,16 @@ export interface LerobotExportSummary {
 
 type Json = Record<string, unknown>;
 
-/** The runtime's control context while a state was recorded (what the action of a holding body is). */
-interface Drive {
-  /** The newest target the body took in the current control session, or null (holding). */
-  target: readonly number[] | null;
+/**
+ * What gives each state its action, per recording: it sees the recording's other channels in file
+ * order (`topics`), then answers for a state. The action is the targets in effect when the state
+ * was read (for the P7 and the NAO those the core applied after the previous cycle).
+ */
+interface ActionSource {
+  readonly topics: readonly string[];
+  see(topic: string, data: Uint8Array): void;
+  /** Fill `out` for state message `m`; false when there is none yet (the state is skipped). */
+  action(m: Json, out: Float32Array): boolean;
 }
 
 /** How one body's recording becomes LeRobot vectors. */
@@ -91,30 +102,95 @@ interface BodyExport {
   readonly actionNames: readonly string[];
   /** Fill `out` from a state message; false when the message does not carry it. */
   readonly state: (m: Json, out: Float32Array) => boolean;
-  readonly action: (m: Json, drive: Drive, out: Float32Array) => boolean;
+  readonly actions: (path: string, t: Timeline) => Promise<ActionSource>;
 }
 
-function fill(a: unknown, out: Float32Array): boolean {
-  if (!Array.isArray(a) || a.length !== out.length) return false;
-  for (let i = 0; i < out.length; i++) {
+function fill(a: unknown, out: Float32Array, at = 0, n = out.length - at): boolean {
+  if (!Array.isArray(a) || a.length !== n) return false;
+  for (let i = 0; i < n; i++) {
     const v: unknown = a[i];
     if (typeof v !== "number" || !Number.isFinite(v)) return false;
-    out[i] = v;
+    out[at + i] = v;
   }
   return true;
 }
 
-/** Per body; null: not exportable yet (says why in the error). */
-export const BODY_EXPORTS: { readonly [K in BodyKind]: BodyExport | null } = {
-  nao: null,
+/** The P7: the last target it took (move or servo) in the current control session; else it holds, and the target is its position. */
+function p7Actions(t: Timeline): ActionSource {
+  let target: readonly number[] | null = null;
+  let next = 0; // t.changes applied so far
+  return {
+    topics: [],
+    see: () => {},
+    action(m, out) {
+      // Events up to this state's seq; commands taken before its cycle (they act from the next).
+      while (next < t.changes.length) {
+        const c = t.changes[next]!;
+        if (c.kind === "target" ? typeof m.cycle !== "number" || c.cycle >= m.cycle : c.seq > (m.seq as number)) break;
+        target = c.kind === "target" ? c.positions : null;
+        next++;
+      }
+      return fill(target ?? m.joint_positions, out);
+    },
+  };
+}
+
+/** The NAO: the position targets (rad; hands 0..1) and stiffness of the last command frame sent to the chest board, in LoLA order. */
+async function naoActions(path: string): Promise<ActionSource> {
+  const block = (await readAttachments(path)).get(PREFS_ATTACHMENT);
+  const prefs = block ? preferencesFromBlock(block) : null;
+  if (!prefs?.ok) throw new BodylinkError("BL_ERR_EXPORT_INPUT", `${path} has no usable preference block (${PREFS_ATTACHMENT}): the joints' zero offsets turn the command frames' counts into radians`);
+  const decoder = new CommandStiffnessDecoder();
+  const positions = { into: new Float32Array(LOLA_JOINT_COUNT), zeroCounts: prefs.prefs.jointZeroCounts };
+  const stiffness = new Float32Array(LOLA_JOINT_COUNT);
+  let seen = false;
+  return {
+    topics: ["/nao/chestboard/out"],
+    see(_topic, data) {
+      if (decoder.decode(data, data.length, stiffness, positions)) seen = true;
+    },
+    action(_m, out) {
+      if (!seen) return false;
+      out.set(positions.into, 0);
+      out.set(stiffness, LOLA_JOINT_COUNT);
+      return true;
+    },
+  };
+}
+
+const NAO_SENSORS: ReadonlyArray<readonly [key: string, names: readonly string[]]> = [
+  ["accelerometer", ["imu.accelerometer.x", "imu.accelerometer.y", "imu.accelerometer.z"]],
+  ["gyroscope", ["imu.gyroscope.x", "imu.gyroscope.y", "imu.gyroscope.z"]],
+  ["angles", ["imu.angle.x", "imu.angle.y"]],
+  ["fsr", ["LFoot", "RFoot"].flatMap((f) => ["FrontLeft", "FrontRight", "RearLeft", "RearRight"].map((c) => `fsr.${f}.${c}`))],
+];
+
+/** Per body. */
+export const BODY_EXPORTS: { readonly [K in BodyKind]: BodyExport } = {
+  nao: {
+    robotType: "nao_v6",
+    stateTopic: "/nao/state",
+    // LoLA's order and units (/nao/state): the 25 joint positions, then the IMU (m/s², rad/s, rad) and the 8 FSRs (kg).
+    stateNames: [...LOLA_ORDER.map((n) => `${n}.pos`), ...NAO_SENSORS.flatMap(([, names]) => names)],
+    actionNames: [...LOLA_ORDER.map((n) => `${n}.target`), ...LOLA_ORDER.map((n) => `${n}.stiffness`)],
+    state(m, out) {
+      if (!fill(m.position, out, 0, LOLA_JOINT_COUNT)) return false;
+      let at = LOLA_JOINT_COUNT;
+      for (const [key, names] of NAO_SENSORS) {
+        if (!fill(m[key], out, at, names.length)) return false;
+        at += names.length;
+      }
+      return true;
+    },
+    actions: (path) => naoActions(path),
+  },
   p7: {
     robotType: "airbot_p7",
     stateTopic: "/p7/state",
     stateNames: P7_JOINT_NAMES.map((n) => `${n}.pos`),
     actionNames: P7_JOINT_NAMES.map((n) => `${n}.pos`),
     state: (m, out) => fill(m.joint_positions, out),
-    // Holding (nobody drives, or the holder has not commanded yet): the target is where it is.
-    action: (m, drive, out) => fill(drive.target ?? m.joint_positions, out),
+    actions: async (_path, t) => p7Actions(t),
   },
   tny360: {
     robotType: "tny360",
@@ -122,7 +198,8 @@ export const BODY_EXPORTS: { readonly [K in BodyKind]: BodyExport | null } = {
     stateNames: TNY_JOINT_NAMES.map((n) => `${n}.pos`),
     actionNames: TNY_JOINT_NAMES.map((n) => `${n}.target`),
     state: (m, out) => fill(m.joint_positions, out),
-    action: (m, _drive, out) => fill(m.joint_targets, out),
+    // The targets its core drove the joints to this cycle, whoever set them.
+    actions: async () => ({ topics: [], see: () => {}, action: (m, out) => fill(m.joint_targets, out) }),
   },
 };
 
@@ -226,29 +303,24 @@ function parseJson(data: Uint8Array): Json | null {
   }
 }
 
-/** The second pass: stream the body's states, follow the drive, cut episodes, resample. */
+/** The second pass: stream the body's states, give each its action, cut episodes, resample. */
 async function episodesOf(path: string, t: Timeline, spec: BodyExport, fps: number, split: EpisodeSplit): Promise<Episode[]> {
   const out: Episode[] = [];
   const state = new Float32Array(spec.stateNames.length);
   const action = new Float32Array(spec.actionNames.length);
-  const drive: Drive = { target: null };
-  let next = 0; // t.changes applied so far
+  const actions = await spec.actions(path, t);
   let session = 0; // t.sessions index (control split)
   let current: Episode | null = split === "file" ? new Episode(path, fps) : null;
   for await (const m of streamRecording(path)) {
-    if (m.topic !== spec.stateTopic) continue;
+    if (m.topic !== spec.stateTopic) {
+      if (actions.topics.includes(m.topic)) actions.see(m.topic, m.data);
+      continue;
+    }
     const j = parseJson(m.data);
     const seq = j?.seq;
-    const cycle = j?.cycle;
     const tMs = j?.timestamp_ms;
     if (!j || typeof seq !== "number" || typeof tMs !== "number") continue;
-    // What drove this state: events up to its seq, commands taken before its cycle (they act from the next).
-    while (next < t.changes.length) {
-      const c = t.changes[next]!;
-      if (c.kind === "target" ? typeof cycle !== "number" || c.cycle >= cycle : c.seq > seq) break;
-      drive.target = c.kind === "target" ? c.positions : null;
-      next++;
-    }
+    const hasAction = actions.action(j, action);
     if (split === "control") {
       while (session < t.sessions.length && seq > t.sessions[session]![1]) {
         if (current) out.push(current);
@@ -259,7 +331,7 @@ async function episodesOf(path: string, t: Timeline, spec: BodyExport, fps: numb
       if (!s || seq < s[0]) continue;
       current ??= new Episode(path, fps);
     }
-    if (!spec.state(j, state) || !spec.action(j, drive, action)) continue;
+    if (!hasAction || !spec.state(j, state)) continue;
     current!.push(tMs, state, action);
   }
   if (current) out.push(current);
@@ -453,7 +525,6 @@ export async function exportLerobot(opts: LerobotExportOptions): Promise<Lerobot
     if (body && t.body !== body) throw new BodylinkError("BL_ERR_EXPORT_INPUT", `${path} is a ${t.body} recording, the others ${body}: one dataset holds one body`);
     body = t.body;
     const spec = BODY_EXPORTS[t.body];
-    if (!spec) throw new BodylinkError("BL_ERR_EXPORT_INPUT", `${path} is a ${t.body} recording; exporting the ${t.body} is not supported yet (its applied targets are only in the raw chest-board frames)`);
     const found = await episodesOf(path, t, spec, fps, split);
     if (found.length === 0)
       throw new BodylinkError(
@@ -462,7 +533,7 @@ export async function exportLerobot(opts: LerobotExportOptions): Promise<Lerobot
       );
     episodes.push(...found);
   }
-  const spec = BODY_EXPORTS[body!]!;
+  const spec = BODY_EXPORTS[body!];
   const features = featuresOf(spec);
   const files: string[] = [];
   const totalFrames = episodes.reduce((n, e) => n + e.states.length, 0);

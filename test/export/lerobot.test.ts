@@ -1,7 +1,8 @@
 /**
  * `bodylink export lerobot` (issue 23) on real recordings: a P7 driven through the robot API for
  * about ten seconds (two control sessions: a move and a servo target, then a move home) and a
- * short TNY-360 run, both recorded by `serve --record` (startRuntime, as the CLI builds it).
+ * short TNY-360 run and a NAO looking left under a lease, all recorded by `serve --record`
+ * (startRuntime, as the CLI builds it).
  *
  * The datasets are read back with hyparquet (a Parquet reader: not the writer's code) and compared
  * with the recording read with @mcap/core's own indexed reader: row counts (floor(span × fps) + 1,
@@ -33,7 +34,7 @@ const SERVO = [0.2, -0.2, 0, -0.5, 0, 0.1, 0];
 const HOME = [0, 0, 0, 0, 0, 0, 0];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function recordBody(body: "p7" | "tny360", file: string, drive: (call: (m: string, p: string, b?: unknown, lease?: string) => Promise<Json>) => Promise<void>): Promise<void> {
+async function recordBody(body: "nao" | "p7" | "tny360", file: string, drive: (call: (m: string, p: string, b?: unknown, lease?: string) => Promise<Json>) => Promise<void>): Promise<void> {
   const rt = await startRuntime({ body, core: "worker", record: file, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 5, tny: false, tnyPort: 0, quiet: true });
   const call = async (method: string, path: string, b?: unknown, lease?: string): Promise<Json> => {
     const headers: Record<string, string> = {};
@@ -61,6 +62,7 @@ async function readMcap(file: string, body: string): Promise<{ states: Json[]; c
     const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers: DECOMPRESS_HANDLERS });
     for await (const m of reader.readMessages()) {
       const topic = reader.channelsById.get(m.channelId)!.topic;
+      if (topic !== `/${body}/state` && topic !== "/p7/command" && topic !== "/events") continue; // the NAO's raw channels are not JSON
       const j = JSON.parse(new TextDecoder().decode(m.data)) as Json;
       if (topic === `/${body}/state`) out.states.push(j);
       else if (topic === "/p7/command") out.commands.push(j);
@@ -107,6 +109,7 @@ async function readParquet(path: string): Promise<{ rows: Row[]; schema: Array<{
 
 const p7File = join(dir, "arm.mcap");
 const tnyFile = join(dir, "dog.mcap");
+const naoFile = join(dir, "nao.mcap");
 let p7: Awaited<ReturnType<typeof readMcap>>;
 
 beforeAll(async () => {
@@ -133,8 +136,17 @@ beforeAll(async () => {
     await call("POST", "/v1/commands/joint", { joint: 12, position: 0.5 }, a);
     await sleep(800);
   });
+  await recordBody("nao", naoFile, async (call) => {
+    const a = (await call("POST", "/v1/control", { owner: "looker", lease_ms: 60_000 })).lease_id as string;
+    const positions = new Array<number>(26).fill(0);
+    positions[0] = 0.5; // HeadYaw
+    await call("POST", "/v1/commands/joints", { positions, stiffness: new Array<number>(26).fill(0.6) }, a);
+    await sleep(1500);
+    await call("DELETE", "/v1/control", undefined, a);
+    await sleep(300);
+  });
   p7 = await readMcap(p7File, "p7");
-}, 120_000);
+}, 180_000);
 
 describe("export lerobot, v2.1 (the default)", () => {
   it("a P7 recording: rows = floor(span × fps) + 1, the columns, float32 vectors of 7, every value from the recording", async () => {
@@ -231,6 +243,42 @@ describe("export lerobot, v2.1 (the default)", () => {
   });
 });
 
+describe("export lerobot, the NAO", () => {
+  it("state: LoLA's 25 positions, IMU and FSRs; action: the command frames' 25 position targets and 25 stiffnesses", async () => {
+    const nao = await readMcap(naoFile, "nao");
+    const s = await exportLerobot({ outDir: join(dir, "nao"), recordings: [naoFile] });
+    const info = JSON.parse(readFileSync(join(dir, "nao/meta/info.json"), "utf8")) as { robot_type: string; features: Record<string, { shape: number[]; names: string[] }> };
+    expect(info.robot_type).toBe("nao_v6");
+    const state = info.features["observation.state"]!;
+    const action = info.features.action!;
+    expect(state.shape).toEqual([41]);
+    expect(state.names.slice(0, 2)).toEqual(["HeadYaw.pos", "HeadPitch.pos"]);
+    expect(state.names.slice(25)).toEqual([
+      "imu.accelerometer.x", "imu.accelerometer.y", "imu.accelerometer.z", "imu.gyroscope.x", "imu.gyroscope.y", "imu.gyroscope.z", "imu.angle.x", "imu.angle.y",
+      "fsr.LFoot.FrontLeft", "fsr.LFoot.FrontRight", "fsr.LFoot.RearLeft", "fsr.LFoot.RearRight", "fsr.RFoot.FrontLeft", "fsr.RFoot.FrontRight", "fsr.RFoot.RearLeft", "fsr.RFoot.RearRight",
+    ]);
+    expect(action.shape).toEqual([50]);
+    expect([action.names[0], action.names[25]]).toEqual(["HeadYaw.target", "HeadYaw.stiffness"]);
+    const { rows } = await readParquet(join(dir, "nao/data/chunk-000/episode_000000.parquet"));
+    expect(rows).toHaveLength(s.totalFrames);
+    const t0 = s.episodes[0]!.fromMs;
+    rows.forEach((r, k) => {
+      const src = stateAt(nao.states, t0 + k * 50);
+      const want = [...(src.position as number[]), ...(src.accelerometer as number[]), ...(src.gyroscope as number[]), ...(src.angles as number[]), ...(src.fsr as number[])];
+      expect(r["observation.state"]).toEqual(f32(want));
+      expect(r.action as number[]).toHaveLength(50);
+    });
+    // Before the command nothing is stiff; under it HeadYaw is driven to 0.5 rad at stiffness 0.6
+    // (to the encoder's and the stiffness byte's resolution), and the head got there.
+    const act = rows.map((r) => r.action as number[]);
+    expect(act[0]![25]).toBe(0);
+    const driven = rows.findIndex((r) => Math.abs((r.action as number[])[25]! - 0.6) < 0.003);
+    expect(driven).toBeGreaterThan(0);
+    expect(act[driven]![0]).toBeCloseTo(0.5, 3);
+    expect(rows.some((r) => Math.abs((r["observation.state"] as number[])[0]! - 0.5) < 0.01)).toBe(true);
+  });
+});
+
 describe("export lerobot --format v3.0 --episodes control", () => {
   it("one episode per control session, all in one data file, with meta/episodes, tasks.parquet and stats.json", async () => {
     const out = join(dir, "p7-v30");
@@ -294,7 +342,7 @@ describe("bodylink export lerobot (the CLI)", () => {
     const again = await cli(out, p7File);
     expect(again.code).toBe(1);
     expect(again.out).toMatch(/is not empty; give a new directory .*\[BL_ERR_EXPORT_INPUT\]/);
-    const mixed = await cli(join(dir, "cli-mixed"), p7File, tnyFile);
+    const mixed = await cli(join(dir, "cli-mixed"), p7File, tnyFile, naoFile);
     expect(mixed.out).toMatch(/is a tny360 recording, the others p7: one dataset holds one body \[BL_ERR_EXPORT_INPUT\]/);
     mkdirSync(join(dir, "junk"), { recursive: true });
     writeFileSync(join(dir, "junk/not.mcap"), "hello");

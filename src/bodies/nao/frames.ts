@@ -244,6 +244,8 @@ export class AnswerDecoder {
  * stiffness byte): what LoLA reports as `Stiffness`, "as commanded". Joints without an Actuate
  * message in the frame keep their value in `into`. Returns false (nothing written) for a frame
  * that does not decode. Used by verify and replay, which rebuild the state from recorded frames.
+ * With `positions`, also the position targets it carries (rad; hands 0..1), converted with the
+ * robot's joint zero counts (the preference block): the LeRobot export's NAO action.
  */
 export class CommandStiffnessDecoder {
   readonly #index = new FrameIndex();
@@ -253,7 +255,7 @@ export class CommandStiffnessDecoder {
     for (const b of BOARDS) if (b.type === BoardType.Joint || b.type === BoardType.Hand) this.#boards.set((b.bus << 8) | b.address, boardJointIndices(b));
   }
 
-  decode(bytes: Uint8Array, length: number, into: Float32Array): boolean {
+  decode(bytes: Uint8Array, length: number, into: Float32Array, positions?: { readonly into: Float32Array; readonly zeroCounts: Int32Array }): boolean {
     const count = indexFrame(bytes, length, this.#index);
     if (this.#index.fault !== FrameFault.None) return false;
     for (let i = 0; i < count; i++) {
@@ -263,7 +265,13 @@ export class CommandStiffnessDecoder {
       if (!joints || this.#index.lengths[i]! - 3 !== joints.length * PAYLOAD.ACTUATE_PER_JOINT) continue;
       let q = at + 3;
       for (let j = 0; j < joints.length; j++) {
-        into[joints[j]!] = U.stiffnessFromCounts(bytes[q + 2]!); // position u16, stiffness u8
+        const li = joints[j]!;
+        into[li] = U.stiffnessFromCounts(bytes[q + 2]!); // position u16, stiffness u8
+        if (positions) {
+          const raw = bytes[q]! | (bytes[q + 1]! << 8);
+          const zero = positions.zeroCounts[li]!;
+          positions.into[li] = isHand(li) ? U.handFromCounts(raw, zero) : U.jointAngleFromCounts(raw, zero);
+        }
         q += PAYLOAD.ACTUATE_PER_JOINT;
       }
     }
