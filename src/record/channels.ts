@@ -10,6 +10,7 @@
  */
 
 import type { BodyKind } from "../bodies/registry.js";
+import { FRAME_TRANSFORMS_SCHEMA_NAME, SCENE_UPDATE_SCHEMA_NAME } from "./foxglove-schemas.js";
 
 export const RECORDING_PROFILE = "bodylink";
 /** Bumped when a channel's payload format changes incompatibly. */
@@ -46,6 +47,20 @@ export const RING_CHANNEL = {
   tnyRequest: 14,
   /** A reply the TNY-360 API server sent, as sent (flags: the connection's number). */
   tnyReply: 15,
+  // The robot in the viewers' 3D panel (viewer-3d.ts): written by the recorder from the decoded
+  // states, never through a ring; numbered here so every channel has one id.
+  /** The NAO's link frames, foxglove.FrameTransforms. */
+  naoTf: 16,
+  /** The NAO's shapes, foxglove.SceneUpdate. */
+  naoScene: 17,
+  /** The P7's link frames. */
+  p7Tf: 18,
+  /** The P7's shapes. */
+  p7Scene: 19,
+  /** The TNY-360's link frames. */
+  tny360Tf: 20,
+  /** The TNY-360's shapes. */
+  tny360Scene: 21,
 } as const;
 export type RingChannel = (typeof RING_CHANNEL)[keyof typeof RING_CHANNEL];
 
@@ -83,7 +98,20 @@ export const CHANNELS: readonly ChannelSpec[] = [
   { ring: RING_CHANNEL.tnyRequest, topic: "/tny360/api/request", messageEncoding: RAW_TNY, schemaName: null, description: "frames TNY-360 API clients sent, as received (docs/protocol/tny360.md §2)" },
   { ring: RING_CHANNEL.tnyReply, topic: "/tny360/api/reply", messageEncoding: RAW_TNY, schemaName: null, description: "replies the TNY-360 API server sent" },
   { ring: RING_CHANNEL.tny360State, topic: "/tny360/state", messageEncoding: "json", schemaName: "bodylink.Tny360State", description: "the quadruped's state, every cycle (the API's state fields, with the loop's cycle)" },
+  { ring: RING_CHANNEL.naoTf, topic: "/nao/tf", messageEncoding: "json", schemaName: FRAME_TRANSFORMS_SCHEMA_NAME, description: "every link's pose from the kinematics, 20 Hz (the 3D panel)" },
+  { ring: RING_CHANNEL.naoScene, topic: "/nao/scene", messageEncoding: "json", schemaName: SCENE_UPDATE_SCHEMA_NAME, description: "the body's shapes on its link frames, every second (the 3D panel)" },
+  { ring: RING_CHANNEL.p7Tf, topic: "/p7/tf", messageEncoding: "json", schemaName: FRAME_TRANSFORMS_SCHEMA_NAME, description: "every link's pose from the kinematics, 20 Hz (the 3D panel)" },
+  { ring: RING_CHANNEL.p7Scene, topic: "/p7/scene", messageEncoding: "json", schemaName: SCENE_UPDATE_SCHEMA_NAME, description: "the arm's shapes on its link frames, every second (the 3D panel)" },
+  { ring: RING_CHANNEL.tny360Tf, topic: "/tny360/tf", messageEncoding: "json", schemaName: FRAME_TRANSFORMS_SCHEMA_NAME, description: "every link's pose from the kinematics, 20 Hz (the 3D panel)" },
+  { ring: RING_CHANNEL.tny360Scene, topic: "/tny360/scene", messageEncoding: "json", schemaName: SCENE_UPDATE_SCHEMA_NAME, description: "the body's shapes on its link frames, every second (the 3D panel)" },
 ];
+
+/** Per body, the 3D panel's channels (viewer-3d.ts). */
+export const VIEWER_3D_CHANNELS: { readonly [K in BodyKind]: { readonly tf: RingChannel; readonly scene: RingChannel } } = {
+  nao: { tf: RING_CHANNEL.naoTf, scene: RING_CHANNEL.naoScene },
+  p7: { tf: RING_CHANNEL.p7Tf, scene: RING_CHANNEL.p7Scene },
+  tny360: { tf: RING_CHANNEL.tny360Tf, scene: RING_CHANNEL.tny360Scene },
+};
 
 /** Which body a body-specific channel belongs to (by its topic's first segment; /lola/ is the NAO's). */
 export function channelBody(topic: string): BodyKind | null {

@@ -39,6 +39,7 @@ import {
   TRANSFER_HEADER_BYTES,
   TRANSFER_OP_NAME,
   TRANSFER_SCHEMA,
+  VIEWER_3D_CHANNELS,
   channelBody,
 } from "./channels.js";
 import { type DecodedState, P7_COMMAND_RECORD_SCHEMA, P7_STATE_RECORD_SCHEMA, readP7Command, type P7Mirror, p7StateDecoder, type StateRecordDecoder, TNY360_STATE_RECORD_SCHEMA, type Tny360Mirror, tny360StateDecoder } from "./body-state-record.js";
@@ -46,6 +47,8 @@ import { LogTimeOrder } from "./log-time-order.js";
 import { FileWritable, compressZstd, loadZstd } from "./mcap-io.js";
 import { StrictMcapWriter } from "./mcap-writer.js";
 import { type ViewerSchema, viewerJson, viewerSchema } from "./viewer-schema.js";
+import { SCENE_EVERY_MS, TF_EVERY_MS, Viewer3d } from "./viewer-3d.js";
+import { FRAME_TRANSFORMS_SCHEMA, SCENE_UPDATE_SCHEMA } from "./foxglove-schemas.js";
 import { NAO_STATE_SCHEMA, readNaoStateRecord } from "./nao-state-record.js";
 import { PreferenceAssembler } from "./prefs-from-frames.js";
 import type { RecordTap } from "./tap.js";
@@ -158,6 +161,11 @@ export class Recorder {
   #ids = new Map<number, number>();
   readonly #seq = new Map<number, number>();
   readonly #viewers = new Map<number, ViewerSchema>();
+  /** The robot in the viewers' 3D panel: its frames and shapes, from the decoded states. */
+  readonly #viewer3d: Viewer3d | null;
+  readonly #viewer3dChannels: { readonly tf: number; readonly scene: number } | null;
+  #lastTfMs = Number.NEGATIVE_INFINITY;
+  #lastSceneMs = Number.NEGATIVE_INFINITY;
   readonly #queue = new LogTimeOrder<Pending>(BigInt(ORDER_WINDOW_MS) * 1_000_000n);
   /** Hand every held message to the writer now (flush, stop), not only those past the window. */
   #writeAll = false;
@@ -202,6 +210,9 @@ export class Recorder {
     }
     this.#adapter = adapter;
     this.#prefsBlock = opts.prefsBlock ?? null;
+    // (A runtime of no registered body, a test's fake, has none.)
+    this.#viewer3d = kind in VIEWER_3D_CHANNELS ? new Viewer3d(kind) : null;
+    this.#viewer3dChannels = this.#viewer3d ? VIEWER_3D_CHANNELS[kind] : null;
   }
 
   /** Open the first file and start draining. Rejects (BL_ERR_RECORD_OPEN) when the file cannot be created. */
@@ -405,7 +416,11 @@ export class Recorder {
     const b = ring.bytes;
     let data: Uint8Array;
     if (channel === RING_CHANNEL.naoState) {
-      data = this.#json(channel, readNaoStateRecord(ring.view, offset));
+      const state = readNaoStateRecord(ring.view, offset);
+      data = this.#json(channel, state);
+      this.#enqueue(channel, timeMs, data);
+      this.#in3d(state as unknown as Record<string, unknown>, timeMs);
+      return;
     } else if (channel === RING_CHANNEL.p7Command) {
       const c = readP7Command(ring.view, offset, length);
       if (!c) return;
@@ -415,6 +430,7 @@ export class Recorder {
       if (!d) return; // not this layout's size: a producer of another version (never mixed in one runtime)
       data = this.#json(channel, d.message);
       this.#enqueue(channel, timeMs, data);
+      this.#in3d(d.message, timeMs);
       this.#linkFrom(d, timeMs);
       return;
     } else if (channel === RING_CHANNEL.chestTransfer) {
@@ -435,6 +451,22 @@ export class Recorder {
       }
     }
     this.#enqueue(channel, timeMs, data);
+  }
+
+  /** The 3D panel's messages for a decoded state: the scene every SCENE_EVERY_MS, the frames every TF_EVERY_MS, at the state's time. */
+  #in3d(message: Record<string, unknown>, timeMs: number): void {
+    const v = this.#viewer3d;
+    const ch = this.#viewer3dChannels;
+    if (!v || !ch) return;
+    if (timeMs - this.#lastTfMs < TF_EVERY_MS && timeMs >= this.#lastTfMs) return;
+    const tf = v.transforms(message, nsOf(timeMs));
+    if (!tf) return;
+    this.#lastTfMs = timeMs;
+    if (timeMs - this.#lastSceneMs >= SCENE_EVERY_MS || timeMs < this.#lastSceneMs) {
+      this.#lastSceneMs = timeMs;
+      this.#enqueue(ch.scene, timeMs, this.#json(ch.scene, v.scene(nsOf(timeMs))));
+    }
+    this.#enqueue(ch.tf, timeMs, this.#json(ch.tf, tf));
   }
 
   /** A link change seen in a body's state record: an event at that cycle's time, whichever thread ran the cycle. */
@@ -556,6 +588,9 @@ export class Recorder {
     if (ring === RING_CHANNEL.p7State) return P7_STATE_RECORD_SCHEMA;
     if (ring === RING_CHANNEL.p7Command) return P7_COMMAND_RECORD_SCHEMA;
     if (ring === RING_CHANNEL.tny360State) return TNY360_STATE_RECORD_SCHEMA;
+    const c = CHANNEL_BY_RING.get(ring);
+    if (c?.schemaName === FRAME_TRANSFORMS_SCHEMA.title) return FRAME_TRANSFORMS_SCHEMA;
+    if (c?.schemaName === SCENE_UPDATE_SCHEMA.title) return SCENE_UPDATE_SCHEMA;
     return stateSchema(this.#adapter!.schemas.stream, `The robot API's state message (${this.#adapter!.kind})`);
   }
 

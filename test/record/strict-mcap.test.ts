@@ -221,6 +221,12 @@ describe.each(["nao", "p7", "tny360"] as const)("serve --body %s --record, no cl
       checks.set(s.id, Compile(schema as never));
     }
     expect([...r.schemas.values()].map((s) => s.name)).toContain("bodylink.ApiState");
+    // The robot in 3D: transforms at 20 Hz and the scene every second, on the channels the viewers know by schema.
+    const topicCount = (t: string) => r.messages.filter((m) => r.channels.get(m.channelId)!.topic === t).length;
+    expect(topicCount(`/${body}/tf`)).toBeGreaterThan(10);
+    expect(topicCount(`/${body}/scene`)).toBeGreaterThan(0);
+    expect(r.schemas.get(r.channels.get([...r.channels.values()].find((c) => c.topic === `/${body}/tf`)!.id)!.schemaId)!.name).toBe("foxglove.FrameTransforms");
+    expect(r.schemas.get([...r.channels.values()].find((c) => c.topic === `/${body}/scene`)!.schemaId)!.name).toBe("foxglove.SceneUpdate");
     for (const m of r.messages) {
       const ch = r.channels.get(m.channelId)!;
       if (ch.messageEncoding !== "json") continue;

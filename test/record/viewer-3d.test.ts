@@ -1,0 +1,146 @@
+/**
+ * The robot in the viewers' 3D panel (src/record/viewer-3d.ts): per body, the transforms form one
+ * tree rooted at the body's base, and composing them (as a viewer does, through the quaternions
+ * in the message) puts every link where the body's own kinematics puts it, for any joint angles:
+ * the NAO's frames (NaoKinematics), the P7's joints and flange (P7Kinematics), the TNY-360's feet
+ * (footInBody). The scene's shapes hang on those frames; both schemas pass Lichtblick's rule and
+ * the messages validate against them. Recordings carry both channels (strict-mcap.test.ts).
+ */
+import fc from "fast-check";
+import { Compile } from "typebox/compile";
+import { describe, expect, it } from "vitest";
+import { API_ORDER } from "../../src/bodies/nao/joints.js";
+import { NAO_FRAMES, NaoKinematics } from "../../src/bodies/nao/kinematics.js";
+import { P7Kinematics } from "../../src/bodies/p7/kinematics.js";
+import { footInBody } from "../../src/bodies/tny360/kinematics.js";
+import { BODY_KINDS } from "../../src/bodies/registry.js";
+import { API_TO_LOLA } from "../../src/bodies/nao/joints.js";
+import { FRAME_TRANSFORMS_SCHEMA, SCENE_UPDATE_SCHEMA } from "../../src/record/foxglove-schemas.js";
+import { Viewer3d } from "../../src/record/viewer-3d.js";
+import { singleTypeProblems } from "../support/single-type.js";
+
+type Json = Record<string, unknown>;
+interface V3 {
+  x: number;
+  y: number;
+  z: number;
+}
+interface Q extends V3 {
+  w: number;
+}
+interface Tf {
+  parent_frame_id: string;
+  child_frame_id: string;
+  translation: V3;
+  rotation: Q;
+}
+
+const qmul = (a: Q, b: Q): Q => ({
+  w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+  x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+  y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+  z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+});
+const rotate = (q: Q, v: V3): V3 => {
+  const r = qmul(qmul(q, { w: 0, ...v }), { w: q.w, x: -q.x, y: -q.y, z: -q.z });
+  return { x: r.x, y: r.y, z: r.z };
+};
+
+/** Every frame's pose in the root, composed from the message as a viewer does; throws unless one tree. */
+function compose(msg: Json, root: string): Map<string, { p: V3; q: Q }> {
+  const tfs = msg.transforms as Tf[];
+  const world = new Map<string, { p: V3; q: Q }>([[root, { p: { x: 0, y: 0, z: 0 }, q: { x: 0, y: 0, z: 0, w: 1 } }]]);
+  const children = new Set<string>();
+  for (const t of tfs) {
+    if (children.has(t.child_frame_id)) throw new Error(`${t.child_frame_id} has two parents`);
+    children.add(t.child_frame_id);
+    const parent = world.get(t.parent_frame_id);
+    if (!parent) throw new Error(`${t.child_frame_id}'s parent ${t.parent_frame_id} is not (yet) in the tree from ${root}`);
+    const n = Math.hypot(t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w);
+    expect(n).toBeCloseTo(1, 9);
+    const d = rotate(parent.q, t.translation);
+    world.set(t.child_frame_id, { p: { x: parent.p.x + d.x, y: parent.p.y + d.y, z: parent.p.z + d.z }, q: qmul(parent.q, t.rotation) });
+  }
+  expect(children.has(root)).toBe(false);
+  return world;
+}
+
+const angles = (n: number) => fc.array(fc.double({ min: -Math.PI, max: Math.PI, noNaN: true }), { minLength: n, maxLength: n });
+const close = (a: V3, b: ArrayLike<number>, at = 0) => {
+  expect(a.x).toBeCloseTo(b[at]!, 9);
+  expect(a.y).toBeCloseTo(b[at + 1]!, 9);
+  expect(a.z).toBeCloseTo(b[at + 2]!, 9);
+};
+
+describe("foxglove.FrameTransforms from the kinematics", () => {
+  it("NAO: one tree from nao/Torso; every frame where NaoKinematics puts it (from /nao/state's LoLA-order positions)", () => {
+    const v = new Viewer3d("nao");
+    const fk = new NaoKinematics();
+    fc.assert(
+      fc.property(angles(25), (lola) => {
+        const msg = v.transforms({ position: lola }, 1_000_000_123n)!;
+        const world = compose(msg, "nao/Torso");
+        expect(world.size).toBe(NAO_FRAMES.length);
+        fk.update(API_ORDER.map((_, i) => lola[API_TO_LOLA[i]!]!));
+        NAO_FRAMES.forEach((f, i) => {
+          close(world.get(`nao/${f}`)!.p, fk.poses, 12 * i + 9);
+        });
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("AIRBOT P7: one chain from p7/base; every joint and the flange where P7Kinematics puts them", () => {
+    const v = new Viewer3d("p7");
+    const fk = new P7Kinematics();
+    fc.assert(
+      fc.property(angles(7), (q) => {
+        const world = compose(v.transforms({ joint_positions: q }, 5n)!, "p7/base");
+        fk.update(q);
+        for (let i = 0; i < 7; i++) close(world.get(`p7/link${i + 1}`)!.p, fk.jointPosM, 3 * i);
+        close(world.get("p7/flange")!.p, fk.flangeM);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("TNY-360: one tree from tny360/body; every foot where footInBody puts it", () => {
+    const v = new Viewer3d("tny360");
+    const foot = new Float64Array(3);
+    fc.assert(
+      fc.property(angles(14), (q) => {
+        const world = compose(v.transforms({ joint_positions: q }, 5n)!, "tny360/body");
+        expect(world.size).toBe(1 + 4 * 4);
+        ["FrontLeft", "BackLeft", "BackRight", "FrontRight"].forEach((leg, l) => {
+          footInBody(l, q[3 * l]!, q[3 * l + 1]!, q[3 * l + 2]!, foot);
+          close(world.get(`tny360/${leg}Foot`)!.p, foot);
+        });
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("a state without joint angles gives no transforms (nothing made up)", () => {
+    expect(new Viewer3d("p7").transforms({ joint_positions: [1, 2] }, 0n)).toBeNull();
+    expect(new Viewer3d("nao").transforms({}, 0n)).toBeNull();
+  });
+});
+
+describe.each(BODY_KINDS)("%s: the scene and the schemas", (kind) => {
+  it("shapes on the tree's frames, one entity per frame, frame_locked; both messages valid and single-typed", () => {
+    const v = new Viewer3d(kind);
+    const scene = v.scene(1_500_000_000n);
+    const entities = scene.entities as Json[];
+    expect(entities.map((e) => e.frame_id)).toEqual(v.body.frames);
+    for (const e of entities) expect(e).toMatchObject({ frame_locked: true, lifetime: { sec: 0, nsec: 0 }, timestamp: { sec: 1, nsec: 500_000_000 } });
+    // Every bone ends at a child frame's origin (the lines are drawn in the parent's frame).
+    const bones = entities.flatMap((e) => (e.lines as Json[]).flatMap((l) => l.points as V3[]));
+    expect(bones.length).toBe(2 * (v.body.frames.length - 1));
+    expect(singleTypeProblems(SCENE_UPDATE_SCHEMA)).toEqual([]);
+    expect(singleTypeProblems(FRAME_TRANSFORMS_SCHEMA)).toEqual([]);
+    expect(Compile(SCENE_UPDATE_SCHEMA as never).Check(scene)).toBe(true);
+    const q = new Array(30).fill(0.1);
+    const tf = v.transforms({ position: q, joint_positions: kind === "p7" ? q.slice(0, 7) : q.slice(0, 14) }, 7n)!;
+    expect(Compile(FRAME_TRANSFORMS_SCHEMA as never).Check(tf)).toBe(true);
+  });
+});
