@@ -135,7 +135,7 @@ export async function run(): Promise<void> {
     return;
   }
   const v8Gc = process.env.BENCH_API_V8_GC === "1";
-  const wake = process.env.BENCH_WAKE === "spin" || process.env.BENCH_WAKE === "thread" ? process.env.BENCH_WAKE : undefined;
+  const wake = process.env.BENCH_WAKE === "spin" ? process.env.BENCH_WAKE : undefined;
   const robot = await NaoRobot.create({ clock: new MonotonicClock(wake ? { wake } : {}), youngGcEveryMs: v8Gc ? 0 : 100 }); // 100: what `bodylink serve` runs
   await robot.start();
   const server = await startApiServer(robot, { port: 0 });

@@ -1,9 +1,8 @@
 /**
  * `npm run bench -- isolation`: does the threaded core keep the NAO's cycle on time whatever the
  * main thread suffers? In ONE run, `bodylink serve` (NAO simulator, the real CLI as a user starts
- * it, BODYLINK_TEST_HOOKS=1 for the stall hook) with the core in its own thread (`--core worker`)
- * and then on the main thread (`--core main`), each with a LoLA controller commanding stiffness
- * 1.0 on every frame (test/rt/serve-rig.ts), through the same phases:
+ * it, BODYLINK_TEST_HOOKS=1 for the stall hook; its core in its own thread), with a LoLA
+ * controller commanding stiffness 1.0 on every frame (test/rt/serve-rig.ts), through these phases:
  *
  *   idle ×3 / subs200 ×2, interleaved   the jitter growth with 200 stream subscribers, and its
  *                                       placebo: the same statistic between two idle phases
@@ -180,7 +179,7 @@ const OLD_WAKE_ARGS = ["--core-wake", "wait", "--core-spin-ms", "0.2"];
 
 /** A P7 or TNY-360 serve with its core in its worker, idle: what its core's thread costs per cycle. */
 async function runBody(body: Exclude<BodyKind, "nao">): Promise<Phase> {
-  const rig = await startServe(["--core", "worker"], {}, { body });
+  const rig = await startServe([], {}, { body });
   try {
     await sleep(QUICK ? 500 : 2000);
     return { ...(await phase(rig, null, body === "p7" ? "P7 250 Hz" : "TNY 200 Hz", BODY_MS, idle)) };
@@ -194,10 +193,9 @@ async function runBody(body: Exclude<BodyKind, "nao">): Promise<Phase> {
  * with the controller gone), "cpu" (the jitter rounds, steady and the no-client phase: a wake-up
  * to compare with the default), "steady" (steady only).
  */
-async function runCore(core: "worker" | "main", extraArgs: string[] = [], only: "all" | "cpu" | "steady" = "all"): Promise<Phase[]> {
-  // The stall phase blocks the main thread for 1 s, the default heartbeat bound: a worker core would latch "host unresponsive" (src/rt/host-watch.ts).
-  const hostTimeout = core === "worker" ? ["--host-timeout-ms", "3000"] : [];
-  const rig = await startServe(["--core", core, "--max-subscribers", "1100", ...hostTimeout, ...extraArgs], { BODYLINK_TEST_HOOKS: "1" });
+async function runCore(extraArgs: string[] = [], only: "all" | "cpu" | "steady" = "all"): Promise<Phase[]> {
+  // The stall phase blocks the main thread for 1 s, the default heartbeat bound: the core would latch "host unresponsive" (src/rt/host-watch.ts).
+  const rig = await startServe(["--max-subscribers", "1100", "--host-timeout-ms", "3000", ...extraArgs], { BODYLINK_TEST_HOOKS: "1" });
   let lola: StiffController | null = null;
   let subs: ChildProcess | null = null;
   // The machine's own stalls beside the idle, jitter and load phases (not steady and no client:
@@ -208,7 +206,7 @@ async function runCore(core: "worker" | "main", extraArgs: string[] = [], only: 
     lola = await StiffController.connect(rig.lolaPath);
     const t0 = performance.now();
     while (!lola.reached) {
-      if (performance.now() - t0 > 20_000) throw new Error(`${core} core: the controller never got stiffness 1.0`);
+      if (performance.now() - t0 > 20_000) throw new Error("the controller never got stiffness 1.0");
       await sleep(50);
     }
     await sleep(QUICK ? 500 : 2000); // warm-up: the first sends and collections of a fresh runtime
@@ -287,38 +285,34 @@ function jitterGrowth(phases: readonly Phase[]): { growth: number; placebo: numb
 export async function run(): Promise<void> {
   const quick = QUICK ? " (QUICK smoke run: phases too short for a verdict that closes anything)" : "";
   console.log(`phases of ${PHASE_MS / 1000} s, steady ${STEADY_MS / 1000} s${quick}; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} CPUs`);
-  const worker = await runCore("worker");
-  printTable("--core worker (serve's default: the core in its own thread)", worker);
-  const main = await runCore("main");
-  printTable("--core main (the core on the main thread, beside the servers)", main);
-  const noGc = await runCore("worker", ["--gc-every-ms", "0"], "steady");
-  printTable("--core worker --gc-every-ms 0 (no scheduled collections)", noGc);
-  const oldWake = await runCore("worker", OLD_WAKE_ARGS, "cpu");
-  printTable(`--core worker ${OLD_WAKE_ARGS.join(" ")} (the worker cores' wake-up before session 5: timer, futex, 0.2 ms spin)`, oldWake);
+  const worker = await runCore();
+  printTable("serve (the core in its own thread)", worker);
+  const noGc = await runCore(["--gc-every-ms", "0"], "steady");
+  printTable("--gc-every-ms 0 (no scheduled collections)", noGc);
+  const oldWake = await runCore(OLD_WAKE_ARGS, "cpu");
+  printTable(`${OLD_WAKE_ARGS.join(" ")} (the cores' previous wake-up: timer, futex, 0.2 ms spin)`, oldWake);
   const bodies = { p7: await runBody("p7"), tny360: await runBody("tny360") };
   printTable("P7 and TNY-360 worker cores, idle (each its own serve, default flags)", [bodies.p7, bodies.tny360]);
   console.log(`\nload average at the end ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
 
-  // Loads: what each cost, worker against main, measured against the same core's idle phases.
-  console.log("\nloads, worker core against in-thread core (late cycles, lateness max, controller dips):");
+  // Loads: what each cost, measured against the same core's idle phases.
+  console.log("\nloads (late cycles, lateness max, controller dips):");
   const idleNoise = (ps: readonly Phase[]) => {
     const idles = ps.filter((p) => p.name.startsWith("idle"));
     return { late: Math.max(...idles.map((p) => p.lateCycles)), dips: Math.max(...idles.map((p) => p.dips)), ramps: Math.max(...idles.map((p) => p.lateRamps)) };
   };
   const wn = idleNoise(worker);
-  const mn = idleNoise(main);
-  console.log(`  (idle phases' worst, the machine's own noise: worker ${wn.late} late, ${wn.ramps} ramps, ${wn.dips} dips; main ${mn.late} late, ${mn.ramps} ramps, ${mn.dips} dips)`);
+  console.log(`  (idle phases' worst, the machine's own noise: ${wn.late} late, ${wn.ramps} ramps, ${wn.dips} dips)`);
   let isolated = true;
   for (const name of ["posts", "subs1000", "stall"]) {
     const w = worker.find((p) => p.name === name)!;
-    const m = main.find((p) => p.name === name)!;
     // A late cycle the machine explains (its own stalls over the same phase, placebo.mjs) is not the load's.
     // Dips follow a ramp: a ramp the machine explains explains its dips.
     const rampsOk = w.lateRamps <= Math.max(wn.ramps, w.machineLongStalls ?? 0);
     const ok = w.lateCycles <= Math.max(wn.late, w.machineStalls ?? 0) && rampsOk && (w.dips <= wn.dips || w.lateRamps > 0);
     isolated &&= ok;
     console.log(
-      `  ${name.padEnd(9)} worker: ${w.lateCycles} late, max ${fmt(w.latenessMaxMs, 2)} ms, ${w.dips} dips, ${w.lateRamps} ramps | main: ${m.lateCycles} late, max ${fmt(m.latenessMaxMs, 2)} ms, ${m.dips} dips, ${m.lateRamps} ramps | machine ${w.machineStalls ?? "n/a"} stalls (${w.machineLongStalls ?? "n/a"} past 22 ms) | lateness max main/worker ${fmt(m.latenessMaxMs / Math.max(w.latenessMaxMs, 1e-3), 1)}×`,
+      `  ${name.padEnd(9)} ${w.lateCycles} late, max ${fmt(w.latenessMaxMs, 2)} ms, ${w.dips} dips, ${w.lateRamps} ramps | machine ${w.machineStalls ?? "n/a"} stalls (${w.machineLongStalls ?? "n/a"} past 22 ms)`,
     );
   }
   const wIdle = worker.filter((p) => p.name.startsWith("idle"));
@@ -329,11 +323,10 @@ export async function run(): Promise<void> {
 
   // Jitter growth with 200 subscribers, and the placebo.
   const jw = jitterGrowth(worker);
-  const jm = jitterGrowth(main);
   console.log(
-    `\njitter p99 growth with 200 subscribers (median over ${jw.growths.length} round(s); placebo = the same between idle phases): worker ${fmt(jw.growth, 3)} ms (placebo ${fmt(jw.placebo, 3)} ms; rounds ${jw.growths.map((g) => fmt(g, 3)).join(", ")}), main ${fmt(jm.growth, 3)} ms (placebo ${fmt(jm.placebo, 3)} ms)`,
+    `\njitter p99 growth with 200 subscribers (median over ${jw.growths.length} round(s); placebo = the same between idle phases): worker ${fmt(jw.growth, 3)} ms (placebo ${fmt(jw.placebo, 3)} ms; rounds ${jw.growths.map((g) => fmt(g, 3)).join(", ")})`,
   );
-  console.log(`  idle phases' jitter p99, worker: ${wIdle.map((p) => fmt(p.jitterP99Ms, 3)).join(", ")} ms; main: ${main.filter((p) => p.name.startsWith("idle")).map((p) => fmt(p.jitterP99Ms, 3)).join(", ")} ms; the machine's stalls in the worker's idle phases (wake-ups >4 ms late, worst ms): ${wIdle.map((p) => (p.machineStalls === null ? "n/a" : `${p.machineStalls} (${fmt(p.machineMaxMs!, 2)})`)).join(", ")}`);
+  console.log(`  idle phases' jitter p99, worker: ${wIdle.map((p) => fmt(p.jitterP99Ms, 3)).join(", ")} ms; the machine's stalls in the worker's idle phases (wake-ups >4 ms late, worst ms): ${wIdle.map((p) => (p.machineStalls === null ? "n/a" : `${p.machineStalls} (${fmt(p.machineMaxMs!, 2)})`)).join(", ")}`);
   const conclusive = jw.placebo <= TARGET_JITTER_MS / 2;
   verdicts.push(
     conclusive
@@ -343,13 +336,12 @@ export async function run(): Promise<void> {
 
   // CPU at 83 Hz idle and collections over the steady phase.
   const ws = worker.find((p) => p.name === "steady")!;
-  const ms = main.find((p) => p.name === "steady")!;
   const ng = noGc.find((p) => p.name === "steady")!;
   const wn0 = worker.find((p) => p.name === "no client")!;
   const os = oldWake.find((p) => p.name === "steady")!;
   const on0 = oldWake.find((p) => p.name === "no client")!;
   console.log(
-    `\nsteady ${fmt(ws.ms / 1000, 0)} s at 83 Hz, idle: worker core thread ${ws.coreCpuPct === null ? "n/a" : fmt(ws.coreCpuPct)} % of a core, its process ${fmt(ws.processCpuPct ?? Number.NaN)} %; in-thread core: process ${fmt(ms.processCpuPct ?? Number.NaN)} % (worker process / in-thread process = ${fmt((ws.processCpuPct ?? Number.NaN) / (ms.processCpuPct ?? Number.NaN), 2)}×)`,
+    `\nsteady ${fmt(ws.ms / 1000, 0)} s at 83 Hz, idle: worker core thread ${ws.coreCpuPct === null ? "n/a" : fmt(ws.coreCpuPct)} % of a core, its process ${fmt(ws.processCpuPct ?? Number.NaN)} %`,
   );
   const per = (p: Phase) => `${fmt(p.coreUsPerCycle ?? Number.NaN, 0)} µs/cycle (${fmt(p.coreCpuPct ?? Number.NaN)} % of a core), ${fmt(p.coreWakeupsPerCycle ?? Number.NaN, 2)} wake-ups/cycle`;
   const ratio = (a: Phase, b: Phase) => fmt((a.coreUsPerCycle ?? Number.NaN) / (b.coreUsPerCycle ?? Number.NaN), 2);
@@ -374,7 +366,7 @@ export async function run(): Promise<void> {
   );
   verdicts.push(`CPU share of the whole runtime process (worker core, API idle) at 83 Hz ≤ ${TARGET_CPU_PCT} % of a core: ${(ws.processCpuPct ?? 99) <= TARGET_CPU_PCT ? "MET" : "NOT MET"} (${fmt(ws.processCpuPct ?? Number.NaN)} %)${quick}`);
   console.log(
-    `collections on the core's thread over the steady phase: worker ${ws.v8Gcs} started by V8 (+${ws.scheduledGcs} scheduled, every 100 ms); in-thread core ${ms.v8Gcs} by V8 (+${ms.scheduledGcs} scheduled); worker with --gc-every-ms 0: ${ng.v8Gcs} by V8 (longest ${fmt(ng.gcMaxMs, 2)} ms) in ${fmt(ng.ms / 1000, 0)} s`,
+    `collections on the core's thread over the steady phase: worker ${ws.v8Gcs} started by V8 (+${ws.scheduledGcs} scheduled, every 100 ms); worker with --gc-every-ms 0: ${ng.v8Gcs} by V8 (longest ${fmt(ng.gcMaxMs, 2)} ms) in ${fmt(ng.ms / 1000, 0)} s`,
   );
   verdicts.push(
     `worker core: collections V8 started itself over ${fmt(ws.ms / 1000, 0)} s of steady state = 0: ${ws.v8Gcs === 0 ? "MET" : "NOT MET"} (${ws.v8Gcs}; with scheduling off the young generation filled ${ng.v8Gcs} time(s) in ${fmt(ng.ms / 1000, 0)} s)${STEADY_MS < 60_000 ? " (steady phase shorter than the 60 s asked: QUICK)" : ""}`,

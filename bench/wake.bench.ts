@@ -4,7 +4,6 @@
  * core (bench/wake-worker.ts: NaoRobot on the simulated chest board, 12 ms cycle), paced in one of
  * the clock's wake modes:
  *   spin        timer until ~1 ms before, then setImmediate until the deadline (the main thread's default)
- *   thread      a helper thread sleeps in a futex and wakes the core's event loop (waker.ts)
  *   wait.2      timer until ~1 ms before, a blocking Atomics.wait, the last 0.2 ms spun (the old default)
  *   wait.auto   the same with the learned lead (WakeLead) and the wake word
  *   block.2     one Atomics.wait for the whole gap (a turn before and after), 0.2 ms spun, the wake word
@@ -16,7 +15,7 @@
  * frame (old and new default), each figure per 12 ms cycle with the wake-ups (timeslices).
  * Measured inside the worker: lateness after each deadline (p50/p99/max), the core thread's own
  * CPU time and timeslices (/proc/thread-self/schedstat), the simulated chest board's own work,
- * the process's CPU beyond the idle baseline (the "thread" mode's helper thread is there, not in
+ * the process's CPU beyond the idle baseline (helper threads are there, not in
  * the core's), and how long a message posted by the main thread every 47 ms (then the wake word
  * bumped, as CoreLink does) waited for the core's event loop: what blocking costs.
  * Phases are interleaved over rounds (modes in a new order each round) and the medians kept: the
@@ -66,7 +65,6 @@ const OLD_DEFAULT = { name: "wait.2 (old default)", wake: "wait", spinMs: 0.2, i
 const NEW_DEFAULT = { name: "block.auto (default)", wake: WORKER_WAKE_DEFAULT, spinMs: "auto", interrupt: true } as const;
 const WAKES: Array<Pick<Mode, "name" | "wake" | "spinMs" | "interrupt">> = [
   { name: "spin", wake: "spin", spinMs: 0, interrupt: false },
-  { name: "thread", wake: "thread", spinMs: 0, interrupt: false },
   OLD_DEFAULT,
   { name: "wait.auto", wake: "wait", spinMs: "auto", interrupt: true },
   { name: "block.2", wake: "block", spinMs: 0.2, interrupt: true },

@@ -43,9 +43,13 @@ describe("one line and a code for every failure of serve and the tools (item 2, 
     expect(expectOneErrorLine(await cli(env, "serve", "--api-port", "99999"), "BL_ERR_CLI_USAGE", 2)).toMatch(/--api-port must be an integer in 0\.\.65535/);
     expect(expectOneErrorLine(await cli(env, "serve", "--body", "hexapod", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2)).toMatch(/unknown body "hexapod"/);
     // the threaded core's flags: a wrong value names the choices, nothing starts
-    expect(expectOneErrorLine(await cli(env, "serve", "--core-wake", "bogus", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2)).toMatch(/--core-wake must be one of spin, thread, wait, block/);
+    expect(expectOneErrorLine(await cli(env, "serve", "--core-wake", "thread", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2)).toMatch(/--core-wake must be one of spin, wait, block/);
     expect(expectOneErrorLine(await cli(env, "serve", "--core-spin-ms", "3", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2)).toMatch(/--core-spin-ms must be "auto" or a number of ms in 0\.\.2, got "3"/);
-    expect(expectOneErrorLine(await cli(env, "serve", "--body", "tny360", "--tny-server", "bogus", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2)).toMatch(/--tny-server must be one of worker, main/);
+    // one start path per body: no flag chooses a second one
+    for (const flag of ["--core", "--tny-server"]) expectOneErrorLine(await cli(env, "serve", flag, "main", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2);
+    const help = await cli(env, "serve", "--help");
+    expect(help.stdout).toMatch(/--core-wake/);
+    expect(help.stdout).not.toMatch(/--core <|--tny-server|\bthread \|/);
   });
   it("a bad option value points at its own command's --help; a misspelt command reads as one sentence", async () => {
     const [port, count, category, typo, inAction, nested] = await Promise.all([

@@ -25,7 +25,7 @@ function countingClock(wake: "block" | "spin"): { clock: MonotonicClock; sleeps:
 describe("CycleLoop on a clock's wakeAt", () => {
   it('"block" offers wakeAt; the other modes do not (their loops keep the promise path)', () => {
     expect(typeof new MonotonicClock({ wake: "block" }).wakeAt).toBe("function");
-    for (const wake of ["spin", "wait", "thread"] as const) expect(new MonotonicClock({ wake }).wakeAt).toBeUndefined();
+    for (const wake of ["spin", "wait"] as const) expect(new MonotonicClock({ wake }).wakeAt).toBeUndefined();
   });
 
   it("wakeNow() never cuts short a sleepUntil promise that holds the clock's wake-up slot", async () => {

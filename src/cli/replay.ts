@@ -12,7 +12,12 @@ import { type Clock, MonotonicClock, SimClock } from "../runtime/clock.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
 import { CliError, parseIntOption } from "./errors.js";
 import { DEFAULT_API_PORT, DEFAULT_LOLA_PATH, type ServeOptions, startRuntime } from "./serve.js";
-import { removeRuntimeRecord } from "./discovery.js";
+import { checkRuntimeDir, removeRuntimeRecord } from "./discovery.js";
+import type { BodyEntry } from "./bodies/entry.js";
+import { NaoRobot } from "../runtime/nao-robot.js";
+import { startLolaServer } from "../serve/lola/server.js";
+import { BodylinkError } from "../errors.js";
+import { join } from "node:path";
 
 interface ReplayCliOptions {
   speed?: number;
@@ -56,14 +61,12 @@ export function registerReplay(program: Command): void {
         seed: 1,
         tny: false,
         gcEveryMs: 100,
-        driver,
-        clock,
-        lolaTap: { sensor: (b, n) => void driver.compare(b, n), command: () => {} },
         ...(o.apiPort !== undefined ? { apiPort: o.apiPort } : {}),
         ...(o.lolaPath ? { lolaPath: o.lolaPath } : {}),
         ...(o.name ? { name: o.name } : {}),
       };
-      const rt = await startRuntime(opts);
+      const replay = replayEntry(driver, clock);
+      const rt = await startRuntime(opts, replay);
       process.once("exit", () => removeRuntimeRecord());
       for (const l of rt.lines) console.log(l);
       const span = Number(driver.steps[driver.steps.length - 1]!.timeNs - driver.steps[0]!.timeNs) / 1e9;
@@ -87,11 +90,44 @@ export function registerReplay(program: Command): void {
           // One cycle per step, run directly (the loop sleeps on the simulated clock, which only moves here).
           for (let i = 0; i < n && !driver.done; i++) {
             sim.set(sim.nowMs() + 12);
-            rt.core!.loop.step();
+            replay.robot!.loop.step();
           }
           console.log(`cycle ${driver.position}/${driver.steps.length}: ${driver.matches} of ${driver.compared} LoLA messages identical so far`);
         });
         rl.on("close", () => void finish("end of input"));
       }
     });
+}
+
+/**
+ * Replay's start: the NAO on this thread, driven by the recording on `clock` (the one place the
+ * in-thread robot serves; `--step` runs its cycles directly), and our LoLA server comparing every
+ * message it sends with the recorded one. `robot` is set once started.
+ */
+export function replayEntry(driver: ReplayDriver, clock: Clock): BodyEntry & { robot: NaoRobot | null } {
+  return {
+    robot: null,
+    async start({ o, name, others }) {
+      const nao = await NaoRobot.create({ driver, clock, seed: o.seed, acceptBoardVersions: o.acceptBoardVersion, youngGcEveryMs: o.gcEveryMs ?? 100 });
+      this.robot = nao;
+      await nao.start();
+      const closers: Array<() => Promise<void>> = [() => nao.stop()];
+      const lines = [`nao: ${driver.name}, body ${nao.prefs?.bodyId}`];
+      let lolaPath: string | null = null;
+      if (o.lola) {
+        const derived = join(checkRuntimeDir(true)!, `${name}.lola`);
+        const path = o.lolaPath ?? (others.some((r) => r.lolaPath === DEFAULT_LOLA_PATH) ? derived : DEFAULT_LOLA_PATH);
+        const lolaOpts = { readers: o.lolaReaders, graceMs: o.lolaGraceMs, tap: { sensor: (b: Uint8Array, n: number) => void driver.compare(b, n), command: () => {} } };
+        // Without --lola-path, a busy /tmp/robocup (another runtime, or LoLA itself) is no error: take the derived path.
+        const lola = await startLolaServer(nao, { path, ...lolaOpts }).catch((e: unknown) => {
+          if (o.lolaPath === undefined && path !== derived && e instanceof BodylinkError && e.code === "BL_ERR_LOLA_SOCKET") return startLolaServer(nao, { path: derived, ...lolaOpts });
+          throw e;
+        });
+        closers.unshift(() => lola.close());
+        lolaPath = lola.path;
+        lines.push(`LoLA socket: ${lola.path}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
+      }
+      return { robot: nao, host: null, core: nao, transport: driver.name, lolaPath, tnyUrl: null, lines, closers };
+    },
+  };
 }

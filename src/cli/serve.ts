@@ -6,168 +6,47 @@
 import type { Command } from "commander";
 import { BODIES, BODY_KINDS, type BodyKind, bodyChoicesText, bodyTable, isBodyKind } from "../bodies/registry.js";
 import type { CoreHost } from "../host/core-host.js";
-import { NaoHost } from "../host/nao-host.js";
-import { P7Host } from "../host/p7-host.js";
-import { type ApiRobot, startApiServer } from "../serve/api/build.js";
-import { startLolaServer } from "../serve/lola/server.js";
-import { NAO_PERIOD_MS, NaoRobot } from "../runtime/nao-robot.js";
-import { LockstepClock } from "../runtime/lockstep.js";
-import { P7Robot } from "../runtime/p7-robot.js";
+import { startApiServer } from "../serve/api/build.js";
 import type { BodyRuntime, RobotBase } from "../runtime/robot.js";
-import type { Tny360Robot } from "../runtime/tny360-robot.js";
-import { openUsbChestboard } from "../transport/usb.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
-import { type Clock, MonotonicClock, WAKE_MODES, WORKER_WAKE_DEFAULT, type WakeMode } from "../runtime/clock.js";
-import type { NaoDriver } from "../drivers/nao/driver.js";
-import type { LolaTap } from "../record/tap.js";
+import { type Clock, MonotonicClock, WAKE_MODES, WORKER_WAKE_DEFAULT } from "../runtime/clock.js";
 import { RECORD_RING_BYTES, Recorder } from "../record/recorder.js";
-import { RecordTap, TappedChestboard } from "../record/tap.js";
+import { RecordTap } from "../record/tap.js";
 import { ByteRing } from "../shm/ring.js";
-import { join, resolve } from "node:path";
-import { LolaUpstreamDriver } from "../drivers/nao/lola-upstream.js";
 import { DEFAULT_FOXGLOVE_PORT, startFoxgloveServer } from "../serve/foxglove/server.js";
 import { FleetBridge } from "../fleet/bridge.js";
 import { DEFAULT_FLEET_URL, type FleetConnectOptions, natsOptions, redactUrl } from "../fleet/connect.js";
 import { subject } from "../fleet/subjects.js";
-import { BodylinkError } from "../errors.js";
 import { checkName, checkRuntimeDir, defaultName, listRuntimes, ownProcStart, type RuntimeRecord, removeRuntimeRecord, updateRuntime, writeRuntime } from "./discovery.js";
 import { CliError, listenError, parseChoice, parseIntOption, usageError, warn } from "./errors.js";
 import { escapeForLog } from "../serve/log.js";
-import { ESTOP_SOCKET_SUFFIX, MAX_SOCKET_PATH_BYTES, serveEstopSocket } from "../serve/estop-socket.js";
 import { DEFAULT_HOST_TIMEOUT_MS, HOST_TIMEOUT_RANGE_MS } from "../rt/core-shm.js";
+import { ESTOP_SOCKET_SUFFIX, MAX_SOCKET_PATH_BYTES, serveEstopSocket } from "../serve/estop-socket.js";
+import { join } from "node:path";
 import { attachSafetyLog, type SafetyLog } from "../serve/safety-log.js";
-import { requireTokenOffLoopback, type WebAccessOptions } from "../serve/web-access.js";
-import { MujocoNaoModel, PHYSICS_START_POSE } from "../sim/nao/physics/mujoco-nao.js";
-import { NAO_SIM_KINDS, type NaoSimKind } from "../sim/nao/model.js";
+import { requireTokenOffLoopback } from "../serve/web-access.js";
+import { NAO_SIM_KINDS } from "../sim/nao/model.js";
+import { SERVE_ENTRIES } from "./bodies/index.js";
+import { type BodyEntry, type EntryContext, type StartedBody, stallCoreMs } from "./bodies/entry.js";
+import { DEFAULT_API_PORT, DEFAULT_LOLA_PATH, DEFAULT_UPSTREAM_LOLA_PATH, type ServeOptions, VERSION } from "./serve-options.js";
 
-/** bodylink's version (package.json), as the fleet's presence records carry it. */
-export const VERSION = "0.1.0";
-export const DEFAULT_API_PORT = 8780;
-export const DEFAULT_LOLA_PATH = "/tmp/robocup";
-/** Our LoLA socket's default on top of an upstream LoLA (which keeps /tmp/robocup). */
-export const DEFAULT_UPSTREAM_LOLA_PATH = "/tmp/bodylink";
+export { DEFAULT_API_PORT, DEFAULT_LOLA_PATH, DEFAULT_UPSTREAM_LOLA_PATH, type ServeOptions, VERSION } from "./serve-options.js";
 
 /** What stopping does to each body, for the shutdown line. */
 export const SHUTDOWN_ACTION = bodyTable((k) => BODIES[k].safeStop);
 
-export interface ServeOptions {
-  body: string;
-  /**
-   * Where the body's real-time core runs. "worker" (serve's default): its own thread (driver,
-   * safety, arbitration, the NAO's LoLA server, the TNY-360's API server; src/rt/<body>-worker.ts),
-   * so nothing on the main thread can delay a cycle; "main": on the main thread beside the servers
-   * (library use, tests, benchmarks). Defaults to "main". A custom `driver`, `clock` or `lolaTap`
-   * (replay) keeps it on the main thread; a recording does not (the core records into its own ring).
-   */
-  core?: "worker" | "main";
-  /**
-   * How a core in its own thread waits for its next cycle (MonotonicClock's wake modes). Defaults
-   * to WORKER_WAKE_DEFAULT, chosen by `npm run bench -- wake` (docs/architecture.md, "Wake-up").
-   * An in-thread core always spins (it shares its thread with the servers, which must not block).
-   */
-  coreWake?: WakeMode;
-  /** The blocking wake-up's lead for a core in its own thread, ms (0..2), or "auto" (the default: learned; runtime/clock.ts). */
-  coreSpinMs?: number | "auto";
-  /** The runtime's name (unique on this machine; the robot's name in a fleet). Default: body and host, made unique. */
-  name?: string;
-  usb?: boolean;
-  /**
-   * NAO: run on top of the robot's own LoLA at this socket (`true`: /tmp/robocup) instead of the
-   * chest board (docs/lola.md, "On a stock robot"). Our LoLA socket then defaults to /tmp/bodylink.
-   */
-  lolaUpstream?: string | boolean;
-  /** With `lolaUpstream`: no message for this long is a stall (link lost), ms. Defaults to 60 (5 cycles). */
-  lolaUpstreamStallMs?: number;
-  host: string;
-  /** Default: 8780, or a free port when 8780 is taken. 0 picks a free port. */
-  apiPort?: number;
-  lola: boolean;
-  /** Default: /tmp/robocup while no other runtime serves it, else `<runtime dir>/<name>.lola`. */
-  lolaPath?: string;
-  lolaReaders: number;
-  lolaGraceMs: number;
-  acceptBoardVersion: number[];
-  seed: number;
-  /** NAO simulator: the body's mechanics, "kinematic" (the default) or "physics" (MuJoCo; docs/simulation.md). */
-  sim?: NaoSimKind;
-  /**
-   * NAO simulator: lockstep time (runtime/lockstep.ts): a 12 ms cycle runs when the controlling LoLA
-   * client has answered the last one; deterministic, as fast as the client. The core runs on the main thread.
-   */
-  lockstep?: boolean;
-  tny: boolean;
-  /** Default: 5621, or a free port when 5621 is taken. */
-  tnyPort?: number;
-  tnyHost?: string;
-  /**
-   * TNY-360, with the threaded core: where the TNY-360 API server runs, "worker" (the default: in
-   * the core's thread, docs/architecture.md says why) or "main" (beside the robot API).
-   */
-  tnyServer?: "worker" | "main";
-  /** Join this fleet (NATS URL: nats://HOST:PORT, tls://HOST:PORT); docs/fleet.md. */
-  fleet?: string;
-  /** State messages per second on bodylink.NAME.state (default 10). */
-  fleetRate?: number;
-  fleetUser?: string;
-  fleetPassword?: string;
-  fleetToken?: string;
-  fleetNkey?: string;
-  fleetCreds?: string;
-  fleetCa?: string;
-  /** Presence TTL, ms (default 5000): a killed runtime leaves the fleet within it. */
-  fleetTtlMs?: number;
-  /** Where the fleet bridge logs (connection lost/regained, name taken). Default: stderr with a timestamp. */
-  log?: (level: "info" | "warn" | "error", line: string) => void;
-  /** Collect V8's young generation between cycles at most this often, ms; 0 leaves it to V8. Defaults to 100. */
-  gcEveryMs?: number;
-  /**
-   * A core in its own thread latches a category-1 e-stop ("host unresponsive") when the main
-   * thread's event loop has not run for this long once the runtime serves, ms (src/rt/host-watch.ts).
-   * Defaults to DEFAULT_HOST_TIMEOUT_MS (1000).
-   */
-  hostTimeoutMs?: number;
-  quiet?: boolean;
-  /** Record to this MCAP file (docs/recordings.md). */
-  record?: string;
-  /** With `record`: start a new file every this many MB. */
-  splitMb?: number;
-  /** With `record`: stop recording after this many seconds. */
-  duration?: number;
-  /** With `record`: called when the recording ends by itself (null: `duration` reached; else the failure). */
-  onRecordingStop?: (reason: string | null) => void;
-  /** Host header names accepted besides loopback and the bound address ("*": any). */
-  allowHost?: string[];
-  /** Origins allowed to open WebSockets and change state besides the runtime's own pages ("*": any). */
-  allowOrigin?: string[];
-  /** Token every API and TNY-360 client must present; defaults to $BODYLINK_TOKEN; required off loopback. */
-  token?: string;
-  /** NAO: group (name or gid) given read/write on the LoLA socket (0660); else it is 0600. */
-  lolaGroup?: string;
-  /** Most state-stream subscribers at once. Defaults to the stream's default. */
-  maxSubscribers?: number;
-  /** Most robot API connections at once (the stalest idle one makes room); defaults to 1024, within the descriptor reserve. */
-  maxConnections?: number;
-  /** Serve the recording's channels live over the Foxglove WebSocket protocol: true for port 8765, or a port. */
-  foxglove?: true | number;
-  /** NAO: drive the runtime from this driver instead of a chest board (replay). */
-  driver?: NaoDriver;
-  /** The runtime's clock. Defaults to the wall clock. */
-  clock?: Clock;
-  /** NAO: also hand every LoLA message (and client bytes) to this tap (replay compares them with the recording). */
-  lolaTap?: LolaTap;
-}
 
 export interface RunningRuntime {
   /** The name it is recorded under (`bodylink ls`, --robot). */
   name: string;
   /** The record as `bodylink ls` shows it. */
   record: RuntimeRecord;
-  /** The body as the servers use it (a host when its core runs in a worker). */
+  /** The body as the servers use it (its host). */
   robot: BodyRuntime;
-  /** The body's core when it runs on this thread (its loop is here), else null. */
-  core: RobotBase | null;
-  /** The body's threaded core, when it runs in a worker (serve's default). */
+  /** The body's threaded core (null when the entry keeps its robot on this thread: replay, lockstep). */
   host: CoreHost | null;
+  /** The robot when it runs on this thread (replay, the NAO's --lockstep), else null. */
+  core: RobotBase | null;
   /** The recorder, with `record`. */
   recorder: Recorder | null;
   /** The fleet seat when serve --fleet was given. */
@@ -241,31 +120,25 @@ export function fleetConnectOptions(o: FleetFlags): FleetConnectOptions {
 
 const stderrLog = (level: "info" | "warn" | "error", line: string) => console.error(`${new Date().toISOString()} ${level} ${line}`);
 
-/** Start a body and its servers (used by the CLI and by integration tests). */
-export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
+/**
+ * Start a body and its servers (used by the CLI and by integration tests): the body's serve entry
+ * (SERVE_ENTRIES: its core in its worker; `entry` replaces it only for `bodylink replay`), then the
+ * servers every body shares. Nothing here branches on the body.
+ */
+export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<RunningRuntime> {
   const closers: Array<() => Promise<void>> = [];
-  const lines: string[] = [];
-  let robot: ApiRobot;
-  /** The in-thread core (null for the NAO's worker core). */
-  let core: NaoRobot | P7Robot | Tny360Robot | null = null;
-  let transport = "sim";
-  let lolaPath: string | null = null;
-  let tnyUrl: string | null = null;
   let fleet: FleetBridge | null = null;
   // Checked before anything opens: a bad --fleet URL or an unreadable creds file is one clear line.
   const fleetOpts = o.fleet !== undefined ? fleetConnectOptions(o) : null;
   if (fleetOpts) natsOptions(fleetOpts);
   if (!isBodyKind(o.body)) throw usageError(`unknown body ${JSON.stringify(o.body)}; choose ${bodyChoicesText()}`, "serve");
   if (o.lolaUpstream && o.body !== "nao") throw new CliError(`--lola-upstream runs a NAO on top of its LoLA; it does not apply to --body ${o.body}`, 2);
-  if (o.lockstep && (o.body !== "nao" || !o.lola || o.usb || o.lolaUpstream)) {
-    throw new CliError("--lockstep runs a simulated NAO one cycle per answer of its LoLA client: it needs --body nao, the LoLA socket, and no --usb or --lola-upstream", 2);
-  }
   // Off loopback, a token or nothing (docs/security.md); checked before anything is opened.
   const token = o.token ?? (process.env.BODYLINK_TOKEN || undefined);
   requireTokenOffLoopback(o.host, token);
   // The safety log (pino's line format, stderr) is attached once the body exists; refusals before that are not logged.
   let safety: SafetyLog | null = null;
-  const access: WebAccessOptions & { onRefused: (what: string, detail: string) => void } = {
+  const access: EntryContext["access"] = {
     allowHosts: o.allowHost ?? [],
     allowOrigins: o.allowOrigin ?? [],
     token: token ?? null,
@@ -276,150 +149,30 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   const bad = checkName(name);
   if (bad) throw usageError(`--name: ${bad}`, "serve");
   // The name is claimed before the body is opened, so a second runtime of the same name never touches it.
-  let record: RuntimeRecord = { name, pid: process.pid, procStart: ownProcStart(), body: o.body, transport, apiUrl: null, lolaPath: null, tnyUrl: null, startedAt: new Date().toISOString() };
+  let record: RuntimeRecord = { name, pid: process.pid, procStart: ownProcStart(), body: o.body, transport: "sim", apiUrl: null, lolaPath: null, tnyUrl: null, startedAt: new Date().toISOString() };
   writeRuntime(record);
   closers.push(async () => removeRuntimeRecord(name));
   // The local e-stop socket beside the record (serve/estop-socket.ts): served by a threaded core on its own thread.
   const estopCandidate = join(checkRuntimeDir(true)!, `${name}${ESTOP_SOCKET_SUFFIX}`);
   const estopPath = Buffer.byteLength(estopCandidate) <= MAX_SOCKET_PATH_BYTES ? estopCandidate : null;
   let recorder: Recorder | null = null;
-  let host: CoreHost | null = null;
-  // Recording: the ring and the tap exist before the body, so configure() is recorded too.
-  // Lockstep is a clock (runtime/lockstep.ts): the core runs on the main thread with it, beside its LoLA server.
-  const lockstep = o.lockstep && !o.clock ? new LockstepClock(NAO_PERIOD_MS) : null;
-  const clock = o.clock ?? lockstep ?? new MonotonicClock();
-  const tap = o.record || o.foxglove !== undefined ? new RecordTap(ByteRing.create(RECORD_RING_BYTES), clock) : null;
-  // The threaded core's own ring: it records its frames, LoLA bytes and states there; `tap` keeps the main thread's events.
-  let coreRing: ByteRing | null = null;
-  const upstreamPath = o.body !== "nao" ? null : o.lolaUpstream === true ? DEFAULT_LOLA_PATH : o.lolaUpstream || null;
-  if (upstreamPath && (o.usb || o.driver)) throw new CliError("--usb and --lola-upstream are two body links (the chest board, or LoLA on top of it); choose one", 2);
-  if (upstreamPath && o.lolaPath && resolve(o.lolaPath) === resolve(upstreamPath)) {
-    throw new CliError(`--lola-path ${o.lolaPath} is the upstream LoLA's own socket; serve ours elsewhere (default with --lola-upstream: ${DEFAULT_UPSTREAM_LOLA_PATH})`, 2);
-  }
+  // Recording: the main thread's events go into `tap`'s ring; the core records its cycles into its own (`coreRing`).
+  const recording = o.record !== undefined || o.foxglove !== undefined;
+  let tap: RecordTap | null = null;
+  const tapOn = (clock: Clock): RecordTap | null => (tap ??= recording ? new RecordTap(ByteRing.create(RECORD_RING_BYTES), clock) : null);
+  const coreRing = recording ? ByteRing.create(RECORD_RING_BYTES) : null;
+  let started: StartedBody;
+  const lines: string[] = [];
   try {
-    // A custom driver, clock or LoLA tap (replay, tests) lives on this thread: the core runs here then.
-    if (o.body === "nao" && o.core === "worker" && !o.driver && !o.clock && !lockstep && !o.lolaTap) {
-      const derived = join(checkRuntimeDir(true)!, `${name}.lola`);
-      const preferred = upstreamPath ? DEFAULT_UPSTREAM_LOLA_PATH : DEFAULT_LOLA_PATH;
-      const usedByOther = others.some((r) => r.lolaPath === preferred);
-      const path = o.lolaPath ?? (usedByOther ? derived : preferred);
-      if (tap) coreRing = ByteRing.create(RECORD_RING_BYTES);
-      const h = await NaoHost.start({
-        seed: o.seed,
-        usb: o.usb === true,
-        ...(o.sim ? { sim: o.sim } : {}),
-        acceptBoardVersions: o.acceptBoardVersion,
-        gcEveryMs: o.gcEveryMs ?? 100,
-        ...coreWakeOptions(o),
-        lola: o.lola
-          ? { path, fallbackPath: o.lolaPath === undefined && path !== derived ? derived : null, readers: o.lolaReaders, graceMs: o.lolaGraceMs, ...(o.lolaGroup !== undefined ? { group: o.lolaGroup } : {}) }
-          : null,
-        ...(upstreamPath ? { upstream: { path: upstreamPath, ...(o.lolaUpstreamStallMs ? { stallMs: o.lolaUpstreamStallMs } : {}) } } : {}),
-        ...(coreRing ? { recordRing: coreRing.sab } : {}),
-        estopSocket: estopPath,
-        ...testCoreHooks(),
-      });
-      host = h;
-      // The API serves the host as a NaoBody (the compiler checks that NaoHost implements it).
-      robot = h;
-      closers.unshift(() => h.shutdown());
-      if (upstreamPath) {
-        transport = `lola:${upstreamPath}`;
-        lines.push(`nao: on top of LoLA at ${upstreamPath} (${h.upstreamConnected ? "connected" : "waiting for it: it may start later"}); real-time core in its own thread (${h.scheduling}; wakes by ${o.coreWake ?? WORKER_WAKE_DEFAULT})`);
-      } else {
-        transport = h.transportName === "sim" ? "sim" : "usb";
-        const rejected = h.boards.filter((b) => !b.accepted);
-        lines.push(`nao: ${transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${h.prefs?.bodyId}, ${h.boards.length - rejected.length}/${h.boards.length} boards started; real-time core in its own thread (${h.scheduling}; wakes by ${o.coreWake ?? WORKER_WAKE_DEFAULT})`);
-        for (const b of rejected) lines.push(`  board ${b.name} left uninitialized: ${b.reason}`);
-        lines.push(simulatorLine(o, null));
-      }
-      if (h.lolaPath) {
-        lolaPath = h.lolaPath;
-        lines.push(`LoLA socket: ${h.lolaPath}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
-      }
-    } else if (o.body === "nao") {
-      const upstream = upstreamPath ? new LolaUpstreamDriver({ path: upstreamPath, clock, tap: tap?.lolaUpstream ?? null, ...(o.lolaUpstreamStallMs ? { stallMs: o.lolaUpstreamStallMs } : {}) }) : null;
-      const driver = upstream ?? o.driver;
-      const usb = o.usb && !driver ? await openUsbChestboard() : undefined;
-      transport = upstream ? `lola:${upstreamPath}` : driver ? driver.name : usb ? "usb" : "sim";
-      const nao = await NaoRobot.create({
-        transport: usb,
-        ...(driver ? { driver } : {}),
-        clock,
-        seed: o.seed,
-        ...(o.sim === "physics" && !usb && !driver ? { simModel: await MujocoNaoModel.create(PHYSICS_START_POSE) } : {}),
-        acceptBoardVersions: o.acceptBoardVersion,
-        youngGcEveryMs: o.gcEveryMs ?? 100,
-        ...(tap && !upstream ? { wrapTransport: (t) => new TappedChestboard(t, tap) } : {}),
-      });
-      robot = core = nao;
-      await nao.start();
-      closers.unshift(() => nao.stop());
-      if (upstream) {
-        lines.push(`nao: on top of LoLA at ${upstreamPath} (${upstream.upstream.connected ? "connected" : "waiting for it: it may start later"})`);
-      } else {
-        const rejected = nao.boards.filter((b) => !b.accepted);
-        lines.push(`nao: ${o.driver ? o.driver.name : transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${nao.prefs?.bodyId}, ${nao.boards.length - rejected.length}/${nao.boards.length} boards started`);
-        for (const b of rejected) lines.push(`  board ${b.name} left uninitialized: ${b.reason}`);
-        if (transport === "sim") lines.push(simulatorLine(o, lockstep));
-      }
-      if (o.lola) {
-        const derived = join(checkRuntimeDir(true)!, `${name}.lola`);
-        const preferred = upstream ? DEFAULT_UPSTREAM_LOLA_PATH : DEFAULT_LOLA_PATH;
-        const usedByOther = others.some((r) => r.lolaPath === preferred);
-        const path = o.lolaPath ?? (usedByOther ? derived : preferred);
-        const lolaTap = combineTaps(tap?.lola, o.lolaTap);
-        const lolaOpts = {
-          readers: o.lolaReaders,
-          graceMs: o.lolaGraceMs,
-          ...(lolaTap ? { tap: lolaTap } : {}),
-          ...(lockstep ? { onControllerCommand: () => lockstep.grant() } : {}),
-          ...(o.lolaGroup !== undefined ? { group: o.lolaGroup } : {}),
-          // On top of LoLA: the robot is named by the upstream's messages, and nothing is sent while it is not there.
-          ...(upstream ? { robotConfigSource: () => upstream.robotConfig, holdUntilValid: true } : {}),
-        };
-        // Without --lola-path, a busy /tmp/robocup (another runtime, or LoLA itself) is no error: take the derived path.
-        const lola = await startLolaServer(nao, { path, ...lolaOpts }).catch((e: unknown) => {
-          if (o.lolaPath === undefined && path !== derived && e instanceof BodylinkError && e.code === "BL_ERR_LOLA_SOCKET") return startLolaServer(nao, { path: derived, ...lolaOpts });
-          throw e;
-        });
-        closers.unshift(() => lola.close());
-        lolaPath = lola.path;
-        lines.push(`LoLA socket: ${lola.path}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
-      }
-    } else if (o.body === "p7" && o.core === "worker" && !o.clock) {
-      if (tap) coreRing = ByteRing.create(RECORD_RING_BYTES);
-      const h = await P7Host.start({ seed: o.seed, gcEveryMs: o.gcEveryMs ?? 100, estopSocket: estopPath, ...(coreRing ? { recordRing: coreRing.sab } : {}), ...testCoreHooks(), ...coreWakeOptions(o) });
-      host = h;
-      robot = h;
-      closers.unshift(() => h.shutdown());
-      lines.push("p7: simulated AIRBOT P7 arm (7 joints, 250 Hz); real-time core in its own thread");
-    } else if (o.body === "p7") {
-      const p7 = await P7Robot.create({ seed: o.seed, youngGcEveryMs: o.gcEveryMs ?? 100 });
-      robot = core = p7;
-      await p7.start();
-      closers.unshift(() => p7.stop());
-      lines.push("p7: simulated AIRBOT P7 arm (7 joints, 250 Hz)");
-    } else if (o.body === "tny360") {
-      const { startTny } = await import("./tny.js");
-      if (tap && o.core === "worker" && !o.clock) coreRing = ByteRing.create(RECORD_RING_BYTES);
-      // A TNY-360 API server on this thread records through the main tap; one in the core through the core's ring.
-      const t = await startTny(o, access, { inThread: o.clock !== undefined, recordRing: coreRing?.sab ?? null, tap: tap?.tny ?? null, estopSocket: estopPath });
-      robot = t.robot;
-      core = t.core;
-      host = t.host;
-      closers.unshift(...t.closers);
-      lines.push(...t.lines);
-      tnyUrl = t.tnyUrl;
-      transport = o.tnyHost ? `tny:${o.tnyHost}` : "sim";
-    } else {
-      // Every registry body has a branch above: a body added to the registry without one does not compile.
-      const unserved: never = o.body;
-      throw usageError(`unknown body ${JSON.stringify(unserved)}; choose ${bodyChoicesText()}`, "serve");
-    }
-    if (estopPath && core) {
-      // A core on this thread: the socket is served here (it still shares nothing with HTTP but the thread).
-      const es = await serveEstopSocket(estopPath, core);
+    started = await (entry ?? SERVE_ENTRIES[o.body]).start({ o, name, others, access, recordRing: coreRing?.sab ?? null, tap: tapOn, estopSocket: estopPath });
+    tapOn(new MonotonicClock());
+    closers.unshift(...started.closers);
+    const { robot, transport, lolaPath, tnyUrl } = started;
+    lines.push(...started.lines);
+    const inThread = started.core;
+    if (estopPath && inThread) {
+      // A robot on this thread (replay, lockstep): the socket is served here (it still shares nothing with HTTP but the thread).
+      const es = await serveEstopSocket(estopPath, inThread);
       closers.unshift(() => es.close());
     }
     lines.push(estopPath ? `local e-stop: ${estopPath} (\`bodylink estop\` tries it before the API)` : `local e-stop: none (${estopCandidate} is too long for a socket; set BODYLINK_RUNTIME_DIR shorter)`);
@@ -451,7 +204,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
     lines.push(`robot API: ${api.url}  (dashboard ${api.url}/${token ? `?token=${encodeURIComponent(token)}` : ""}, state stream ${api.url.replace(/^http/, "ws")}/v1/stream, OpenAPI ${api.url}/openapi.json)`);
     if (tap) {
       const rec = await Recorder.start(
-        { tap, robot, transport, core: coreRing },
+        { tap, robot, transport, core: started.host ? coreRing : null },
         {
           ...(o.record ? { path: o.record, splitMb: o.splitMb, durationS: o.duration } : {}),
           library: "bodylink 0.1.0",
@@ -477,7 +230,7 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
       lines.push(`fleet: joining ${redactUrl(fleetOpts!.url)} as ${name} (state ${o.fleetRate ?? 10} Hz on ${subject.state(name)}; the body runs whether or not the broker answers)`);
     }
     // Serving: from now on a main thread that stops answering for the bound stops the body.
-    host?.watchHost(o.hostTimeoutMs ?? DEFAULT_HOST_TIMEOUT_MS);
+    started.host?.watchHost(o.hostTimeoutMs ?? DEFAULT_HOST_TIMEOUT_MS);
   } catch (e) {
     for (const c of closers) await c().catch(() => {});
     throw e;
@@ -486,51 +239,19 @@ export async function startRuntime(o: ServeOptions): Promise<RunningRuntime> {
   return {
     name,
     record,
-    robot,
-    core,
-    host,
+    robot: started.robot,
+    host: started.host,
+    core: started.core,
     recorder,
     fleet,
     lines,
     async close(reason = "runtime closed") {
       if (closed) return;
       closed = true;
-      await safeStop(robot, reason);
+      await safeStop(started.robot, reason);
       for (const c of closers) await c().catch(() => {});
     },
   };
-}
-
-/** Test hooks for a threaded core (BODYLINK_TEST_HOOKS=1): BODYLINK_TEST_CRASH_CORE_MS kills it after that long. */
-export function testCoreHooks(): { testCrashAfterMs?: number; testStalls?: boolean } {
-  if (process.env.BODYLINK_TEST_HOOKS !== "1") return {};
-  const crash = Number(process.env.BODYLINK_TEST_CRASH_CORE_MS);
-  return { ...(crash > 0 ? { testCrashAfterMs: crash } : {}), ...(stallCoreMs() > 0 ? { testStalls: true } : {}) };
-}
-
-/** Test hook: with BODYLINK_TEST_STALL_CORE_MS=N, SIGUSR2 blocks the core's thread for N ms instead of the main thread. */
-function stallCoreMs(): number {
-  const ms = Number(process.env.BODYLINK_TEST_STALL_CORE_MS);
-  return process.env.BODYLINK_TEST_HOOKS === "1" && ms > 0 ? ms : 0;
-}
-
-function combineTaps(a: LolaTap | undefined, b: LolaTap | undefined): LolaTap | undefined {
-  if (!a || !b) return a ?? b;
-  return {
-    sensor: (bytes, n) => {
-      a.sensor(bytes, n);
-      b.sensor(bytes, n);
-    },
-    command: (c, bytes, n) => {
-      a.command(c, bytes, n);
-      b.command(c, bytes, n);
-    },
-  };
-}
-
-/** A threaded core's wake-up, as given (each unset one keeps the core's default). */
-export function coreWakeOptions(o: Pick<ServeOptions, "coreWake" | "coreSpinMs">): { wake?: WakeMode; spinMs?: number | "auto" } {
-  return { ...(o.coreWake ? { wake: o.coreWake } : {}), ...(o.coreSpinMs !== undefined ? { spinMs: o.coreSpinMs } : {}) };
 }
 
 function parseSpinMs(v: string): number | "auto" {
@@ -544,8 +265,7 @@ function parseSpinMs(v: string): number | "auto" {
 export function addServeOptions(cmd: Command): Command {
   return addFleetCredentialOptions(cmd)
     .option("--body <body>", BODY_KINDS.join(" | "), "nao")
-    .option("--core <where>", "run the body's real-time core (driver, safety, arbitration; the NAO's LoLA server, the TNY-360's API server) in its own thread (worker) or on the main thread (main)", parseChoice("--core", ["worker", "main"]), "worker")
-    .option("--core-wake <mode>", `a core in its own thread waits for its next cycle by: ${WAKE_MODES.join(" | ")} (default ${WORKER_WAKE_DEFAULT}; docs/architecture.md, Wake-up)`, parseChoice("--core-wake", WAKE_MODES))
+    .option("--core-wake <mode>", `the body's real-time core (in its own thread) waits for its next cycle by: ${WAKE_MODES.join(" | ")} (default ${WORKER_WAKE_DEFAULT}; docs/architecture.md, Wake-up)`, parseChoice("--core-wake", WAKE_MODES))
     .option("--core-spin-ms <ms>", 'with --core-wake wait or block: end the futex wait this long before each deadline and spin the rest, 0..2 ms, or "auto" (default: learned from how late the futex wakes on this machine)', parseSpinMs)
     .option("--name <name>", "this runtime's name: unique on this machine, the robot's name in a fleet (default: BODY-HOST, then BODY-HOST-2 …)")
     .option("--usb", "NAO: talk to the real chest board over USB instead of the simulator")
@@ -570,7 +290,6 @@ export function addServeOptions(cmd: Command): Command {
     .option("--no-tny", "TNY-360: do not open the TNY-360 API server")
     .option("--tny-port <port>", "TNY-360: API server port (default: 5621, or a free one when that is taken)", parseIntOption("--tny-port", 0, 65535))
     .option("--tny-host <host>", "TNY-360: drive a real robot at this address instead of the simulator")
-    .option("--tny-server <where>", "TNY-360: run the TNY-360 API server in the real-time core's thread (worker) or on the main thread (main); with --core main it is on the main thread", parseChoice("--tny-server", ["worker", "main"]), "worker")
     .option("--fleet [url]", `join a fleet over NATS (default ${DEFAULT_FLEET_URL}; tls://HOST:PORT for TLS; docs/fleet.md)`)
     .option("--fleet-rate <hz>", "state messages per second on bodylink.NAME.state", parseIntOption("--fleet-rate", 1, 50))
     .option("--fleet-ttl-ms <ms>", "presence TTL: a killed runtime leaves the fleet within it (same for the whole fleet)", parseIntOption("--fleet-ttl-ms", 1000, 60000))
@@ -582,7 +301,7 @@ export function addServeOptions(cmd: Command): Command {
     )
     .option(
       "--host-timeout-ms <ms>",
-      `a core in its own thread latches a category-1 e-stop ("host unresponsive") when the main thread has not answered for this long (default ${DEFAULT_HOST_TIMEOUT_MS}; docs/architecture.md, "Heartbeat")`,
+      `the body's core latches a category-1 e-stop ("host unresponsive") when the main thread has not answered for this long (default ${DEFAULT_HOST_TIMEOUT_MS}; docs/architecture.md, "Heartbeat")`,
       parseIntOption("--host-timeout-ms", HOST_TIMEOUT_RANGE_MS[0], HOST_TIMEOUT_RANGE_MS[1]),
     )
     .option("--split-mb <mb>", "with a recording: start a new file every N MB (files FILE-0001.mcap, FILE-0002.mcap, ...)", parseIntOption("--split-mb", 1, 1_000_000))
@@ -682,13 +401,6 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   }
 }
 
-/** What the simulated NAO's body is, and how its time runs (docs/simulation.md). */
-function simulatorLine(o: ServeOptions, lockstep: LockstepClock | null): string {
-  const body = o.sim === "physics" ? "MuJoCo physics (models/nao.xml; it starts crouched and limp)" : "kinematic (joints follow their targets; it cannot fall)";
-  const time = lockstep ? `lockstep: one ${lockstep.periodMs} ms cycle per answer of the controlling LoLA client` : "real time";
-  return `simulator: ${body}; ${time}`;
-}
-
 /** The stop path gets this long; then the process exits regardless. */
 const STOP_DEADLINE_MS = 5000;
 
@@ -721,7 +433,6 @@ const BODY_FLAGS: ReadonlyArray<readonly [key: string, flag: string, body: BodyK
   ["tny", "--no-tny", "tny360"],
   ["tnyPort", "--tny-port", "tny360"],
   ["tnyHost", "--tny-host", "tny360"],
-  ["tnyServer", "--tny-server", "tny360"],
 ];
 
 /**
@@ -738,11 +449,6 @@ export function inapplicableFlags(o: ServeOptions, given: (key: string) => boole
       if (given(key)) out.push(`${flag} has no effect with --no-lola; ignored`);
     }
   }
-  if (o.core === "main" && given("coreWake")) out.push("--core-wake applies to a core in its own thread; ignored with --core main");
-  if (o.core === "main" && given("coreSpinMs")) out.push("--core-spin-ms applies to a core in its own thread; ignored with --core main");
-  if (o.core === "main" && given("hostTimeoutMs")) out.push("--host-timeout-ms applies to a core in its own thread (it watches the main thread); ignored with --core main");
-  if (o.body === "tny360" && o.core === "main" && given("tnyServer")) out.push("--tny-server chooses the thread of a threaded core; with --core main everything runs on the main thread (ignored)");
-  if (o.body === "tny360" && !o.tny && given("tnyServer")) out.push("--tny-server has no effect with --no-tny; ignored");
   if (o.body === "tny360" && !o.tny && given("tnyPort")) out.push("--tny-port has no effect with --no-tny; ignored");
   const real = (o.body === "nao" && o.usb) || (o.body === "tny360" && o.tnyHost);
   if (real && given("sim")) out.push(`--sim chooses the simulator's mechanics; ignored with ${o.body === "nao" ? "--usb" : "--tny-host"} (a real robot)`);

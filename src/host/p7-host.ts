@@ -150,4 +150,9 @@ export class P7Host extends CoreHost implements P7Body {
       slot.speedRadS.set(held.speedRadS);
     });
   }
+
+  /** Test hook (a core started with testFaults): the simulated arm's link drops (true) or comes back (false). */
+  testLinkLoss(lost: boolean): Promise<boolean> {
+    return this.core.callLater("testLinkLoss", this.core.timeoutMs, lost);
+  }
 }

@@ -1,8 +1,7 @@
 /**
  * The main thread's side of the TNY-360's threaded core (src/rt/tny360-worker.ts): a Tny360Body
  * (state, snapshots, the typed commands, e-stop, health, onCycle, authority; checked by the
- * compiler) for the robot API's adapter, and, for `serve --tny-server main`, the TNY-360 API
- * server's path (serves, request, logLine) so that server can run here instead. It never waits
+ * compiler) for the robot API's adapter (the TNY-360 API server runs in the core's thread). It never waits
  * for its core (no request blocks this thread): leases, reset, health, the smooth sequences and a leg's foot
  * (their answers need the body's state) are promises bounded by the request timeout; the other
  * typed commands (velocity, posture, enable bits, gait, joint overrides) are validated here with
@@ -11,7 +10,7 @@
  * What crosses, and how: core-host.ts.
  */
 import { BODIES } from "../bodies/registry.js";
-import { snapshotTny360State, type Tny360Snapshot, Tny360State, type TnyReply } from "../bodies/tny360/state.js";
+import { snapshotTny360State, type Tny360Snapshot, Tny360State, } from "../bodies/tny360/state.js";
 import type { Tny360CoreOptions } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
 import type { Tny360Body, Tny360CommandResult, Tny360Posture, Tny360SmoothResult } from "../runtime/tny360-robot.js";
@@ -21,7 +20,7 @@ import { TNY360_ALL_JOINTS, TNY360_COMMAND_FLAG, TNY360_COMMAND_HEADER, TNY360_C
 import type { LinkStatus } from "../bodies/link.js";
 import { Mailbox, mailboxBytes } from "../shm/mailbox.js";
 import { TNY360_STATE_BYTES, tny360StateChannel } from "../shm/tny360-state.js";
-import { type ActionSpec, type GaitName, GaitType, type LogLevelCode, MODULES, type ModuleSpec, Status, servedKey } from "../wire/tny/constants.js";
+import { type GaitName, GaitType, Status, } from "../wire/tny/constants.js";
 import type { Worker } from "node:worker_threads";
 import { CoreHost, type CoreHostOptions, HostAuthority, type StateReader, splitHostOptions } from "./core-host.js";
 
@@ -35,8 +34,6 @@ const KEY = TNY360_COMMAND_KEY;
 
 /** A real robot is polled at up to 50 Hz: its cycle is 20 ms (the simulator's is the registry's 5 ms). */
 const REMOTE_PERIOD_MS = 20;
-/** How long a TNY-360 request forwarded to the core may take (a real robot answers within its 2 s request timeout). */
-const REQUEST_LATER_MS = 5000;
 
 export class Tny360Host extends CoreHost implements Tny360Body {
   /** Leases and the latch, read from shared memory; changes are messages to the core's Authority. */
@@ -47,8 +44,6 @@ export class Tny360Host extends CoreHost implements Tny360Body {
   readonly state: Tny360State;
   /** The TNY-360 API server's port when it runs in the core (null: not there). */
   tnyPort: number | null = null;
-  /** The actions the body serves (the core's table, in its `ready` message). */
-  #served: ReadonlySet<number> = new Set();
   /** The body's link as the core published it, even while the core is stalled (commands are admitted on it, as in the core). */
   #bodyLink: LinkStatus = "starting";
   #mailbox: Mailbox<typeof TNY360_COMMAND_LAYOUT> | null = null;
@@ -86,7 +81,6 @@ export class Tny360Host extends CoreHost implements Tny360Body {
       },
     );
     host.tnyPort = ready.tnyPort as number | null;
-    host.#served = new Set(ready.served as number[]);
     return host;
   }
 
@@ -244,31 +238,10 @@ export class Tny360Host extends CoreHost implements Tny360Body {
     this.#dirty = false;
   }
 
-  // ---- the TNY-360 API server's path (serve --tny-server main) -------------------------------
-
-  /** Whether the body serves `action` (the core's table, sent once in its `ready` message). */
-  serves(action: ActionSpec): boolean {
-    const m = moduleOf(action);
-    return m !== undefined && this.#served.has(servedKey(m.code, action.code));
-  }
-
-  /** One decoded request, answered by the core (after its tick for RPC actions). */
-  request(leaseId: string | null, module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): Promise<TnyReply> {
-    return this.core.callLater<TnyReply>("request", REQUEST_LATER_MS, leaseId, module.code, action.code, args);
-  }
-
-  /** A line for the robot's log ring (sent; nothing waits for it). */
-  logLine(level: LogLevelCode, tag: string, message: string): void {
-    this.core.callLater("logLine", this.core.timeoutMs, level, tag, message).catch(() => {});
-  }
+  // ---- test hooks ----------------------------------------------------------------------------
 
   /** Test hook: run the simulator's own ticks for `ms` while the cycle is stopped (what the body does next). */
   simulatorTicks(ms: number): Promise<boolean> {
     return this.#ask("testTicks", ms);
   }
-}
-
-const MODULE_OF = new Map<ActionSpec, ModuleSpec>((MODULES as readonly ModuleSpec[]).flatMap((m) => m.actions.map((a) => [a, m] as const)));
-function moduleOf(action: ActionSpec): ModuleSpec | undefined {
-  return MODULE_OF.get(action);
 }

@@ -55,6 +55,12 @@ runCore<P7Robot, P7CoreOptions>({
   },
   handlers: {
     clearError: (r, leaseId: string, joint?: number) => r.clearError(leaseId, joint ?? undefined),
+    /** Test hook (a core started with testFaults): the simulated arm's link drops (true) or comes back (false). */
+    testLinkLoss: (r, lost: boolean) => {
+      if (lost) r.simulateLinkLoss();
+      else r.restoreLink();
+      return true;
+    },
   },
   afterCycle: (r, seq) => {
     if (!tap) return;

@@ -16,21 +16,12 @@ import { copyTny360Commands, Tny360Commands } from "../bodies/tny360/commands.js
 import { TNY360_COMMAND_HEADER, TNY360_COMMAND_LAYOUT } from "../bodies/tny360/layout.js";
 import type { ShmViews } from "../shm/layout.js";
 import { Mailbox } from "../shm/mailbox.js";
-import { actionByCode, type LogLevelCode, MODULE_BY_CODE, MODULES, servedKey } from "../wire/tny/constants.js";
 import type { Tny360CoreOptions } from "./core-options.js";
 import { CTL } from "./core-shm.js";
 import { coreClock, runCore } from "./core-worker.js";
 
 /** Recording: this thread is its ring's one producer (the state of every cycle, late cycles). */
 let tap: RecordTap | null = null;
-
-/** The wire path by codes (specs do not cross threads; the body compares them by identity). */
-function specs(moduleCode: number, actionCode: number) {
-  const module = MODULE_BY_CODE[moduleCode];
-  const action = module && actionByCode(module, actionCode);
-  if (!module || !action) throw new RangeError(`no TNY-360 action ${moduleCode}.${actionCode}`);
-  return { module, action };
-}
 
 runCore<Tny360Robot, Tny360CoreOptions>({
   channel: (buffer, start, ctl) => {
@@ -62,12 +53,6 @@ runCore<Tny360Robot, Tny360CoreOptions>({
     setLegPosition: (r, id: string, leg: number, x: number, y: number, z: number, clear: boolean) => r.setLegPosition(id, leg, x, y, z, clear),
     enableSmooth: (r, id: string) => r.enableSmooth(id),
     disableSmooth: (r, id: string) => r.disableSmooth(id),
-    // the TNY-360 API server's path, when it runs on the main thread (`serve --tny-server main`; what it serves: `ready`)
-    request: (r, leaseId: string | null, m: number, a: number, args: unknown[]) => {
-      const s = specs(m, a);
-      return Promise.resolve(r.request(leaseId, s.module, s.action, args));
-    },
-    logLine: (r, level: LogLevelCode, tag: string, message: string) => r.logLine(level, tag, message),
     /**
      * Test hook (lifecycle test): what the stopped simulator would do next — `ms` of its own ticks
      * (its 30 Hz decision loop takes a cleared velocity within 50 ms) — as the in-thread test does.
@@ -105,8 +90,7 @@ runCore<Tny360Robot, Tny360CoreOptions>({
     tap.tny360State(seq, r);
     tap.lateCycles(seq, r.loop.timing.lateCycles);
   },
-  // what the body serves, once (the table does not change): a main-thread TNY-360 server asks it of the host
-  ready: (r) => ({ source: r.source, periodMs: r.periodMs, served: MODULES.flatMap((m) => m.actions.filter((a) => r.serves(a)).map((a) => servedKey(m.code, a.code))) }),
+  ready: (r) => ({ source: r.source, periodMs: r.periodMs }),
   transport: (r) => r.link.name,
   safeNow: (r) => {
     r.link.clearVelocity();

@@ -6,7 +6,6 @@
  *   error does not accumulate the way chained setInterval periods do.
  * - {@link SimClock}: time moves only when a test calls `advance()`; sleepers wake in deadline order.
  */
-import { ThreadWaker } from "./waker.js";
 
 export interface Clock {
   /** True when time passes on its own (a wall clock); false or absent for simulated time. */
@@ -28,8 +27,8 @@ export interface Clock {
 }
 
 /** How a {@link MonotonicClock} meets a deadline (docs/architecture.md, "Wake-up", has the figures). */
-export type WakeMode = "spin" | "thread" | "wait" | "block";
-export const WAKE_MODES: readonly WakeMode[] = ["spin", "thread", "wait", "block"];
+export type WakeMode = "spin" | "wait" | "block";
+export const WAKE_MODES: readonly WakeMode[] = ["spin", "wait", "block"];
 /**
  * The wake-up a real-time core in its own worker thread uses unless told otherwise (`serve
  * --core-wake`): one futex wait per cycle, woken early by its host's requests (`interrupt`), with
@@ -59,8 +58,6 @@ export interface MonotonicClockOptions {
    * How `sleepUntil` meets a deadline:
    * - "spin" (the default): a timer until ~1 ms before, then setImmediate until the deadline;
    *   exact, but the spin costs CPU at 83 Hz. The event loop keeps serving I/O all along.
-   * - "thread": a helper thread sleeps in a futex until 0.05 ms before and wakes this one
-   *   (waker.ts); less CPU, wakes tens of microseconds late, more on a VM whose idle vCPU is slow.
    * - "wait": a timer until ~1 ms before, then this thread blocks in `Atomics.wait` (a futex with
    *   a timeout) until the lead before the deadline and spins the rest synchronously. The event
    *   loop is blocked only for that last slice (≤ 1.5 ms): I/O arriving then is served right after
@@ -168,16 +165,12 @@ const WAITED = 0;
 const INTERRUPTED = 1;
 const NO_WAIT = 2;
 
-/** The thread waker aims this much before a deadline; the rest is yielded away on setImmediate. */
-const THREAD_LEAD_MS = 0.05;
-
 export class MonotonicClock implements Clock {
   readonly realTime = true;
   readonly wake: WakeMode;
   /** The lead of the blocking modes: fixed (spinMs) or learned ("auto"). */
   readonly lead: WakeLead | number;
   readonly #epochOffsetMs = Date.now() - performance.now();
-  readonly #waker: ThreadWaker | null;
   readonly #cell: Int32Array;
   readonly #index: number;
   readonly #interruptible: boolean;
@@ -190,7 +183,6 @@ export class MonotonicClock implements Clock {
     const spin = opts.spinMs ?? "auto";
     if (spin !== "auto" && !(spin >= 0 && spin <= 2)) throw new RangeError(`spinMs must be "auto" or between 0 and 2, got ${opts.spinMs}`);
     this.lead = spin === "auto" ? new WakeLead() : spin;
-    this.#waker = this.wake === "thread" ? ThreadWaker.shared() : null;
     const i = opts.interrupt;
     if (i && !(i.words instanceof Int32Array && i.words.buffer instanceof SharedArrayBuffer && Number.isInteger(i.index) && i.index >= 0 && i.index < i.words.length)) {
       throw new RangeError("interrupt must name an Int32Array word over a SharedArrayBuffer");
@@ -327,18 +319,7 @@ export class MonotonicClock implements Clock {
           resolve();
         } else setImmediate(tick);
       };
-      const waker = this.#waker;
-      if (waker?.alive && deadlineMs - performance.now() > THREAD_LEAD_MS) {
-        waker.sleepUntil(performance.timeOrigin + deadlineMs - THREAD_LEAD_MS).then(finish);
-      } else tick();
-      // After the thread's wake-up: whatever is left of the lead (usually nothing) on setImmediate;
-      // if the thread died meanwhile, the usual timer path.
-      function finish(): void {
-        const left = deadlineMs - performance.now();
-        if (left <= 0) resolve();
-        else if (left > THREAD_LEAD_MS) tick();
-        else setImmediate(finish);
-      }
+      tick();
     });
   }
 }

@@ -35,7 +35,7 @@ const HOME = [0, 0, 0, 0, 0, 0, 0];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function recordBody(body: "nao" | "p7" | "tny360", file: string, drive: (call: (m: string, p: string, b?: unknown, lease?: string) => Promise<Json>) => Promise<void>): Promise<void> {
-  const rt = await startRuntime({ body, core: "worker", record: file, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 5, tny: false, tnyPort: 0, quiet: true });
+  const rt = await startRuntime({ body, record: file, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 5, tny: false, tnyPort: 0, quiet: true });
   const call = async (method: string, path: string, b?: unknown, lease?: string): Promise<Json> => {
     const headers: Record<string, string> = {};
     if (b !== undefined) headers["content-type"] = "application/json";

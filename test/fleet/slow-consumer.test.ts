@@ -28,7 +28,6 @@ describe.skipIf(!hasNats)("a slow-consumer cut", { timeout: 60_000 }, () => {
     rt = await startRuntime({
       body: "p7",
       name: "arm-sc",
-      core: "worker",
       host: "127.0.0.1",
       apiPort: 0,
       lola: false,

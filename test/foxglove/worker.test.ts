@@ -21,7 +21,7 @@ afterEach(async () => {
 
 describe.each(["p7", "tny360"] as const)("serve --body %s --foxglove (core in its worker, no file)", (body) => {
   it("a Foxglove client receives every cycle's state and the e-stop event, live", async () => {
-    rt = await startRuntime({ body, core: "worker", foxglove: 0, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 2, tny: true, tnyPort: 0, quiet: true });
+    rt = await startRuntime({ body, foxglove: 0, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 2, tny: true, tnyPort: 0, quiet: true });
     expect(rt.host).not.toBeNull();
     expect(rt.recorder?.files).toEqual([]);
     const url = /Foxglove: (ws:\/\/\S+)/.exec(rt.lines.join("\n"))?.[1];

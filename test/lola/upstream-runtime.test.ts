@@ -67,11 +67,10 @@ async function upstreamLola(path: string) {
   return { robot, server, stop, commands };
 }
 
-async function proxy(upstreamPath: string, extra: { lolaReaders?: number; core?: "worker" | "main"; record?: string } = {}): Promise<RunningRuntime & { lolaPath: string }> {
+async function proxy(upstreamPath: string, extra: { lolaReaders?: number; record?: string } = {}): Promise<RunningRuntime & { lolaPath: string }> {
   const lolaPath = tmpSocketPath();
   const rt = await startRuntime({
     body: "nao",
-    core: extra.core ?? "main",
     ...(extra.record ? { record: extra.record } : {}),
     host: "127.0.0.1",
     apiPort: 0,
@@ -343,7 +342,7 @@ describe("serve --lola-upstream on the threaded core (serve's default), recordin
     const dir = mkdtempSync(join(tmpdir(), "bl-up-rec-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, "up.mcap");
-    const rt = await proxy(up, { core: "worker", record: file });
+    const rt = await proxy(up, { record: file });
     expect(rt.host).not.toBeNull(); // the core runs in its worker, recording or not
     expect(rt.record.transport).toBe(`lola:${up}`);
     const direct = await client(up);

@@ -1,9 +1,8 @@
 /**
- * Recordings of the AIRBOT P7 and the TNY-360, with their core in its worker (serve's default: the
- * core records into its own ring) and on the main thread (--core main): `serve --record` as the CLI
- * builds it (startRuntime), driven through the robot API like a client, read back with @mcap/core's
- * indexed reader. Both cores must write files of the same structure (channels, schemas), one state
- * message per cycle with that cycle's values (what the API served for that seq), and the events.
+ * Recordings of the AIRBOT P7 and the TNY-360, their core in its worker (the core records into its
+ * own ring): `serve --record` as the CLI builds it (startRuntime), driven through the robot API like
+ * a client, read back with @mcap/core's indexed reader: the channels and schemas, one state message
+ * per cycle with that cycle's values (what the API served for that seq), and the events.
  */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
@@ -14,7 +13,7 @@ import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
 import { viewerJson } from "../../src/record/viewer-schema.js";
 import { checkMcapFileStrict, loadStrictZstd } from "../support/mcap-strict.js";
-import type { P7Robot } from "../../src/runtime/p7-robot.js";
+import { P7Host } from "../../src/host/p7-host.js";
 import WebSocket from "ws";
 import { TnyClient } from "../../src/client/tny/index.js";
 import { actionSpec } from "../../src/wire/tny/constants.js";
@@ -65,16 +64,13 @@ const ping = actionSpec("system", "ping");
 const voltage = actionSpec("power", "getVoltage");
 const SERVO = [0.25, -0.15, 0.05, -0.35, 0.02, 0.12, -0.01];
 
-/** Where the core runs; "worker, TNY-360 server main": the core in its worker, the TNY-360 API server on the main thread. */
-type Where = "worker" | "main" | "worker, TNY-360 server main";
-
-async function record(body: Body, where: Where): Promise<Run> {
-  const core = where === "main" ? "main" : "worker";
-  const file = join(dir, `${body}-${where.replace(/\W+/g, "-")}.mcap`);
+async function record(body: Body): Promise<Run> {
+  const file = join(dir, `${body}.mcap`);
+  // The fault hooks (a P7's link loss) for this core only.
+  process.env.BODYLINK_TEST_HOOKS = "1";
+  process.env.BODYLINK_TEST_FAULTS = "1";
   const rt = await startRuntime({
     body,
-    core,
-    ...(where === "worker, TNY-360 server main" ? { tnyServer: "main" as const } : {}),
     record: file,
     host: "127.0.0.1",
     apiPort: 0,
@@ -86,11 +82,14 @@ async function record(body: Body, where: Where): Promise<Run> {
     tny: true,
     tnyPort: 0,
     quiet: true,
+  }).finally(() => {
+    delete process.env.BODYLINK_TEST_HOOKS;
+    delete process.env.BODYLINK_TEST_FAULTS;
   });
   const served: Json[] = [];
   let cyclesSeen = 0;
   try {
-    expect(rt.host !== null).toBe(core === "worker");
+    expect(rt.host).not.toBeNull();
     await eventually(async () => (await call(rt, "GET", "/v1/state")).status === 200, "a state");
     const lease = (await call(rt, "POST", "/v1/control", { owner: "rec-test" })).body.lease_id as string;
     expect(typeof lease).toBe("string");
@@ -107,7 +106,7 @@ async function record(body: Body, where: Where): Promise<Run> {
     expect((await call(rt, "POST", "/v1/estop", { reason: "recorded e-stop" })).status).toBe(200);
     expect((await call(rt, "POST", "/v1/estop/reset", { reason: "done" })).status).toBe(200);
     if (body === "tny360") {
-      // A TNY-360 API client (the server runs in the core with --core worker, on this thread with --core main).
+      // A TNY-360 API client (the server runs in the core's thread).
       const client = await TnyClient.connect(rt.record.tnyUrl!, { WebSocket });
       try {
         await client.system.ping();
@@ -116,13 +115,13 @@ async function record(body: Body, where: Where): Promise<Run> {
         client.close();
       }
     }
-    if (rt.core?.kind === "p7") {
-      // The arm's link drops and comes back (the simulator's hook; the decoding path is the worker's too).
-      const p7 = rt.core as P7Robot;
-      const at = p7.loop.seq;
-      p7.simulateLinkLoss();
-      await eventually(() => p7.loop.seq > at + 5, "cycles without the arm");
-      p7.restoreLink();
+    if (rt.host instanceof P7Host) {
+      // The arm's link drops and comes back (the simulator's hook, in the core's thread).
+      const p7 = rt.host;
+      await p7.testLinkLoss(true);
+      const at = p7.cycles;
+      await eventually(() => p7.cycles > at + 5, "cycles without the arm");
+      await p7.testLinkLoss(false);
       await eventually(() => p7.link === "ok", "the link back");
     }
     await eventually(async () => ((await call(rt, "GET", "/v1/health")).body.cycle as { cycles: number }).cycles > 150, "150 cycles");
@@ -190,16 +189,14 @@ function fields(m: Json): Json {
 const files = new Map<string, { run: Run; got: Read }>();
 
 describe.each(["p7", "tny360"] as const)("serve --body %s --record", (body) => {
-  const wheres: Where[] = body === "tny360" ? ["worker", "main", "worker, TNY-360 server main"] : ["worker", "main"];
-  it.each(wheres)("core %s: one state message per cycle with the API's values, the events, monotonic times", async (where) => {
-    const core = where === "main" ? "main" : "worker";
-    const run = await record(body, where);
+  it("one state message per cycle with the API's values, the events, monotonic times", async () => {
+    const run = await record(body);
     const got = await read(run.file, body);
-    files.set(`${body}-${where}`, { run, got });
+    files.set(body, { run, got });
     // Driven (commands, an e-stop, a TNY-360 client, a lost link): strict MCAP, in log-time order.
     await loadStrictZstd();
     expect(checkMcapFileStrict(run.file, { requireLogTimeOrder: true }).problems).toEqual([]);
-    if (core === "worker") expect(run.lines.join("\n")).toMatch(/real-time core in its own thread/);
+    expect(run.lines.join("\n")).toMatch(/real-time core in its own thread/);
     expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", `/${body}/state`, `/${body}/tf`, `/${body}/scene`, ...(body === "p7" ? ["/p7/command"] : ["/tny360/api/reply", "/tny360/api/request"])].sort());
     const st = got.topics.get(`/${body}/state`)!;
     expect(st.encoding).toBe("json");
@@ -253,7 +250,7 @@ describe.each(["p7", "tny360"] as const)("serve --body %s --record", (body) => {
     const types = got.events.map((e) => e.type);
     for (const t of ["recording_started", "lease_acquired", "estop", "estop_reset", "recording_stopped"]) expect(types).toContain(t);
     expect(JSON.stringify(got.events.find((e) => e.type === "estop"))).toMatch(/recorded e-stop/);
-    if (body === "p7" && core === "main") {
+    if (body === "p7") {
       // A link change is an event at the cycle that showed it; those cycles' states say they are not valid.
       const links = got.events.filter((e) => e.type === "link");
       expect(links.map((e) => `${String(e.from)}>${String(e.to)}`)).toEqual(["ok>lost", "lost>ok"]);
@@ -265,18 +262,9 @@ describe.each(["p7", "tny360"] as const)("serve --body %s --record", (body) => {
   }, 90_000);
 
   it("verify and replay refuse it in one line naming the body (they read NAO chest-board frames)", async () => {
-    const f = files.get(`${body}-main`)!.run.file;
+    const f = files.get(body)!.run.file;
     await expect(verifyRecording(f)).rejects.toThrow(new RegExp(`records a ${body} \\(metadata body=${body}\\): verify works on NAO recordings`));
     await expect(ReplayDriver.load(f)).rejects.toThrow(new RegExp(`records a ${body} .*: replay works on NAO recordings`));
-  });
-
-  it("a file from either core has the same structure (channels, encodings, schemas)", () => {
-    const m = files.get(`${body}-main`);
-    for (const where of wheres) {
-      const w = files.get(`${body}-${where}`);
-      expect(w && m, `the ${where} recording ran`).toBeTruthy();
-      expect([...w!.got.topics.entries()].sort()).toEqual([...m!.got.topics.entries()].sort());
-    }
   });
 });
 

@@ -16,8 +16,8 @@
  * 22 ms; with none there, none here. The core's thread runs at SCHED_FIFO
  * where allowed and blocks in a futex between cycles (docs/architecture.md, "Threads" says what
  * was measured without that: nice −10 alone left 5–6 wake-ups per 15 s more than 24 ms late at
- * load 20 on the 2-core development VM). On the in-thread core (--core main) the stall alone is
- * ~83 frames missing and a ramp, so this cannot pass by luck.
+ * load 20 on the 2-core development VM). With the core on the main thread (a mode serve had
+ * once) the stall alone was ~83 frames missing and a ramp, so this cannot pass by luck.
  *
  * The one thing it cannot control is the machine: at a load average of 20–30 on the 2-core shared
  * development VM the core's SCHED_FIFO thread still woke up to ~80 ms late with no collection and
@@ -183,7 +183,7 @@ describe("the real-time core under hostile load", () => {
  * taken before the loads, is still held afterwards (leases are charged against cycles the core
  * ran, and it ran them all). The TNY-360 API server runs in the core's thread: an SDK client that
  * keeps asking during the main-thread stall gets its answers from the core while the main thread
- * is blocked (with `--tny-server main` it would get none until the stall ends).
+ * is blocked.
  *
  * As in the NAO's test, above three times the cores of load the machine decides the wake-ups: the
  * counter assertions are then skipped with one line and what was counted.

@@ -35,7 +35,6 @@ async function serve(record?: string): Promise<{ rt: RunningRuntime; model: NaoB
     body: "nao",
     sim: "physics",
     lockstep: true,
-    core: "worker",
     host: "127.0.0.1",
     apiPort: 0,
     lola: true,

@@ -1,7 +1,6 @@
 /**
  * The TNY-360 API server against the THREADED core, the way `bodylink serve` runs it: the body in
- * its worker (src/rt/tny360-worker.ts) and the server either in that worker too (the default) or
- * on the main thread in front of the host (`--tny-server main`). The SDK-facing behaviour must be
+ * its worker (src/rt/tny360-worker.ts) and the server in that worker too. The SDK-facing behaviour must be
  * the in-thread server's (test/tny/server.test.ts): every served action answers Ok with decodable
  * values, the typed client's shapes, the control rule, the e-stop latch against a client that
  * keeps commanding, and closing a connection clears its velocity.
@@ -10,7 +9,6 @@ import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TnyClient, TnyStatusError } from "../../src/client/tny/index.js";
 import { Tny360Host } from "../../src/host/tny360-host.js";
-import { startTnyServer, type TnyServer } from "../../src/serve/tny/server.js";
 import { toHex } from "../../src/wire/bytes.js";
 import { actionSpec, Status } from "../../src/wire/tny/constants.js";
 import { decodeFrame } from "../../src/wire/tny/decode.js";
@@ -29,23 +27,19 @@ const statusOf = (reply: Uint8Array): number => {
 };
 const ZERO_VELOCITY = "00 00 00 00 00 00 00 00 00 00 00 00";
 
-describe.each(["worker", "main"] as const)("TNY-360 API server with the threaded core, server on the %s thread", (where) => {
+describe("TNY-360 API server with the threaded core, in the core's thread", () => {
   let host: Tny360Host;
-  let server: TnyServer | null = null;
   let url: string;
 
   beforeAll(async () => {
-    const inCore = where === "worker";
     host = await Tny360Host.start({
       seed: 1,
       remote: null,
-      server: inCore ? { host: "127.0.0.1", port: 0, fallbackToFreePort: false, token: null, allowHosts: [], allowOrigins: [] } : null,
+      server: { host: "127.0.0.1", port: 0, fallbackToFreePort: false, token: null, allowHosts: [], allowOrigins: [] },
     });
-    if (!inCore) server = await startTnyServer(host, { port: 0 });
-    url = `ws://127.0.0.1:${inCore ? host.tnyPort : server!.port}/`;
+    url = `ws://127.0.0.1:${host.tnyPort}/`;
   }, 60_000);
   afterAll(async () => {
-    await server?.close();
     await host?.shutdown();
   });
 
@@ -87,7 +81,7 @@ describe.each(["worker", "main"] as const)("TNY-360 API server with the threaded
     const line = decodeFrame(await b.roundTrip(req(5, "system", "getLogLine", [n - 1])));
     expect(new TextDecoder().decode(line.kind === "response" ? line.payload : new Uint8Array())).toMatch(/body\.setVelocity refused: control is held by tny:127\.0\.0\.1/);
     await a.close();
-    // the release crosses to the core (and, with the server on main, the event back): wait for it
+    // the release crosses to the core's authority: wait for the host's mirror to show it
     const t0 = Date.now();
     while (host.authority.holder() !== null && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 10));
     expect(host.authority.holder()).toBeNull();

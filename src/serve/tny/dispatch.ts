@@ -29,8 +29,7 @@ export interface TnyDispatchTarget {
 
 /**
  * Called for a served command: the connection's lease id after acquiring or renewing it, or null
- * when control is held by someone else. A promise when the authority answers later (a threaded
- * core's host, `serve --tny-server main`).
+ * when control is held by someone else. A promise when the authority answers later.
  */
 export type LeaseProvider = () => string | null | Promise<string | null>;
 

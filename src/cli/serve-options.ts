@@ -1,0 +1,101 @@
+/**
+ * `bodylink serve`'s options (the CLI's flags as one object; tests and benches pass them to
+ * startRuntime) and the defaults they name. Apart from serve.ts so the bodies' serve entries
+ * (src/cli/bodies/) read them without importing serve.
+ */
+import type { WakeMode } from "../runtime/clock.js";
+import type { NaoSimKind } from "../sim/nao/model.js";
+
+export const VERSION = "0.1.0";
+export const DEFAULT_API_PORT = 8780;
+export const DEFAULT_LOLA_PATH = "/tmp/robocup";
+/** Our LoLA socket's default on top of an upstream LoLA (which keeps /tmp/robocup). */
+export const DEFAULT_UPSTREAM_LOLA_PATH = "/tmp/bodylink";
+
+export interface ServeOptions {
+  body: string;
+  /**
+   * How the body's core (in its own thread) waits for its next cycle (MonotonicClock's wake modes).
+   * Defaults to WORKER_WAKE_DEFAULT, chosen by `npm run bench -- wake` (docs/performance.md).
+   */
+  coreWake?: WakeMode;
+  /** The blocking wake-up's lead, ms (0..2), or "auto" (the default: learned; runtime/clock.ts). */
+  coreSpinMs?: number | "auto";
+  /** The runtime's name (unique on this machine; the robot's name in a fleet). Default: body and host, made unique. */
+  name?: string;
+  usb?: boolean;
+  /**
+   * NAO: run on top of the robot's own LoLA at this socket (`true`: /tmp/robocup) instead of the
+   * chest board (docs/lola.md, "On a stock robot"). Our LoLA socket then defaults to /tmp/bodylink.
+   */
+  lolaUpstream?: string | boolean;
+  /** With `lolaUpstream`: no message for this long is a stall (link lost), ms. Defaults to 60 (5 cycles). */
+  lolaUpstreamStallMs?: number;
+  host: string;
+  /** Default: 8780, or a free port when 8780 is taken. 0 picks a free port. */
+  apiPort?: number;
+  lola: boolean;
+  /** Default: /tmp/robocup while no other runtime serves it, else `<runtime dir>/<name>.lola`. */
+  lolaPath?: string;
+  lolaReaders: number;
+  lolaGraceMs: number;
+  acceptBoardVersion: number[];
+  seed: number;
+  /** NAO simulator: the body's mechanics, "kinematic" (the default) or "physics" (MuJoCo; docs/simulation.md). */
+  sim?: NaoSimKind;
+  /**
+   * NAO simulator: lockstep time (runtime/lockstep.ts): a 12 ms cycle runs when the controlling LoLA
+   * client has answered the last one; deterministic, as fast as the client. The robot runs on the
+   * main thread then (its test reads the simulated body's model in place).
+   */
+  lockstep?: boolean;
+  tny: boolean;
+  /** Default: 5621, or a free port when 5621 is taken. */
+  tnyPort?: number;
+  tnyHost?: string;
+  /** Join this fleet (NATS URL: nats://HOST:PORT, tls://HOST:PORT); docs/fleet.md. */
+  fleet?: string;
+  /** State messages per second on bodylink.NAME.state (default 10). */
+  fleetRate?: number;
+  fleetUser?: string;
+  fleetPassword?: string;
+  fleetToken?: string;
+  fleetNkey?: string;
+  fleetCreds?: string;
+  fleetCa?: string;
+  /** Presence TTL, ms (default 5000): a killed runtime leaves the fleet within it. */
+  fleetTtlMs?: number;
+  /** Where the fleet bridge logs (connection lost/regained, name taken). Default: stderr with a timestamp. */
+  log?: (level: "info" | "warn" | "error", line: string) => void;
+  /** Collect V8's young generation between cycles at most this often, ms; 0 leaves it to V8. Defaults to 100. */
+  gcEveryMs?: number;
+  /**
+   * The body's core latches a category-1 e-stop ("host unresponsive") when the main thread's event
+   * loop has not run for this long once the runtime serves, ms (src/rt/host-watch.ts). Defaults to
+   * DEFAULT_HOST_TIMEOUT_MS (1000).
+   */
+  hostTimeoutMs?: number;
+  quiet?: boolean;
+  /** Record to this MCAP file (docs/recordings.md). */
+  record?: string;
+  /** With `record`: start a new file every this many MB. */
+  splitMb?: number;
+  /** With `record`: stop recording after this many seconds. */
+  duration?: number;
+  /** With `record`: called when the recording ends by itself (null: `duration` reached; else the failure). */
+  onRecordingStop?: (reason: string | null) => void;
+  /** Host header names accepted besides loopback and the bound address ("*": any). */
+  allowHost?: string[];
+  /** Origins allowed to open WebSockets and change state besides the runtime's own pages ("*": any). */
+  allowOrigin?: string[];
+  /** Token every API and TNY-360 client must present; defaults to $BODYLINK_TOKEN; required off loopback. */
+  token?: string;
+  /** NAO: group (name or gid) given read/write on the LoLA socket (0660); else it is 0600. */
+  lolaGroup?: string;
+  /** Most state-stream subscribers at once. Defaults to the stream's default. */
+  maxSubscribers?: number;
+  /** Most robot API connections at once (the stalest idle one makes room); defaults to 1024, within the descriptor reserve. */
+  maxConnections?: number;
+  /** Serve the recording's channels live over the Foxglove WebSocket protocol: true for port 8765, or a port. */
+  foxglove?: true | number;
+}
