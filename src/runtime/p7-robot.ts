@@ -164,7 +164,8 @@ export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
   private constructor(opts: P7RobotOptions) {
     this.clock = opts.clock ?? new MonotonicClock();
     this.authority = opts.authority ?? new Authority(this.clock);
-    const simDriver = new P7SimDriver({ seed: opts.seed ?? 1, params: opts.simParams, initialAnglesRad: opts.initialAnglesRad });
+    // A simulated arm given as the driver (the core's worker builds its own) is the one `sim` names.
+    const simDriver = opts.driver instanceof P7SimDriver ? opts.driver : new P7SimDriver({ seed: opts.seed ?? 1, params: opts.simParams, initialAnglesRad: opts.initialAnglesRad });
     this.sim = simDriver.sim;
     this.driver = opts.driver ?? simDriver;
     this.lifecycle = new Lifecycle(this.driver, this, this.clock, opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs });

@@ -1,8 +1,8 @@
 /**
  * bodylink on a stock NAO (issue 15), end to end over real sockets: the upstream is bodylink's own
  * simulated LoLA (a NaoRobot on the simulated chest board with its LoLA server, byte-exact with
- * LoLA), the proxy is `startRuntime` with `lolaUpstream` (what `serve --lola-upstream` runs), and
- * the tests talk to the proxy's LoLA socket and robot API as clients do.
+ * LoLA), the proxy is `startRuntime` with `lolaUpstream` (what `serve --lola-upstream` runs: the
+ * core in its worker), and the tests talk to the proxy's LoLA socket and robot API as clients do.
  */
 import fs, { mkdtempSync, rmSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
@@ -15,6 +15,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
 import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
 import { NaoRobot } from "../../src/runtime/nao-robot.js";
+import type { NaoHost } from "../../src/host/nao-host.js";
+import { LolaUpstreamDriver } from "../../src/drivers/nao/lola-upstream.js";
+import { MonotonicClock } from "../../src/runtime/clock.js";
 import { startLolaServer } from "../../src/serve/lola/server.js";
 import { LolaCommandWriter } from "../../src/wire/lola/command-message.js";
 import { LolaCommandReader, type LolaCommandUpdate } from "../../src/wire/lola/command-reader.js";
@@ -98,7 +101,26 @@ async function client(path: string): Promise<TestLolaClient> {
 }
 
 const api = async (rt: RunningRuntime, path: string) => (await fetch(`${rt.record.apiUrl}${path}`)).json() as Promise<Record<string, unknown>>;
-const robotOf = (rt: RunningRuntime) => rt.robot as NaoRobot;
+const robotOf = (rt: RunningRuntime) => rt.robot as NaoHost;
+
+/**
+ * The core's own composition on this thread (what src/rt/nao-worker.ts builds in the core's
+ * worker: the upstream driver under a NaoRobot, our LoLA server on it), for the one test that
+ * watches this thread's sockets call by call.
+ */
+async function inThreadProxy(upstreamPath: string): Promise<{ robot: NaoRobot; lolaPath: string }> {
+  const lolaPath = tmpSocketPath();
+  const clock = new MonotonicClock();
+  const upstream = new LolaUpstreamDriver({ path: upstreamPath, clock, stallMs: 400 });
+  const robot = await NaoRobot.create({ clock, driver: upstream, acceptBoardVersions: [10, 11], youngGcEveryMs: 0 });
+  await robot.start();
+  const server = await startLolaServer(robot, { path: lolaPath, readers: 0, robotConfigSource: () => upstream.robotConfig, holdUntilValid: true, log: () => {} });
+  cleanups.push(async () => {
+    await server.close();
+    await robot.stop();
+  });
+  return { robot, lolaPath };
+}
 
 // Real runtimes over real sockets on a shared machine: generous per-test budgets.
 describe("bodylink on top of LoLA (serve --lola-upstream)", { timeout: 60_000 }, () => {
@@ -255,7 +277,7 @@ describe("bodylink on top of LoLA (serve --lola-upstream)", { timeout: 60_000 },
     }
     // Silence (the client stays connected): its lease expires (100 ms grace), then the proxy ramps.
     const from = lola.commands.length;
-    const linkDownBefore = robotOf(rt).health().errors.linkDown ?? 0;
+    const linkDownBefore = (await robotOf(rt).health()).errors.linkDown ?? 0;
     await until(() => lola.commands.slice(from).some((u) => u.Stiffness?.[0] === 0), "a command at stiffness 0 upstream", 20_000);
     expect(robotOf(rt).authority.holder()).toBeNull(); // the silent client's lease expired
     // Judged on what the upstream received, command by command, not on when: the head's stiffness
@@ -265,7 +287,7 @@ describe("bodylink on top of LoLA (serve --lola-upstream)", { timeout: 60_000 },
     const head = lola.commands.slice(from).map((u) => u.Stiffness![0]!);
     const end = head.indexOf(0);
     for (let i = 1; i <= end; i++) expect(head[i]!, `command ${i}`).toBeLessThanOrEqual(head[i - 1]!);
-    if ((robotOf(rt).health().errors.linkDown ?? 0) === linkDownBefore) {
+    if (((await robotOf(rt).health()).errors.linkDown ?? 0) === linkDownBefore) {
       const between = head.slice(0, end).filter((v) => v > 0 && v < 1);
       expect(between.length).toBeGreaterThanOrEqual(Math.floor(500 / 12) - 2);
       for (let i = 1; i <= end; i++) expect(head[i - 1]! - head[i]!, `step ${i}`).toBeLessThan(12 / 500 + 1e-3);
@@ -277,7 +299,7 @@ describe("the path from an upstream message to ours", { timeout: 60_000 }, () =>
   it("each upstream message runs its cycle inside the socket's data callback: our client's message is written there, the command upstream right after", async () => {
     const up = tmpSocketPath();
     await upstreamLola(up);
-    const rt = await proxy(up);
+    const rt = await inThreadProxy(up);
     const c = await client(rt.lolaPath);
     const w = new LolaCommandWriter().setFloats("Stiffness", new Float32Array(25));
     // Every socket write and data event of this process, named by what it is:
@@ -311,7 +333,7 @@ describe("the path from an upstream message to ours", { timeout: 60_000 }, () =>
       return r;
     };
     try {
-      await until(() => robotOf(rt).state.link === "ok", "link ok");
+      await until(() => rt.robot.state.link === "ok", "link ok");
       for (let i = 0; i < 30; i++) {
         await c.frame();
         await c.send(w.bytes);
@@ -409,15 +431,6 @@ describe("serve --lola-upstream on the threaded core (serve's default), recordin
     expect(new Set(states.map((st) => st.seq)).size).toBeGreaterThanOrEqual(new Set(ours.map((f) => f.toString("hex"))).size);
     const events = (byTopic.get("/events") ?? []).map((b) => (JSON.parse(b.toString()) as { type: string }).type);
     expect(events).toEqual(expect.arrayContaining(["recording_started", "lease_acquired", "recording_stopped"]));
-  });
-
-  it("prefs on the main-thread core: the same clear answer", async () => {
-    const up = tmpSocketPath();
-    await upstreamLola(up);
-    const rt = await proxy(up);
-    const prefs = await fetch(`${rt.record.apiUrl}/v1/preferences`);
-    expect(prefs.status).toBe(404);
-    expect(((await prefs.json()) as { code: string }).code).toBe("BL_ERR_PREFS_UNAVAILABLE");
   });
 });
 

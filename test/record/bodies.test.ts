@@ -99,7 +99,8 @@ async function record(body: Body): Promise<Run> {
       served.push((await call(rt, "GET", "/v1/state")).body);
     }
     if (body === "p7") {
-      expect((await call(rt, "POST", "/v1/commands/servo-joints", { positions: SERVO }, lease)).status).toBe(200);
+      const servo = await call(rt, "POST", "/v1/commands/servo-joints", { positions: SERVO }, lease);
+      expect(servo.status, JSON.stringify(servo.body)).toBe(200);
       expect((await call(rt, "POST", "/v1/commands/move-joints", { positions: [0, 0, 0, 0, 0, 0, 0.9] }, "not-the-lease")).status).toBe(403); // refused: not recorded
       expect((await call(rt, "POST", "/v1/commands/clear-error", { joint: 2 }, lease)).status).toBe(200);
     }
@@ -118,7 +119,7 @@ async function record(body: Body): Promise<Run> {
     if (rt.host instanceof P7Host) {
       // The arm's link drops and comes back (the simulator's hook, in the core's thread).
       const p7 = rt.host;
-      await p7.testLinkLoss(true);
+      expect(await p7.testLinkLoss(true)).toBe(true);
       const at = p7.cycles;
       await eventually(() => p7.cycles > at + 5, "cycles without the arm");
       await p7.testLinkLoss(false);
