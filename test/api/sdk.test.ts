@@ -289,12 +289,11 @@ describe("robot API over loopback with the SDK", () => {
 });
 
 describe("bodylink serve", () => {
-  // TODO(#4): add ["tny360", 14] once src/cli/tny.ts starts the TNY-360 body (it refuses today).
-  it("serves the robot API for the NAO and the P7; the SDK reads each one's state", async () => {
+  it("serves the robot API for each body; the SDK reads each one's state", async () => {
     const dir = mkdtempSync(join(tmpdir(), "bodylink-api-test-"));
     cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
     const bin = join(import.meta.dirname, "../../bin/bodylink.js");
-    for (const [body, joints] of [["nao", 26], ["p7", 7]] as const) {
+    for (const [body, joints] of [["nao", 26], ["p7", 7], ["tny360", 14]] as const) {
       const child = spawn(process.execPath, [bin, "serve", "--body", body, "--api-port", "0", "--no-lola", "--no-tny"], {
         env: { ...process.env, BODYLINK_RUNTIME_DIR: dir },
         stdio: ["ignore", "pipe", "pipe"],

@@ -1,7 +1,7 @@
 /**
  * The fleet e-stop's reply describes the latch just set (issue 24 item 1, issue 25 item 6): after a
  * first stop and a reset, a second stop with another reason answers with the second one's source
- * and reason, as the robot latched it, for a core in its own thread (serve's) and one in this thread.
+ * and reason, as the robot latched it, for two bodies' cores in their own threads (serve's one path).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
@@ -18,11 +18,11 @@ describe.skipIf(!hasNats)("the fleet e-stop's reply", { timeout: 60_000 }, () =>
 
   beforeAll(async () => {
     nats = await startNats();
-    for (const [body, name, core] of [
-      ["nao", "nao-w", "worker"],
-      ["p7", "arm-m", "main"],
+    for (const [body, name] of [
+      ["nao", "nao-w"],
+      ["p7", "arm-w"],
     ] as const) {
-      const rt = await startRuntime({ body, name, core, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 1, tny: false, fleet: nats.url, quiet: true });
+      const rt = await startRuntime({ body, name, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 1, tny: false, fleet: nats.url, quiet: true });
       rts.push(rt);
       await rt.fleet!.joined();
     }
