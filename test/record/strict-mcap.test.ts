@@ -184,7 +184,6 @@ describe.each(["nao", "p7", "tny360"] as const)("serve --body %s --record, no cl
     const file = join(dir, `${body}-idle.mcap`);
     const rt = await startRuntime({
       body,
-      core: "worker",
       record: file,
       host: "127.0.0.1",
       apiPort: 0,
