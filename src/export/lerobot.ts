@@ -2,9 +2,10 @@
  * `bodylink export lerobot`: recordings → a LeRobot dataset (format v2.1, what openpi's pinned
  * LeRobot reads, or v3.0), so a policy trains from what the robot did.
  *
- * - **Episodes**: one per recording file (`episodes: "file"`), or one per control session
- *   (`"control"`: from a `lease_acquired` event to the lease's end, `lease_released` for any reason:
- *   released, expired, revoked), the segments between the recording's own markers of who drove.
+ * - **Episodes**: one per recording file (`episodes: "file"`: from its `recording_started` event
+ *   to its `recording_stopped`), or one per control session (`"control"`: from a `lease_acquired`
+ *   event to the lease's end, `lease_released` for any reason: released, expired, revoked), the
+ *   segments between the recording's own markers of who drove.
  * - **Frames**: resampled to a fixed `fps` (default the robot API's rate, 20 Hz) on the runtime's
  *   monotonic cycle time (`timestamp_ms`): frame k is the newest state at or before t0 + k/fps, where
  *   t0 is the episode's first state. An episode of span S seconds has floor(S × fps) + 1 frames.
@@ -258,6 +259,13 @@ interface Timeline {
   body: BodyKind | null;
   /** [seq acquired, seq ended] per control session (ended: Infinity when the file ends first). */
   sessions: Array<[number, number]>;
+  /**
+   * The recording's own window, [seq of recording_started, seq of recording_stopped]: the ring
+   * also holds the cycles from the runtime's start to the recorder's (about a second and a half),
+   * which `record --duration 10` did not ask for. Unbounded ends when the file lacks the event
+   * (a cut file, a later part of a split recording).
+   */
+  window: [number, number];
   /** Events and commands in file order: what changes the drive, and from which state on. */
   changes: Array<{ kind: "start" | "end"; seq: number } | { kind: "target"; cycle: number; positions: readonly number[] }>;
 }
@@ -269,7 +277,7 @@ async function firstPass(path: string): Promise<Timeline> {
   const meta = info.metadata.find((m) => m.name === "bodylink")?.values.body;
   let body: BodyKind | null = meta === "nao" || meta === "p7" || meta === "tny360" ? meta : null;
   for (const c of info.channels) body ??= channelBody(c.topic);
-  const t: Timeline = { body, sessions: [], changes: [] };
+  const t: Timeline = { body, sessions: [], changes: [], window: [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY] };
   let open: number | null = null;
   for await (const m of streamRecording(path)) {
     if (m.topic !== "/events" && m.topic !== "/p7/command") continue;
@@ -279,7 +287,9 @@ async function firstPass(path: string): Promise<Timeline> {
       if ((j.command === "move_joints" || j.command === "servo_joints") && Array.isArray(j.positions) && typeof j.cycle === "number")
         t.changes.push({ kind: "target", cycle: j.cycle, positions: j.positions as number[] });
     } else if (typeof j.seq === "number") {
-      if (j.type === "lease_acquired") {
+      if (j.type === "recording_started") t.window[0] = j.seq;
+      else if (j.type === "recording_stopped") t.window[1] = j.seq;
+      else if (j.type === "lease_acquired") {
         if (open !== null) t.sessions.push([open, j.seq]);
         open = j.seq;
         t.changes.push({ kind: "start", seq: j.seq });
@@ -321,6 +331,7 @@ async function episodesOf(path: string, t: Timeline, spec: BodyExport, fps: numb
     const tMs = j?.timestamp_ms;
     if (!j || typeof seq !== "number" || typeof tMs !== "number") continue;
     const hasAction = actions.action(j, action);
+    if (seq < t.window[0] || seq > t.window[1]) continue;
     if (split === "control") {
       while (session < t.sessions.length && seq > t.sessions[session]![1]) {
         if (current) out.push(current);

@@ -71,6 +71,11 @@ async function readMcap(file: string, body: string): Promise<{ states: Json[]; c
   } finally {
     await readable.close();
   }
+  // The recording's window (recording_started .. recording_stopped): what an episode of the file covers.
+  const from = out.events.find((e) => e.type === "recording_started")?.seq as number;
+  const to = out.events.find((e) => e.type === "recording_stopped")?.seq as number;
+  expect(typeof from === "number" && typeof to === "number").toBe(true);
+  out.states = out.states.filter((x) => (x.seq as number) >= from && (x.seq as number) <= to);
   return out;
 }
 
