@@ -57,6 +57,13 @@ class Options:
 C = TypeVar("C")
 
 
+def new_core(url: str, body: Optional[str], owner: str, token: Optional[str], stale_after_s: float, connect_timeout_s: float) -> Core:
+    """Both connect()s' start: check ``body``, build the core (its start() opens the stream)."""
+    if body is not None and body not in BODIES:
+        raise ValueError(f"body must be one of {', '.join(BODIES)}, got {body!r}")
+    return Core(url, Options(stale_after_s=stale_after_s, connect_timeout_s=connect_timeout_s, owner=owner, token=token))
+
+
 def client_class(classes: Mapping[str, C], core: Core) -> C:
     """The client class for the body the hello named (a body this package does not know: a clear error)."""
     if core.body not in classes:

@@ -17,7 +17,7 @@ from types import TracebackType
 from typing import Any, Callable, Generator, Literal, Mapping, Optional, Sequence, TypeVar, Union, overload
 
 from . import _bodies as b
-from ._core import Core, Lease, LeaseView, Options, client_class
+from ._core import Core, LeaseView, client_class, new_core
 from .errors import BodylinkError, ControlHolder
 
 T = TypeVar("T")
@@ -191,9 +191,7 @@ async def connect(
     connect_timeout_s: float = 5.0,
 ) -> AnyAsyncClient:
     """Connect on the running event loop (see bodylink.connect for the arguments and errors)."""
-    if body is not None and body not in _CLASSES:
-        raise ValueError(f"body must be one of {', '.join(_CLASSES)}, got {body!r}")
-    core = Core(url, Options(stale_after_s=stale_after_s, connect_timeout_s=connect_timeout_s, owner=owner, token=token))
+    core = new_core(url, body, owner, token, stale_after_s, connect_timeout_s)
     await core.start(body)
     try:
         cls = client_class(_CLASSES, core)

@@ -14,7 +14,7 @@ from types import TracebackType
 from typing import Any, Callable, Coroutine, Literal, Mapping, Optional, Sequence, TypeVar, Union, overload
 
 from . import _bodies as b
-from ._core import Core, Lease, LeaseView, Options, client_class
+from ._core import Core, Lease, LeaseView, client_class, new_core
 from .errors import BodylinkError, ControlHolder
 
 T = TypeVar("T")
@@ -266,9 +266,7 @@ def connect(
     ``token``: the runtime's token, when it has one (``serve --token``, BODYLINK_TOKEN).
     ``owner``: the name other clients see while you hold control.
     """
-    if body is not None and body not in _CLASSES:
-        raise ValueError(f"body must be one of {', '.join(_CLASSES)}, got {body!r}")
-    core = Core(url, Options(stale_after_s=stale_after_s, connect_timeout_s=connect_timeout_s, owner=owner, token=token))
+    core = new_core(url, body, owner, token, stale_after_s, connect_timeout_s)
     loop = _LoopThread()
     try:
         loop.run(core.start(body))

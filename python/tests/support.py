@@ -16,8 +16,12 @@ import sys
 import tempfile
 import threading
 import time
+import unittest
 from pathlib import Path
 from typing import Callable
+
+import bodylink
+from bodylink import BodylinkError, Robot
 
 REPO = Path(__file__).resolve().parents[2]
 # The live tests' staleness bound: the default 0.25 s is the rule under test in test_offline; here,
@@ -94,6 +98,22 @@ class ModuleRuntime:
     def url(self) -> str:
         assert self._rt is not None, "setUpModule has not started the runtime"
         return self._rt.url
+
+
+def assert_refused_while_held(test: unittest.TestCase, url: str, me: Robot, owner: str) -> None:
+    """While another client (``owner``) holds control, ``me.acquire_control()`` is refused with
+    BL_ERR_AUTH_HELD (409) naming it; once it released, ``me`` gets control."""
+    other = bodylink.connect(url, owner=owner, stale_after_s=STALE_S)
+    test.addCleanup(other.close)
+    with other.acquire_control(lease_ms=1000):
+        with test.assertRaises(BodylinkError) as e:
+            me.acquire_control(lease_ms=1000)
+        test.assertEqual((e.exception.code, e.exception.status), ("BL_ERR_AUTH_HELD", 409))
+        assert e.exception.holder is not None
+        test.assertEqual(e.exception.holder.owner, owner)
+        test.assertIn(owner, e.exception.message)
+    with me.acquire_control(lease_ms=1000) as control:
+        test.assertTrue(control.active)
 
 
 def wait_until(pred: Callable[[], bool], timeout_s: float = 5.0, every_s: float = 0.02) -> bool:

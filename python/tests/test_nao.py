@@ -6,9 +6,8 @@ import dataclasses
 import unittest
 
 import bodylink
-from bodylink import BodylinkError, NaoClient
 
-from .support import STALE_S, ModuleRuntime, run_example, wait_until
+from .support import STALE_S, ModuleRuntime, assert_refused_while_held, run_example, wait_until
 
 RT = ModuleRuntime("nao")
 setUpModule, tearDownModule = RT.start, RT.stop
@@ -76,16 +75,7 @@ class Nao(unittest.TestCase):
         self.assertTrue(wait_until(lambda: (s := n.get_joint_state()) is not None and max(s.stiffness) == 0, 10))
 
     def test_refused_while_another_client_holds_control(self) -> None:
-        other = bodylink.connect(url(), owner="bob", stale_after_s=STALE_S)
-        self.addCleanup(other.close)
-        assert isinstance(other, NaoClient)
-        with other.acquire_control(lease_ms=1000):
-            with self.assertRaises(BodylinkError) as e:
-                self.nao.acquire_control()
-            self.assertEqual(e.exception.code, "BL_ERR_AUTH_HELD")
-            assert e.exception.holder is not None
-            self.assertEqual(e.exception.holder.owner, "bob")
-
+        assert_refused_while_held(self, url(), self.nao, "bob")
 
     def test_the_example_runs_as_written(self) -> None:
         r = run_example("nao.py", url())

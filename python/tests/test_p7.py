@@ -12,7 +12,7 @@ import bodylink
 import bodylink.aio
 from bodylink import ArmJointState, ArmMotorState, BodylinkError, ImuState, P7Client
 
-from .support import STALE_S, ModuleRuntime, run_example, wait_until
+from .support import STALE_S, ModuleRuntime, assert_refused_while_held, run_example, wait_until
 
 RT = ModuleRuntime("p7")
 setUpModule, tearDownModule = RT.start, RT.stop
@@ -130,19 +130,7 @@ class Control(unittest.TestCase):
         self.assertEqual(e.exception.code, "BL_ERR_AUTH_REQUIRED")
 
     def test_refused_while_another_client_holds_control_with_the_holder_named(self) -> None:
-        alice = bodylink.connect(url(), body="p7", owner="alice", stale_after_s=STALE_S)
-        self.addCleanup(alice.close)
-        with alice.acquire_control(lease_ms=1000):
-            with self.assertRaises(BodylinkError) as e:
-                self.arm.acquire_control(lease_ms=1000)
-            self.assertEqual(e.exception.code, "BL_ERR_AUTH_HELD")
-            self.assertEqual(e.exception.status, 409)
-            assert e.exception.holder is not None
-            self.assertEqual(e.exception.holder.owner, "alice")
-            self.assertIn("alice", e.exception.message)
-        # Released: now it is ours.
-        with self.arm.acquire_control(lease_ms=1000) as control:
-            self.assertTrue(control.active)
+        assert_refused_while_held(self, url(), self.arm, "alice")
 
     def test_a_target_outside_the_limits_is_refused_with_its_code(self) -> None:
         with self.arm.acquire_control(lease_ms=1000):

@@ -8,7 +8,7 @@ import unittest
 import bodylink
 from bodylink import BodylinkError
 
-from .support import STALE_S, ModuleRuntime, run_example, wait_until
+from .support import STALE_S, ModuleRuntime, assert_refused_while_held, run_example, wait_until
 
 RT = ModuleRuntime("tny360")
 setUpModule, tearDownModule = RT.start, RT.stop
@@ -61,15 +61,7 @@ class Tny360(unittest.TestCase):
         self.assertTrue(wait_until(lambda: (s := d.get_locomotion_state()) is not None and s.target_velocity == (0.0, 0.0, 0.0), 5))
 
     def test_refused_while_another_client_holds_control(self) -> None:
-        other = bodylink.connect(url(), body="tny360", owner="carol", stale_after_s=STALE_S)
-        self.addCleanup(other.close)
-        with other.acquire_control(lease_ms=1000):
-            with self.assertRaises(BodylinkError) as e:
-                self.dog.acquire_control()
-            self.assertEqual(e.exception.code, "BL_ERR_AUTH_HELD")
-            assert e.exception.holder is not None
-            self.assertEqual(e.exception.holder.owner, "carol")
-
+        assert_refused_while_held(self, url(), self.dog, "carol")
 
     def test_the_example_runs_as_written(self) -> None:
         r = run_example("tny360.py", url())
