@@ -12,7 +12,7 @@ import bodylink
 import bodylink.aio
 from bodylink import ArmJointState, ArmMotorState, BodylinkError, ImuState, P7Client
 
-from .support import STALE_S, ModuleRuntime, assert_refused_while_held, run_example, wait_until
+from .support import STALE_S, ModuleRuntime, Runtime, assert_refused_while_held, run_example, wait_until
 
 RT = ModuleRuntime("p7")
 setUpModule, tearDownModule = RT.start, RT.stop
@@ -204,3 +204,28 @@ class Asyncio(unittest.IsolatedAsyncioTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Token(unittest.TestCase):
+    """A runtime with a token (serve --token): the client presents it on the stream and on REST; without it, the runtime's own refusal."""
+
+    rt: Runtime
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.rt = Runtime("p7", "--token", "py-secret")
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.rt.stop()
+
+    def test_with_and_without_the_token(self) -> None:
+        with self.assertRaises(BodylinkError) as e:
+            bodylink.connect(self.rt.url, body="p7")
+        self.assertEqual(e.exception.code, "BL_ERR_WEB_TOKEN")
+        arm = bodylink.connect(self.rt.url.replace("127.0.0.1", "localhost"), body="p7", token="py-secret", stale_after_s=STALE_S)
+        self.addCleanup(arm.close)
+        self.assertIsNotNone(arm.get_arm_joint_state())
+        with arm.acquire_control(lease_ms=1000) as control:
+            self.assertTrue(control.active)
+            arm.move_joints(HOME)
