@@ -38,10 +38,10 @@ import { Compile } from "typebox/compile";
 import { BodylinkError } from "../errors.js";
 import { type ControlAuthority, type LeaseInfo, MIN_LEASE_MS } from "../runtime/authority.js";
 import { describeEstop, type EstopState } from "../runtime/estop.js";
+import type { BodyRuntime } from "../runtime/robot.js";
 import type { BodyAdapter, CommandRoute } from "../serve/api/adapter.js";
 import { estopAnswer, heldError, holderAnswer } from "../serve/api/answers.js";
 import { unknownLease } from "../serve/api/guard.js";
-import type { ApiRobot } from "../serve/api/routes/context.js";
 import { type FleetConnectOptions, natsOptions, redactUrl } from "./connect.js";
 import type { FleetGateway, FleetRobotView, FleetScatterAnswer } from "../serve/api/routes/fleet.js";
 import { FleetClient, type ScatterResult } from "./client.js";
@@ -63,9 +63,14 @@ import {
   subject,
 } from "./subjects.js";
 
+/** What the bridge uses of the body: any body's runtime (or the fleet bench's light robot: a latch, no cycle). */
+export type FleetRobot = Pick<BodyRuntime, "kind" | "authority" | "health" | "estop" | "resetEstop" | "estopState">;
+/** What the bridge uses of the robot API's adapter: the state it publishes and the commands it answers. */
+export type FleetAdapter = Pick<BodyAdapter, "kind" | "jointNames" | "source" | "read" | "commands">;
+
 export interface FleetBridgeOptions {
   readonly name: string;
-  readonly robot: ApiRobot;
+  readonly robot: FleetRobot;
   readonly connect: FleetConnectOptions;
   /** State messages per second (default 10). */
   readonly stateRateHz?: number;
@@ -171,8 +176,8 @@ export class FleetBridge implements FleetGateway {
   readonly name: string;
   readonly instance = randomUUID();
   readonly #o: FleetBridgeOptions;
-  readonly #robot: ApiRobot;
-  #adapter!: BodyAdapter;
+  readonly #robot: FleetRobot;
+  #adapter!: FleetAdapter;
   #urls: PresenceRecord["urls"] = { api: null, lola: null, tny: null };
   readonly #log: NonNullable<FleetBridgeOptions["log"]>;
   readonly #ttlMs: number;
@@ -240,7 +245,7 @@ export class FleetBridge implements FleetGateway {
    * Connect in the background (the runtime does not wait for the broker) and keep trying. `adapter`
    * is the robot API's (one set of per-cycle listeners); `urls` go into the presence record.
    */
-  start(adapter: BodyAdapter, urls: PresenceRecord["urls"]): void {
+  start(adapter: FleetAdapter, urls: PresenceRecord["urls"]): void {
     this.#adapter = adapter;
     this.#urls = urls;
     for (const c of adapter.commands) {

@@ -1,7 +1,7 @@
 /**
  * The fleet bridge's admission control for requests (`bodylink.NAME.cmd.*`, resets): a token
  * bucket per sender, one for every sender together, and a bound on requests being worked on, so
- * that a flood (issue 25: one client at 64–93k `cmd.health` a second) costs the runtime a map
+ * that a flood (one client at 64–93k `cmd.health` a second, docs/fleet.md) costs the runtime a map
  * lookup per message instead of a health computation and an answer. E-stops never pass here: they
  * ride a connection of their own (docs/fleet.md, "A stop no queue can hold").
  *

@@ -590,7 +590,7 @@ export abstract class CoreHost {
     const source = estopText(req.source, "unknown");
     const reason = estopText(req.reason, "no reason given");
     // Read before the request counts as pending: a pending request makes the authority show the
-    // latch last requested, which after a reset is a previous stop's (issue 24 item 1).
+    // latch last requested, which after a reset is a previous stop's (test/fleet/estop-reply.test.ts).
     const shown = this.authority.estop.latched;
     const t = this.#estopText;
     this.#estopTextLock.begin();

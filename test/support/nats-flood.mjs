@@ -7,7 +7,7 @@
  *
  * It speaks NATS's text protocol on a raw socket (CONNECT, SUB, PUB) from a buffer built once: a
  * nats.js client spends ~10 µs of JS per publish, which on a shared 2-core VM caps it near 20k/s;
- * this writes 1,000 requests per write(2) and reaches the 90k/s of issue 25.
+ * this writes 1,000 requests per write(2) and reaches 90k/s (docs/fleet.md, "A stop no queue can hold").
  *
  *   node test/support/nats-flood.mjs nats://127.0.0.1:PORT SUBJECT RATE DURATION_MS [PAYLOAD_BYTES]
  *
