@@ -10,7 +10,7 @@
  */
 
 import type { BodyKind } from "../bodies/registry.js";
-import { FRAME_TRANSFORMS_SCHEMA_NAME, SCENE_UPDATE_SCHEMA_NAME } from "./foxglove-schemas.js";
+import { FRAME_TRANSFORMS_SCHEMA_NAME, LOG_SCHEMA_NAME, SCENE_UPDATE_SCHEMA_NAME } from "./foxglove-schemas.js";
 
 export const RECORDING_PROFILE = "bodylink";
 /** Bumped when a channel's payload format changes incompatibly. */
@@ -61,6 +61,8 @@ export const RING_CHANNEL = {
   tny360Tf: 20,
   /** The TNY-360's shapes. */
   tny360Scene: 21,
+  /** The runtime's events again as foxglove.Log (the viewers' Log panel), written by the recorder beside each event. */
+  log: 22,
 } as const;
 export type RingChannel = (typeof RING_CHANNEL)[keyof typeof RING_CHANNEL];
 
@@ -103,6 +105,7 @@ export const CHANNELS: readonly ChannelSpec[] = [
   { ring: RING_CHANNEL.p7Tf, topic: "/p7/tf", messageEncoding: "json", schemaName: FRAME_TRANSFORMS_SCHEMA_NAME, description: "every link's pose from the kinematics, 20 Hz (the 3D panel)" },
   { ring: RING_CHANNEL.p7Scene, topic: "/p7/scene", messageEncoding: "json", schemaName: SCENE_UPDATE_SCHEMA_NAME, description: "the arm's shapes on its link frames, every second (the 3D panel)" },
   { ring: RING_CHANNEL.tny360Tf, topic: "/tny360/tf", messageEncoding: "json", schemaName: FRAME_TRANSFORMS_SCHEMA_NAME, description: "every link's pose from the kinematics, 20 Hz (the 3D panel)" },
+  { ring: RING_CHANNEL.log, topic: "/log", messageEncoding: "json", schemaName: LOG_SCHEMA_NAME, description: "every event of /events as a log line with a level (the Log panel)" },
   { ring: RING_CHANNEL.tny360Scene, topic: "/tny360/scene", messageEncoding: "json", schemaName: SCENE_UPDATE_SCHEMA_NAME, description: "the body's shapes on its link frames, every second (the 3D panel)" },
 ];
 
@@ -139,6 +142,20 @@ export const EVENT_SCHEMA = {
   required: ["type", "text"],
   additionalProperties: true,
 } as const;
+
+/**
+ * foxglove.Log levels per event type (a type not listed is INFO): a stop latched by anyone is an
+ * ERROR, what a user should look at a WARNING.
+ */
+export const LOG_LEVEL = { unknown: 0, debug: 1, info: 2, warning: 3, error: 4, fatal: 5 } as const;
+export const EVENT_LOG_LEVEL: Readonly<Record<string, number>> = {
+  estop: LOG_LEVEL.error,
+  late_cycle: LOG_LEVEL.warning,
+  link: LOG_LEVEL.warning,
+  safety: LOG_LEVEL.warning,
+  recording_gap: LOG_LEVEL.warning,
+  lease_released: LOG_LEVEL.info,
+};
 
 export const TRANSFER_SCHEMA = {
   type: "object",

@@ -55,6 +55,7 @@ const line = {
 const empty = (what: string) => ({ type: "array", description: `${what} (none from bodylink)`, items: { type: "object", properties: {} } }) as const;
 
 export const FRAME_TRANSFORMS_SCHEMA_NAME = "foxglove.FrameTransforms";
+export const LOG_SCHEMA_NAME = "foxglove.Log";
 export const SCENE_UPDATE_SCHEMA_NAME = "foxglove.SceneUpdate";
 
 export const FRAME_TRANSFORMS_SCHEMA = {
@@ -108,5 +109,19 @@ export const SCENE_UPDATE_SCHEMA = {
         },
       },
     },
+  },
+} as const;
+
+export const LOG_SCHEMA = {
+  title: LOG_SCHEMA_NAME,
+  description: "A runtime event (/events) as a log line",
+  type: "object",
+  properties: {
+    timestamp: time("When it happened"),
+    level: { type: "integer", enum: [0, 1, 2, 3, 4, 5], description: "0 UNKNOWN, 1 DEBUG, 2 INFO, 3 WARNING, 4 ERROR, 5 FATAL" },
+    message: { type: "string", description: "The event's text" },
+    name: { type: "string", description: "The event's type (estop, lease_acquired, link, …)" },
+    file: { type: "string", description: "Always empty" },
+    line: { type: "integer", description: "The cycle (seq) when the event was seen, or 0" },
   },
 } as const;

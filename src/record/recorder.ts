@@ -39,6 +39,8 @@ import {
   TRANSFER_HEADER_BYTES,
   TRANSFER_OP_NAME,
   TRANSFER_SCHEMA,
+  EVENT_LOG_LEVEL,
+  LOG_LEVEL,
   VIEWER_3D_CHANNELS,
   channelBody,
 } from "./channels.js";
@@ -48,7 +50,7 @@ import { FileWritable, compressZstd, loadZstd } from "./mcap-io.js";
 import { StrictMcapWriter } from "./mcap-writer.js";
 import { type ViewerSchema, viewerJson, viewerSchema } from "./viewer-schema.js";
 import { SCENE_EVERY_MS, TF_EVERY_MS, Viewer3d } from "./viewer-3d.js";
-import { FRAME_TRANSFORMS_SCHEMA, SCENE_UPDATE_SCHEMA } from "./foxglove-schemas.js";
+import { FRAME_TRANSFORMS_SCHEMA, LOG_SCHEMA, SCENE_UPDATE_SCHEMA } from "./foxglove-schemas.js";
 import { NAO_STATE_SCHEMA, readNaoStateRecord } from "./nao-state-record.js";
 import { PreferenceAssembler } from "./prefs-from-frames.js";
 import type { RecordTap } from "./tap.js";
@@ -126,6 +128,7 @@ interface Pending {
 }
 
 const te = new TextEncoder();
+const td = new TextDecoder();
 
 function nsOf(epochMs: number): bigint {
   return BigInt(Math.round(epochMs * 1000)) * 1000n;
@@ -469,6 +472,26 @@ export class Recorder {
     this.#enqueue(ch.tf, timeMs, this.#json(ch.tf, tf));
   }
 
+  /** An event again as foxglove.Log on /log (events are rare: parsing one costs nothing that matters). */
+  #logLine(timeMs: number, logTime: bigint, event: Uint8Array): void {
+    let e: { type?: unknown; text?: unknown; seq?: unknown };
+    try {
+      e = JSON.parse(td.decode(event)) as typeof e;
+    } catch {
+      return; // not JSON: /events keeps it as it came
+    }
+    const name = typeof e.type === "string" ? e.type : "event";
+    const line = {
+      timestamp: { sec: Number(logTime / 1_000_000_000n), nsec: Number(logTime % 1_000_000_000n) },
+      level: EVENT_LOG_LEVEL[name] ?? LOG_LEVEL.info,
+      message: typeof e.text === "string" ? e.text : "",
+      name,
+      file: "",
+      line: typeof e.seq === "number" && Number.isInteger(e.seq) && e.seq >= 0 ? e.seq : 0,
+    };
+    this.#enqueue(RING_CHANNEL.log, timeMs, this.#json(RING_CHANNEL.log, line));
+  }
+
   /** A link change seen in a body's state record: an event at that cycle's time, whichever thread ran the cycle. */
   #linkFrom(d: DecodedState, timeMs: number): void {
     if (d.link === this.#lastBodyLink) return;
@@ -482,6 +505,7 @@ export class Recorder {
   #enqueue(channel: number, timeMs: number, data: Uint8Array): void {
     if (this.#stopped && !this.#stopping) return;
     const logTime = nsOf(timeMs);
+    if (channel === RING_CHANNEL.event) this.#logLine(timeMs, logTime, data);
     for (const l of [...this.#listeners]) {
       try {
         l(channel, logTime, data);
@@ -591,6 +615,7 @@ export class Recorder {
     const c = CHANNEL_BY_RING.get(ring);
     if (c?.schemaName === FRAME_TRANSFORMS_SCHEMA.title) return FRAME_TRANSFORMS_SCHEMA;
     if (c?.schemaName === SCENE_UPDATE_SCHEMA.title) return SCENE_UPDATE_SCHEMA;
+    if (ring === RING_CHANNEL.log) return LOG_SCHEMA;
     return stateSchema(this.#adapter!.schemas.stream, `The robot API's state message (${this.#adapter!.kind})`);
   }
 

@@ -198,7 +198,7 @@ describe.each(["p7", "tny360"] as const)("serve --body %s --record", (body) => {
     await loadStrictZstd();
     expect(checkMcapFileStrict(run.file, { requireLogTimeOrder: true }).problems).toEqual([]);
     expect(run.lines.join("\n")).toMatch(/real-time core in its own thread/);
-    expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", `/${body}/state`, `/${body}/tf`, `/${body}/scene`, ...(body === "p7" ? ["/p7/command"] : ["/tny360/api/reply", "/tny360/api/request"])].sort());
+    expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", "/log", `/${body}/state`, `/${body}/tf`, `/${body}/scene`, ...(body === "p7" ? ["/p7/command"] : ["/tny360/api/reply", "/tny360/api/request"])].sort());
     const st = got.topics.get(`/${body}/state`)!;
     expect(st.encoding).toBe("json");
     expect(st.schemaName).toBe(body === "p7" ? "bodylink.P7State" : "bodylink.Tny360State");
@@ -278,7 +278,7 @@ describe("bodylink record --body tny360 (the CLI, its default threaded core)", (
     expect(out.stdout).toMatch(/TNY-360 API: .*in the real-time core's thread/);
     expect(out.stdout).toMatch(/recorded [\d,]+ messages/);
     const got = await read(file, "tny360");
-    expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", "/tny360/api/reply", "/tny360/api/request", "/tny360/scene", "/tny360/state", "/tny360/tf"]);
+    expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", "/log", "/tny360/api/reply", "/tny360/api/request", "/tny360/scene", "/tny360/state", "/tny360/tf"]);
     const cycles = got.states.map((m) => m.cycle as number);
     expect(cycles.length).toBeGreaterThan(20);
     for (let i = 1; i < cycles.length; i++) expect(cycles[i]).toBe(cycles[i - 1]! + 1);

@@ -55,7 +55,7 @@ describe("bodylink record: the MCAP file", () => {
       expect(reader.header.profile).toBe("bodylink");
       const topics = [...reader.channelsById.values()].map((c) => c.topic).sort();
       expect(topics).toEqual(
-        ["/api/state", "/events", "/lola/command", "/lola/sensor", "/lola/upstream/command", "/lola/upstream/sensor", "/nao/chestboard/in", "/nao/chestboard/out", "/nao/chestboard/transfer", "/nao/scene", "/nao/state", "/nao/tf"].sort(),
+        ["/api/state", "/events", "/log", "/lola/command", "/lola/sensor", "/lola/upstream/command", "/lola/upstream/sensor", "/nao/chestboard/in", "/nao/chestboard/out", "/nao/chestboard/transfer", "/nao/scene", "/nao/state", "/nao/tf"].sort(),
       );
       // JSON channels declare a JSON Schema; raw ones none.
       for (const c of reader.channelsById.values()) {
@@ -80,11 +80,13 @@ describe("bodylink record: the MCAP file", () => {
       const got: number[] = [];
       const sensors: Uint8Array[] = [];
       const events: Array<{ type: string }> = [];
+      const logs: Array<{ name: string; level: number; message: string }> = [];
       for await (const m of reader.readMessages()) {
         const topic = reader.channelsById.get(m.channelId)!.topic;
         if (topic === "/lola/command") got.push(...m.data);
         if (topic === "/lola/sensor") sensors.push(m.data);
         if (topic === "/events") events.push(JSON.parse(new TextDecoder().decode(m.data)));
+        if (topic === "/log") logs.push(JSON.parse(new TextDecoder().decode(m.data)));
         if (topic === "/nao/state") expect(JSON.parse(new TextDecoder().decode(m.data)).position).toHaveLength(25);
       }
       expect(got).toEqual(sent.flatMap((b) => [...b]));
@@ -92,6 +94,10 @@ describe("bodylink record: the MCAP file", () => {
       const types = new Set(events.map((e) => e.type));
       for (const t of ["recording_started", "handshake", "lease_acquired", "lease_released", "safety", "estop", "estop_reset", "recording_stopped"]) expect(types).toContain(t);
       expect(JSON.stringify(events.find((e) => e.type === "estop"))).toMatch(/by test: recorded e-stop/);
+      // The same events as foxglove.Log lines (the viewers' Log panel): an e-stop is an ERROR.
+      expect(logs.map((l) => l.name)).toEqual(events.map((e) => e.type));
+      expect(logs.find((l) => l.name === "estop")).toMatchObject({ level: 4, message: expect.stringMatching(/by test: recorded e-stop/) });
+      expect(logs.find((l) => l.name === "recording_started")?.level).toBe(2);
 
       // The preference block rides along, so the file can be verified on its own.
       const atts = [];

@@ -224,6 +224,8 @@ describe.each(["nao", "p7", "tny360"] as const)("serve --body %s --record, no cl
     const topicCount = (t: string) => r.messages.filter((m) => r.channels.get(m.channelId)!.topic === t).length;
     expect(topicCount(`/${body}/tf`)).toBeGreaterThan(10);
     expect(topicCount(`/${body}/scene`)).toBeGreaterThan(0);
+    expect(topicCount("/log")).toBe(topicCount("/events")); // each event as foxglove.Log too
+    expect(topicCount("/log")).toBeGreaterThan(0);
     expect(r.schemas.get(r.channels.get([...r.channels.values()].find((c) => c.topic === `/${body}/tf`)!.id)!.schemaId)!.name).toBe("foxglove.FrameTransforms");
     expect(r.schemas.get([...r.channels.values()].find((c) => c.topic === `/${body}/scene`)!.schemaId)!.name).toBe("foxglove.SceneUpdate");
     for (const m of r.messages) {
