@@ -83,6 +83,19 @@ export interface CoreControl {
   catchUp(): void;
 }
 
+/** A body's servers in the core's thread (CoreBody.serve). */
+export interface ServedByCore {
+  close(): Promise<void>;
+  /** What `ready` says about them. */
+  ready: Record<string, unknown>;
+  /**
+   * Dying, once the body's safe state went out: tell every client the state as it is now,
+   * synchronously (the thread exits right after; the NAO's LoLA clients get a last sensor message
+   * at stiffness 0 before their EOF).
+   */
+  lastWords?(): void;
+}
+
 /** What one body gives the shared worker. */
 export interface CoreBody<R extends CoreRobot, O extends CoreBaseOptions> {
   /** The body's state channel over the shared buffer (the core publishes the robot's state into it). */
@@ -97,7 +110,7 @@ export interface CoreBody<R extends CoreRobot, O extends CoreBaseOptions> {
   /** The body's own requests, besides the common ones (leases, e-stop, health, lifecycle). */
   handlers: Record<string, CoreHandler<R>>;
   /** Servers that belong to the real-time path (the NAO's LoLA server); what `ready` should say about them. */
-  serve?(robot: R, options: O, port: MessagePort, control: CoreControl): Promise<{ close(): Promise<void>; ready: Record<string, unknown> }>;
+  serve?(robot: R, options: O, port: MessagePort, control: CoreControl): Promise<ServedByCore>;
   /** The body's own facts for the host (preferences, boards …). */
   ready?(robot: R): Record<string, unknown>;
   /** After every cycle, once the state is published (perform side: allocation-free). The NAO's recording tap. */
@@ -233,6 +246,7 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
   }
   let robot: R | null = null;
   let closeServers: (() => Promise<void>) | null = null;
+  let lastWords: (() => void) | null = null;
   const post = (m: CoreMessage): void => port.postMessage(m);
 
   /** The control words and the lease mirror, after every change of holder, deadline or latch (Authority.watch). */
@@ -317,6 +331,11 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
       // the safe state is best effort on the way out
     }
     const finish = () => {
+      try {
+        lastWords?.(); // after the safe state: the clients' last message shows it
+      } catch {
+        // best effort on the way out
+      }
       post({ type: "died", message: (e as Error)?.message ?? String(e), detail: r ? body.diedDetail(r, sent) : "the body was not started" });
       process.exit(70);
     };
@@ -355,6 +374,7 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
       },
     };
     const served = body.serve ? await body.serve(r, options, port, control) : null;
+    if (served?.lastWords) lastWords = () => served.lastWords!();
     // The local e-stop socket on this thread (serve/estop-socket.ts): a pending host request is taken first.
     const estopSocket = options.estopSocket
       ? await serveEstopSocket(options.estopSocket, {

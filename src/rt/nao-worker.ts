@@ -95,7 +95,7 @@ runCore<NaoRobot, NaoCoreOptions>({
       if (l.fallbackPath && e instanceof BodylinkError && e.code === "BL_ERR_LOLA_SOCKET") return startLolaServer(r, { path: l.fallbackPath, ...lolaOpts });
       throw e;
     });
-    return { close: () => lola.close(), ready: { lolaPath: lola.path } };
+    return { close: () => lola.close(), ready: { lolaPath: lola.path }, lastWords: () => lola.sendFinalFrame() };
   },
   afterCycle: (r, seq) => {
     if (!tap) return;

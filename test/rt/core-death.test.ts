@@ -1,7 +1,8 @@
 /**
  * Watchdog, the dying side: when a body's real-time core dies (a test hook throws in the worker),
  * the body is left in its safe state and `bodylink serve` exits non-zero with one clear line.
- * NAO: the LoLA controller held stiffness 1.0 until then, and the last frame is at stiffness 0.
+ * NAO: the LoLA controller held stiffness 1.0 until then; the body's last frame is at stiffness 0,
+ * and so is the last sensor message the LoLA client gets before its EOF (issue 25, item 6).
  * P7 and TNY-360: a client holds control and commands motion; the line says what the body was
  * left in (the arm halted, the quadruped's velocity 0).
  */
@@ -31,14 +32,25 @@ async function commandOverApi(rig: ServeRig, path: string, body: unknown): Promi
 }
 
 describe("a real-time core that dies", () => {
-  it("NAO: sends the body stiffness 0, and serve exits 1 with one line", async () => {
-    const rig = await startServe([], HOOKS);
+  it("NAO: sends the body stiffness 0, every LoLA client's last frame says so, and serve exits 1 with one line", async () => {
+    const rig = await startServe(["--lola-readers", "1"], HOOKS);
     try {
       const lola = await StiffController.connect(rig.lolaPath);
       await until(() => lola.reached || rig.child.exitCode !== null, "stiffness 1.0", 20_000);
+      const reader = await StiffController.connect(rig.lolaPath); // a read-only client (its commands are ignored)
+      await until(() => reader.reached || rig.child.exitCode !== null, "the reader's frames at 1.0", 20_000);
+      const trace = lola.trace();
       const code = await exitOf(rig);
+      await Promise.all([lola.done, reader.done]); // both read until EOF
       await lola.close();
+      await reader.close();
       expect(code).toBe(1);
+      // Each LoLA client's last frame before its EOF says what the body was left in: stiffness 0
+      // (the dying core sends it after the body's safe frame), after frames at 1.0. Before, it said
+      // 1.0 (issue 25: 2 of 2).
+      expect(trace.length, trace.join(",")).toBeGreaterThan(0);
+      expect(lola.last, trace.slice(-20).join(",")).toBe(0);
+      expect(reader.last).toBe(0);
       const lines = bodylinkLines(rig);
       expect(lines, rig.stderr()).toHaveLength(1);
       expect(lines[0]).toMatch(/^bodylink: BL_ERR_CORE_DIED: the real-time core died \(test hook: .*\); its last frame to the body was sent at stiffness 0$/);

@@ -162,6 +162,13 @@ export interface LolaServer {
   clients(): LolaClientInfo[];
   /** Stop accepting, release control, close every client, remove the socket file. Idempotent. */
   close(): Promise<void>;
+  /**
+   * A dying core's last words (src/rt/core-worker.ts), after the body's safe frame went out: every
+   * client gets a sensor message of the state as it is now (stiffness 0), written synchronously
+   * so it reaches the socket before the thread exits and the client sees EOF. Returns how many
+   * clients it was written to whole.
+   */
+  sendFinalFrame(): number;
 }
 
 const defaultLog: LolaLog = (level, message) => {
@@ -302,6 +309,7 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
     readers,
     clients: () => state.info(),
     close: () => state.close(),
+    sendFinalFrame: () => state.sendFinalFrame(),
   };
 }
 
@@ -593,6 +601,30 @@ class ServerState {
     socket.on("close", () => this.#lingering.delete(socket));
     socket.end(pack({ Error: `bodylink LoLA: ${reason}` }));
     setTimeout(() => socket.destroy(), REFUSE_LINGER_MS).unref();
+  }
+
+  /** See LolaServer.sendFinalFrame. Prepare side (on the way out). */
+  sendFinalFrame(): number {
+    const frame = this.writer.write(this.robot.state);
+    let whole = 0;
+    for (const c of this.#clients) {
+      const s = c.socket;
+      if (c.closed || s.destroyed) continue;
+      if (s.writableLength > 0 || c.fd < 0) {
+        // Behind a frame still queued (a client not reading): queued too, best effort.
+        s.write(Buffer.from(frame));
+        continue;
+      }
+      let n = 0;
+      try {
+        n = writeSync(c.fd, frame, 0, frame.length);
+      } catch {
+        // the client is gone or its buffer is full: nothing more to do on the way out
+      }
+      if (n === frame.length) whole++;
+      else if (n > 0) s.write(Buffer.from(frame.subarray(n))); // the rest queued, best effort
+    }
+    return whole;
   }
 
   #send(c: Client, frame: Uint8Array): void {
