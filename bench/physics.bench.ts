@@ -1,0 +1,135 @@
+/**
+ * `npm run bench -- physics`: the MuJoCo NAO against the kinematic one, in the same run (issue 21).
+ *
+ * 1. Step cost: one whole NaoRobot cycle on the simulated chest board (the board steps its body),
+ *    each cycle timed, µs p50/p99, for both bodies; budget used = p99 / 12 ms (target: physics
+ *    ≤ 2 ms of the cycle at p99, i.e. ≤ 17 %).
+ * 2. Real time: `serve --sim X` with its core in a worker and a LoLA controller answering every
+ *    message for 60 s (--quick: 10 s): late cycles (target 0 with physics), the cycle's exec p99
+ *    and the core's CPU, from /v1/health.
+ * 3. Lockstep: `serve --lockstep --sim X` and the same client for 1,000 cycles: simulated over
+ *    wall time (target ≥ 5× with physics).
+ * The machine's load changes every absolute figure: read the physics/kinematic ratios.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type RunningRuntime, startRuntime } from "../src/cli/serve.js";
+import { SimClock } from "../src/runtime/clock.js";
+import { NaoRobot } from "../src/runtime/nao-robot.js";
+import type { NaoSimKind } from "../src/sim/nao/model.js";
+import { MujocoNaoModel } from "../src/sim/nao/physics/mujoco-nao.js";
+import { LolaCommandWriter } from "../src/wire/lola/command-message.js";
+import { TestLolaClient, tmpSocketPath } from "../test/lola/client.js";
+import { fmt } from "./util.js";
+
+const QUICK = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
+const CYCLE_MS = 12;
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+}
+
+/** Per-cycle cost of NaoRobot.cycle on the simulated board with `kind` underneath, µs. */
+async function stepCost(kind: NaoSimKind, cycles: number): Promise<{ p50: number; p99: number; max: number }> {
+  const clock = new SimClock();
+  const robot = await NaoRobot.create({ clock, ...(kind === "physics" ? { simModel: await MujocoNaoModel.create("crouch") } : {}) });
+  await robot.configure();
+  const lease = robot.authority.acquire("bench", "cli", 3_600_000);
+  if (!lease.ok) throw new Error("no lease");
+  // Hold the posture it is in at stiffness 1: the physics robot stays crouched, contacts and all.
+  robot.command(lease.lease.id, { Stiffness: new Array(25).fill(1), Position: Array.from(robot.sim!.body.positionRad) });
+  let t = 0;
+  const us: number[] = [];
+  for (let i = 0; i < cycles + 200; i++) {
+    t += CYCLE_MS;
+    clock.set(t);
+    const t0 = performance.now();
+    robot.cycle(t);
+    if (i >= 200) us.push((performance.now() - t0) * 1000);
+  }
+  return { p50: percentile(us, 0.5), p99: percentile(us, 0.99), max: Math.max(...us) };
+}
+
+async function serveNao(kind: NaoSimKind, lockstep: boolean): Promise<{ rt: RunningRuntime; lolaPath: string }> {
+  const lolaPath = tmpSocketPath();
+  const rt = await startRuntime({
+    body: "nao", sim: kind, lockstep, core: "worker", host: "127.0.0.1", apiPort: 0, lola: true, lolaPath,
+    lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [10, 11], seed: 1, tny: false,
+  });
+  return { rt, lolaPath };
+}
+
+/** A LoLA controller holding the measured posture at stiffness 1, answering every message until `until()` says stop. */
+async function hold(lolaPath: string, until: (frames: number) => boolean): Promise<number> {
+  const c = await TestLolaClient.connect(lolaPath);
+  const w = new LolaCommandWriter().setFloats("Stiffness", new Float32Array(25).fill(1));
+  let frames = 0;
+  while (!until(frames)) {
+    const f = await c.frame();
+    if (frames === 0) {
+      // Position is the first key of LoLA's sensor message: hold whatever the robot measures now.
+      const { unpack } = await import("msgpackr");
+      w.setFloats("Position", Float32Array.from((unpack(f) as { Position: number[] }).Position));
+    }
+    frames++;
+    await c.send(w.bytes);
+  }
+  await c.close();
+  return frames;
+}
+
+interface Health {
+  cycle: { cycles: number; late_cycles: number; exec_ms: { p99: number }; core_cpu_ms: number | null };
+}
+
+export async function run(): Promise<void> {
+  const runtimeDir = mkdtempSync(join(tmpdir(), "bl-bench-physics-"));
+  process.env.BODYLINK_RUNTIME_DIR = runtimeDir;
+  try {
+    const cycles = QUICK ? 1000 : 5000;
+    console.log(`1. step cost: NaoRobot.cycle on the simulated chest board, ${cycles} cycles each (µs)`);
+    const kin = await stepCost("kinematic", cycles);
+    const phy = await stepCost("physics", cycles);
+    console.log(`   kinematic  p50 ${fmt(kin.p50, 1)}  p99 ${fmt(kin.p99, 1)}  max ${fmt(kin.max, 1)}`);
+    console.log(`   physics    p50 ${fmt(phy.p50, 1)}  p99 ${fmt(phy.p99, 1)}  max ${fmt(phy.max, 1)}   (${fmt(phy.p50 / kin.p50, 1)}x kinematic at p50)`);
+    const budget = phy.p99 / (CYCLE_MS * 1000);
+    console.log(`   physics budget used at p99: ${fmt(budget * 100, 1)} % of the 12 ms cycle (target ≤ 16.7 %, 2 ms): ${budget <= 2 / 12 ? "MET" : "NOT MET"}`);
+
+    const seconds = QUICK ? 10 : 60;
+    console.log(`2. real time: serve --sim X (core in a worker), a LoLA controller for ${seconds} s`);
+    const rows: Record<string, Health["cycle"] & { cpuPct: number }> = {};
+    for (const kind of ["kinematic", "physics"] as const) {
+      const { rt, lolaPath } = await serveNao(kind, false);
+      const before = (await (await fetch(`${rt.record.apiUrl}/v1/health`)).json()) as Health;
+      const t0 = performance.now();
+      await hold(lolaPath, () => performance.now() - t0 > seconds * 1000);
+      const h = (await (await fetch(`${rt.record.apiUrl}/v1/health`)).json()) as Health;
+      const wallMs = performance.now() - t0;
+      const cpuMs = h.cycle.core_cpu_ms !== null && before.cycle.core_cpu_ms !== null ? h.cycle.core_cpu_ms - before.cycle.core_cpu_ms : Number.NaN;
+      rows[kind] = { ...h.cycle, late_cycles: h.cycle.late_cycles - before.cycle.late_cycles, cpuPct: (100 * cpuMs) / wallMs };
+      await rt.close();
+    }
+    for (const [kind, r] of Object.entries(rows)) {
+      console.log(`   ${kind.padEnd(10)} late cycles ${r.late_cycles}  exec p99 ${fmt(r.exec_ms.p99, 3)} ms  core CPU ${fmt(r.cpuPct, 1)} %`);
+    }
+    console.log(`   physics late cycles: ${rows.physics!.late_cycles === 0 ? "MET (0)" : `NOT MET (${rows.physics!.late_cycles})`}`);
+
+    const lockCycles = QUICK ? 300 : 1000;
+    console.log(`3. lockstep: serve --lockstep --sim X, the same client for ${lockCycles} cycles`);
+    const rtf: Record<string, number> = {};
+    for (const kind of ["kinematic", "physics"] as const) {
+      const { rt, lolaPath } = await serveNao(kind, true);
+      const t0 = performance.now();
+      await hold(lolaPath, (n) => n >= lockCycles);
+      rtf[kind] = (lockCycles * CYCLE_MS) / (performance.now() - t0);
+      await rt.close();
+    }
+    console.log(`   kinematic  ${fmt(rtf.kinematic!, 1)}x real time`);
+    console.log(`   physics    ${fmt(rtf.physics!, 1)}x real time (${fmt(rtf.physics! / rtf.kinematic!, 2)} of kinematic): ${rtf.physics! >= 5 ? "MET" : "NOT MET"} (target ≥ 5x)`);
+    console.log(`   load average now: ${(await import("node:os")).loadavg().map((x) => x.toFixed(1)).join(" ")} on ${(await import("node:os")).availableParallelism()} cores`);
+  } finally {
+    rmSync(runtimeDir, { recursive: true, force: true });
+  }
+}
