@@ -70,6 +70,14 @@ export interface NaoFields {
   readonly joint_temperatures: readonly number[];
   readonly joint_status: readonly number[];
   readonly joint_stiffness: readonly number[];
+  /** A physics simulator's world (`serve --sim physics`, docs/simulation.md); absent otherwise. */
+  readonly sim?: {
+    readonly time_s: number;
+    readonly base_position_m: readonly number[];
+    readonly base_orientation_xyzw: readonly number[];
+    readonly fallen: boolean;
+    readonly contacts: ReadonlyArray<{ readonly link: string; readonly force_n: number }>;
+  };
   readonly head: { readonly voltage: number; readonly power: number; readonly current: number; readonly face_temperature: number };
 }
 

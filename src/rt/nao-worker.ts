@@ -23,6 +23,7 @@ import { ByteRing } from "../shm/ring.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
 import { openUsbChestboard } from "../transport/usb.js";
 import { MujocoNaoModel, PHYSICS_START_POSE } from "../sim/nao/physics/mujoco-nao.js";
+import type { NaoSimPose } from "../sim/nao/model.js";
 import type { NaoCoreOptions } from "./core-options.js";
 import { CTL } from "./core-shm.js";
 import { coreClock, runCore } from "./core-worker.js";
@@ -77,6 +78,7 @@ runCore<NaoRobot, NaoCoreOptions>({
     command: (r, leaseId: string, update: never) => r.command(leaseId, update),
     smoothEnable: (r, leaseId: string) => r.smoothEnable(leaseId),
     smoothDisable: (r, leaseId: string) => r.smoothDisable(leaseId),
+    simReset: (r, leaseId: string, pose: NaoSimPose) => r.simReset(leaseId, pose),
     motionActive: (r) => r.motionActive,
   },
   async serve(r, o) {

@@ -9,6 +9,7 @@
  * (NaoHost validates on its thread and posts it to the core's mailbox); smooth motions may answer
  * asynchronously.
  */
+import type { NaoSimPose } from "../sim/nao/model.js";
 import type { CommandProblem, NaoCommandUpdate } from "../bodies/nao/commands.js";
 import type { NaoPreferences } from "../bodies/nao/prefs.js";
 import type { NaoState } from "../bodies/nao/state.js";
@@ -36,4 +37,6 @@ export interface NaoBody extends BodyRuntime {
   smoothEnable(leaseId: string): Awaitable<{ ok: true; estimatedS: number } | NaoRefusal>;
   /** Into the rest posture, then stiffness off; the estimated duration in seconds. */
   smoothDisable(leaseId: string): Awaitable<{ ok: true; estimatedS: number } | NaoRefusal>;
+  /** Put the simulated world into `pose` (refused on a real body); the simulated time after it, s. */
+  simReset(leaseId: string, pose: NaoSimPose): Awaitable<{ ok: true; timeS: number } | NaoRefusal>;
 }

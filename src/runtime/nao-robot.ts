@@ -33,10 +33,10 @@ import { leaseEndCode, type SafetyCode } from "../bodies/safety.js";
 import { IO } from "../drivers/driver.js";
 import { ChestboardDriver, simulatedChestboard } from "../drivers/nao/chestboard.js";
 import { NAO_IO, type NaoDriver, type NaoOutput } from "../drivers/nao/driver.js";
-import type { BodylinkError } from "../errors.js";
+import { BodylinkError } from "../errors.js";
 import { type CycleCore, Lifecycle, PHASE, type Phase } from "../rt/lifecycle.js";
 import type { SimChestboard } from "../sim/nao/chestboard.js";
-import type { NaoBodyModel } from "../sim/nao/model.js";
+import { type NaoBodyModel, type NaoSimPose, writeSimWorld } from "../sim/nao/model.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
 import type { BoardReport, ChestboardLink } from "../transport/chestboard-link.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
@@ -338,6 +338,21 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
     return this.#startMotion(leaseId, "disable", REST_POSTURE_RAD, SMOOTH_FADE_S * 1000);
   }
 
+  /**
+   * Put the simulated world back into `pose` (POST /v1/sim/reset): under the same lease and
+   * e-stop rules as a command; refused on a real body. The targets become the new pose, so the
+   * robot holds it at the stiffness last commanded.
+   */
+  simReset(leaseId: string, pose: NaoSimPose): { ok: true; timeS: number } | { ok: false; error: BodylinkError } {
+    if (!this.sim) return { ok: false, error: new BodylinkError("BL_ERR_CMD_UNSUPPORTED", `nao on ${this.driver.name}`, "simulator to reset (serve without --usb or --lola-upstream)") };
+    const c = this.#checkLease(leaseId);
+    if (!c.ok) return c;
+    this.#motion = null;
+    this.sim.body.resetPose(pose);
+    this.#requested.position.set(this.sim.body.positionRad);
+    return { ok: true, timeS: this.sim.body.model.timeS };
+  }
+
   #startMotion(leaseId: string, kind: "enable" | "disable", to: Float64Array, fadeMs: number): { ok: true; estimatedS: number } | { ok: false; error: BodylinkError } {
     const c = this.#checkLease(leaseId);
     if (!c.ok) return c;
@@ -589,6 +604,7 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
       s.seq++;
       s.timestampMs = now;
       s.epochMs = now + this.#f[2]!;
+      if (this.sim) writeSimWorld(this.sim.body.model, s);
       if (!s.valid) {
         s.valid = true;
         // First state: hold where the body is.

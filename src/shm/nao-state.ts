@@ -58,6 +58,8 @@ export class NaoStateChannel {
     v.centerOfPressureM.set(s.centerOfPressureM);
     v.status.set(s.status);
     v.jointInitialized.set(s.jointInitialized);
+    v.simWorld.set(s.simWorld);
+    v.simContacts.set(s.simContacts);
     v.flags[0] = s.valid ? 1 : 0;
     v.flags[1] = LINK_CODE[s.link];
     v.flags[2] = SAFETY_CODE[s.safety];
@@ -99,6 +101,8 @@ export class NaoStateChannel {
       into.centerOfPressureM.set(v.centerOfPressureM);
       into.status.set(v.status);
       into.jointInitialized.set(v.jointInitialized);
+      into.simWorld.set(v.simWorld);
+      into.simContacts.set(v.simContacts);
       into.valid = v.flags[0] === 1;
       into.link = linkStatusText(v.flags[1]!);
       into.safety = safetyCodeWord(v.flags[2]!);

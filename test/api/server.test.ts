@@ -298,7 +298,8 @@ describe("NAO robot API (inject, simulated time)", () => {
     for (const [path, ops] of Object.entries(doc.paths)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`);
     expect(documented).toEqual(routes);
     expect(routes).toContain("GET /v1/stream");
-    expect(routes.size).toBe(19);
+    expect(routes).toContain("POST /v1/sim/reset");
+    expect(routes.size).toBe(20);
   });
 });
 

@@ -29,6 +29,9 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+const lolaPaths = new WeakMap<RunningRuntime, string>();
+const lolaPath = (rt: RunningRuntime): string => lolaPaths.get(rt)!;
+
 async function serve(record?: string): Promise<{ rt: RunningRuntime; model: NaoBodyModel; lolaPath: string }> {
   const lolaPath = tmpSocketPath();
   const rt = await startRuntime({
@@ -48,6 +51,7 @@ async function serve(record?: string): Promise<{ rt: RunningRuntime; model: NaoB
     ...(record ? { record } : {}),
   });
   cleanups.push(() => rt.close());
+  lolaPaths.set(rt, lolaPath);
   const model = (rt.core as NaoRobot).sim!.body.model;
   expect(model.kind).toBe("physics");
   return { rt, model, lolaPath };
@@ -152,6 +156,47 @@ describe("serve --sim physics --lockstep with a LoLA client", () => {
     expect(model.basePositionM[2]).toBeLessThan(STAND_HEIGHT_M - 0.07); // crouched
     expect((rt.core as NaoRobot).state.stiffness.every((s) => s === 0)).toBe(true); // and cut
   }, 300_000);
+
+  it("the state carries the world (sim: time, pose, fallen, contacts); POST /v1/sim/reset puts it into a pose, under the lease and e-stop rules", async () => {
+    const { rt } = await serve();
+    const api = rt.record.apiUrl!;
+    const post = (path: string, body: unknown, lease?: string) =>
+      fetch(`${api}${path}`, { method: "POST", headers: { "content-type": "application/json", ...(lease ? { "x-bodylink-lease": lease } : {}) }, body: JSON.stringify(body) });
+    const state = async () => (await (await fetch(`${api}/v1/state`)).json()) as { sim?: { time_s: number; base_position_m: number[]; base_orientation_xyzw: number[]; fallen: boolean; contacts: Array<{ link: string; force_n: number }> } };
+    expect((await post("/v1/sim/reset", { pose: "lying" })).status).toBe(403); // no lease
+    const lease = ((await (await post("/v1/control", { owner: "physics-test" })).json()) as { lease_id: string }).lease_id;
+    expect((await post("/v1/sim/reset", { pose: "sideways" }, lease)).status).toBe(400);
+    const r = await post("/v1/sim/reset", { pose: "lying" }, lease);
+    expect(r.status).toBe(200);
+    expect(await r.json()).toMatchObject({ ok: true, result: { pose: "lying", time_s: 0 } });
+    // A LoLA client's answers move lockstep time (its commands are refused: the API holds control).
+    await (await drive(lolaPath(rt), 100)).close();
+    const lying = (await state()).sim!;
+    expect(lying.time_s).toBeCloseTo(1.2, 1);
+    expect(lying.fallen).toBe(true);
+    expect(lying.base_position_m[2]).toBeLessThan(0.1);
+    expect(lying.contacts.map((c) => c.link)).toContain("Torso");
+    expect(Math.hypot(...lying.base_orientation_xyzw)).toBeCloseTo(1, 5);
+    expect((await post("/v1/sim/reset", { pose: "crouch" }, lease)).status).toBe(200);
+    await (await drive(lolaPath(rt), 50)).close();
+    const crouched = (await state()).sim!;
+    expect(crouched.fallen).toBe(false);
+    expect(crouched.contacts.map((c) => c.link).sort()).toEqual(["LFoot", "RFoot"]);
+    expect(crouched.contacts.reduce((a, c) => a + c.force_n, 0) / 9.81).toBeCloseTo(NAO_TOTAL_MASS_KG, 0);
+    // Latched: no reset until the e-stop is reset.
+    expect((await estop(rt, 0)).status).toBe(200);
+    expect((await post("/v1/sim/reset", { pose: "stand" }, lease)).status).toBeGreaterThanOrEqual(400);
+  }, 300_000);
+
+  it("a kinematic simulator has no world in its state", async () => {
+    const lolaPathK = tmpSocketPath();
+    const rt = await startRuntime({ body: "nao", sim: "kinematic", core: "main", host: "127.0.0.1", apiPort: 0, lola: true, lolaPath: lolaPathK, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [10, 11], seed: 1, tny: false, gcEveryMs: 0 });
+    cleanups.push(() => rt.close());
+    await new Promise((r) => setTimeout(r, 100));
+    const s = (await (await fetch(`${rt.record.apiUrl}/v1/state`)).json()) as Record<string, unknown>;
+    expect(s.joint_positions).toBeDefined();
+    expect("sim" in s).toBe(false);
+  }, 60_000);
 
   it("is deterministic: the same client twice records byte-identical LoLA messages", async () => {
     const dir = mkdtempSync(join(tmpdir(), "bl-lockstep-"));

@@ -24,6 +24,9 @@ export const NAO_STATE_LAYOUT = [
   { name: "centerOfPressureM", type: "f32", count: 4 },
   { name: "status", type: "u8", count: 25 },
   { name: "jointInitialized", type: "u8", count: 25 },
+  // a physics simulator's world (NaoState.simWorld, SIM_WORLD slots) and floor contacts
+  { name: "simWorld", type: "f64", count: 10 },
+  { name: "simContacts", type: "f32", count: 16 },
   // valid (0/1), link (LINK_CODE), safety (SAFETY_CODE)
   { name: "flags", type: "u8", count: 3 },
   // safety reason: [0] version (changes with the text), [1] byte length; text in reasonText

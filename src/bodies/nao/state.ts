@@ -24,6 +24,11 @@ export interface HeadReadings {
   faceTemperatureC: number;
 }
 
+/** Slots of `NaoState.simWorld` (a physics simulator's world; all 0 on a robot or the kinematic simulator). */
+export const SIM_WORLD = { present: 0, timeS: 1, x: 2, y: 3, z: 4, qx: 5, qy: 6, qz: 7, qw: 8, fallen: 9 } as const;
+/** Slots in `NaoState.simContacts`: NAO_CONTACT_LINKS' order (bodies/nao/mjcf.ts), room for 16. */
+export const SIM_CONTACT_SLOTS = 16;
+
 /** Slots of `NaoState.scalars`. */
 export const SCALAR = {
   timestampMs: 0,
@@ -101,6 +106,13 @@ export class NaoState {
 
   /** 1 where the joint's board was accepted and started, 0 where it was left uninitialized. */
   readonly jointInitialized = new Uint8Array(25);
+  /**
+   * The physics simulator's world (slots in SIM_WORLD): present (1 with a physics body), simulated
+   * time s, torso position m (x, y, z; the floor at z = 0), orientation (x, y, z, w), fallen (0/1).
+   */
+  readonly simWorld = new Float64Array(10);
+  /** Net floor contact force per link, N, in NAO_CONTACT_LINKS' order (0: not touching). */
+  readonly simContacts = new Float32Array(SIM_CONTACT_SLOTS);
 
   link: LinkStatus = "starting";
   /** Why the commanded stiffness is being ramped to 0, as a code (SAFETY_CODES); "none" when commands flow normally. */

@@ -29,6 +29,9 @@ import type { NaoBody } from "../../../runtime/nao-body.js";
 import type { BoardReport } from "../../../transport/chestboard-link.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp, StateView } from "../adapter.js";
 import { numbers } from "../schemas.js";
+import { NAO_CONTACT_LINKS } from "../../../bodies/nao/mjcf.js";
+import { type NaoState, SIM_WORLD } from "../../../bodies/nao/state.js";
+import { NAO_SIM_POSES, type NaoSimPose } from "../../../sim/nao/model.js";
 import { AdapterBase, f32, f32Array, intArray } from "./common.js";
 
 /** For each LoLA index, the API index of the same joint (LHipYawPitch → API 8). */
@@ -65,6 +68,41 @@ type LedName = keyof typeof LEDS;
 const LED_NAMES = Object.keys(LEDS) as LedName[];
 
 const jointNote = `${API_JOINT_COUNT} values in the API's joint order (NAOqi's Body order, GET /v1/info joint_names)`;
+
+const SimResetSchema = Type.Object(
+  { pose: Type.Union(NAO_SIM_POSES.map((p) => Type.Literal(p)), { description: "stand (the zero posture), crouch (the rest posture) or lying (on its back)" }) },
+  { additionalProperties: false },
+);
+
+/** A physics simulator's world (docs/simulation.md): only with `serve --sim physics`. Single-typed properties (Lichtblick). */
+const SimWorldSchema = Type.Object(
+  {
+    time_s: Type.Number({ description: "Simulated time since power-on or the last reset, s" }),
+    base_position_m: numbers(3, "The torso frame's origin in the world, m (x forward at start, z up, the floor at z = 0)"),
+    base_orientation_xyzw: numbers(4, "The torso's orientation in the world, quaternion x, y, z, w"),
+    fallen: Type.Boolean({ description: "Torso more than 50° from upright, or the torso or head on the floor" }),
+    contacts: Type.Array(
+      Type.Object({ link: Type.String({ description: "The link touching the floor (LFoot, RTibia, Head, …)" }), force_n: Type.Number({ description: "Net contact force, N" }) }),
+      { description: "Links touching the floor now" },
+    ),
+  },
+  { description: "The physics simulator's world; absent on a robot and on the kinematic simulator" },
+);
+
+/** The `sim` field from the state, or undefined without a physics world. */
+function simWorldAnswer(s: NaoState) {
+  const w = s.simWorld;
+  if (w[SIM_WORLD.present] !== 1) return undefined;
+  const contacts: Array<{ link: string; force_n: number }> = [];
+  for (let i = 0; i < NAO_CONTACT_LINKS.length; i++) if (s.simContacts[i]! > 0) contacts.push({ link: NAO_CONTACT_LINKS[i]!, force_n: f32(s.simContacts[i]!) });
+  return {
+    time_s: w[SIM_WORLD.timeS]!,
+    base_position_m: [w[SIM_WORLD.x]!, w[SIM_WORLD.y]!, w[SIM_WORLD.z]!],
+    base_orientation_xyzw: [w[SIM_WORLD.qx]!, w[SIM_WORLD.qy]!, w[SIM_WORLD.qz]!, w[SIM_WORLD.qw]!],
+    fallen: w[SIM_WORLD.fallen] === 1,
+    contacts,
+  };
+}
 
 function naoFieldsSchema(view: StateView) {
   return Type.Object({
@@ -105,6 +143,7 @@ function naoFieldsSchema(view: StateView) {
       description: `Temperature status: 0 normal, 1 above the minimum, 2 near the maximum, 3 at the maximum; ${jointNote}`,
     }),
     joint_stiffness: numbers(API_JOINT_COUNT, `0..1, the stiffness commanded this cycle (not measured), ${jointNote}`),
+    sim: Type.Optional(SimWorldSchema),
     head: Type.Object({
       voltage: Type.Number({ description: "V (INA230)" }),
       power: Type.Number({ description: "W (INA230)" }),
@@ -277,7 +316,20 @@ export class NaoAdapter extends AdapterBase<NaoBody> implements BodyAdapter {
         return r.ok ? { ok: true, result: { estimated_s: r.estimatedS } } : r;
       },
     });
-    this.commands = [joints, leds, sonar, smooth(true), smooth(false)] as CommandRoute[];
+    const simReset: CommandRoute<{ pose: NaoSimPose }> = {
+      path: "/v1/sim/reset",
+      summary: "Put the simulated robot into a pose: stand, crouch or lying (simulator only)",
+      description:
+        "The world's time restarts at 0 and the joint targets become the pose (held at the stiffness last commanded). Needs the lease, refused while an emergency stop is latched, " +
+        "and refused (404 BL_ERR_CMD_UNSUPPORTED) on a real body. docs/simulation.md.",
+      request: SimResetSchema,
+      response: Type.Object({ pose: Type.String(), time_s: Type.Number({ description: "Simulated time after the reset, s" }) }),
+      handle: async (leaseId, body) => {
+        const r = await robot.simReset(leaseId, body.pose);
+        return r.ok ? { ok: true, result: { pose: body.pose, time_s: r.timeS } } : r;
+      },
+    };
+    this.commands = [joints, leds, sonar, smooth(true), smooth(false), simReset] as CommandRoute[];
   }
 
 
@@ -320,6 +372,7 @@ export class NaoAdapter extends AdapterBase<NaoBody> implements BodyAdapter {
       joint_temperatures: f32Array(s.temperature, API_TO_LOLA),
       joint_status: intArray(s.status, API_TO_LOLA),
       joint_stiffness: f32Array(s.stiffness, API_TO_LOLA),
+      ...(s.simWorld[SIM_WORLD.present] === 1 ? { sim: simWorldAnswer(s) } : {}),
       head: {
         voltage: f32(s.head.voltageV),
         power: f32(s.head.powerW),
