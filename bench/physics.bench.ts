@@ -55,7 +55,7 @@ async function stepCost(kind: NaoSimKind, cycles: number): Promise<{ p50: number
 async function serveNao(kind: NaoSimKind, lockstep: boolean): Promise<{ rt: RunningRuntime; lolaPath: string }> {
   const lolaPath = tmpSocketPath();
   const rt = await startRuntime({
-    body: "nao", sim: kind, lockstep, core: "worker", host: "127.0.0.1", apiPort: 0, lola: true, lolaPath,
+    body: "nao", sim: kind, lockstep, host: "127.0.0.1", apiPort: 0, lola: true, lolaPath,
     lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [10, 11], seed: 1, tny: false,
   });
   return { rt, lolaPath };

@@ -190,7 +190,7 @@ describe("serve --sim physics --lockstep with a LoLA client", () => {
 
   it("a kinematic simulator has no world in its state", async () => {
     const lolaPathK = tmpSocketPath();
-    const rt = await startRuntime({ body: "nao", sim: "kinematic", core: "main", host: "127.0.0.1", apiPort: 0, lola: true, lolaPath: lolaPathK, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [10, 11], seed: 1, tny: false, gcEveryMs: 0 });
+    const rt = await startRuntime({ body: "nao", sim: "kinematic", host: "127.0.0.1", apiPort: 0, lola: true, lolaPath: lolaPathK, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [10, 11], seed: 1, tny: false, gcEveryMs: 0 });
     cleanups.push(() => rt.close());
     await new Promise((r) => setTimeout(r, 100));
     const s = (await (await fetch(`${rt.record.apiUrl}/v1/state`)).json()) as Record<string, unknown>;

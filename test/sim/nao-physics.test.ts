@@ -145,7 +145,7 @@ describe("the physics NAO", () => {
     for (let i = 0; i < 2000; i++) body.stepUs(CYCLE_US);
     expect(leastHeapAllocated(() => {
       for (let i = 0; i < 200; i++) body.stepUs(CYCLE_US);
-    })).toBeLessThan(1024);
+    }, 10)).toBeLessThan(1024);
   });
 
   it("the kinematic model behind the same seam still cannot fall", () => {

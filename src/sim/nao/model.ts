@@ -63,10 +63,16 @@ export interface NaoBodyModel {
   reset(pose: NaoSimPose): void;
 }
 
-/** A first-order joint lag toward the target whose speed scales with stiffness (hands, and the kinematic model). */
-export function lagJoint(position: Float64Array, i: number, target: number, stiffness: number, dtS: number): void {
+/**
+ * A first-order lag of joint `i` toward its target whose speed scales with its stiffness (hands,
+ * and the kinematic model); the step is `f[dtSlot]` seconds. NOTE: only arrays and small integers
+ * cross the call: V8 boxes a double passed to a call it does not inline.
+ */
+export function lagJoint(position: Float64Array, i: number, targetRad: Float64Array, stiffnessArr: Float64Array, f: Float64Array, dtSlot: number): void {
+  const stiffness = stiffnessArr[i]!;
+  const dtS = f[dtSlot]!;
   if (stiffness > 0) {
-    const err = target - position[i]!;
+    const err = targetRad[i]! - position[i]!;
     const alpha = 1 - Math.exp(-(dtS * stiffness) / JOINT_TAU_S);
     const maxStep = JOINT_MAX_SPEED_RADS * stiffness * dtS;
     position[i]! += Math.max(-maxStep, Math.min(maxStep, err * alpha));
@@ -123,7 +129,7 @@ export class KinematicNaoModel implements NaoBodyModel {
     for (let i = 0; i < 25; i++) {
       const before = this.positionRad[i]!;
       const s = stiffness[i]!;
-      lagJoint(this.positionRad, i, targetRad[i]!, s, dtS);
+      lagJoint(this.positionRad, i, targetRad, stiffness, f, 1);
       this.velocityRadS[i] = dtS > 0 ? (this.positionRad[i]! - before) / dtS : 0;
       const holding = i >= 7 && i <= 17 ? 0.25 : 0.05; // legs carry the body
       this.currentA[i] = s * (holding + 1.5 * Math.abs(targetRad[i]! - this.positionRad[i]!));

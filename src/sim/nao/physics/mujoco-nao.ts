@@ -155,8 +155,8 @@ export class MujocoNaoModel implements NaoBodyModel {
       const next = ctrl[a]! + Math.max(-maxStep, Math.min(maxStep, targetRad[li]! - ctrl[a]!));
       ctrl[a] = Math.min(this.#ctrlMax[a]!, Math.max(this.#ctrlMin[a]!, next));
     }
-    lagJoint(this.positionRad, LOLA_INDEX.LHand, targetRad[LOLA_INDEX.LHand]!, stiffness[LOLA_INDEX.LHand]!, dtS);
-    lagJoint(this.positionRad, LOLA_INDEX.RHand, targetRad[LOLA_INDEX.RHand]!, stiffness[LOLA_INDEX.RHand]!, dtS);
+    lagJoint(this.positionRad, LOLA_INDEX.LHand, targetRad, stiffness, f, 2);
+    lagJoint(this.positionRad, LOLA_INDEX.RHand, targetRad, stiffness, f, 2);
     f[1]! += dtUs;
     while (f[1]! >= TIMESTEP_US) {
       this.mj.mj_step(this.mjModel, this.mjData);
