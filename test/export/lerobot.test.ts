@@ -273,13 +273,13 @@ describe("export lerobot, the NAO", () => {
       expect(r["observation.state"]).toEqual(f32(want));
       expect(r.action as number[]).toHaveLength(50);
     });
-    // Before the command nothing is stiff; under it HeadYaw is driven to 0.5 rad at stiffness 0.6
-    // (to the encoder's and the stiffness byte's resolution), and the head got there.
+    // Before the command nothing is stiff; under it the core drives HeadYaw to 0.5 rad at stiffness
+    // 0.6 (it ramps both: the action is what it applied, to the encoder's and the stiffness byte's
+    // resolution, never past the request), and the head got there.
     const act = rows.map((r) => r.action as number[]);
     expect(act[0]![25]).toBe(0);
-    const driven = rows.findIndex((r) => Math.abs((r.action as number[])[25]! - 0.6) < 0.003);
-    expect(driven).toBeGreaterThan(0);
-    expect(act[driven]![0]).toBeCloseTo(0.5, 3);
+    expect(act.every((a) => a[0]! <= 0.5 + 1e-3 && a[25]! <= 0.6 + 3e-3)).toBe(true);
+    expect(act.some((a) => Math.abs(a[0]! - 0.5) < 1e-3 && Math.abs(a[25]! - 0.6) < 3e-3)).toBe(true);
     expect(rows.some((r) => Math.abs((r["observation.state"] as number[])[0]! - 0.5) < 0.01)).toBe(true);
   });
 });
