@@ -118,19 +118,36 @@ function expectCategory1(trace: number[], category: number | null): void {
   if (category === 1) expect(fadeFrames, why).toBeGreaterThanOrEqual(5);
 }
 
+/**
+ * `serve` (NAO) with a LoLA controller at stiffness 1.0, its frames traced from the wedge on: SIGUSR2
+ * spins the main thread for `stallMs`; resolves once the controller has had 40 frames at stiffness 0.
+ */
+async function wedgeNao(stallMs: number): Promise<{ rig: ServeRig; lola: StiffController; trace: number[]; wedgedAt: number }> {
+  const rig = await startServe(["--lola-grace-ms", "1000"], hooks(stallMs));
+  let lola: StiffController | null = null;
+  try {
+    lola = await StiffController.connect(rig.lolaPath);
+    await until(() => lola!.reached, "stiffness 1.0", 20_000);
+    const trace = lola.trace();
+    const wedgedAt = Date.now();
+    rig.child.kill("SIGUSR2");
+    // The controller still commands 1.0 on every frame: it goes to 0 and stays there.
+    await until(() => zerosAtEnd(trace, 40), "40 frames at stiffness 0 on the controller's frames", 25_000);
+    return { rig, lola, trace, wedgedAt };
+  } catch (e) {
+    await lola?.close();
+    await rig.close();
+    throw e;
+  }
+}
+
 describe("a wedged main thread: the core latches a category-1 e-stop itself", () => {
   it("NAO: LoLA clients see stiffness go to 0 by the category-1 rule, and nobody regains control until a reset", async () => {
-    const rig = await startServe(["--lola-grace-ms", "1000"], hooks(10_000));
-    let lola: StiffController | null = null;
+    const wedged = await wedgeNao(10_000);
+    const { rig, trace, wedgedAt } = wedged;
+    let lola: StiffController | null = wedged.lola;
     let next: StiffController | null = null;
     try {
-      lola = await StiffController.connect(rig.lolaPath);
-      await until(() => lola!.reached, "stiffness 1.0", 20_000);
-      const trace = lola.trace();
-      const wedgedAt = Date.now();
-      rig.child.kill("SIGUSR2"); // the main thread spins for 10 s
-      // The controller still commands 1.0 on every frame: it goes to 0 and stays there.
-      await until(() => zerosAtEnd(trace, 40), "40 frames at stiffness 0 on the controller's frames", 25_000);
 
       // The host answers again: it reports the core's latch, and the latch holds.
       const e = await latchAfterWedge(rig);
@@ -164,15 +181,11 @@ describe("a wedged main thread: the core latches a category-1 e-stop itself", ()
   }, 90_000);
 
   it("NAO: SIGTERM waits behind the wedge, and a LoLA client that connects after it gets the safe state", async () => {
-    const rig = await startServe(["--lola-grace-ms", "1000"], hooks(600_000));
-    let lola: StiffController | null = null;
+    const wedged = await wedgeNao(600_000); // wedged for good
+    const { rig, trace } = wedged;
+    let lola: StiffController | null = wedged.lola;
     let late: StiffController | null = null;
     try {
-      lola = await StiffController.connect(rig.lolaPath);
-      await until(() => lola!.reached, "stiffness 1.0", 20_000);
-      const trace = lola.trace();
-      rig.child.kill("SIGUSR2"); // wedged for good
-      await until(() => zerosAtEnd(trace, 40), "40 frames at stiffness 0 on the controller's frames", 25_000);
       expectCategory1(trace, null); // the category cannot be asked: the API is wedged
       await lola.close(); // frees the controlling slot: the late client gets it (and is refused control)
       lola = null;
