@@ -90,6 +90,31 @@ describe("connection limit", () => {
     expect(limit.stats().idleClosed).toBe(1);
   });
 
+  it("an upgraded socket (the state stream) is never closed for room", async () => {
+    server = createServer((_q, r) => r.end("ok"));
+    // an upgrade listener exists before the limit is attached, as @fastify/websocket's does
+    const upgraded: Socket[] = [];
+    server.on("upgrade", (_req, socket: Socket) => {
+      upgraded.push(socket); // out of HTTP's hands: this test ends it
+      socket.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n");
+    });
+    const limit = limitConnections(server, 2);
+    await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
+    const port = (server.address() as AddressInfo).port;
+    const up = await idleSocket(port);
+    up.socket.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: x\r\n\r\n");
+    await new Promise((r) => up.socket.once("data", r));
+    const a = await idleSocket(port);
+    const b = await idleSocket(port); // over the limit: `a`, the stalest idle, goes; the upgraded one stays
+    await until(() => a.closed(), "the idle one closed");
+    const c = await idleSocket(port);
+    await until(() => b.closed(), "the next idle one closed");
+    expect(up.closed()).toBe(false);
+    expect(c.closed()).toBe(false);
+    expect(limit.stats().idleClosed).toBe(2);
+    for (const u of upgraded) u.destroy();
+  });
+
   it("the bound keeps a reserve of descriptors: an eighth of the limit, at least 128", () => {
     expect(descriptorReserve(1024)).toBe(128);
     expect(descriptorReserve(20_000)).toBe(2500);
