@@ -11,6 +11,7 @@ import { McapIndexedReader } from "@mcap/core";
 import { describe, expect, it } from "vitest";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
+import { SIM_RUNTIME_OPTIONS } from "../support/sim-runtime.js";
 import { viewerJson } from "../../src/record/viewer-schema.js";
 import { checkMcapFileStrict, loadStrictZstd } from "../support/mcap-strict.js";
 import { P7Host } from "../../src/host/p7-host.js";
@@ -69,20 +70,7 @@ async function record(body: Body): Promise<Run> {
   // The fault hooks (a P7's link loss) for this core only.
   process.env.BODYLINK_TEST_HOOKS = "1";
   process.env.BODYLINK_TEST_FAULTS = "1";
-  const rt = await startRuntime({
-    body,
-    record: file,
-    host: "127.0.0.1",
-    apiPort: 0,
-    lola: false,
-    lolaReaders: 0,
-    lolaGraceMs: 100,
-    acceptBoardVersion: [11],
-    seed: 3,
-    tny: true,
-    tnyPort: 0,
-    quiet: true,
-  }).finally(() => {
+  const rt = await startRuntime({ ...SIM_RUNTIME_OPTIONS, body, record: file, seed: 3 }).finally(() => {
     delete process.env.BODYLINK_TEST_HOOKS;
     delete process.env.BODYLINK_TEST_FAULTS;
   });

@@ -16,6 +16,7 @@ import { DECOMPRESS_HANDLERS, compressZstd, loadZstd } from "../../src/record/mc
 import { StrictMcapWriter } from "../../src/record/mcap-writer.js";
 import { checkMcapFileStrict, checkMcapStrict, loadStrictZstd } from "../support/mcap-strict.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
+import { SIM_RUNTIME_OPTIONS } from "../support/sim-runtime.js";
 import { singleTypeProblems } from "../support/single-type.js";
 import { Compile } from "typebox/compile";
 
@@ -182,20 +183,7 @@ describe("LogTimeOrder", () => {
 describe.each(["nao", "p7", "tny360"] as const)("serve --body %s --record, no client at all", (body) => {
   it("every channel and schema in the data section before use, summary duplicates, CRCs, indexes, statistics; log-time order", async () => {
     const file = join(dir, `${body}-idle.mcap`);
-    const rt = await startRuntime({
-      body,
-      record: file,
-      host: "127.0.0.1",
-      apiPort: 0,
-      lola: false,
-      lolaReaders: 0,
-      lolaGraceMs: 100,
-      acceptBoardVersion: [11],
-      seed: 4,
-      tny: true,
-      tnyPort: 0,
-      quiet: true,
-    });
+    const rt = await startRuntime({ ...SIM_RUNTIME_OPTIONS, body, record: file, seed: 4 });
     try {
       const t0 = Date.now();
       while (Date.now() - t0 < 1500) await new Promise((r) => setTimeout(r, 50));

@@ -1,0 +1,18 @@
+/**
+ * The options of an in-process `serve` of a simulated body for tests that record or view it: the
+ * robot API on a free loopback port, no LoLA socket, the TNY-360 API server on a free port, quiet.
+ * Spread it and add the body, the recording, the seed.
+ */
+import type { ServeOptions } from "../../src/cli/serve.js";
+
+export const SIM_RUNTIME_OPTIONS: Readonly<Omit<ServeOptions, "body" | "seed">> = {
+  host: "127.0.0.1",
+  apiPort: 0,
+  lola: false,
+  lolaReaders: 0,
+  lolaGraceMs: 100,
+  acceptBoardVersion: [11],
+  tny: true,
+  tnyPort: 0,
+  quiet: true,
+};
