@@ -9,11 +9,9 @@ import { syncBuiltinESMExports } from "node:module";
 import { type Server, Socket, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { McapIndexedReader } from "@mcap/core";
 import { unpack } from "msgpackr";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
-import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
 import { NaoRobot } from "../../src/runtime/nao-robot.js";
 import type { NaoHost } from "../../src/host/nao-host.js";
 import { LolaUpstreamDriver } from "../../src/drivers/nao/lola-upstream.js";
@@ -22,6 +20,7 @@ import { startLolaServer } from "../../src/serve/lola/server.js";
 import { LolaCommandWriter } from "../../src/wire/lola/command-message.js";
 import { LolaCommandReader, type LolaCommandUpdate } from "../../src/wire/lola/command-reader.js";
 import { LolaSensorWriter } from "../../src/wire/lola/sensor-message.js";
+import { messagesByTopic } from "../record/helpers.js";
 import { TestLolaClient, tmpSocketPath, until } from "./client.js";
 import { KNOWN_ROBOT_CONFIG, knownSensorValues } from "./helpers.js";
 
@@ -403,17 +402,7 @@ describe("serve --lola-upstream on the threaded core (serve's default), recordin
     await rt.close();
     // The recording (written by the main thread from the core's ring): every upstream message our
     // client got is in /lola/upstream/sensor byte for byte, and /lola/sensor holds what we sent.
-    await loadZstd();
-    const readable = await FileReadable.open(file);
-    cleanups.push(() => readable.close());
-    const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers: DECOMPRESS_HANDLERS });
-    const topicOf = new Map([...reader.channelsById.values()].map((ch) => [ch.id, ch.topic]));
-    const byTopic = new Map<string, Buffer[]>();
-    for await (const m of reader.readMessages()) {
-      const t = topicOf.get(m.channelId)!;
-      if (!byTopic.has(t)) byTopic.set(t, []);
-      byTopic.get(t)!.push(Buffer.from(m.data));
-    }
+    const byTopic = await messagesByTopic(file);
     const hex = (t: string) => new Set((byTopic.get(t) ?? []).map((b) => b.toString("hex")));
     const upSensor = hex("/lola/upstream/sensor");
     const ourSensor = hex("/lola/sensor");

@@ -2,14 +2,35 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { McapIndexedReader } from "@mcap/core";
 import { pack } from "msgpackr";
 import { SimClock } from "../../src/runtime/clock.js";
 import { NaoRobot } from "../../src/runtime/nao-robot.js";
+import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
 import { RECORD_RING_BYTES, Recorder, type RecorderOptions } from "../../src/record/recorder.js";
 import { RecordTap, TappedChestboard } from "../../src/record/tap.js";
 import { type LolaServer, startLolaServer } from "../../src/serve/lola/server.js";
 import { ByteRing } from "../../src/shm/ring.js";
 import { TestLolaClient, tmpSocketPath, until } from "../lola/client.js";
+
+/** Every message of a finished MCAP recording, by topic, in log order. */
+export async function messagesByTopic(file: string): Promise<Map<string, Buffer[]>> {
+  await loadZstd();
+  const readable = await FileReadable.open(file);
+  try {
+    const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers: DECOMPRESS_HANDLERS });
+    const topicOf = new Map([...reader.channelsById.values()].map((ch) => [ch.id, ch.topic]));
+    const byTopic = new Map<string, Buffer[]>();
+    for await (const m of reader.readMessages()) {
+      const t = topicOf.get(m.channelId)!;
+      if (!byTopic.has(t)) byTopic.set(t, []);
+      byTopic.get(t)!.push(Buffer.from(m.data));
+    }
+    return byTopic;
+  } finally {
+    await readable.close();
+  }
+}
 
 export function tmpDir(): string {
   return mkdtempSync(join(tmpdir(), "bl-rec-"));

@@ -9,17 +9,16 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { McapIndexedReader } from "@mcap/core";
 import { unpack } from "msgpackr";
 import { afterEach, describe, expect, it } from "vitest";
 import { computeFeet, FSR_POSITIONS_M } from "../../src/bodies/nao/feet.js";
 import { NAO_TOTAL_MASS_KG } from "../../src/bodies/nao/masses.js";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
-import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
 import type { NaoRobot } from "../../src/runtime/nao-robot.js";
 import type { NaoBodyModel } from "../../src/sim/nao/model.js";
 import { LolaCommandWriter } from "../../src/wire/lola/command-message.js";
 import { TestLolaClient, tmpSocketPath } from "../lola/client.js";
+import { messagesByTopic } from "../record/helpers.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
 
 useRuntimeDir("bl-physics-");
@@ -207,19 +206,8 @@ describe("serve --sim physics --lockstep with a LoLA client", () => {
       const c = await drive(lolaPath, 300, undefined, 100);
       await c.close();
       await rt.close();
-      await loadZstd();
-      const readable = await FileReadable.open(file);
-      cleanups.push(() => readable.close());
-      const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers: DECOMPRESS_HANDLERS });
-      const topicOf = new Map([...reader.channelsById.values()].map((ch) => [ch.id, ch.topic]));
-      const byTopic = new Map<string, string[]>();
-      for await (const m of reader.readMessages()) {
-        const topic = topicOf.get(m.channelId)!;
-        if (!topic.startsWith("/lola/")) continue;
-        if (!byTopic.has(topic)) byTopic.set(topic, []);
-        byTopic.get(topic)!.push(Buffer.from(m.data).toString("hex"));
-      }
-      runs.push(byTopic);
+      const lola = [...(await messagesByTopic(file))].filter(([topic]) => topic.startsWith("/lola/"));
+      runs.push(new Map(lola.map(([topic, msgs]) => [topic, msgs.map((b) => b.toString("hex"))])));
     }
     const [a, b] = runs as [Map<string, string[]>, Map<string, string[]>];
     expect(a.get("/lola/sensor")!.length).toBeGreaterThanOrEqual(300);

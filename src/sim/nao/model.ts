@@ -80,16 +80,8 @@ export function lagJoint(position: Float64Array, i: number, targetRad: Float64Ar
   position[i] = Math.min(isHand(i) ? 1 : LOLA_MAX_RAD[i]!, Math.max(isHand(i) ? 0 : LOLA_MIN_RAD[i]!, position[i]!));
 }
 
-/** Torso height of the zero posture standing, m (the legs' lengths, kinematics.ts). */
-const STAND_HEIGHT_M = 0.085 + 0.1 + 0.1029 + 0.04519;
-
-/**
- * The kinematic NAO: a puppet that cannot fall. Joints lag their targets; current is
- * stiffness × (holding + tracking error); the torso sways (0.01 rad roll, 0.015 rad pitch); the
- * feet share the robot's weight with a slow sway of the centre of pressure.
- */
-export class KinematicNaoModel implements NaoBodyModel {
-  readonly kind = "kinematic";
+/** The arrays every model fills (NaoBodyModel's outputs), made once. */
+export abstract class NaoModelOutputs {
   readonly positionRad = new Float64Array(25);
   readonly velocityRadS = new Float64Array(25);
   readonly torqueNm = new Float64Array(25);
@@ -98,8 +90,20 @@ export class KinematicNaoModel implements NaoBodyModel {
   readonly accelerometerMps2 = new Float64Array(3);
   readonly gyroscopeRadS = new Float64Array(3);
   readonly anglesRad = new Float64Array(2);
-  readonly basePositionM = new Float64Array([0, 0, STAND_HEIGHT_M]);
+  readonly basePositionM = new Float64Array(3);
   readonly baseOrientationXyzw = new Float64Array([0, 0, 0, 1]);
+}
+
+/** Torso height of the zero posture standing, m (the legs' lengths, kinematics.ts). */
+const STAND_HEIGHT_M = 0.085 + 0.1 + 0.1029 + 0.04519;
+
+/**
+ * The kinematic NAO: a puppet that cannot fall. Joints lag their targets; current is
+ * stiffness × (holding + tracking error); the torso sways (0.01 rad roll, 0.015 rad pitch); the
+ * feet share the robot's weight with a slow sway of the centre of pressure.
+ */
+export class KinematicNaoModel extends NaoModelOutputs implements NaoBodyModel {
+  readonly kind = "kinematic";
   readonly contactLinks: readonly string[] = ["LFoot", "RFoot"];
   readonly contactForceN = new Float64Array(2);
   readonly fallen = false;
@@ -110,6 +114,8 @@ export class KinematicNaoModel implements NaoBodyModel {
   }
 
   constructor() {
+    super();
+    this.basePositionM[2] = STAND_HEIGHT_M;
     this.reset("stand");
   }
 

@@ -20,7 +20,7 @@ import { LOLA_INDEX, type LOLA_ORDER, REST_POSTURE_RAD } from "../../../bodies/n
 import { groundedBasePose, NAO_CONTACT_LINKS, NAO_MJCF_JOINTS, NAO_SENSOR_ADR, NAO_TIMESTEP_S, naoMjcf } from "../../../bodies/nao/mjcf.js";
 import { NAO_DRIVEN_JOINTS, NAO_JOINT_DRIVES } from "../../../bodies/nao/motors.js";
 import { LiveView, loadMujoco, type MjData, type MjModel, type Mujoco } from "../../physics/mujoco.js";
-import { GRAVITY_MPS2, lagJoint, type NaoBodyModel, type NaoSimPose } from "../model.js";
+import { GRAVITY_MPS2, lagJoint, type NaoBodyModel, NaoModelOutputs, type NaoSimPose } from "../model.js";
 
 /**
  * The pose a physics NAO starts in: crouched, as a NAO is put down before it is switched on. Limp
@@ -37,18 +37,8 @@ const TIMESTEP_US = Math.round(NAO_TIMESTEP_S * 1e6);
 /** Torso and Head: touching the floor with these is a fall. */
 const FALL_LINKS = ["Torso", "Head"].map((l) => NAO_CONTACT_LINKS.indexOf(l));
 
-export class MujocoNaoModel implements NaoBodyModel {
+export class MujocoNaoModel extends NaoModelOutputs implements NaoBodyModel {
   readonly kind = "physics";
-  readonly positionRad = new Float64Array(25);
-  readonly velocityRadS = new Float64Array(25);
-  readonly torqueNm = new Float64Array(25);
-  readonly currentA = new Float64Array(25);
-  readonly fsrKg = new Float64Array(8);
-  readonly accelerometerMps2 = new Float64Array(3);
-  readonly gyroscopeRadS = new Float64Array(3);
-  readonly anglesRad = new Float64Array(2);
-  readonly basePositionM = new Float64Array(3);
-  readonly baseOrientationXyzw = new Float64Array([0, 0, 0, 1]);
   readonly contactLinks = NAO_CONTACT_LINKS;
   readonly contactForceN = new Float64Array(NAO_CONTACT_LINKS.length);
   /** MuJoCo's own objects, for tests and tools (the physics is theirs to read, not to step). */
@@ -82,6 +72,7 @@ export class MujocoNaoModel implements NaoBodyModel {
   }
 
   constructor(mj: Mujoco, pose: NaoSimPose = "stand") {
+    super();
     this.mj = mj;
     const m = mj.MjModel.from_xml_string(naoMjcf());
     const d = new mj.MjData(m);
