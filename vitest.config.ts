@@ -2,6 +2,12 @@ import { defineConfig } from "vitest/config";
 
 /** The one file whose assertions are the real-time core's counters under hostile load (it says why it runs alone). */
 const REALTIME = ["test/rt/isolation.test.ts"];
+/**
+ * The fleet e-stop under a 90k/s flood: its 500 ms bound is the issue's, measured by the runtimes'
+ * own latches. Alone at a load average of 19-27 it latched in 6-160 ms; beside test/fleet/fleet.test.ts
+ * (three more serve processes and CLI runs) 849 ms once. Its own group, after the real-time one.
+ */
+const FLOOD = ["test/fleet/flood.test.ts"];
 
 export default defineConfig({
   test: {
@@ -24,14 +30,19 @@ export default defineConfig({
         test: { name: "realtime", include: REALTIME, sequence: { groupOrder: 0 } },
       },
       {
+        // The flood test (see FLOOD): a 90k/s flood is a load of its own on everything beside it, too.
         extends: true,
-        test: { name: "node", include: ["test/**/*.test.ts"], exclude: ["test/dashboard/**", ...REALTIME], sequence: { groupOrder: 1 } },
+        test: { name: "flood", include: FLOOD, sequence: { groupOrder: 1 } },
+      },
+      {
+        extends: true,
+        test: { name: "node", include: ["test/**/*.test.ts"], exclude: ["test/dashboard/**", ...REALTIME, ...FLOOD], sequence: { groupOrder: 2 } },
       },
       {
         // The browser test starts chromium, which takes a core: run it after the rest, so timing
         // tests (the 20 Hz stream rate) never share the machine with it.
         extends: true,
-        test: { name: "browser", include: ["test/dashboard/**/*.test.ts"], sequence: { groupOrder: 2 } },
+        test: { name: "browser", include: ["test/dashboard/**/*.test.ts"], sequence: { groupOrder: 3 } },
       },
     ],
   },
