@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- physics`: the MuJoCo NAO against the kinematic one, in the same run (issue 21).
+ * `npm run bench -- physics`: the MuJoCo NAO against the kinematic one, in the same run.
  *
  * 1. Step cost: one whole NaoRobot cycle on the simulated chest board (the board steps its body),
  *    each cycle timed, µs p50/p99, for both bodies; budget used = p99 / 12 ms (target: physics

@@ -4,7 +4,7 @@
  * (src/cli/bodies/) read them without importing serve.
  */
 import type { WakeMode } from "../runtime/clock.js";
-import type { NaoSimKind } from "../sim/nao/model.js";
+import type { NaoSimKind } from "../bodies/nao/sim-world.js";
 
 export const VERSION = "0.1.0";
 export const DEFAULT_API_PORT = 8780;

@@ -25,7 +25,7 @@ import { ESTOP_SOCKET_SUFFIX, MAX_SOCKET_PATH_BYTES, serveEstopSocket } from "..
 import { join } from "node:path";
 import { attachSafetyLog, type SafetyLog } from "../serve/safety-log.js";
 import { requireTokenOffLoopback } from "../serve/web-access.js";
-import { NAO_SIM_KINDS } from "../sim/nao/model.js";
+import { NAO_SIM_KINDS } from "../bodies/nao/sim-world.js";
 import { SERVE_ENTRIES } from "./bodies/index.js";
 import { type BodyEntry, type EntryContext, type StartedBody, stallCoreMs } from "./bodies/entry.js";
 import { DEFAULT_API_PORT, DEFAULT_LOLA_PATH, DEFAULT_UPSTREAM_LOLA_PATH, type ServeOptions, VERSION } from "./serve-options.js";

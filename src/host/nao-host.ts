@@ -7,7 +7,7 @@
  * to the core's command mailbox (src/shm/mailbox.ts), which the core reads at the start of every
  * cycle. What crosses, and how: core-host.ts, src/rt/core-shm.ts.
  */
-import type { NaoSimPose } from "../sim/nao/model.js";
+import type { NaoSimPose } from "../bodies/nao/sim-world.js";
 import { applyCommandUpdate, type CommandProblem, LED_GROUP_NAMES, NaoCommands, type NaoCommandUpdate } from "../bodies/nao/commands.js";
 import { NAO_COMMAND_KEY, NAO_COMMAND_LAYOUT } from "../bodies/nao/layout.js";
 import type { NaoPreferences } from "../bodies/nao/prefs.js";

@@ -3,7 +3,7 @@
  * plain data, it crosses in workerData. The buffer's layout is every core's (core-shm.ts) with the
  * body's state region (src/bodies/<body>/layout.ts).
  */
-import type { NaoSimKind } from "../sim/nao/model.js";
+import type { NaoSimKind } from "../bodies/nao/sim-world.js";
 import type { CoreBaseOptions } from "./core-shm.js";
 
 export interface NaoCoreOptions extends CoreBaseOptions {

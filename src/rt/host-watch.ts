@@ -1,5 +1,5 @@
 /**
- * The core's watchdog on its host (issue 25, item 4; Spot's e-stop endpoint timeout applied to our
+ * The core's watchdog on its host (Spot's e-stop endpoint timeout applied to our
  * own serving side): the host bumps CTL.hostBeat from a timer on its event loop (CoreHost), so the
  * beat stands still exactly when the main thread cannot act — an HTTP e-stop, a signal, a fleet
  * stop would all wait. When it has stood still for longer than CTL.hostTimeoutMs, `check` says so

@@ -8,7 +8,7 @@
  * Dying, it first sends the body its safe state — the last chest frame at stiffness 0,
  * synchronously on the simulator, USB gets 200 ms — then the host exits non-zero.
  */
-import { ChestboardDriver, simulatedChestboard } from "../drivers/nao/chestboard.js";
+import { ChestboardDriver, physicsNaoModel, simulatedChestboard } from "../drivers/nao/chestboard.js";
 import { LolaUpstreamDriver } from "../drivers/nao/lola-upstream.js";
 import { BodylinkError } from "../errors.js";
 import { RecordTap, TappedChestboard } from "../record/tap.js";
@@ -22,8 +22,7 @@ import { NaoStateChannel } from "../shm/nao-state.js";
 import { ByteRing } from "../shm/ring.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
 import { openUsbChestboard } from "../transport/usb.js";
-import { MujocoNaoModel, PHYSICS_START_POSE } from "../sim/nao/physics/mujoco-nao.js";
-import type { NaoSimPose } from "../sim/nao/model.js";
+import type { NaoSimPose } from "../bodies/nao/sim-world.js";
 import type { NaoCoreOptions } from "./core-options.js";
 import { CTL } from "./core-shm.js";
 import { coreClock, runCore } from "./core-worker.js";
@@ -45,7 +44,7 @@ runCore<NaoRobot, NaoCoreOptions>({
     upstream = o.upstream ? new LolaUpstreamDriver({ path: o.upstream.path, clock, tap: tap?.lolaUpstream ?? null, ...(o.upstream.stallMs ? { stallMs: o.upstream.stallMs } : {}) }) : null;
     const t = tap;
     const tapped = (x: ChestboardTransport): ChestboardTransport => (t ? new TappedChestboard(x, t) : x);
-    const model = !o.usb && o.sim === "physics" ? await MujocoNaoModel.create(PHYSICS_START_POSE) : undefined;
+    const model = !o.usb && o.sim === "physics" ? await physicsNaoModel() : undefined;
     const transport = o.usb ? async () => tapped(await openUsbChestboard()) : tapped(simulatedChestboard({ seed: o.seed, clock, ...(model ? { model } : {}) }));
     return NaoRobot.create({
       clock,

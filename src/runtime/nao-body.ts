@@ -9,7 +9,7 @@
  * (NaoHost validates on its thread and posts it to the core's mailbox); smooth motions may answer
  * asynchronously.
  */
-import type { NaoSimPose } from "../sim/nao/model.js";
+import type { NaoSimPose } from "../bodies/nao/sim-world.js";
 import type { CommandProblem, NaoCommandUpdate } from "../bodies/nao/commands.js";
 import type { NaoPreferences } from "../bodies/nao/prefs.js";
 import type { NaoState } from "../bodies/nao/state.js";

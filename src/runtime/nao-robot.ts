@@ -28,7 +28,8 @@ import { type CommandProblem, LED_GROUP_NAMES, NO_COMMAND_PROBLEMS, NaoCommands,
 import { NAO_COMMAND_KEY } from "../bodies/nao/layout.js";
 import { REST_POSTURE_RAD, STAND_POSTURE_RAD } from "../bodies/nao/joints.js";
 import type { NaoPreferences } from "../bodies/nao/prefs.js";
-import { NaoState } from "../bodies/nao/state.js";
+import { NAO_CONTACT_LINKS } from "../bodies/nao/mjcf.js";
+import { NaoState, SIM_WORLD } from "../bodies/nao/state.js";
 import { leaseEndCode, type SafetyCode } from "../bodies/safety.js";
 import { IO } from "../drivers/driver.js";
 import { ChestboardDriver, simulatedChestboard } from "../drivers/nao/chestboard.js";
@@ -36,7 +37,8 @@ import { NAO_IO, type NaoDriver, type NaoOutput } from "../drivers/nao/driver.js
 import { BodylinkError } from "../errors.js";
 import { type CycleCore, Lifecycle, PHASE, type Phase } from "../rt/lifecycle.js";
 import type { SimChestboard } from "../sim/nao/chestboard.js";
-import { type NaoBodyModel, type NaoSimPose, writeSimWorld } from "../sim/nao/model.js";
+import type { NaoSimPose } from "../bodies/nao/sim-world.js";
+import type { NaoBodyModel } from "../sim/nao/model.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
 import type { BoardReport, ChestboardLink } from "../transport/chestboard-link.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
@@ -652,4 +654,29 @@ export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutp
       estop: this.authority.estop,
     };
   }
+}
+
+/** Per model's contact link, its slot in NaoState.simContacts (NAO_CONTACT_LINKS' order). */
+const slotsOf = new WeakMap<NaoBodyModel, Int8Array>();
+
+/**
+ * Copy a physics model's world into the state (perform side: allocation-free after the first
+ * call per model). The kinematic puppet has no world: `present` stays 0.
+ */
+export function writeSimWorld(m: NaoBodyModel, s: NaoState): void {
+  const w = s.simWorld;
+  if (m.kind !== "physics") return;
+  let slots = slotsOf.get(m);
+  if (!slots) {
+    slots = Int8Array.from(m.contactLinks, (l) => NAO_CONTACT_LINKS.indexOf(l));
+    slotsOf.set(m, slots);
+  }
+  w[SIM_WORLD.present] = 1;
+  w[SIM_WORLD.timeS] = m.timeS;
+  w[SIM_WORLD.x] = m.basePositionM[0]!;
+  w[SIM_WORLD.y] = m.basePositionM[1]!;
+  w[SIM_WORLD.z] = m.basePositionM[2]!;
+  for (let k = 0; k < 4; k++) w[SIM_WORLD.qx + k] = m.baseOrientationXyzw[k]!;
+  w[SIM_WORLD.fallen] = m.fallen ? 1 : 0;
+  for (let c = 0; c < slots.length; c++) if (slots[c]! >= 0) s.simContacts[slots[c]!] = m.contactForceN[c]!;
 }

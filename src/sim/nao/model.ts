@@ -12,15 +12,10 @@
  */
 import { isHand, LOLA_MAX_RAD, LOLA_MIN_RAD, REST_POSTURE_RAD } from "../../bodies/nao/joints.js";
 import { NAO_TOTAL_MASS_KG } from "../../bodies/nao/masses.js";
-import { NAO_CONTACT_LINKS } from "../../bodies/nao/mjcf.js";
-import { type NaoState, SIM_WORLD } from "../../bodies/nao/state.js";
 
-/** Which mechanics a simulated NAO has (`serve --sim`). */
-export const NAO_SIM_KINDS = ["physics", "kinematic"] as const;
-export type NaoSimKind = (typeof NAO_SIM_KINDS)[number];
-/** Poses a simulated world can be reset to (`POST /v1/sim/reset`). */
-export const NAO_SIM_POSES = ["stand", "crouch", "lying"] as const;
-export type NaoSimPose = (typeof NAO_SIM_POSES)[number];
+import type { NaoSimKind, NaoSimPose } from "../../bodies/nao/sim-world.js";
+
+export { NAO_SIM_KINDS, NAO_SIM_POSES, type NaoSimKind, type NaoSimPose } from "../../bodies/nao/sim-world.js";
 
 export const GRAVITY_MPS2 = 9.81;
 /** Joint lag of the kinematic model: time constant at stiffness 1, and top speed. */
@@ -164,29 +159,4 @@ export class KinematicNaoModel extends NaoModelOutputs implements NaoBodyModel {
       this.contactForceN[foot] = w * GRAVITY_MPS2;
     }
   }
-}
-
-/** Per model's contact link, its slot in NaoState.simContacts (NAO_CONTACT_LINKS' order). */
-const slotsOf = new WeakMap<NaoBodyModel, Int8Array>();
-
-/**
- * Copy a physics model's world into the state (perform side: allocation-free after the first
- * call per model). The kinematic puppet has no world: `present` stays 0.
- */
-export function writeSimWorld(m: NaoBodyModel, s: NaoState): void {
-  const w = s.simWorld;
-  if (m.kind !== "physics") return;
-  let slots = slotsOf.get(m);
-  if (!slots) {
-    slots = Int8Array.from(m.contactLinks, (l) => NAO_CONTACT_LINKS.indexOf(l));
-    slotsOf.set(m, slots);
-  }
-  w[SIM_WORLD.present] = 1;
-  w[SIM_WORLD.timeS] = m.timeS;
-  w[SIM_WORLD.x] = m.basePositionM[0]!;
-  w[SIM_WORLD.y] = m.basePositionM[1]!;
-  w[SIM_WORLD.z] = m.basePositionM[2]!;
-  for (let k = 0; k < 4; k++) w[SIM_WORLD.qx + k] = m.baseOrientationXyzw[k]!;
-  w[SIM_WORLD.fallen] = m.fallen ? 1 : 0;
-  for (let c = 0; c < slots.length; c++) if (slots[c]! >= 0) s.simContacts[slots[c]!] = m.contactForceN[c]!;
 }

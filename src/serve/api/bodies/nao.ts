@@ -31,7 +31,7 @@ import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, 
 import { numbers } from "../schemas.js";
 import { NAO_CONTACT_LINKS } from "../../../bodies/nao/mjcf.js";
 import { type NaoState, SIM_WORLD } from "../../../bodies/nao/state.js";
-import { NAO_SIM_POSES, type NaoSimPose } from "../../../sim/nao/model.js";
+import { NAO_SIM_POSES, type NaoSimPose } from "../../../bodies/nao/sim-world.js";
 import { AdapterBase, f32, f32Array, intArray } from "./common.js";
 
 /** For each LoLA index, the API index of the same joint (LHipYawPitch → API 8). */
