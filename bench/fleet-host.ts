@@ -24,7 +24,7 @@ for (let i = 0; i < count; i++) {
     acceptBoardVersion: [11],
     seed: i + 1,
     tny: false,
-    ...(url && url !== "none" ? { fleet: url } : {}),
+    ...(url && url !== "none" ? { fleet: url, fleetInsecure: true } : {}), // the bench's broker is loopback-only and open
     quiet: true,
     log: () => undefined,
   });

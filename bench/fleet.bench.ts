@@ -194,7 +194,7 @@ export async function run(): Promise<void> {
       await quit(bare);
 
       const hs = await hosts(robots, `r${robots}-`, nats.url);
-      const c = await FleetClient.connect({ url: nats.url }, "fleet bench");
+      const c = await FleetClient.connect({ url: nats.url }, "fleet bench", { insecure: true }); // no keys on the bench's open loopback broker
       const present = (await c.robots()).filter((r) => r.name.startsWith(`r${robots}-`)).map((r) => r.name);
       if (present.length !== robots) throw new Error(`${present.length} of ${robots} robots joined`);
       let msgs = 0;

@@ -19,6 +19,7 @@ import { chmodSync, closeSync, fstatSync, linkSync, lstatSync, mkdirSync, openSy
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { BodylinkError } from "../errors.js";
+import { checkName } from "../fleet/subjects.js";
 
 export interface RuntimeRecord {
   /** Unique among this user's runtimes on this machine; also the robot's name in a fleet. */
@@ -42,16 +43,8 @@ export interface RuntimeRecord {
 /** What `recordStatus` says of a record's process. */
 export type RecordStatus = "live" | "gone" | "zombie" | "other-process";
 
-/** Robot names: also NATS subject tokens and file names, so no dots, wildcards, slashes or spaces. */
-export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-/** Names that would read like fleet-wide subjects (`bodylink.estop`, `bodylink.reset`). */
-const RESERVED_NAMES = new Set(["estop", "reset", "fleet"]);
-
-export function checkName(name: string): string | null {
-  if (!NAME_PATTERN.test(name)) return `robot name ${JSON.stringify(name)} must be 1-64 letters, digits, '-' or '_', starting with a letter or digit`;
-  if (RESERVED_NAMES.has(name.toLowerCase())) return `robot name ${JSON.stringify(name)} is reserved (fleet-wide subjects use it)`;
-  return null;
-}
+// Robot names are also NATS subject tokens: the rule lives with the fleet's subjects.
+export { checkName, NAME_PATTERN } from "../fleet/subjects.js";
 
 const uid = (): number | null => process.getuid?.() ?? null;
 

@@ -1,7 +1,9 @@
 /**
  * `bodylink fleet ls | state | estop | reset`: the fleet over NATS (docs/fleet.md). Each command
- * connects to the broker (--fleet, else BODYLINK_FLEET, else nats://127.0.0.1:4222), asks, and
- * leaves. `estop` and `reset` wait for every robot's answer and exit non-zero when one is missing.
+ * connects to the broker (--fleet, else BODYLINK_FLEET, else the --fleet-dir bundle's URL, else
+ * nats://127.0.0.1:4222), asks, and leaves. `estop` and `reset` wait for every robot's signed
+ * answer and exit non-zero when one is missing or forged.
+ * `bodylink fleet init | keys`: a closed fleet's keys and broker configuration (roster.ts).
  */
 import type { Command } from "commander";
 import { isErrorAnswer, FleetClient, type ScatterResult } from "../fleet/client.js";
@@ -11,7 +13,11 @@ import { BodylinkError, type ErrorCode } from "../errors.js";
 import { CliError, parseIntOption } from "./errors.js";
 import { formatState } from "./inspect.js";
 import { formatUptime, table } from "./ls.js";
-import { addFleetCredentialOptions, type FleetFlags as ServeFleetFlags, fleetConnectOptions } from "./serve.js";
+import { addFleetCredentialOptions, type FleetFlags as ServeFleetFlags, fleetBundleOf, fleetConnectOptions } from "./serve.js";
+import { requireFleetCredentials } from "../fleet/connect.js";
+import { addIdentity, initFleet, readRoster, removeIdentity } from "../fleet/roster.js";
+import { type FleetRole, FLEET_ROLES } from "../fleet/broker-config.js";
+import { keyIdOf } from "../fleet/sign.js";
 
 type FleetFlags = ServeFleetFlags & { json?: boolean };
 
@@ -20,7 +26,10 @@ function withConnection(cmd: Command): Command {
 }
 
 async function withFleet<T>(o: FleetFlags, f: (c: FleetClient) => Promise<T>): Promise<T> {
-  const c = await FleetClient.connect(fleetConnectOptions(o), "bodylink fleet (CLI)");
+  const bundle = fleetBundleOf(o);
+  const opts = fleetConnectOptions(o, bundle);
+  requireFleetCredentials(opts, o.fleetInsecure === true);
+  const c = await FleetClient.connect(opts, "bodylink fleet (CLI)", { signer: bundle?.signingKey ?? null, ...(bundle ? { robots: bundle.robots } : {}), insecure: o.fleetInsecure === true });
   try {
     return await f(c);
   } finally {
@@ -49,18 +58,23 @@ function printScatter(r: ScatterResult, what: string, json: boolean | undefined)
     const rows = r.replies
       .slice()
       .sort((a, b) => a.name.localeCompare(b.name))
-      .map((x) => [x.name, x.ok ? "ok" : `refused: ${x.error?.message ?? "?"}`, x.estop.latched ? `LATCHED (${x.estop.source ?? "?"}: ${x.estop.reason ?? ""})` : "not latched"]);
-    for (const m of r.missing) rows.push([m, "NO ANSWER", "?"]);
+      .map((x) => [x.name, `${x.ok ? "ok" : `refused: ${x.error?.message ?? "?"}`}${x.verified ? "" : " (UNVERIFIED)"}`, x.estop.latched ? `LATCHED (${x.estop.source ?? "?"}: ${x.estop.reason ?? ""})` : "not latched"]);
+    for (const m of r.missing) {
+      const notes = [...(r.unverified.includes(m) ? ["forged or unverifiable answer ignored"] : []), ...(r.notPresent.includes(m) ? ["no presence record"] : [])];
+      rows.push([m, `NO ANSWER${notes.length ? ` (${notes.join("; ")})` : ""}`, "?"]);
+    }
+    for (const u of r.unverified) if (!r.missing.includes(u)) rows.push([u, "forged or unverifiable answer ignored", "?"]);
     if (rows.length) console.log(table(["NAME", what.toUpperCase(), "E-STOP"], rows));
     const resent = r.resent ? ` (sent again ${r.resent} time${r.resent === 1 ? "" : "s"} to robots that had not answered)` : "";
     console.log(`${r.replies.length} answered in ${r.elapsedMs.toFixed(1)} ms${resent}${r.missing.length ? `; ${r.missing.length} did not answer: ${r.missing.join(", ")}` : ""}`);
   }
-  if (r.missing.length) throw new CliError(`${what}: no answer from ${r.missing.join(", ")}`, 1, "BL_ERR_FLEET_NO_ANSWER");
+  if (r.missing.length) throw new CliError(`${what}: no answer from ${r.missing.join(", ")}${r.unverified.length ? ` (answers that did not verify were ignored: ${r.unverified.join(", ")})` : ""}`, 1, "BL_ERR_FLEET_NO_ANSWER");
   if (r.replies.some((x) => !x.ok)) throw new CliError(`${what}: refused by some robots`);
 }
 
 export function registerFleet(program: Command): void {
-  const fleet = program.command("fleet").description("the fleet over NATS: list robots, their state, stop or reset all of them (docs/fleet.md)");
+  const fleet = program.command("fleet").description("the fleet over NATS: list robots, their state, stop or reset all of them; make a closed fleet's keys (docs/fleet.md)");
+  registerKeys(fleet);
 
   withConnection(fleet.command("ls").description("every robot in the fleet: body, host, link, battery, cycle, control holder, e-stop")).action(async (o: FleetFlags) => {
     const rows = await withFleet(o, overview);
@@ -128,6 +142,54 @@ export function registerFleet(program: Command): void {
     const targets = targetsOf(names, o.all);
     await withFleet(o, async (c) => printScatter(await c.reset(targets, { reason: o.reason, by: `cli:${process.env.USER ?? process.pid}` }, { maxWaitMs: o.waitMs }), "reset", o.json));
   });
+}
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+function registerKeys(fleet: Command): void {
+  fleet
+    .command("init")
+    .description("make a closed fleet in DIR: one identity per robot, operator and viewer (plus admin), their keys, the broker's config (docs/fleet.md)")
+    .argument("<dir>", "the fleet directory (kept by the admin; each NAME/ inside goes to where NAME runs)")
+    .requiredOption("--url <url>", "the broker as robots and operators reach it (nats://HOST:4222, tls://HOST:4222)")
+    .option("--robot <name>", "a robot (repeat)", collect, [])
+    .option("--operator <name>", "an operator: signs resets, leases and commands (repeat)", collect, [])
+    .option("--viewer <name>", "a read-only identity (repeat)", collect, [])
+    .option("--listen <host:port>", "where the broker listens (nats.conf)", "0.0.0.0:4222")
+    .option("--store-dir <dir>", "the broker's JetStream store (default DIR/jetstream)")
+    .action((dir: string, o: { url: string; robot: string[]; operator: string[]; viewer: string[]; listen: string; storeDir?: string }) => {
+      const r = initFleet(dir, { url: o.url, listen: o.listen, ...(o.storeDir ? { storeDir: o.storeDir } : {}), robots: o.robot, operators: o.operator, viewers: o.viewer });
+      printRoster(dir, r.identities);
+      console.log(`\nbroker:  nats-server -c ${dir}/nats.conf`);
+      console.log(`robots:  copy ${dir}/NAME/ to the robot, then bodylink serve --fleet-dir DIR`);
+      console.log(`people:  bodylink fleet ls --fleet-dir ${dir}/OPERATOR   (secrets are 0600; keep ${dir} with the admin)`);
+    });
+  const keys = fleet.command("keys").description("the fleet's identities and keys: ls, add, remove (every bundle's trust.json and nats.conf are rewritten)");
+  keys
+    .command("ls")
+    .description("every identity: role, NATS key, signing key id")
+    .argument("<dir>", "the fleet directory (`bodylink fleet init`)")
+    .action((dir: string) => printRoster(dir, readRoster(dir).identities));
+  keys
+    .command("add")
+    .description("add an identity; then redistribute its bundle, every trust.json, and reload the broker (nats-server --signal reload)")
+    .argument("<dir>", "the fleet directory")
+    .argument("<role>", FLEET_ROLES.join(" | "))
+    .argument("<name>", "its name (a robot's is its serve --name)")
+    .action((dir: string, role: string, name: string) => {
+      if (!(FLEET_ROLES as readonly string[]).includes(role)) throw new CliError(`role must be one of ${FLEET_ROLES.join(", ")}`, 2);
+      printRoster(dir, addIdentity(dir, role as FleetRole, name).identities);
+    });
+  keys
+    .command("remove")
+    .description("remove an identity: the broker and every trust.json forget its keys; redistribute and reload")
+    .argument("<dir>", "the fleet directory")
+    .argument("<name>", "the identity")
+    .action((dir: string, name: string) => printRoster(dir, removeIdentity(dir, name).identities));
+}
+
+function printRoster(dir: string, ids: ReadonlyArray<{ name: string; role: string; nkey: string; sign?: `ed25519:${string}` }>): void {
+  console.log(table(["NAME", "ROLE", "NATS KEY", "SIGNING KEY", "BUNDLE"], ids.map((e) => [e.name, e.role, e.nkey, e.sign ? keyIdOf(e.sign) : "-", `${dir}/${e.name}/`])));
 }
 
 function targetsOf(names: string[], all: boolean | undefined): string[] | null {

@@ -63,6 +63,12 @@ export interface ServeOptions {
   fleetNkey?: string;
   fleetCreds?: string;
   fleetCa?: string;
+  /** A fleet identity's bundle (`bodylink fleet init`): its NKey, its signing key, the fleet's trusted keys; also the broker's URL. */
+  fleetDir?: string;
+  /** Join a broker without credentials, and count what cannot be verified (docs/security.md): only on a broker nobody else reaches. */
+  fleetInsecure?: boolean;
+  /** An operator's bundle whose key signs the /fleet page's resets (else robots refuse them). */
+  fleetOperatorDir?: string;
   /** Presence TTL, ms (default 5000): a killed runtime leaves the fleet within it. */
   fleetTtlMs?: number;
   /** Where the fleet bridge logs (connection lost/regained, name taken). Default: stderr with a timestamp. */

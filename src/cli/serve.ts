@@ -14,8 +14,11 @@ import { RECORD_RING_BYTES, Recorder } from "../record/recorder.js";
 import { RecordTap } from "../record/tap.js";
 import { ByteRing } from "../shm/ring.js";
 import { DEFAULT_FOXGLOVE_PORT, startFoxgloveServer } from "../serve/foxglove/server.js";
+import { BodylinkError } from "../errors.js";
 import { FleetBridge } from "../fleet/bridge.js";
-import { DEFAULT_FLEET_URL, type FleetConnectOptions, natsOptions, redactUrl } from "../fleet/connect.js";
+import { inboxPrefixOf } from "../fleet/broker-config.js";
+import { DEFAULT_FLEET_URL, type FleetConnectOptions, natsOptions, redactUrl, requireFleetCredentials } from "../fleet/connect.js";
+import { type FleetBundle, loadBundle } from "../fleet/roster.js";
 import { subject } from "../fleet/subjects.js";
 import { checkName, checkRuntimeDir, defaultName, listRuntimes, ownProcStart, type RuntimeRecord, removeRuntimeRecord, updateRuntime, writeRuntime } from "./discovery.js";
 import { CliError, listenError, parseChoice, parseIntOption, usageError, warn } from "./errors.js";
@@ -91,7 +94,7 @@ export async function safeStop(robot: BodyRuntime, reason: string): Promise<void
 }
 
 /** The fleet connection options from serve's flags (secrets may come from the environment instead of argv). */
-export type FleetFlags = Pick<ServeOptions, "fleet" | "fleetUser" | "fleetPassword" | "fleetToken" | "fleetNkey" | "fleetCreds" | "fleetCa">;
+export type FleetFlags = Pick<ServeOptions, "fleet" | "fleetUser" | "fleetPassword" | "fleetToken" | "fleetNkey" | "fleetCreds" | "fleetCa" | "fleetDir" | "fleetInsecure">;
 
 /** The credential flags `serve --fleet` and `bodylink fleet …` share. */
 export function addFleetCredentialOptions(cmd: Command): Command {
@@ -101,18 +104,29 @@ export function addFleetCredentialOptions(cmd: Command): Command {
     .option("--fleet-token <token>", "NATS token (prefer BODYLINK_FLEET_TOKEN)")
     .option("--fleet-nkey <file>", "NATS NKey seed file")
     .option("--fleet-creds <file>", "NATS .creds file (JWT and seed)")
-    .option("--fleet-ca <file>", "CA certificate for tls:// fleets");
+    .option("--fleet-ca <file>", "CA certificate for tls:// fleets")
+    .option("--fleet-dir <dir>", "this identity's bundle from `bodylink fleet init` (NKey, signing key, the fleet's keys, the broker's URL; default: $BODYLINK_FLEET_DIR)")
+    .option("--fleet-insecure", "allow a broker without credentials and count answers that cannot be verified (only on a broker nobody else can reach)");
 }
 
-export function fleetConnectOptions(o: FleetFlags): FleetConnectOptions {
+/** The identity bundle named by --fleet-dir (or BODYLINK_FLEET_DIR), or null. */
+export function fleetBundleOf(o: FleetFlags): FleetBundle | null {
+  const dir = o.fleetDir ?? (process.env.BODYLINK_FLEET_DIR || undefined);
+  return dir === undefined ? null : loadBundle(dir);
+}
+
+export function fleetConnectOptions(o: FleetFlags, bundle: FleetBundle | null = fleetBundleOf(o)): FleetConnectOptions {
   const password = o.fleetPassword ?? process.env.BODYLINK_FLEET_PASSWORD;
   const token = o.fleetToken ?? process.env.BODYLINK_FLEET_TOKEN;
+  const other = o.fleetUser !== undefined || token !== undefined || o.fleetNkey !== undefined || o.fleetCreds !== undefined;
+  const nkeyFile = o.fleetNkey ?? (bundle && !other ? bundle.seedFile : undefined);
   return {
-    url: o.fleet ?? process.env.BODYLINK_FLEET ?? DEFAULT_FLEET_URL,
+    url: o.fleet ?? process.env.BODYLINK_FLEET ?? bundle?.url ?? DEFAULT_FLEET_URL,
     ...(o.fleetUser !== undefined ? { user: o.fleetUser } : {}),
     ...(password !== undefined && (o.fleetUser !== undefined || o.fleetPassword !== undefined) ? { password } : {}),
     ...(token !== undefined ? { token } : {}),
-    ...(o.fleetNkey !== undefined ? { nkeyFile: o.fleetNkey } : {}),
+    ...(nkeyFile !== undefined ? { nkeyFile } : {}),
+    ...(bundle ? { inboxPrefix: inboxPrefixOf(bundle.name) } : {}),
     ...(o.fleetCreds !== undefined ? { credsFile: o.fleetCreds } : {}),
     ...(o.fleetCa !== undefined ? { caFile: o.fleetCa } : {}),
   };
@@ -128,9 +142,16 @@ const stderrLog = (level: "info" | "warn" | "error", line: string) => console.er
 export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<RunningRuntime> {
   const closers: Array<() => Promise<void>> = [];
   let fleet: FleetBridge | null = null;
-  // Checked before anything opens: a bad --fleet URL or an unreadable creds file is one clear line.
-  const fleetOpts = o.fleet !== undefined ? fleetConnectOptions(o) : null;
-  if (fleetOpts) natsOptions(fleetOpts);
+  // Checked before anything opens: a bad --fleet URL, an unreadable creds file or bundle, or no credentials at all is one clear line.
+  const bundle = o.fleet !== undefined ? fleetBundleOf(o) : null;
+  if (bundle && bundle.role !== "robot") throw new BodylinkError("BL_ERR_FLEET_CONFIG", `--fleet-dir ${bundle.dir} is the ${bundle.role} ${bundle.name}'s bundle; a runtime joins with a robot's`);
+  if (bundle && o.name !== undefined && o.name !== bundle.name) throw new BodylinkError("BL_ERR_FLEET_CONFIG", `--fleet-dir ${bundle.dir} is the robot ${bundle.name}'s identity, but --name is ${o.name}`);
+  const fleetOpts = o.fleet !== undefined ? fleetConnectOptions(o, bundle) : null;
+  if (fleetOpts) {
+    natsOptions(fleetOpts);
+    requireFleetCredentials(fleetOpts, o.fleetInsecure === true);
+  }
+  const operatorKey = o.fleetOperatorDir !== undefined ? loadBundle(o.fleetOperatorDir).signingKey : null;
   if (!isBodyKind(o.body)) throw usageError(`unknown body ${JSON.stringify(o.body)}; choose ${bodyChoicesText()}`, "serve");
   if (o.lolaUpstream && o.body !== "nao") throw new CliError(`--lola-upstream runs a NAO on top of its LoLA; it does not apply to --body ${o.body}`, 2);
   // Off loopback, a token or nothing (docs/security.md); checked before anything is opened.
@@ -145,7 +166,7 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
     onRefused: (what, detail) => safety?.refused(what, detail),
   };
   const others = listRuntimes();
-  const name = o.name ?? defaultName(o.body, new Set(others.map((r) => r.name)));
+  const name = o.name ?? bundle?.name ?? defaultName(o.body, new Set(others.map((r) => r.name)));
   const bad = checkName(name);
   if (bad) throw usageError(`--name: ${bad}`, "serve");
   // The name is claimed before the body is opened, so a second runtime of the same name never touches it.
@@ -187,6 +208,10 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
         version: VERSION,
         ...(o.fleetRate !== undefined ? { stateRateHz: o.fleetRate } : {}),
         ...(o.fleetTtlMs !== undefined ? { presenceTtlMs: o.fleetTtlMs } : {}),
+        signingKey: bundle?.signingKey ?? null,
+        ...(bundle ? { operators: bundle.operators, robots: bundle.robots } : {}),
+        insecure: o.fleetInsecure === true,
+        operatorKey,
         log: o.log ?? (o.quiet ? () => undefined : stderrLog),
       });
     }
@@ -293,6 +318,7 @@ export function addServeOptions(cmd: Command): Command {
     .option("--fleet [url]", `join a fleet over NATS (default ${DEFAULT_FLEET_URL}; tls://HOST:PORT for TLS; docs/fleet.md)`)
     .option("--fleet-rate <hz>", "state messages per second on bodylink.NAME.state", parseIntOption("--fleet-rate", 1, 50))
     .option("--fleet-ttl-ms <ms>", "presence TTL: a killed runtime leaves the fleet within it (same for the whole fleet)", parseIntOption("--fleet-ttl-ms", 1000, 60000))
+    .option("--fleet-operator-dir <dir>", "an operator's bundle whose key signs the /fleet page's resets (without one, robots refuse them)")
     .option(
       "--gc-every-ms <ms>",
       "collect V8's young generation between cycles at most this often, so it never stops a cycle at random (0: leave it to V8)",
@@ -320,7 +346,8 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   const { fleet: fleetFlag, ...rest } = raw as Omit<RawServeOptions, "fleet"> & { fleet?: string | boolean };
   const o: ServeOptions = {
     ...rest,
-    ...(fleetFlag === undefined ? {} : { fleet: fleetFlag === true ? (process.env.BODYLINK_FLEET ?? DEFAULT_FLEET_URL) : String(fleetFlag) }),
+    // --fleet-dir alone joins too, at the bundle's URL (fleetConnectOptions: --fleet URL, then BODYLINK_FLEET, then the bundle's, then the default).
+    ...(fleetFlag === undefined && rest.fleetDir === undefined ? {} : { fleet: typeof fleetFlag === "string" ? fleetFlag : (process.env.BODYLINK_FLEET ?? fleetBundleOf(rest)?.url ?? DEFAULT_FLEET_URL) }),
     acceptBoardVersion: raw.acceptBoardVersion ?? [...HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS],
   };
   if (opts.given) for (const w of inapplicableFlags(o, opts.given)) warn(w);

@@ -27,6 +27,12 @@
  * instances claiming one name cannot both grant, and a record of a holder that vanished expires
  * with the bucket's max age. Presence (`bodylink_robots`) is claimed the same way.
  *
+ * Signatures (sign.ts, docs/security.md "The fleet"): what moves the robot or releases its latch
+ * (reset, acquire, renew, release, every body command) must be signed by an operator key in
+ * `operators`; reads and e-stops need nothing (a signed e-stop records the operator as its source).
+ * Every answer and the presence record are signed with the robot's own key, so fleet clients can
+ * tell this robot from anyone claiming its name.
+ *
  * Prepare side throughout (allocates).
  */
 import { randomUUID } from "node:crypto";
@@ -44,9 +50,10 @@ import { estopAnswer, heldError, holderAnswer } from "../serve/api/answers.js";
 import { unknownLease } from "../serve/api/guard.js";
 import { type FleetConnectOptions, natsOptions, redactUrl } from "./connect.js";
 import type { FleetGateway, FleetRobotView, FleetScatterAnswer } from "../serve/api/routes/fleet.js";
-import { FleetClient, type ScatterResult } from "./client.js";
+import { FleetClient, type FleetTrust, type ScatterResult } from "./client.js";
 import { type GateCounters, type RequestLimits, RequestGate, senderOf } from "./gate.js";
-import { ensureEventStream, openBucket, paceReads } from "./nats.js";
+import { ensureEventStream, headerGetter, headersOf, openBucket, paceReads } from "./nats.js";
+import { isSignedPresence, RequestVerifier, SIG_HEADERS, type SigningKey, signPresence, signReply, type TrustedKeys, trustedKeys, verifyPresence } from "./sign.js";
 import {
   CONTROL_COMMANDS,
   type ErrorAnswer,
@@ -59,6 +66,7 @@ import {
   LEASES_BUCKET,
   PRESENCE_TTL_MS,
   type PresenceRecord,
+  READ_COMMANDS,
   ROBOTS_BUCKET,
   subject,
 } from "./subjects.js";
@@ -80,6 +88,16 @@ export interface FleetBridgeOptions {
   readonly log?: (level: "info" | "warn" | "error", line: string) => void;
   /** Admission limits for requests (not e-stops); defaults: gate.ts's DEFAULT_REQUEST_LIMITS. */
   readonly requestLimits?: Partial<RequestLimits>;
+  /** This robot's key: signs its answers and presence. Null (an insecure fleet): nothing it says can be verified. */
+  readonly signingKey?: SigningKey | null;
+  /** Operator keys whose signatures this robot obeys; none: it can be seen and stopped, never commanded or reset. */
+  readonly operators?: TrustedKeys;
+  /** The fleet's robot keys: the /fleet page counts only presence and answers they sign. */
+  readonly robots?: TrustedKeys;
+  /** Count unverifiable presence and answers on the /fleet page (marked unverified): `--fleet-insecure`. */
+  readonly insecure?: boolean;
+  /** An operator key for the /fleet page's resets (else they are unsigned, and robots refuse them). */
+  readonly operatorKey?: SigningKey | null;
 }
 
 export type FleetConnectionState = "connecting" | "connected" | "disconnected" | "closed";
@@ -221,10 +239,18 @@ export class FleetBridge implements FleetGateway {
   #joined: Promise<void>;
   #resolveJoined!: () => void;
   readonly #offAuthority: Array<() => void> = [];
+  readonly #signer: SigningKey | null;
+  readonly #verifier: RequestVerifier;
+  /** Only this robot's own key: a presence record under our name that it did not sign is not a claim. */
+  readonly #self: TrustedKeys;
 
   constructor(o: FleetBridgeOptions) {
     this.#o = o;
     this.name = o.name;
+    this.#signer = o.signingKey ?? null;
+    if (this.#signer && this.#signer.name !== o.name) throw new BodylinkError("BL_ERR_FLEET_CONFIG", `the fleet identity is ${this.#signer.name}, but this runtime is named ${o.name}; start it with --name ${this.#signer.name}`);
+    this.#verifier = new RequestVerifier(o.operators ?? new Map());
+    this.#self = this.#signer ? trustedKeys([{ name: o.name, key: this.#signer.publicKey }]) : new Map();
     this.#robot = o.robot;
     this.#log = o.log ?? (() => undefined);
     this.#ttlMs = o.presenceTtlMs ?? PRESENCE_TTL_MS;
@@ -524,7 +550,8 @@ export class FleetBridge implements FleetGateway {
   async #refreshPresence(): Promise<boolean> {
     const kv = this.#robots;
     if (!kv || this.#closed) return false;
-    const rec = JSON.stringify(this.#presenceRecord());
+    const text = JSON.stringify(this.#presenceRecord());
+    const rec = JSON.stringify(this.#signer ? signPresence(this.#signer, text) : { v: 1, record: text, key: "", sig: "" });
     try {
       if (this.#presenceRevision > 0) {
         try {
@@ -539,9 +566,14 @@ export class FleetBridge implements FleetGateway {
       if (cur?.operation !== "PUT") {
         this.#presenceRevision = await kv.create(this.name, rec);
       } else {
-        const other = cur.json<PresenceRecord>();
-        const fresh = Date.now() - other.refreshed_at_epoch_ms < other.ttl_ms;
-        if (other.instance !== this.instance && fresh) {
+        const value: unknown = cur.json();
+        // With a key, only a record signed by it is a claim on the name (another instance of this
+        // robot); anything else under our name is forged, and overwritten. Without one, any record is.
+        const claim = this.#signer ? verifyPresence(this.#self, this.name, value) : isSignedPresence(value) ? value.record : null;
+        const other = claim ? (JSON.parse(claim) as PresenceRecord) : null;
+        if (!other && this.#signer) this.#log("warn", `fleet: a presence record under ${this.name} that this robot did not sign was replaced (forged, or a runtime without this robot's key)`);
+        const fresh = other !== null && Date.now() - other.refreshed_at_epoch_ms < other.ttl_ms;
+        if (other && other.instance !== this.instance && fresh) {
           if (this.#presence !== "name-taken") this.#log("error", `fleet: the name ${this.name} is taken by ${other.body} on ${other.host} (pid ${other.pid}); not joining until it leaves`);
           this.#presence = "name-taken";
           return false;
@@ -556,10 +588,13 @@ export class FleetBridge implements FleetGateway {
     }
   }
 
+  /** Answer `m`, signed with this robot's key over the request's subject and nonce. */
   #reply(m: Msg, body: unknown): void {
     if (!m.reply) return;
     try {
-      m.respond(JSON.stringify(body));
+      const data = new TextEncoder().encode(JSON.stringify(body));
+      const signed = this.#signer ? signReply(this.#signer, m.subject, headerGetter(m.headers)(SIG_HEADERS.nonce), data) : null;
+      m.respond(data, signed ? { headers: headersOf(signed) } : undefined);
     } catch (e) {
       this.#lastError = (e as Error).message;
     }
@@ -634,7 +669,11 @@ export class FleetBridge implements FleetGateway {
     // Latch first, whatever the request says: an unreadable e-stop is still an e-stop.
     const body = parseBody<{ category?: 0 | 1; reason?: string; by?: string }>(m, EstopSchema);
     const ok = !(body instanceof BodylinkError);
-    const by = ok && body.by ? body.by : "fleet";
+    // Never refused for its signature; a valid one names the operator, else the claimed name is marked
+    // unverified. Checked only while not latched: a flood of e-stops costs one signature check, not one each.
+    const get = headerGetter(m.headers);
+    const signed = this.#verifier.trustedCount > 0 && get(SIG_HEADERS.signature) && !this.#robot.estopState().latched ? this.#verifier.check(m.subject, m.data, get) : null;
+    const by = signed && !(signed instanceof BodylinkError) ? signed.operator : `unverified:${ok && body.by ? body.by : "fleet"}`;
     const reason = ok && body.reason ? body.reason : `fleet emergency stop (${m.subject === subject.estopAll ? "all robots" : this.name})`;
     // Requested (in shared memory, for a core in a worker) before this returns; the reply waits
     // until the core took it (a cycle or two) so it shows the latch that holds, or says it did not.
@@ -658,13 +697,16 @@ export class FleetBridge implements FleetGateway {
   }
 
   async #onReset(m: Msg): Promise<void> {
-    const body = parseBody<{ reason: string; by?: string }>(m, ResetSchema);
-    if (body instanceof BodylinkError) {
-      this.#reply(m, { name: this.name, ok: false, estop: estopAnswer(this.#robot.estopState()), error: errorAnswer(body) } satisfies EstopReply);
-      return;
+    const refuse = (e: BodylinkError) => this.#reply(m, { name: this.name, ok: false, estop: estopAnswer(this.#robot.estopState()), error: errorAnswer(e) } satisfies EstopReply);
+    const signed = this.#verifier.check(m.subject, m.data, headerGetter(m.headers));
+    if (signed instanceof BodylinkError) {
+      this.#log("warn", `fleet: refused a reset on ${m.subject}: ${signed.message} [${signed.code}]`);
+      return refuse(signed);
     }
+    const body = parseBody<{ reason: string; by?: string }>(m, ResetSchema);
+    if (body instanceof BodylinkError) return refuse(body);
     try {
-      await this.#robot.resetEstop({ source: sourceOf(body.by ?? "fleet"), reason: body.reason });
+      await this.#robot.resetEstop({ source: sourceOf(signed.operator), reason: body.reason });
     } catch (e) {
       const err = e instanceof BodylinkError ? e : new BodylinkError("BL_ERR_API_INTERNAL", (e as Error).message);
       this.#reply(m, { name: this.name, ok: false, estop: estopAnswer(this.#robot.estopState()), error: errorAnswer(err) } satisfies EstopReply);
@@ -684,9 +726,16 @@ export class FleetBridge implements FleetGateway {
     this.#reply(m, answer instanceof BodylinkError ? errorAnswer(answer) : answer);
   }
 
-  /** Same rules as the robot API: reads need nothing, commands need the held lease's id (header). */
+  /** Same rules as the robot API: reads need nothing, commands need the held lease's id (header) and, over the fleet, an operator's signature. */
   async #command(command: string, m: Msg): Promise<unknown> {
     const a: ControlAuthority = this.#robot.authority;
+    if (!(READ_COMMANDS as readonly string[]).includes(command) && (command === "acquire" || command === "renew" || command === "release" || this.#commands.has(command))) {
+      const signed = this.#verifier.check(m.subject, m.data, headerGetter(m.headers));
+      if (signed instanceof BodylinkError) {
+        this.#log("warn", `fleet: refused ${command}: ${signed.message} [${signed.code}]`);
+        return signed;
+      }
+    }
     switch (command) {
       case "info":
         return { name: this.name, body: this.#adapter.kind, joint_names: [...this.#adapter.jointNames], commands: [...CONTROL_COMMANDS, ...this.#commands.keys()], urls: this.#urls };
@@ -794,9 +843,14 @@ export class FleetBridge implements FleetGateway {
 
   // --- the fleet page's gateway (FleetGateway): answered from this runtime's own connection ---
 
+  /** What the /fleet page's client signs with and trusts: the operator key it was given, the fleet's robot keys. */
+  #trust(): FleetTrust {
+    return { signer: this.#o.operatorKey ?? null, robots: this.#o.robots ?? this.#self, insecure: this.#o.insecure ?? false, ...(this.#o.connect.inboxPrefix ? { inboxPrefix: this.#o.connect.inboxPrefix } : {}) };
+  }
+
   #client(): FleetClient {
     if (!this.#nc) throw new BodylinkError("BL_ERR_FLEET_UNREACHABLE", redactUrl(this.#o.connect.url), "not connected yet");
-    this.#fleetClient ??= new FleetClient(this.#nc, redactUrl(this.#o.connect.url));
+    this.#fleetClient ??= new FleetClient(this.#nc, redactUrl(this.#o.connect.url), this.#trust());
     return this.#fleetClient;
   }
 
@@ -824,7 +878,7 @@ export class FleetBridge implements FleetGateway {
   async estop(names: readonly string[] | null, req: { category?: 0 | 1; reason?: string }): Promise<FleetScatterAnswer> {
     const nc = this.#estopNc;
     if (!nc) throw new BodylinkError("BL_ERR_FLEET_UNREACHABLE", redactUrl(this.#o.connect.url), "not connected yet");
-    this.#estopClient ??= new FleetClient(nc, redactUrl(this.#o.connect.url));
+    this.#estopClient ??= new FleetClient(nc, redactUrl(this.#o.connect.url), this.#trust());
     return scatterAnswer(await this.#estopClient.estop(names, { ...req, by: `dashboard@${this.name}` }));
   }
 
@@ -857,7 +911,7 @@ export class FleetBridge implements FleetGateway {
 }
 
 function scatterAnswer(r: ScatterResult): FleetScatterAnswer {
-  return { replies: r.replies.map((x) => ({ name: x.name, ok: x.ok, estop: { ...x.estop }, ...(x.error ? { error: { ...x.error } } : {}) })), missing: r.missing, elapsed_ms: r.elapsedMs };
+  return { replies: r.replies.map((x) => ({ name: x.name, ok: x.ok, estop: { ...x.estop }, ...(x.error ? { error: { ...x.error } } : {}) })), missing: r.missing, unverified: r.unverified, elapsed_ms: r.elapsedMs };
 }
 
 /** The latch's source: "fleet:WHO", client text kept to a safe alphabet (it goes into logs). */

@@ -2,12 +2,19 @@
  * A fleet client over NATS: who is in the fleet (presence bucket), each robot's health and state,
  * fleet-wide or per-robot e-stop and reset (scatter-gather: every robot answers), fleet leases and
  * commands. The CLI (`bodylink fleet …`), the dashboard's gateway, the bench and the tests use it.
+ *
+ * Trust (sign.ts): with an operator key it signs what moves a robot or releases its latch; with
+ * the fleet's robot keys it counts only presence records and answers those robots signed. An
+ * answer that does not verify is no answer (`unverified`), unless the client was made `insecure`
+ * (then it is kept, marked `verified: false`).
  */
-import { type KV, Kvm } from "@nats-io/kv";
-import { connect, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import { connect, createInbox, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import { BodylinkError } from "../errors.js";
-import { leaseHeaders, openBucket } from "./nats.js";
+import { headerGetter, headersOf, openBucket } from "./nats.js";
 import { type FleetConnectOptions, natsOptions, redactUrl } from "./connect.js";
+import { isSignedPresence, newNonce, SIG_HEADERS, type SigningKey, signRequest, type TrustedKeys, verifyPresence, verifyReply } from "./sign.js";
 import {
   type ErrorAnswer,
   type EstopReply,
@@ -17,6 +24,7 @@ import {
   LEASES_BUCKET,
   PRESENCE_TTL_MS,
   type PresenceRecord,
+  READ_COMMANDS,
   type ResetRequest,
   ROBOTS_BUCKET,
   subject,
@@ -24,9 +32,13 @@ import {
 
 /** What the fleet-wide e-stop or reset got back: every reply, and who was expected but did not answer. */
 export interface ScatterResult {
-  /** One per robot (the first, when a resent e-stop was answered twice). */
-  readonly replies: EstopReply[];
+  /** One per robot (the first, when a resent e-stop was answered twice), signed by the robot it names (with an insecure client, also the others, `verified: false`). */
+  readonly replies: Array<EstopReply & { readonly verified: boolean }>;
   readonly missing: string[];
+  /** Of `missing`, the robots this client knows a key for that have no (verified, fresh) presence record. */
+  readonly notPresent: string[];
+  /** Names claimed by answers that did not verify (forged, or from a robot this client has no key for); ignored. */
+  readonly unverified: string[];
   /** From the request to the last reply, ms. */
   readonly elapsedMs: number;
   /** E-stops sent again, one per robot and retry, to robots that had not answered (0 for resets: they are never resent). */
@@ -40,43 +52,75 @@ export function isErrorAnswer(v: unknown): v is ErrorAnswer {
   return typeof v === "object" && v !== null && typeof (v as ErrorAnswer).code === "string" && typeof (v as ErrorAnswer).status === "number" && typeof (v as ErrorAnswer).message === "string";
 }
 
-/** The bucket's keys, each once: a key updated while the listing runs can be listed twice. */
-async function keysOf(kv: KV): Promise<string[]> {
-  const keys = new Set<string>();
-  for await (const k of await kv.keys()) keys.add(k);
-  return [...keys].sort();
+/**
+ * The bucket's keys, from the stream's per-subject counts (STREAM.INFO with a subject filter):
+ * a read-only call, so readers need no consumer, and no consumer's deliver subject (which the
+ * broker publishes to on the reader's behalf, past its publish permissions) is ever created.
+ */
+async function keysOf(nc: NatsConnection, bucket: string): Promise<string[]> {
+  const jsm = await jetstreamManager(nc);
+  const prefix = `$KV.${bucket}.`;
+  const info = await jsm.streams.info(`KV_${bucket}`, { subjects_filter: `${prefix}>` });
+  return Object.keys(info.state.subjects ?? {})
+    .map((s) => s.slice(prefix.length))
+    .sort();
 }
+
+/** What a client trusts and signs with. */
+export interface FleetTrust {
+  /** An operator's key: signs resets, leases and commands. Without one those are refused by the robots. */
+  readonly signer?: SigningKey | null;
+  /** The fleet's robot keys (a bundle's trust.json): only presence and answers they sign count. */
+  readonly robots?: TrustedKeys;
+  /** Count what cannot be verified too (marked unverified): `--fleet-insecure`. */
+  readonly insecure?: boolean;
+  /** The connection's inbox prefix (replies to us arrive under it; `_INBOX` by default). */
+  readonly inboxPrefix?: string;
+}
+
+const READS: ReadonlySet<string> = new Set(READ_COMMANDS);
 
 export class FleetClient {
   readonly nc: NatsConnection;
   readonly url: string;
-  constructor(nc: NatsConnection, url: string) {
+  readonly #trust: FleetTrust;
+  readonly #robots: TrustedKeys;
+  constructor(nc: NatsConnection, url: string, trust: FleetTrust = {}) {
     this.nc = nc;
     this.url = url;
+    this.#trust = trust;
+    this.#robots = trust.robots ?? new Map();
   }
 
   /** Connect once (no waiting for a broker that is not there: a clear error instead). */
-  static async connect(o: FleetConnectOptions, name = "bodylink fleet client"): Promise<FleetClient> {
+  static async connect(o: FleetConnectOptions, name = "bodylink fleet client", trust: FleetTrust = {}): Promise<FleetClient> {
     try {
       const nc = await connect({ ...natsOptions(o), name, timeout: 3000, maxReconnectAttempts: 5, reconnectTimeWait: 250 });
-      return new FleetClient(nc, redactUrl(o.url));
+      return new FleetClient(nc, redactUrl(o.url), { ...(o.inboxPrefix ? { inboxPrefix: o.inboxPrefix } : {}), ...trust });
     } catch (e) {
       if (e instanceof BodylinkError) throw e;
       throw new BodylinkError("BL_ERR_FLEET_UNREACHABLE", redactUrl(o.url), (e as Error).message);
     }
   }
 
-  /** The robots present now: records refreshed within their TTL, by name. */
-  async robots(): Promise<PresenceRecord[]> {
+  /**
+   * The robots present now: records refreshed within their TTL, signed by the robot they name, by
+   * name. A record that does not verify is left out (an insecure client keeps it, `verified: false`).
+   */
+  async robots(): Promise<Array<PresenceRecord & { readonly verified: boolean }>> {
     const kv = await openBucket(new Kvm(this.nc), ROBOTS_BUCKET, PRESENCE_TTL_MS);
-    const out: PresenceRecord[] = [];
+    const out: Array<PresenceRecord & { verified: boolean }> = [];
     const now = Date.now();
-    for (const key of await keysOf(kv)) {
+    for (const key of await keysOf(this.nc, ROBOTS_BUCKET)) {
       const e = await kv.get(key);
       if (e?.operation !== "PUT") continue;
       try {
-        const r = e.json<PresenceRecord>();
-        if (now - r.refreshed_at_epoch_ms < r.ttl_ms) out.push(r);
+        const value: unknown = e.json();
+        const signed = verifyPresence(this.#robots, key, value);
+        const text = signed ?? (this.#trust.insecure && isSignedPresence(value) ? value.record : null);
+        if (text === null) continue;
+        const r = JSON.parse(text) as PresenceRecord;
+        if (r.name === key && now - r.refreshed_at_epoch_ms < r.ttl_ms) out.push({ ...r, verified: signed !== null });
       } catch {
         // not ours: skip
       }
@@ -88,7 +132,7 @@ export class FleetClient {
   async leases(): Promise<Map<string, { owner: string; expires_at_epoch_ms: number }>> {
     const kv = await openBucket(new Kvm(this.nc), LEASES_BUCKET, FLEET_MAX_LEASE_MS);
     const out = new Map<string, { owner: string; expires_at_epoch_ms: number }>();
-    for (const key of await keysOf(kv)) {
+    for (const key of await keysOf(this.nc, LEASES_BUCKET)) {
       const e = await kv.get(key);
       if (e?.operation !== "PUT") continue;
       const r = e.json<{ owner: string; expires_at_epoch_ms: number }>();
@@ -97,11 +141,29 @@ export class FleetClient {
     return out;
   }
 
-  /** One request/reply; a BodylinkError when nobody answers in time, the answer (maybe an error answer) otherwise. */
+  /** Headers for a request on `subj`: a nonce always (the robot's signed answer names it), a signature when `sign` and this client has a key. */
+  #requestHeaders(subj: string, data: Uint8Array, sign: boolean, leaseId?: string): { nonce: string; headers: Record<string, string> } {
+    const nonce = newNonce();
+    if (sign && this.#trust.signer) return { nonce, headers: signRequest(this.#trust.signer, subj, data, { nonce, ...(leaseId ? { leaseId } : {}) }) };
+    return { nonce, headers: { [SIG_HEADERS.nonce]: nonce, ...(leaseId ? { [SIG_HEADERS.lease]: leaseId } : {}) } };
+  }
+
+  /**
+   * One request/reply; a BodylinkError when nobody answers in time, the answer (maybe an error
+   * answer) otherwise. Commands other than reads are signed with the operator key; the answer must
+   * be signed by the robot (else a `BL_ERR_FLEET_UNVERIFIED` error answer).
+   */
   async request<T = unknown>(name: string, command: string, body: unknown = {}, opts: { leaseId?: string; timeoutMs?: number } = {}): Promise<T | ErrorAnswer> {
     const timeout = opts.timeoutMs ?? 2000;
+    const subj = subject.cmd(name, command);
+    const data = new TextEncoder().encode(JSON.stringify(body));
+    const { nonce, headers } = this.#requestHeaders(subj, data, !READS.has(command), opts.leaseId);
     try {
-      const m = await this.nc.request(subject.cmd(name, command), JSON.stringify(body), { timeout, ...(opts.leaseId ? { headers: leaseHeaders(opts.leaseId) } : {}) });
+      const m = await this.nc.request(subj, data, { timeout, headers: headersOf(headers) });
+      if (!verifyReply(this.#robots, name, subj, nonce, m.data, headerGetter(m.headers)) && !this.#trust.insecure) {
+        const e = new BodylinkError("BL_ERR_FLEET_UNVERIFIED", name, this.#robots.size ? "its signature does not match its key" : "this client knows no robot keys: pass --fleet-dir");
+        return { code: e.code, status: e.status, message: e.message };
+      }
       return m.json<T | ErrorAnswer>();
     } catch (e) {
       const msg = (e as Error).message;
@@ -138,38 +200,58 @@ export class FleetClient {
     one: (n: string) => string,
     opts: { expect?: readonly string[]; maxWaitMs?: number; retryMs: number | null },
   ): Promise<ScatterResult> {
-    const expect = new Set(opts.expect ?? names ?? (await this.robots()).map((r) => r.name));
+    // Everyone: every robot present and every robot whose key this client knows (one that froze or
+    // left is named as not answering, not forgotten because its presence expired).
+    const present = names === null && !opts.expect ? (await this.robots()).map((r) => r.name) : [];
+    const known = names === null && !opts.expect ? [...this.#robots.values()].map((k) => k.name) : [];
+    const expect = new Set(opts.expect ?? names ?? [...present, ...known]);
     const maxWait = opts.maxWaitMs ?? 2000;
-    const payload = JSON.stringify(req);
+    const data = new TextEncoder().encode(JSON.stringify(req));
+    // Resets are signed (a robot obeys only a trusted operator); e-stops too when we have a key (the latch then records who).
+    const sign = this.#trust.signer != null;
+    const sent = new Map<string, string[]>(); // subject → the nonces sent on it (a resent stop has its own)
     const t0 = performance.now();
-    const replies = new Map<string, EstopReply>();
+    const replies = new Map<string, EstopReply & { verified: boolean }>();
+    const unverified = new Set<string>();
     let last = t0;
     let resent = 0;
-    const inbox = this.nc.subscribe(`_INBOX.bodylink.${Math.random().toString(36).slice(2)}`);
-    const reply = { reply: inbox.getSubject() };
+    const inbox = this.nc.subscribe(createInbox(this.#trust.inboxPrefix));
+    const send = (subj: string) => {
+      const { nonce, headers } = this.#requestHeaders(subj, data, sign);
+      sent.set(subj, [...(sent.get(subj) ?? []), nonce]);
+      this.nc.publish(subj, data, { reply: inbox.getSubject(), headers: headersOf(headers) });
+    };
+    /** Signed by `name`'s key over one of our requests it heard (fleet-wide or its own subject). */
+    const verified = (name: string, m: Msg) => [all, one(name)].some((subj) => (sent.get(subj) ?? []).some((nonce) => verifyReply(this.#robots, name, subj, nonce, m.data, headerGetter(m.headers))));
     const done = (async () => {
       for await (const m of inbox) {
+        let r: EstopReply;
         try {
-          const r = m.json<EstopReply>();
-          if (typeof r.name !== "string" || replies.has(r.name)) continue; // a resent stop's second answer
-          replies.set(r.name, r);
-          last = performance.now();
-          expect.delete(r.name);
-          if (expect.size === 0) break;
+          r = m.json<EstopReply>();
         } catch {
-          // not a reply of ours
+          continue; // not a reply of ours
         }
+        if (typeof r.name !== "string" || replies.get(r.name)?.verified) continue; // a resent stop's second answer
+        const ok = verified(r.name, m);
+        if (!ok && !this.#trust.insecure) {
+          unverified.add(r.name);
+          continue;
+        }
+        if (replies.has(r.name) && !ok) continue;
+        replies.set(r.name, { ...r, verified: ok });
+        last = performance.now();
+        expect.delete(r.name);
+        if (expect.size === 0) break;
       }
     })();
-    if (names === null) this.nc.publish(all, payload, reply);
-    else for (const n of names) this.nc.publish(one(n), payload, reply);
+    for (const subj of names === null ? [all] : names.map(one)) send(subj);
     const timer = setTimeout(() => inbox.unsubscribe(), maxWait);
     const retry =
       opts.retryMs === null
         ? undefined
         : setInterval(() => {
             for (const n of expect) {
-              this.nc.publish(one(n), payload, reply);
+              send(one(n));
               resent++;
             }
           }, opts.retryMs);
@@ -178,7 +260,9 @@ export class FleetClient {
     clearTimeout(timer);
     clearInterval(retry);
     inbox.unsubscribe();
-    return { replies: [...replies.values()], missing: [...expect].sort(), elapsedMs: last - t0, resent };
+    for (const r of replies.keys()) unverified.delete(r);
+    const missing = [...expect].sort();
+    return { replies: [...replies.values()], missing, notPresent: missing.filter((n) => known.includes(n) && !present.includes(n)), unverified: [...unverified].sort(), elapsedMs: last - t0, resent };
   }
 
   /** Every robot's messages on `subj` (e.g. subject.allState), until the returned subscription is unsubscribed. */

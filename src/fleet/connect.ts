@@ -21,6 +21,27 @@ export interface FleetConnectOptions {
   readonly credsFile?: string;
   /** CA certificate file for tls:// (else the system's). */
   readonly caFile?: string;
+  /** Where replies to this client arrive (`_INBOX_NAME` for a `fleet init` identity: only it may subscribe there). */
+  readonly inboxPrefix?: string;
+}
+
+/** True when the options carry some credential (user, token, NKey or creds). */
+export function hasCredentials(o: FleetConnectOptions): boolean {
+  let inUrl = false;
+  try {
+    inUrl = new URL(o.url).username !== "";
+  } catch {
+    // natsOptions() says what is wrong with the URL
+  }
+  return inUrl || o.user !== undefined || o.token !== undefined || o.nkeyFile !== undefined || o.credsFile !== undefined;
+}
+
+/**
+ * A fleet is closed by default: joining (or commanding) without credentials needs the explicit
+ * `--fleet-insecure`, as `--host` off loopback needs `--token`.
+ */
+export function requireFleetCredentials(o: FleetConnectOptions, insecure: boolean): void {
+  if (!insecure && !hasCredentials(o)) throw new BodylinkError("BL_ERR_FLEET_INSECURE", redactUrl(o.url));
 }
 
 /** The URL without credentials, for logs, health and records. */
@@ -60,6 +81,7 @@ export function natsOptions(o: FleetConnectOptions): NodeConnectionOptions {
     out.authenticator = nkeyAuthenticator(new TextEncoder().encode(seed));
   }
   if (o.credsFile !== undefined) out.authenticator = credsAuthenticator(new TextEncoder().encode(readSecret(o.credsFile, "creds")));
+  if (o.inboxPrefix !== undefined) out.inboxPrefix = o.inboxPrefix;
   if (u.protocol === "tls:") out.tls = o.caFile ? { caFile: o.caFile } : {};
   return out;
 }

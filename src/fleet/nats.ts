@@ -2,7 +2,7 @@
 import { Socket } from "node:net";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { KV, Kvm } from "@nats-io/kv";
-import { headers as natsHeaders, type NatsConnection } from "@nats-io/transport-node";
+import { Match, type MsgHdrs, headers as natsHeaders, type NatsConnection } from "@nats-io/transport-node";
 import { EVENTS_STREAM, FLEET_LEASE_HEADER, subject } from "./subjects.js";
 
 /** Open the bucket, creating it (history 1, max age `ttlMs`) when it does not exist. */
@@ -65,4 +65,16 @@ export function paceReads(nc: NatsConnection): boolean {
     setImmediate(resume);
   });
   return true;
+}
+
+/** NATS headers holding these values (signature headers from sign.ts, the lease header). */
+export function headersOf(values: Readonly<Record<string, string>>): MsgHdrs {
+  const h = natsHeaders();
+  for (const [k, v] of Object.entries(values)) h.set(k, v);
+  return h;
+}
+
+/** A header's value ("" when absent), its name matched without regard to case. */
+export function headerGetter(h: MsgHdrs | undefined): (name: string) => string {
+  return (name) => h?.get(name, Match.IgnoreCase) ?? "";
 }

@@ -44,6 +44,17 @@ export const subject = {
   allEvents: `${SUBJECT_ROOT}.*.events`,
 } as const;
 
+/** Robot (and fleet identity) names: also NATS subject tokens and file names, so no dots, wildcards, slashes or spaces. */
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/** Names that would read like fleet-wide subjects (`bodylink.estop`, `bodylink.reset`). */
+const RESERVED_NAMES = new Set(["estop", "reset", "fleet"]);
+
+export function checkName(name: string): string | null {
+  if (!NAME_PATTERN.test(name)) return `robot name ${JSON.stringify(name)} must be 1-64 letters, digits, '-' or '_', starting with a letter or digit`;
+  if (RESERVED_NAMES.has(name.toLowerCase())) return `robot name ${JSON.stringify(name)} is reserved (fleet-wide subjects use it)`;
+  return null;
+}
+
 /** The robot's name from a per-robot subject (`bodylink.NAME.…`), or null. */
 export function nameOfSubject(s: string): string | null {
   const parts = s.split(".");
@@ -52,6 +63,9 @@ export function nameOfSubject(s: string): string | null {
 
 /** Commands every robot answers besides its body's own (`/v1/commands/X` answers on `cmd.X`). */
 export const CONTROL_COMMANDS = ["acquire", "renew", "release", "control", "state", "health", "info"] as const;
+
+/** Of those, the ones that only read: answered to anyone on the broker, never signed (everything else over the fleet needs an operator's signature). */
+export const READ_COMMANDS = ["info", "state", "health", "control"] as const satisfies ReadonlyArray<(typeof CONTROL_COMMANDS)[number]>;
 
 /** KV value of `bodylink_robots/NAME`. */
 export interface PresenceRecord {

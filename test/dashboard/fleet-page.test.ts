@@ -1,7 +1,9 @@
 /**
  * The fleet page (GET /fleet) in Debian's chromium: two runtimes join a real nats-server; the page
  * served by one of them lists both, and its Stop all button latches both robots' e-stops; a reset
- * from the page clears them. Skips with one line naming the package that is missing.
+ * from the page clears them (signed with the operator key the page's runtime was given,
+ * --fleet-operator-dir). The fleet is a generated one (`fleet init`, nats-server with exactly its
+ * file). Skips with one line naming the package that is missing.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +11,7 @@ import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
+import { initFleet } from "../../src/fleet/roster.js";
 import { hasNats, NATS_SKIP, type NatsServer, startNats } from "../support/nats.js";
 import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP } from "./chromium.js";
 
@@ -22,12 +25,14 @@ describe.skipIf(SKIP !== null)("the fleet page in chromium", { timeout: 120_000 
 
   beforeAll(async () => {
     process.env.BODYLINK_RUNTIME_DIR = dir;
-    nats = await startNats();
+    const fleetDir = join(dir, "fleet");
+    initFleet(fleetDir, { url: "nats://127.0.0.1:4222", listen: "127.0.0.1:-1", storeDir: join(dir, "js"), robots: ["arm-1", "quad-1"], operators: ["coach"], viewers: [] });
+    nats = await startNats({ configFile: join(fleetDir, "nats.conf") });
     for (const [body, name] of [
       ["p7", "arm-1"],
       ["tny360", "quad-1"],
     ] as const) {
-      const rt = await startRuntime({ body, name, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 1, tny: false, fleet: nats.url, quiet: true });
+      const rt = await startRuntime({ body, name, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 1, tny: false, fleet: nats.url, fleetDir: join(fleetDir, name), fleetOperatorDir: join(fleetDir, "coach"), quiet: true });
       rts.push(rt);
       await rt.fleet!.joined();
     }

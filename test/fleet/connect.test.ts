@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FleetClient } from "../../src/fleet/client.js";
-import { natsOptions, redactUrl } from "../../src/fleet/connect.js";
+import { hasCredentials, natsOptions, redactUrl, requireFleetCredentials } from "../../src/fleet/connect.js";
 import { hasNats, NATS_SKIP, type NatsServer, startNats } from "../support/nats.js";
 
 const run = promisify(execFile);
@@ -36,11 +36,27 @@ describe("fleet connection options", () => {
     expect(redactUrl("nats://alice:secret@broker:4222")).toBe("nats://broker:4222");
   });
 
+  it("a fleet is closed by default: serve --fleet and fleet commands without credentials are refused in one line; --fleet-insecure says so explicitly", async () => {
+    expect(hasCredentials({ url: "nats://broker" })).toBe(false);
+    expect(hasCredentials({ url: "nats://u:p@broker" })).toBe(true);
+    expect(hasCredentials({ url: "nats://broker", nkeyFile: "/x" })).toBe(true);
+    expect(() => requireFleetCredentials({ url: "nats://10.0.0.1:4222" }, false)).toThrow(/--fleet nats:\/\/10\.0\.0\.1:4222 has no credentials/);
+    expect(() => requireFleetCredentials({ url: "nats://10.0.0.1:4222" }, true)).not.toThrow();
+    const serve = await cli("serve", "--body", "p7", "--api-port", "0", "--fleet", "nats://127.0.0.1:1");
+    expect(serve.code).toBe(1);
+    expect(serve.stderr.trim()).toMatch(/^bodylink: --fleet nats:\/\/127\.0\.0\.1:1 has no credentials: anyone who reaches the broker could see and stop every robot; .* \[BL_ERR_FLEET_INSECURE\]$/);
+    const ls = await cli("fleet", "ls", "--fleet", "nats://127.0.0.1:1");
+    expect(ls.stderr.trim()).toMatch(/\[BL_ERR_FLEET_INSECURE\]$/);
+    // With the explicit flag it gets as far as the broker (which is not there).
+    const insecure = await cli("fleet", "ls", "--fleet", "nats://127.0.0.1:1", "--fleet-insecure");
+    expect(insecure.stderr.trim()).toMatch(/\[BL_ERR_FLEET_UNREACHABLE\]$/);
+  }, 60_000);
+
   it("the CLI: a bad --fleet URL and an unreachable broker are one line each, non-zero", async () => {
     const bad = await cli("serve", "--body", "p7", "--api-port", "0", "--fleet", "http://x");
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim()).toBe("bodylink: fleet configuration: --fleet http://x: the scheme must be nats:// or tls:// [BL_ERR_FLEET_CONFIG]");
-    const none = await cli("fleet", "ls", "--fleet", "nats://127.0.0.1:1");
+    const none = await cli("fleet", "ls", "--fleet", "nats://127.0.0.1:1", "--fleet-insecure");
     expect(none.code).toBe(1);
     expect(none.stderr.trim().split("\n")).toHaveLength(1);
     expect(none.stderr.trim()).toMatch(/^bodylink: cannot reach the fleet's NATS server at nats:\/\/127\.0\.0\.1:1: .*\[BL_ERR_FLEET_UNREACHABLE\]$/);

@@ -3,7 +3,9 @@
  * --fleet` processes, as a user runs them) join; an independent NATS client sees each one's state;
  * `bodylink fleet ls` lists them; fleet and local leases exclude each other through the one
  * Authority; `fleet estop --all` latches every robot; the broker stopping for 5 s leaves every
- * cycle running and they rejoin; a SIGKILLed runtime leaves the fleet within its TTL.
+ * cycle running and they rejoin; a SIGKILLed runtime leaves the fleet within its TTL. The fleet is
+ * the one docs/fleet.md sets up: `bodylink fleet init`, nats-server with exactly its file, each
+ * runtime with its bundle (--fleet-dir), the client as the operator.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -11,7 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inboxPrefixOf } from "../../src/fleet/broker-config.js";
 import { FleetClient, isErrorAnswer } from "../../src/fleet/client.js";
+import { loadBundle } from "../../src/fleet/roster.js";
 import { subject } from "../../src/fleet/subjects.js";
 import { hasNats, NATS_SKIP, type NatsServer, startNats } from "../support/nats.js";
 
@@ -19,6 +23,8 @@ const run = promisify(execFile);
 const bin = join(import.meta.dirname, "../../bin/bodylink.js");
 const dir = mkdtempSync(join(tmpdir(), "bodylink-fleet-"));
 const env = { ...process.env, BODYLINK_RUNTIME_DIR: dir };
+const fleetDir = join(dir, "fleet");
+const coachDir = join(fleetDir, "coach");
 const TTL_MS = 3000;
 
 interface Runtime {
@@ -64,7 +70,7 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
   const rts: Runtime[] = [];
 
   async function serve(body: string, name: string): Promise<Runtime> {
-    const child = spawn(process.execPath, [bin, "serve", "--body", body, "--name", name, "--api-port", "0", "--tny-port", "0", "--lola-path", join(dir, `${name}.sock`), "--fleet", nats.url, "--fleet-ttl-ms", String(TTL_MS)], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, "serve", "--body", body, "--name", name, "--api-port", "0", "--tny-port", "0", "--lola-path", join(dir, `${name}.sock`), "--fleet", nats.url, "--fleet-dir", join(fleetDir, name), "--fleet-ttl-ms", String(TTL_MS)], { env, stdio: ["ignore", "pipe", "pipe"] });
     const rt: Runtime = { name, body, child, api: "", err: "" };
     let out = "";
     child.stdout!.on("data", (d) => {
@@ -78,15 +84,22 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
     return rt;
   }
 
+  const coach = () => {
+    const b = loadBundle(coachDir);
+    return FleetClient.connect({ url: nats.url, nkeyFile: b.seedFile, inboxPrefix: inboxPrefixOf("coach") }, "test coach", { signer: b.signingKey, robots: b.robots });
+  };
+
   beforeAll(async () => {
-    nats = await startNats();
+    const init = await cli("fleet", "init", fleetDir, "--url", "nats://127.0.0.1:4222", "--listen", "127.0.0.1:-1", "--store-dir", join(dir, "js"), "--robot", "nao-1", "--robot", "arm-1", "--robot", "quad-1", "--operator", "coach");
+    expect(init.code, init.stderr).toBe(0);
+    nats = await startNats({ configFile: join(fleetDir, "nats.conf") });
     for (const [body, name] of [
       ["nao", "nao-1"],
       ["p7", "arm-1"],
       ["tny360", "quad-1"],
     ] as const)
       rts.push(await serve(body, name));
-    client = await FleetClient.connect({ url: nats.url });
+    client = await coach();
   }, 180_000);
 
   afterAll(async () => {
@@ -121,13 +134,13 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
   });
 
   it("`bodylink fleet ls` lists them with body, link, cycle, control and e-stop; --json too", async () => {
-    const r = await cli("fleet", "ls", "--fleet", nats.url);
+    const r = await cli("fleet", "ls", "--fleet", nats.url, "--fleet-dir", coachDir);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^NAME\s+BODY\s+HOST\s+LINK\s+BATTERY\s+CYCLE\s+CONTROL\s+E-STOP\s+UPTIME$/);
     expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 2).join(" "))).toEqual(["arm-1 p7", "nao-1 nao", "quad-1 tny360"]);
     expect(r.stdout).toMatch(/^nao-1\s+nao\s+\S+\s+ok\s+\d+%\s+\d+\/\d+ late\s+-\s+-\s+\S+/m);
-    const j = JSON.parse((await cli("fleet", "ls", "--fleet", nats.url, "--json")).stdout) as { presence: { name: string; urls: { api: string } }; health: { link: string } }[];
+    const j = JSON.parse((await cli("fleet", "ls", "--fleet", nats.url, "--fleet-dir", coachDir, "--json")).stdout) as { presence: { name: string; urls: { api: string } }; health: { link: string } }[];
     expect(j.map((x) => x.presence.urls.api).sort(), JSON.stringify(j.map((x) => x.presence))).toEqual(rts.map((x) => x.api).sort());
   });
 
@@ -160,22 +173,22 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
   });
 
   it("`bodylink fleet estop --all` latches every robot through its own latch; `fleet reset --all` resets them", async () => {
-    const r = await cli("fleet", "estop", "--all", "--fleet", nats.url, "--reason", "test stop-all");
+    const r = await cli("fleet", "estop", "--all", "--fleet", nats.url, "--fleet-dir", coachDir, "--reason", "test stop-all");
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^3 answered in [\d.]+ ms$/m);
     for (const rt of rts) {
       const e = await json<{ latched: boolean; source: string; reason: string }>(`${rt.api}/v1/estop`);
       expect(e.body, rt.name).toMatchObject({ latched: true, reason: "test stop-all" });
-      expect(e.body.source).toMatch(/^fleet:/);
+      expect(e.body.source).toBe("fleet:coach"); // the operator whose signature came with it, not a name from the request
       // Latched: no client gets control, through the fleet or locally.
       expect(await client.request(rt.name, "acquire", { owner: "x" })).toMatchObject({ status: 409 });
       expect((await json(`${rt.api}/v1/control`, post({ owner: "y" }))).status).toBeGreaterThanOrEqual(400);
     }
-    const reset = await cli("fleet", "reset", "--all", "--fleet", nats.url, "--reason", "area clear");
+    const reset = await cli("fleet", "reset", "--all", "--fleet", nats.url, "--fleet-dir", coachDir, "--reason", "area clear");
     expect(reset.code, reset.stderr).toBe(0);
     for (const rt of rts) expect((await json<{ latched: boolean }>(`${rt.api}/v1/estop`)).body.latched, rt.name).toBe(false);
     // Naming a robot that is not there: an answer is missing, and the exit code says so.
-    const missing = await cli("fleet", "estop", "ghost", "--fleet", nats.url, "--wait-ms", "300");
+    const missing = await cli("fleet", "estop", "ghost", "--fleet", nats.url, "--fleet-dir", coachDir, "--wait-ms", "300");
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim()).toBe("bodylink: estop: no answer from ghost [BL_ERR_FLEET_NO_ANSWER]");
   });
@@ -195,7 +208,7 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
     for (const rt of rts) expect(rt.err).toMatch(new RegExp(`warn fleet: lost the broker at ${nats.url}; the body keeps running, reconnecting with backoff`));
     await nats.restart();
     await until("every runtime to rejoin", async () => (await Promise.all(rts.map(health))).every((h) => h.fleet.connection === "connected" && h.fleet.presence === "ok"), 30_000);
-    client = await FleetClient.connect({ url: nats.url });
+    client = await coach();
     const seen = new Set<string>();
     const sub = client.subscribe(subject.allState, (name) => seen.add(name));
     await until("states from every robot again", () => seen.size === 3);
@@ -212,7 +225,7 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
     // Readers drop a record not refreshed within its TTL; the bucket's max age removes it as well.
     await sleep(TTL_MS);
     expect((await client.robots()).map((r) => r.name)).toEqual(["arm-1", "nao-1"]);
-    const ls = await cli("fleet", "ls", "--fleet", nats.url);
+    const ls = await cli("fleet", "ls", "--fleet", nats.url, "--fleet-dir", coachDir);
     expect(ls.stdout).not.toMatch(/quad-1/);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * A real nats-server for tests (Debian's nats-server package, JetStream on, store in a temporary
  * directory, loopback, a free port). `hasNats` is false when the package is missing: tests skip
- * with one line naming it.
+ * with one line naming it. With `configFile`, it runs exactly that file (`nats-server -c FILE`,
+ * nothing else on the command line: the file says where to listen, e.g. `127.0.0.1:-1`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -29,7 +30,7 @@ export interface NatsServer {
   log(): string;
 }
 
-export async function startNats(opts: { config?: string } = {}): Promise<NatsServer> {
+export async function startNats(opts: { config?: string; configFile?: string } = {}): Promise<NatsServer> {
   const dir = mkdtempSync(join(tmpdir(), "bodylink-nats-"));
   let port = 0;
   let child: ChildProcess | null = null;
@@ -37,7 +38,9 @@ export async function startNats(opts: { config?: string } = {}): Promise<NatsSer
   const conf = join(dir, "nats.conf");
   if (opts.config) writeFileSync(conf, opts.config);
   const launch = async (p: number): Promise<number> => {
-    const args = ["-a", "127.0.0.1", "-p", String(p === 0 ? -1 : p), "-js", "-sd", join(dir, "js"), ...(opts.config ? ["-c", conf] : [])];
+    const args = opts.configFile
+      ? ["-c", opts.configFile, ...(p === 0 ? [] : ["-p", String(p)])]
+      : ["-a", "127.0.0.1", "-p", String(p === 0 ? -1 : p), "-js", "-sd", join(dir, "js"), ...(opts.config ? ["-c", conf] : [])];
     const c = spawn(NATS_SERVER, args, { stdio: ["ignore", "ignore", "pipe"] });
     child = c;
     let log = "";

@@ -50,7 +50,8 @@ const FleetEstopBody = Type.Object(
 const FleetResetBody = Type.Object({ names: Names, reason: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 const ScatterSchema = Type.Object({
   replies: Type.Array(Type.Object({ name: Type.String(), ok: Type.Boolean(), estop: Type.Record(Type.String(), Type.Unknown()), error: Type.Optional(Type.Record(Type.String(), Type.Unknown())) })),
-  missing: Type.Array(Type.String(), { description: "Robots present in the fleet that did not answer in time" }),
+  missing: Type.Array(Type.String(), { description: "Robots present in the fleet that did not answer in time (an answer that does not verify against the robot's key is no answer)" }),
+  unverified: Type.Array(Type.String(), { description: "Names claimed by answers that did not verify against the robots' keys (forged, or unknown robots); ignored" }),
   elapsed_ms: Type.Number({ description: "From the request to the last answer" }),
 });
 
