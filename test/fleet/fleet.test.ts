@@ -191,7 +191,7 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
     const missing = await cli("fleet", "estop", "ghost", "--fleet", nats.url, "--fleet-dir", coachDir, "--wait-ms", "300");
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim()).toBe("bodylink: estop: no answer from ghost [BL_ERR_FLEET_NO_ANSWER]");
-  });
+  }, 90_000);
 
   it("stopping the broker for 5 s leaves every cycle running (link ok, cycles counting); they say so and rejoin", async () => {
     const health = (rt: Runtime) => json<{ link: string; cycle: { cycles: number }; fleet: { connection: string; presence: string; disconnects: number } }>(`${rt.api}/v1/health`).then((x) => x.body);
