@@ -142,7 +142,7 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
     expect(r.stdout).toMatch(/^nao-1\s+nao\s+\S+\s+ok\s+\d+%\s+\d+\/\d+ late\s+-\s+-\s+\S+/m);
     const j = JSON.parse((await cli("fleet", "ls", "--fleet", nats.url, "--fleet-dir", coachDir, "--json")).stdout) as { presence: { name: string; urls: { api: string } }; health: { link: string } }[];
     expect(j.map((x) => x.presence.urls.api).sort(), JSON.stringify(j.map((x) => x.presence))).toEqual(rts.map((x) => x.api).sort());
-  });
+  }, 90_000);
 
   it("one authority: a fleet lease makes the local API answer 409 naming the fleet holder, and the other way round", async () => {
     const arm = rts.find((r) => r.name === "arm-1")!;
