@@ -4,12 +4,14 @@
  * Reads commands on stdin ("mark": start a CPU window; "cpu": print the window's CPU ms), prints
  * "ready" when every robot has joined.
  *
- *   node --import tsx bench/fleet-host.ts COUNT PREFIX NATS_URL|none
+ *   node --import tsx bench/fleet-host.ts COUNT PREFIX NATS_URL|none [FLEET_DIR]
+ *
+ * FLEET_DIR: a `fleet init` directory holding each robot's bundle (FLEET_DIR/NAME).
  */
 import { createInterface } from "node:readline";
 import { type RunningRuntime, startRuntime } from "../src/cli/serve.js";
 
-const [countArg, prefix, url] = process.argv.slice(2);
+const [countArg, prefix, url, fleetDir] = process.argv.slice(2);
 const count = Number(countArg);
 const rts: RunningRuntime[] = [];
 for (let i = 0; i < count; i++) {
@@ -24,7 +26,7 @@ for (let i = 0; i < count; i++) {
     acceptBoardVersion: [11],
     seed: i + 1,
     tny: false,
-    ...(url && url !== "none" ? { fleet: url, fleetInsecure: true } : {}), // the bench's broker is loopback-only and open
+    ...(url && url !== "none" ? { fleet: url, ...(fleetDir ? { fleetDir: `${fleetDir}/${prefix}-${i}` } : {}) } : {}),
     quiet: true,
     log: () => undefined,
   });

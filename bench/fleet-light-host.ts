@@ -10,11 +10,15 @@
  */
 import { connect } from "@nats-io/transport-node";
 import { FleetBridge, type FleetRobot } from "../src/fleet/bridge.js";
+import { type PublicKeyText, trustedKeys } from "../src/fleet/sign.js";
 import { Authority } from "../src/runtime/authority.js";
 import { MonotonicClock } from "../src/runtime/clock.js";
 import type { RobotHealth } from "../src/runtime/robot.js";
 
 const [countArg, prefix, url] = process.argv.slice(2);
+/** The bench's operator key (BODYLINK_BENCH_OPERATOR, `ed25519:…`): the light robots obey its signed resets. */
+const operator = process.env.BODYLINK_BENCH_OPERATOR as PublicKeyText | undefined;
+const operators = trustedKeys(operator ? [{ name: "bench", key: operator }] : []);
 const count = Number(countArg);
 const clock = new MonotonicClock();
 const P = { p50: 0, p99: 0, max: 0 };
@@ -64,7 +68,7 @@ const bridges: FleetBridge[] = [];
 const floor = await connect({ servers: new URL(url!).host, name: `bench floor ${prefix}` });
 for (let i = 0; i < count; i++) {
   const name = `${prefix}-${i}`;
-  const b = new FleetBridge({ name, robot: lightRobot(), connect: { url: url! }, version: "bench" });
+  const b = new FleetBridge({ name, robot: lightRobot(), connect: { url: url! }, version: "bench", operators, insecure: true });
   b.start({ kind: "nao", jointNames: [], source: () => null, read: () => null, commands: [] }, { api: null, lola: null, tny: null });
   bridges.push(b);
   floor.subscribe("bench.floor", {

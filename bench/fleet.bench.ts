@@ -25,6 +25,8 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { FleetClient } from "../src/fleet/client.js";
 import { subject } from "../src/fleet/subjects.js";
 import { quantileOfSorted } from "../src/runtime/timing.js";
+import { generateSigningKey, type SigningKey } from "../src/fleet/sign.js";
+import { startClosedFleet } from "../test/support/fleet.js";
 import { hasNats, NATS_SKIP, startNats } from "../test/support/nats.js";
 import { fmt } from "./util.js";
 
@@ -45,8 +47,8 @@ interface Host {
   ask(line: string, expect: RegExp): Promise<string>;
 }
 
-async function host(count: number, prefix: string, url: string, script = HOST): Promise<Host> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, String(count), prefix, url], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, BODYLINK_RUNTIME_DIR: `/tmp/bodylink-fleet-bench-${process.pid}` } });
+async function host(count: number, prefix: string, url: string, script = HOST, more: { args?: string[]; env?: Record<string, string> } = {}): Promise<Host> {
+  const child = spawn(process.execPath, ["--import", "tsx", script, String(count), prefix, url, ...(more.args ?? [])], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, BODYLINK_RUNTIME_DIR: `/tmp/bodylink-fleet-bench-${process.pid}`, ...more.env } });
   const lines = createInterface({ input: child.stdout! });
   const waiters: Array<{ re: RegExp; resolve: (l: string) => void }> = [];
   lines.on("line", (l) => {
@@ -65,11 +67,14 @@ async function host(count: number, prefix: string, url: string, script = HOST): 
   };
 }
 
-async function hosts(robots: number, prefix: string, url: string): Promise<Host[]> {
+async function hosts(robots: number, prefix: string, url: string, fleetDir?: string): Promise<Host[]> {
   const out: Host[] = [];
-  for (let i = 0; i < robots; i += PER_PROCESS) out.push(await host(Math.min(PER_PROCESS, robots - i), `${prefix}${i / PER_PROCESS}`, url));
+  for (let i = 0; i < robots; i += PER_PROCESS) out.push(await host(Math.min(PER_PROCESS, robots - i), `${prefix}${i / PER_PROCESS}`, url, HOST, fleetDir ? { args: [fleetDir] } : {}));
   return out;
 }
+
+/** The names fleet-host gives `robots` robots under `prefix` (PREFIX + process index, "-", index in the process). */
+const namesOf = (robots: number, prefix: string) => Array.from({ length: robots }, (_, i) => `${prefix}${Math.floor(i / PER_PROCESS)}-${i % PER_PROCESS}`);
 
 async function cpuPerRobot(hs: Host[], robots: number): Promise<{ cpuPct: number; late: number }> {
   await Promise.all(hs.map((h) => h.ask("mark", /^marked$/)));
@@ -136,14 +141,15 @@ async function estopRounds(c: FleetClient, names: string[], until: () => boolean
 }
 
 /** Table 1: e-stop-all over light robots, without and with the flood, against the floor. */
-export async function estopUnderFlood(url: string): Promise<void> {
+export async function estopUnderFlood(url: string, operator: SigningKey): Promise<void> {
   console.log(`e-stop-all under a ${FLOOD_HZ / 1000}k/s request flood; light robots (the real bridge, no body cycle); ${ROUNDS} rounds each; load average ${loadavg()[0]!.toFixed(1)}${QUICK ? " (QUICK)" : ""}`);
   console.log("robots | broker rtt p50 ms | quiet: floor p50/p99 | e-stop-all p50/p99 (x floor) | flood: rate/s | floor p50/p99 | e-stop-all p50/p99 (x floor) | failed | verdict");
   for (const robots of [10, 50]) {
     const prefix = `light${robots}`;
     const hs: Host[] = [];
-    for (let i = 0; i < robots; i += LIGHT_PER_PROCESS) hs.push(await host(Math.min(LIGHT_PER_PROCESS, robots - i), `${prefix}p${i / LIGHT_PER_PROCESS}`, url, LIGHT_HOST));
-    const c = await FleetClient.connect({ url }, "fleet bench (e-stop)");
+    for (let i = 0; i < robots; i += LIGHT_PER_PROCESS) hs.push(await host(Math.min(LIGHT_PER_PROCESS, robots - i), `${prefix}p${i / LIGHT_PER_PROCESS}`, url, LIGHT_HOST, { env: { BODYLINK_BENCH_OPERATOR: operator.publicKey } }));
+    // The light robots trust the bench's operator key (resets are signed) and have no key of their own: an insecure client.
+    const c = await FleetClient.connect({ url }, "fleet bench (e-stop)", { signer: operator, insecure: true });
     const names = (await c.robots()).filter((r) => r.name.startsWith(prefix)).map((r) => r.name);
     if (names.length !== robots) throw new Error(`${names.length} of ${robots} light robots joined`);
     const rtts: number[] = [];
@@ -182,9 +188,14 @@ export async function run(): Promise<void> {
     console.log(`fleet bench skipped: ${NATS_SKIP}`);
     return;
   }
-  const nats = await startNats();
+  // Table 1 on an open loopback broker (light robots, raw floor responders, the flood); table 2 on a
+  // closed fleet as docs/fleet.md sets it up (each runtime its bundle; the operator "bench" signs the
+  // resets; the admin counts every message).
+  const open = await startNats();
+  const fleet = await startClosedFleet({ robots: [10, 50].flatMap((n) => namesOf(n, `r${n}-`)), operators: ["bench"] });
+  const nats = fleet.nats;
   try {
-    await estopUnderFlood(nats.url);
+    await estopUnderFlood(open.url, generateSigningKey("bench"));
     console.log("\nthe fleet of simulated NAOs (real runtimes)");
     console.log(`robots | msgs/s (nominal) | state latency p50/p99 ms (broker rtt) | e-stop-all p50/p99 ms | CPU/robot % with fleet (without) | late cycles`);
     for (const robots of [10, 50]) {
@@ -193,13 +204,14 @@ export async function run(): Promise<void> {
       const base = await cpuPerRobot(bare, robots);
       await quit(bare);
 
-      const hs = await hosts(robots, `r${robots}-`, nats.url);
-      const c = await FleetClient.connect({ url: nats.url }, "fleet bench", { insecure: true }); // no keys on the bench's open loopback broker
+      const hs = await hosts(robots, `r${robots}-`, nats.url, fleet.dir);
+      const c = await fleet.client("bench");
+      const admin = await fleet.client("admin");
       const present = (await c.robots()).filter((r) => r.name.startsWith(`r${robots}-`)).map((r) => r.name);
       if (present.length !== robots) throw new Error(`${present.length} of ${robots} robots joined`);
       let msgs = 0;
       const latencies: number[] = [];
-      const all = c.nc.subscribe("bodylink.>", { callback: () => void msgs++ });
+      const all = admin.nc.subscribe("bodylink.>", { callback: () => void msgs++ });
       const states = c.subscribe("bodylink.*.state", (_n, body) => latencies.push(Date.now() - (body as { epoch_ms: number }).epoch_ms));
       const rtts: number[] = [];
       const [fleetCpu] = await Promise.all([
@@ -223,14 +235,17 @@ export async function run(): Promise<void> {
         estops.push(r.elapsedMs);
         const reset = await c.reset(null, { reason: "bench" }, { expect: present, maxWaitMs: 5000 });
         if (reset.missing.length) throw new Error(`reset: no answer from ${reset.missing.join(", ")}`);
+        if (reset.replies.some((x) => !x.ok)) throw new Error(`reset refused: ${JSON.stringify(reset.replies.find((x) => !x.ok)?.error)}`);
       }
       await c.close();
+      await admin.close();
       await quit(hs);
       console.log(
         `${String(robots).padStart(6)} | ${fmt(rate, 0)} (${robots * 11}) | ${fmt(pct(latencies, 0.5), 1)}/${fmt(pct(latencies, 0.99), 1)} (${fmt(pct(rtts, 0.5), 2)}) | ${fmt(pct(estops, 0.5), 1)}/${fmt(pct(estops, 0.99), 1)}${pct(estops, 0.99) < 50 ? "" : " (over the 50 ms target)"} | ${fmt(fleetCpu.cpuPct, 1)} (${fmt(base.cpuPct, 1)}) = x${fmt(fleetCpu.cpuPct / base.cpuPct, 2)} | ${fleetCpu.late} (${base.late})`,
       );
     }
   } finally {
-    await nats.close();
+    await open.close();
+    await fleet.close();
   }
 }

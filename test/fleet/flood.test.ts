@@ -6,15 +6,18 @@
  * own latch (`since_ms` of GET /v1/estop against the moment it was sent) and answered by every
  * robot. The flooded robot refused the excess (503/429) and dropped the rest, counted in its
  * health, shed the flood (requests off for a second, the broker's backlog dropped), and its e-stop
- * connection was never cut.
+ * connection was never cut. A closed fleet (test/support/fleet.ts): the flood logs in as the viewer
+ * (who may send read commands), the e-stops are the operator `test`'s.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FleetClient } from "../../src/fleet/client.js";
+import type { FleetClient } from "../../src/fleet/client.js";
+import { loadBundle } from "../../src/fleet/roster.js";
 import { subject } from "../../src/fleet/subjects.js";
-import { hasNats, NATS_SKIP, type NatsServer, startNats } from "../support/nats.js";
+import { type ClosedFleet, startClosedFleet } from "../support/fleet.js";
+import { hasNats, NATS_SKIP } from "../support/nats.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
 
 const bin = join(import.meta.dirname, "../../bin/bodylink.js");
@@ -52,8 +55,8 @@ interface FloodResult {
 }
 
 /** The flood in its own process: resolves `started` once it sends, `done` with its figures. */
-function flood(url: string, subj: string): { started: Promise<void>; done: Promise<FloodResult> } {
-  const child = spawn(process.execPath, [FLOOD, url, subj, String(FLOOD_HZ), String(FLOOD_MS)], { stdio: ["ignore", "pipe", "inherit"] });
+function flood(url: string, subj: string, as: { seedFile: string; inboxPrefix: string }): { started: Promise<void>; done: Promise<FloodResult> } {
+  const child = spawn(process.execPath, [FLOOD, url, subj, String(FLOOD_HZ), String(FLOOD_MS), "0", as.seedFile, as.inboxPrefix], { stdio: ["ignore", "pipe", "inherit"] });
   const lines = createInterface({ input: child.stdout! });
   let started!: () => void;
   const startedP = new Promise<void>((r) => {
@@ -70,12 +73,12 @@ function flood(url: string, subj: string): { started: Promise<void>; done: Promi
 }
 
 describe.skipIf(!hasNats)("a fleet e-stop under a 90k/s request flood", { timeout: 120_000 }, () => {
-  let nats: NatsServer;
+  let fleet: ClosedFleet;
   let client: FleetClient;
   const rts: Runtime[] = [];
 
   async function serve(body: string, name: string): Promise<Runtime> {
-    const child = spawn(process.execPath, [bin, "serve", "--body", body, "--name", name, "--api-port", "0", "--tny-port", "0", "--lola-path", join(dir, `${name}.sock`), "--fleet", nats.url], {
+    const child = spawn(process.execPath, [bin, "serve", "--body", body, "--name", name, "--api-port", "0", "--tny-port", "0", "--lola-path", join(dir, `${name}.sock`), "--fleet", fleet.url, "--fleet-dir", fleet.bundle(name)], {
       env: { ...process.env, BODYLINK_RUNTIME_DIR: dir },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -88,7 +91,7 @@ describe.skipIf(!hasNats)("a fleet e-stop under a 90k/s request flood", { timeou
       rt.err += String(d);
     });
     rt.api = await until(`${name} to start (${out}${rt.err})`, () => /robot API: (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], 60_000);
-    await until(`${name} to join (${rt.err})`, () => rt.err.includes(`fleet: joined ${nats.url} as ${name}`));
+    await until(`${name} to join (${rt.err})`, () => rt.err.includes(`fleet: joined ${fleet.url} as ${name}`));
     return rt;
   }
 
@@ -99,14 +102,14 @@ describe.skipIf(!hasNats)("a fleet e-stop under a 90k/s request flood", { timeou
     };
 
   beforeAll(async () => {
-    nats = await startNats();
+    fleet = await startClosedFleet({ robots: ["nao-1", "arm-1", "quad-1"], operators: ["test"], viewers: ["flood"] });
     for (const [body, name] of [
       ["nao", "nao-1"],
       ["p7", "arm-1"],
       ["tny360", "quad-1"],
     ] as const)
       rts.push(await serve(body, name));
-    client = await FleetClient.connect({ url: nats.url });
+    client = await fleet.client("test");
   }, 180_000);
 
   afterAll(async () => {
@@ -119,7 +122,7 @@ describe.skipIf(!hasNats)("a fleet e-stop under a 90k/s request flood", { timeou
         await exited;
       }),
     );
-    await nats?.close();
+    await fleet?.close();
   }, 60_000);
 
   it("every robot latches within 500 ms and answers; the flooded one refuses the excess and keeps its e-stop connection", async () => {
@@ -129,7 +132,7 @@ describe.skipIf(!hasNats)("a fleet e-stop under a 90k/s request flood", { timeou
     expect(quiet.missing).toEqual([]);
     await client.reset(null, { reason: "area clear" }, { expect: names });
 
-    const f = flood(nats.url, subject.cmd("nao-1", "health"));
+    const f = flood(fleet.url, subject.cmd("nao-1", "health"), { seedFile: loadBundle(fleet.bundle("flood")).seedFile, inboxPrefix: "_INBOX_flood" });
     await f.started;
     await sleep(1500); // the flood at full rate, and the broker's buffers for nao-1 as full as they get
     const t0 = Date.now();

@@ -9,13 +9,18 @@
  * nats.js client spends ~10 µs of JS per publish, which on a shared 2-core VM caps it near 20k/s;
  * this writes 1,000 requests per write(2) and reaches 90k/s (docs/fleet.md, "A stop no queue can hold").
  *
- *   node test/support/nats-flood.mjs nats://127.0.0.1:PORT SUBJECT RATE DURATION_MS [PAYLOAD_BYTES]
+ *   node test/support/nats-flood.mjs nats://127.0.0.1:PORT SUBJECT RATE DURATION_MS [PAYLOAD_BYTES [SEED_FILE INBOX_PREFIX]]
+ *
+ * With SEED_FILE it logs in as that NKey identity (a closed fleet's viewer: `fleet init`), signing
+ * the broker's nonce, and takes replies under INBOX_PREFIX (the identity's own, `_INBOX_NAME`).
  *
  * Prints "flooding" when the first batch went out.
  */
+import { readFileSync } from "node:fs";
 import { connect } from "node:net";
+import { nkeys } from "@nats-io/transport-node";
 
-const [url, subject, rateArg, durationArg, payloadArg] = process.argv.slice(2);
+const [url, subject, rateArg, durationArg, payloadArg, seedFile, inboxPrefix] = process.argv.slice(2);
 const u = new URL(url);
 if (!["127.0.0.1", "localhost", "[::1]"].includes(u.hostname)) throw new Error(`nats-flood: loopback brokers only, not ${u.hostname}`);
 const rate = Number(rateArg);
@@ -23,7 +28,7 @@ const durationMs = Number(durationArg);
 const total = Math.floor((rate * durationMs) / 1000);
 const TICK_MS = 5;
 const BATCH = 1000;
-const inbox = `_INBOX.flood${process.pid}`;
+const inbox = `${inboxPrefix ?? "_INBOX"}.flood${process.pid}`;
 
 // One batch of BATCH requests, each with its own reply subject (one sender: the inbox prefix).
 const lines = [];
@@ -37,7 +42,20 @@ const sock = connect(Number(u.port), u.hostname);
 let replies = 0;
 const codes = {};
 let tail = "";
+let info = null;
+let gotInfo;
+const infoP = new Promise((r) => {
+  gotInfo = r;
+});
 sock.on("data", (d) => {
+  if (info === null) {
+    const s = d.toString("latin1");
+    const m = /^INFO (\{.*\})\r\n/.exec(s);
+    if (m) {
+      info = JSON.parse(m[1]);
+      gotInfo();
+    }
+  }
   const s = tail + d.toString("latin1");
   // Count each reply once (MSG lines), keep an unfinished line for the next chunk.
   const cut = s.lastIndexOf("\n");
@@ -52,7 +70,14 @@ await new Promise((resolve, reject) => {
   sock.once("connect", resolve);
   sock.once("error", reject);
 });
-sock.write(`CONNECT {"verbose":false,"pedantic":false,"headers":false,"no_responders":false,"name":"bodylink test flood"}\r\nSUB ${inbox}.* 1\r\nPING\r\n`);
+await infoP;
+const auth = {};
+if (seedFile) {
+  const kp = nkeys.fromSeed(new TextEncoder().encode(readFileSync(seedFile, "utf8").trim()));
+  auth.nkey = kp.getPublicKey();
+  auth.sig = Buffer.from(kp.sign(new TextEncoder().encode(info.nonce))).toString("base64url");
+}
+sock.write(`CONNECT ${JSON.stringify({ verbose: false, pedantic: false, headers: false, no_responders: false, name: "bodylink test flood", ...auth })}\r\nSUB ${inbox}.* 1\r\nPING\r\n`);
 
 let sent = 0;
 const t0 = performance.now();
