@@ -50,7 +50,7 @@ const infoP = new Promise((r) => {
 sock.on("data", (d) => {
   if (info === null) {
     const s = d.toString("latin1");
-    const m = /^INFO (\{.*\})\r\n/.exec(s);
+    const m = /^INFO (\{.*\}) *\r\n/.exec(s); // nats-server writes "INFO {…} \r\n"
     if (m) {
       info = JSON.parse(m[1]);
       gotInfo();
