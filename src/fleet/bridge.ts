@@ -588,12 +588,16 @@ export class FleetBridge implements FleetGateway {
     }
   }
 
-  /** Answer `m`, signed with this robot's key over the request's subject and nonce. */
-  #reply(m: Msg, body: unknown): void {
+  /**
+   * Answer `m`, signed with this robot's key over the request's subject and nonce. The gate's
+   * refusals go unsigned (`sign` false): they claim nothing about the robot, and signing each would
+   * make a flood buy an ed25519 signature (0.05-0.25 ms) per request with no key at all.
+   */
+  #reply(m: Msg, body: unknown, sign = true): void {
     if (!m.reply) return;
     try {
       const data = new TextEncoder().encode(JSON.stringify(body));
-      const signed = this.#signer ? signReply(this.#signer, m.subject, headerGetter(m.headers)(SIG_HEADERS.nonce), data) : null;
+      const signed = sign && this.#signer ? signReply(this.#signer, m.subject, headerGetter(m.headers)(SIG_HEADERS.nonce), data) : null;
       m.respond(data, signed ? { headers: headersOf(signed) } : undefined);
     } catch (e) {
       this.#lastError = (e as Error).message;
@@ -630,7 +634,7 @@ export class FleetBridge implements FleetGateway {
         a === "busy"
           ? new BodylinkError("BL_ERR_FLEET_BUSY", this.name, l.maxInFlight)
           : new BodylinkError("BL_ERR_FLEET_RATE_LIMITED", this.name, `at most ${l.perSenderHz}/s from one sender, ${l.totalHz}/s from all`);
-      this.#reply(m, errorAnswer(e));
+      this.#reply(m, errorAnswer(e), false);
     }
     if (this.#gate.flooded) this.#shed();
     return false;

@@ -80,6 +80,10 @@ export interface FleetTrust {
 
 const READS: ReadonlySet<string> = new Set(READ_COMMANDS);
 
+/** Refusals a robot's request gate sends unsigned (bridge.ts): they say "not now", nothing about the robot, so they are taken as they are. */
+const UNSIGNED_REFUSALS: ReadonlySet<string> = new Set(["BL_ERR_FLEET_RATE_LIMITED", "BL_ERR_FLEET_BUSY"]);
+const isUnsignedRefusal = (v: unknown): boolean => isErrorAnswer(v) && UNSIGNED_REFUSALS.has(v.code);
+
 export class FleetClient {
   readonly nc: NatsConnection;
   readonly url: string;
@@ -160,11 +164,12 @@ export class FleetClient {
     const { nonce, headers } = this.#requestHeaders(subj, data, !READS.has(command), opts.leaseId);
     try {
       const m = await this.nc.request(subj, data, { timeout, headers: headersOf(headers) });
-      if (!verifyReply(this.#robots, name, subj, nonce, m.data, headerGetter(m.headers)) && !this.#trust.insecure) {
+      const answer = m.json<T | ErrorAnswer>();
+      if (!verifyReply(this.#robots, name, subj, nonce, m.data, headerGetter(m.headers)) && !this.#trust.insecure && !isUnsignedRefusal(answer)) {
         const e = new BodylinkError("BL_ERR_FLEET_UNVERIFIED", name, this.#robots.size ? "its signature does not match its key" : "this client knows no robot keys: pass --fleet-dir");
         return { code: e.code, status: e.status, message: e.message };
       }
-      return m.json<T | ErrorAnswer>();
+      return answer;
     } catch (e) {
       const msg = (e as Error).message;
       if (/no responders|503/i.test(msg)) throw new BodylinkError("BL_ERR_FLEET_NO_ROBOT", name, "see `bodylink fleet ls`");

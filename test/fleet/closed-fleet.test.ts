@@ -8,11 +8,10 @@
  * names the robot that did not really answer. The same checks as the admin identity (which the
  * broker lets do anything: a misconfigured broker) show the signatures hold on their own.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { connect, createInbox, type Msg, type NatsConnection, nkeyAuthenticator } from "@nats-io/transport-node";
@@ -24,9 +23,10 @@ import { headersOf } from "../../src/fleet/nats.js";
 import { loadBundle } from "../../src/fleet/roster.js";
 import { generateSigningKey, signPresence, signRequest } from "../../src/fleet/sign.js";
 import { EVENTS_STREAM, LEASES_BUCKET, ROBOTS_BUCKET, subject } from "../../src/fleet/subjects.js";
+import { cli as runCli } from "../support/cli.js";
+import { until } from "../support/until.js";
 import { hasNats, NATS_SKIP, type NatsServer, startNats } from "../support/nats.js";
 
-const run = promisify(execFile);
 const bin = join(import.meta.dirname, "../../bin/bodylink.js");
 const dir = mkdtempSync(join(tmpdir(), "bodylink-closed-fleet-"));
 const fleetDir = join(dir, "fleet");
@@ -36,25 +36,7 @@ const env = { ...process.env, BODYLINK_RUNTIME_DIR: rtDir };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const enc = (s: string) => new TextEncoder().encode(s);
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const r = await run(process.execPath, [bin, ...args], { env, timeout: 60_000 });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
-  }
-}
-
-async function until<T>(what: string, f: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+const cli = (...args: string[]) => runCli(env, ...args);
 
 type Who = "viewer" | "arm-2" | "rogue" | "coach" | "admin";
 

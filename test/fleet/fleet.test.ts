@@ -17,6 +17,7 @@ import { inboxPrefixOf } from "../../src/fleet/broker-config.js";
 import { FleetClient, isErrorAnswer } from "../../src/fleet/client.js";
 import { loadBundle } from "../../src/fleet/roster.js";
 import { subject } from "../../src/fleet/subjects.js";
+import { until } from "../support/until.js";
 import { hasNats, NATS_SKIP, type NatsServer, startNats } from "../support/nats.js";
 
 const run = promisify(execFile);
@@ -36,16 +37,6 @@ interface Runtime {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, f: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
