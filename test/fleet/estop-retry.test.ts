@@ -3,32 +3,41 @@
  * ends, and names the robots that never did (issue 25, Build item 3). On a real nats-server, with
  * stand-ins for robots at the NATS level: one that loses the first two e-stops it is sent (as a
  * robot whose connection was cut would), one that answers at once, one that never answers.
- * Resets are never resent (a second reset could release a stop made after the first).
+ * Resets are never resent (a second reset could release a stop made after the first). A closed
+ * fleet (test/support/fleet.ts): each stand-in logs in as its robot and signs its answers with the
+ * robot's key, as a runtime does; the client is the operator `test`.
  */
 import type { Subscription } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FleetClient } from "../../src/fleet/client.js";
+import type { FleetClient } from "../../src/fleet/client.js";
+import { headerGetter, headersOf } from "../../src/fleet/nats.js";
+import { loadBundle } from "../../src/fleet/roster.js";
+import { SIG_HEADERS, signReply } from "../../src/fleet/sign.js";
 import { type EstopReply, subject } from "../../src/fleet/subjects.js";
 import { cli } from "../support/cli.js";
-import { hasNats, NATS_SKIP, type NatsServer, startNats } from "../support/nats.js";
+import { type ClosedFleet, startClosedFleet } from "../support/fleet.js";
+import { hasNats, NATS_SKIP } from "../support/nats.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
 
 const dir = useRuntimeDir("bodylink-estop-retry-");
 
 describe.skipIf(!hasNats)("the fleet e-stop is sent again until answered", { timeout: 60_000 }, () => {
-  let nats: NatsServer;
-  let robots: FleetClient;
+  let fleet: ClosedFleet;
+  const robots: FleetClient[] = [];
   let client: FleetClient;
   const subs: Subscription[] = [];
   /** Requests each stand-in received, by subject. */
   const received = new Map<string, string[]>();
 
   /** A stand-in that drops its first `lose` requests and answers the rest as a latched robot. */
-  function standIn(name: string, lose: number): void {
+  async function standIn(name: string, lose: number): Promise<void> {
     let seen = 0;
+    const robot = await fleet.client(name);
+    robots.push(robot);
+    const key = loadBundle(fleet.bundle(name)).signingKey!;
     for (const s of [subject.estop(name), subject.estopAll, subject.reset(name), subject.resetAll])
       subs.push(
-        robots.nc.subscribe(s, {
+        robot.nc.subscribe(s, {
           callback: (_e, m) => {
             received.set(name, [...(received.get(name) ?? []), m.subject]);
             if (seen++ < lose || !m.reply) return;
@@ -38,26 +47,26 @@ describe.skipIf(!hasNats)("the fleet e-stop is sent again until answered", { tim
               ok: true,
               estop: { latched, reason: latched ? "retried" : null, source: latched ? "fleet:test" : null, since_ms: latched ? Date.now() : null, category: latched ? 0 : null, phase: latched ? "cut" : "none" },
             };
-            m.respond(JSON.stringify(reply));
+            const data = new TextEncoder().encode(JSON.stringify(reply));
+            m.respond(data, { headers: headersOf(signReply(key, m.subject, headerGetter(m.headers)(SIG_HEADERS.nonce), data)) });
           },
         }),
       );
   }
 
   beforeAll(async () => {
-    nats = await startNats();
-    robots = await FleetClient.connect({ url: nats.url }, "stand-in robots");
-    client = await FleetClient.connect({ url: nats.url });
-    standIn("lossy-1", 2);
-    standIn("fine-1", 0);
-    await robots.nc.flush();
+    fleet = await startClosedFleet({ robots: ["lossy-1", "fine-1", "ghost-1"], operators: ["test"] });
+    client = await fleet.client("test");
+    await standIn("lossy-1", 2);
+    await standIn("fine-1", 0);
+    for (const r of robots) await r.nc.flush();
   });
 
   afterAll(async () => {
     for (const s of subs) s.unsubscribe();
-    await robots?.close();
+    for (const r of robots) await r.close();
     await client?.close();
-    await nats?.close();
+    await fleet?.close();
   });
 
   it("the client resends to each robot that has not answered, every 250 ms, and counts one reply per robot", async () => {
@@ -76,7 +85,7 @@ describe.skipIf(!hasNats)("the fleet e-stop is sent again until answered", { tim
 
   it("`bodylink fleet estop` names the robot that never answered, after resending to it until --wait-ms", async () => {
     received.clear();
-    const r = await cli({ ...process.env, BODYLINK_RUNTIME_DIR: dir }, "fleet", "estop", "fine-1", "ghost-1", "--fleet", nats.url, "--wait-ms", "1000");
+    const r = await cli({ ...process.env, BODYLINK_RUNTIME_DIR: dir }, "fleet", "estop", "fine-1", "ghost-1", "--fleet", fleet.url, "--fleet-dir", fleet.bundle("test"), "--wait-ms", "1000");
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr.trim()).toBe("bodylink: estop: no answer from ghost-1 [BL_ERR_FLEET_NO_ANSWER]");
     expect(r.stdout).toMatch(/^fine-1\s+ok\s+LATCHED \(fleet:test: retried\)$/m);

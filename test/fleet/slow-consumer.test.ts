@@ -37,6 +37,7 @@ describe.skipIf(!hasNats)("a slow-consumer cut", { timeout: 60_000 }, () => {
       seed: 1,
       tny: false,
       fleet: nats.url,
+      fleetInsecure: true, // a broker of its own with the limits this test needs, on loopback: no identities
       quiet: true,
       log: (level, line) => lines.push({ atMs: performance.now(), line: `${level} ${line}` }),
     });
@@ -78,7 +79,7 @@ describe.skipIf(!hasNats)("a slow-consumer cut", { timeout: 60_000 }, () => {
     expect(rt.fleet!.status().requests.sheds).toBe(0); // the broker cut it, not the bridge's flood shedding
     expect(rt.fleet!.status().estop).toMatchObject({ connection: "connected", disconnects: 0 });
 
-    const client = await FleetClient.connect({ url: nats.url });
+    const client = await FleetClient.connect({ url: nats.url }, "test", { insecure: true });
     try {
       const r = await client.estop(["arm-sc"], { reason: "after the cut", by: "test" });
       expect(r.missing).toEqual([]);
