@@ -126,6 +126,8 @@ export interface FleetStatus {
 }
 
 const MAX_REQUEST_BYTES = 64 * 1024;
+/** Signature checks on the e-stop path per second (each names the stop's operator; none is needed to stop). */
+const ESTOP_CHECKS_PER_S = 20;
 const STATE_RATE_MAX_HZ = 50;
 /** How long an e-stop's reply waits for the core to take the latch (a cycle or two); past it, it answers with the latch as requested. */
 const ESTOP_ACK_WAIT_MS = 250;
@@ -241,6 +243,7 @@ export class FleetBridge implements FleetGateway {
   readonly #offAuthority: Array<() => void> = [];
   readonly #signer: SigningKey | null;
   readonly #verifier: RequestVerifier;
+  #estopChecks = { since: 0, n: 0 };
   /** Only this robot's own key: a presence record under our name that it did not sign is not a claim. */
   readonly #self: TrustedKeys;
 
@@ -668,15 +671,23 @@ export class FleetBridge implements FleetGateway {
     this.#shedTimer.unref();
   }
 
+  /** True while this second's budget of e-stop signature checks lasts. */
+  #estopCheckBudget(): boolean {
+    const now = Date.now();
+    if (now - this.#estopChecks.since >= 1000) this.#estopChecks = { since: now, n: 0 };
+    return this.#estopChecks.n++ < ESTOP_CHECKS_PER_S;
+  }
+
   #onEstop(m: Msg): void {
     this.#estopsReceived++;
     // Latch first, whatever the request says: an unreadable e-stop is still an e-stop.
     const body = parseBody<{ category?: 0 | 1; reason?: string; by?: string }>(m, EstopSchema);
     const ok = !(body instanceof BodylinkError);
     // Never refused for its signature; a valid one names the operator, else the claimed name is marked
-    // unverified. Checked only while not latched: a flood of e-stops costs one signature check, not one each.
+    // unverified. At most ESTOP_CHECKS_PER_S checks a second (0.05-0.7 ms each): a flood of signed-looking
+    // e-stops costs the e-stop path a bounded few ms, and past the budget the stop still latches, unnamed.
     const get = headerGetter(m.headers);
-    const signed = this.#verifier.trustedCount > 0 && get(SIG_HEADERS.signature) && !this.#robot.estopState().latched ? this.#verifier.check(m.subject, m.data, get) : null;
+    const signed = this.#verifier.trustedCount > 0 && get(SIG_HEADERS.signature) && this.#estopCheckBudget() ? this.#verifier.check(m.subject, m.data, get) : null;
     const by = signed && !(signed instanceof BodylinkError) ? signed.operator : `unverified:${ok && body.by ? body.by : "fleet"}`;
     const reason = ok && body.reason ? body.reason : `fleet emergency stop (${m.subject === subject.estopAll ? "all robots" : this.name})`;
     // Requested (in shared memory, for a core in a worker) before this returns; the reply waits

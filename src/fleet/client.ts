@@ -99,7 +99,7 @@ export class FleetClient {
   /** Connect once (no waiting for a broker that is not there: a clear error instead). */
   static async connect(o: FleetConnectOptions, name = "bodylink fleet client", trust: FleetTrust = {}): Promise<FleetClient> {
     try {
-      const nc = await connect({ ...natsOptions(o), name, timeout: 3000, maxReconnectAttempts: 5, reconnectTimeWait: 250 });
+      const nc = await connect({ ...natsOptions(o), name, timeout: 10_000, maxReconnectAttempts: 5, reconnectTimeWait: 250 });
       return new FleetClient(nc, redactUrl(o.url), { ...(o.inboxPrefix ? { inboxPrefix: o.inboxPrefix } : {}), ...trust });
     } catch (e) {
       if (e instanceof BodylinkError) throw e;
