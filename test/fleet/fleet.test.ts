@@ -218,7 +218,7 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
     expect((await client.robots()).map((r) => r.name)).toEqual(["arm-1", "nao-1"]);
     const ls = await cli("fleet", "ls", "--fleet", nats.url, "--fleet-dir", coachDir);
     expect(ls.stdout).not.toMatch(/quad-1/);
-  });
+  }, 60_000);
 });
 
 // Without the package: one skipped test that names it.
