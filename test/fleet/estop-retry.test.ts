@@ -92,7 +92,8 @@ describe.skipIf(!hasNats)("the fleet e-stop is sent again until answered", { tim
     expect(r.stdout).toMatch(/^ghost-1\s+NO ANSWER\s+\?$/m);
     // Sent again every 250 ms for 1 s: 3 times (fewer when the machine delays the timer), to ghost-1 only.
     expect(r.stdout).toMatch(/^1 answered in [\d.]+ ms \(sent again [1-4] times? to robots that had not answered\); 1 did not answer: ghost-1$/m);
-    expect(received.get("fine-1")).toEqual([subject.estop("fine-1")]);
+    // Only on its own subject; twice when its signed answer took longer than 250 ms on a loaded machine.
+    expect(new Set(received.get("fine-1"))).toEqual(new Set([subject.estop("fine-1")]));
   });
 
   it("a reset is never sent twice", async () => {
