@@ -19,7 +19,7 @@
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, sign as edSign, verify as edVerify } from "node:crypto";
 import { BodylinkError } from "../errors.js";
-import { nameOfSubject, SUBJECT_ROOT } from "./subjects.js";
+import { FLEET_LEASE_HEADER, nameOfSubject, SUBJECT_ROOT } from "./subjects.js";
 
 /** NATS header names of a signed request or reply. */
 export const SIG_HEADERS = {
@@ -27,7 +27,7 @@ export const SIG_HEADERS = {
   timestamp: "x-bodylink-ts",
   nonce: "x-bodylink-nonce",
   signature: "x-bodylink-sig",
-  lease: "x-bodylink-lease",
+  lease: FLEET_LEASE_HEADER,
 } as const;
 
 /** A signed request older or newer than this (by the robot's clock) is refused. Default 30 s: field laptops drift. */
