@@ -17,7 +17,7 @@
  *   command mailbox (src/shm/mailbox.ts, the body region) under the lease's generation, answered
  *   at once; the core takes the newest at the start of its next cycle (and before any request)
  *   and drops it if the lease ended since (errors.staleCommands).
- * - Requests: a message to the core, answered by message (`callLater`: a promise, rejected with
+ * - Requests: a message to the core, answered by message (`call`: a promise, rejected with
  *   BL_ERR_CORE_UNRESPONSIVE after the timeout, BL_ERR_CORE_DIED once the core is gone): leases,
  *   reset, health, the lifecycle, and the commands whose answer is the body's (the NAO's smooth
  *   motions, the P7's clearError, the TNY-360's smooth sequences and leg positions). The core
@@ -38,6 +38,7 @@ import {
   type CoreBaseOptions,
   type CoreError,
   type CoreMessage,
+  type CoreNotice,
   type CoreRegions,
   type CoreReply,
   CTL,
@@ -47,7 +48,7 @@ import {
   STARTUP_HOST_TIMEOUT_MS,
   STATE_START,
 } from "../rt/core-shm.js";
-import type { LifecycleState, TransitionTiming } from "../rt/lifecycle.js";
+import type { CallMessage, CommonRequests, RequestAnswer, RequestArgs, RequestTable } from "../rt/core-requests.js";
 import {
   type AcquireResultOf,
   type AuthorityEvents,
@@ -89,13 +90,23 @@ export const CORE_MAX_PENDING = 256;
 /** Ordered requests (smooth motions, clearError) on their way, timed out or not, before more are refused. */
 export const CORE_MAX_ORDERED = 64;
 
-/** The requests to one core, each answered later by a message (never waited for). */
-export class CoreLink {
+/** One request on its way: settled by the core's reply (method syntax: each call's own answer type). */
+interface Pending {
+  resolve(value: unknown): void;
+  reject(e: unknown): void;
+  readonly timer: NodeJS.Timeout;
+}
+
+/**
+ * The requests to one core, each answered later by a message (never waited for): the ids, the
+ * timeouts, the bounds, the ordering. Typed by CoreLink, its per-table view.
+ */
+export class CoreChannel {
   readonly #worker: Worker;
   readonly #ctl: Int32Array;
   readonly #timeoutMs: number;
   #nextId = 1;
-  readonly #later = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void; timer: NodeJS.Timeout }>();
+  readonly #later = new Map<number, Pending>();
 
   constructor(worker: Worker, buffer: SharedArrayBuffer, timeoutMs: number) {
     this.#worker = worker;
@@ -107,21 +118,6 @@ export class CoreLink {
     return this.#timeoutMs;
   }
 
-  /** Ask the core; the answer comes as a message, within `timeoutMs` or BL_ERR_CORE_UNRESPONSIVE. Never blocks. */
-  callLater<T>(method: string, timeoutMs: number, ...args: unknown[]): Promise<T> {
-    return this.#call(false, method, timeoutMs, args);
-  }
-
-  /**
-   * Like callLater, for a request whose effect on the body must come before the body commands
-   * posted after it (a smooth motion, clearError): until the core has answered it — even after
-   * the promise timed out — `ordering` is true, and the host holds its mailbox writes back; then
-   * `onOrderedDone` runs.
-   */
-  callOrdered<T>(method: string, timeoutMs: number, ...args: unknown[]): Promise<T> {
-    return this.#call(true, method, timeoutMs, args);
-  }
-
   /** An ordered request the core has not answered yet. */
   get ordering(): boolean {
     return this.#ordered.size > 0;
@@ -131,25 +127,24 @@ export class CoreLink {
   onOrderedDone: (() => void) | null = null;
   readonly #ordered = new Set<number>();
 
-  #call<T>(ordered: boolean, method: string, timeoutMs: number, args: unknown[]): Promise<T> {
-    if (this.#down) return Promise.reject(this.#down);
+  /** Post `message(id)` and settle `settle` with the core's answer (CoreLink builds both, typed). */
+  send(ordered: boolean, method: string, timeoutMs: number, message: (id: number) => { readonly type: "call"; readonly id: number }, settle: Omit<Pending, "timer">): void {
+    if (this.#down) return settle.reject(this.#down);
     // A stalled core answers nothing: bound what waits for it (the worker's message queue, the
     // pending answers, the ordered requests that hold the mailbox back even after they timed out).
     if (this.#later.size >= CORE_MAX_PENDING || (ordered && this.#ordered.size >= CORE_MAX_ORDERED)) {
       const n = ordered ? this.#ordered.size : this.#later.size;
-      return Promise.reject(new BodylinkError("BL_ERR_CORE_UNRESPONSIVE", `${method}: refused, ${n} ${ordered ? "ordered " : ""}requests to the core are still unanswered`));
+      return settle.reject(new BodylinkError("BL_ERR_CORE_UNRESPONSIVE", `${method}: refused, ${n} ${ordered ? "ordered " : ""}requests to the core are still unanswered`));
     }
     const id = this.#nextId++;
     if (ordered) this.#ordered.add(id);
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#later.delete(id);
-        reject(new BodylinkError("BL_ERR_CORE_UNRESPONSIVE", `${method}: no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.#later.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
-      this.#worker.postMessage({ type: "call", id, method, args });
-      wakeInterrupt(this.#ctl, CTL.wake); // a core asleep until its next cycle serves it now
-    });
+    const timer = setTimeout(() => {
+      this.#later.delete(id);
+      settle.reject(new BodylinkError("BL_ERR_CORE_UNRESPONSIVE", `${method}: no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    this.#later.set(id, { resolve: (v) => settle.resolve(v), reject: (e) => settle.reject(e), timer });
+    this.#worker.postMessage(message(id));
+    wakeInterrupt(this.#ctl, CTL.wake); // a core asleep until its next cycle serves it now
   }
 
   /** A `reply` message from the core. */
@@ -180,6 +175,51 @@ export class CoreLink {
   }
 }
 
+/**
+ * The requests to one core as its table `Q` types them (CommonRequests and its body's,
+ * src/rt/core-options.ts): a call names one of its requests and passes that request's arguments,
+ * and its promise has that request's answer; a name or an argument the table does not have is a
+ * compile error (test/host/core-requests.types.ts). Several views may share one channel.
+ */
+export class CoreLink<Q extends RequestTable<Q>> {
+  readonly channel: CoreChannel;
+
+  constructor(channel: CoreChannel) {
+    this.channel = channel;
+  }
+
+  get timeoutMs(): number {
+    return this.channel.timeoutMs;
+  }
+
+  /** An ordered request the core has not answered yet (the host holds its mailbox writes back). */
+  get ordering(): boolean {
+    return this.channel.ordering;
+  }
+
+  /** Ask the core; the answer comes as a message, within `timeoutMs` or BL_ERR_CORE_UNRESPONSIVE. Never blocks. */
+  call<K extends keyof Q & string>(method: K, timeoutMs: number, ...args: RequestArgs<Q, K>): Promise<RequestAnswer<Q, K>> {
+    return this.#send(false, method, timeoutMs, args);
+  }
+
+  /**
+   * Like call, for a request whose effect on the body must come before the body commands
+   * posted after it (a smooth motion, clearError): until the core has answered it — even after
+   * the promise timed out — `ordering` is true, and the host holds its mailbox writes back; then
+   * the channel's `onOrderedDone` runs.
+   */
+  callOrdered<K extends keyof Q & string>(method: K, timeoutMs: number, ...args: RequestArgs<Q, K>): Promise<RequestAnswer<Q, K>> {
+    return this.#send(true, method, timeoutMs, args);
+  }
+
+  #send<K extends keyof Q & string>(ordered: boolean, method: K, timeoutMs: number, args: RequestArgs<Q, K>): Promise<RequestAnswer<Q, K>> {
+    return new Promise<RequestAnswer<Q, K>>((resolve, reject) => {
+      const message = (id: number): CallMessage<Q, K> => ({ type: "call", id, method, args });
+      this.channel.send(ordered, method, timeoutMs, message, { resolve, reject });
+    });
+  }
+}
+
 export function toError(e: CoreError): BodylinkError & { errno?: string } {
   const err = new BodylinkError(e.code as ErrorCode) as BodylinkError & { errno?: string };
   err.message = e.message;
@@ -202,7 +242,7 @@ function revive(v: unknown): unknown {
 
 /** What a host's authority is built from (CoreHost.control). */
 export interface HostControlParts {
-  readonly core: CoreLink;
+  readonly core: CoreLink<CommonRequests>;
   readonly ctl: Int32Array;
   readonly mirror: LeaseMirror;
 }
@@ -215,7 +255,7 @@ export interface HostControlParts {
  * not taken yet (commands are refused from the request on), shown as the core last reported it.
  */
 export class HostAuthority extends EventEmitter<AuthorityEvents> implements ControlAuthority {
-  readonly #core: CoreLink;
+  readonly #core: CoreLink<CommonRequests>;
   readonly #ctl: Int32Array;
   readonly #mirror: LeaseMirror;
   readonly #gen = new Int32Array(1);
@@ -265,7 +305,7 @@ export class HostAuthority extends EventEmitter<AuthorityEvents> implements Cont
   }
 
   async acquire(owner: string, source: LeaseSource, leaseMs = DEFAULT_LEASE_MS): Promise<Acquired> {
-    const r = await this.#core.callLater<{ ok: true; id: string } | Exclude<Acquired, { ok: true }>>("acquire", this.#core.timeoutMs, owner, source, leaseMs);
+    const r = await this.#core.call("acquire", this.#core.timeoutMs, owner, source, leaseMs);
     if (!r.ok) return r;
     const id = r.id;
     const mirror = this.#mirror;
@@ -280,13 +320,13 @@ export class HostAuthority extends EventEmitter<AuthorityEvents> implements Cont
     return { ok: true, lease };
   }
   renew(id: string, leaseMs = DEFAULT_LEASE_MS): Promise<boolean> {
-    return this.#core.callLater("renew", this.#core.timeoutMs, id, leaseMs);
+    return this.#core.call("renew", this.#core.timeoutMs, id, leaseMs);
   }
   release(id: string): Promise<boolean> {
-    return this.#core.callLater("release", this.#core.timeoutMs, id);
+    return this.#core.call("release", this.#core.timeoutMs, id);
   }
   revoke(): Promise<void> {
-    return this.#core.callLater("revoke", this.#core.timeoutMs);
+    return this.#core.call("revoke", this.#core.timeoutMs);
   }
   /** Events the core's Authority emitted (async: they cross as messages). */
   relay<E extends keyof AuthorityEvents>(event: E, args: AuthorityEvents[E]): void {
@@ -295,14 +335,8 @@ export class HostAuthority extends EventEmitter<AuthorityEvents> implements Cont
   }
 }
 
-/** The core's lifecycle as the host sees it (one request). */
-export interface CoreLifecycle {
-  readonly state: LifecycleState;
-  readonly lastError: string | null;
-  readonly driverErrors: number;
-  readonly running: boolean;
-  readonly timing: TransitionTiming;
-}
+import type { CoreLifecycle } from "../rt/core-requests.js";
+export type { CoreLifecycle } from "../rt/core-requests.js";
 
 /** How a body's host reads its state channel (into the host's mirror). */
 export interface StateReader<H> {
@@ -334,7 +368,11 @@ function launch(entry: string, workerData: unknown): Worker {
 /** Each buffer's regions, set by `boot` before the host is built (subclass constructors stay as they are). */
 const REGIONS = new WeakMap<SharedArrayBuffer, CoreRegions>();
 
-export abstract class CoreHost {
+/**
+ * `Q`: the body's own requests (src/rt/core-options.ts: NaoRequests, P7Requests, Tny360Requests),
+ * called through `core` beside the common ones.
+ */
+export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>> {
   abstract readonly kind: BodyKind;
   readonly periodMs: number;
   readonly clock = new MonotonicClock();
@@ -350,7 +388,9 @@ export abstract class CoreHost {
   /** Times the watchdog found the core stalled. */
   stalls = 0;
   readonly #hostErrors: Record<string, number> = {};
-  protected readonly core: CoreLink;
+  protected readonly core: CoreLink<CommonRequests & Q>;
+  /** The requests every core answers (the same channel as `core`). */
+  readonly #common: CoreLink<CommonRequests>;
   readonly #worker: Worker;
   readonly #ctl: Int32Array;
   readonly #channel: StateReader<CoreHost>;
@@ -368,7 +408,6 @@ export abstract class CoreHost {
   #stopping = false;
   #died: ((line: string) => void) | null = null;
   #diedLine: string | null = null;
-  readonly #events = new Map<string, Array<(m: CoreMessage & { type: string }) => void>>();
   readonly #estopText: ReturnType<typeof buildViews<typeof ESTOP_REQUEST_LAYOUT>>;
   readonly #estopTextLock: SeqLock;
   /** E-stop requests waiting for the core to take them (resolved by its "estopTaken" message). */
@@ -379,15 +418,17 @@ export abstract class CoreHost {
   protected constructor(periodMs: number, worker: Worker, buffer: SharedArrayBuffer, channel: StateReader<never>, opts: CoreHostOptions) {
     this.periodMs = periodMs;
     this.#worker = worker;
-    this.core = new CoreLink(worker, buffer, opts.requestTimeoutMs ?? 500);
-    this.core.onOrderedDone = () => this.commandsReleased();
+    const requests = new CoreChannel(worker, buffer, opts.requestTimeoutMs ?? 500);
+    requests.onOrderedDone = () => this.commandsReleased();
+    this.core = new CoreLink(requests);
+    this.#common = new CoreLink(requests);
     this.#ctl = new Int32Array(buffer, 0, CTL.words);
     this.#channel = channel as StateReader<CoreHost>;
     this.#stallAfterMs = opts.stallAfterMs ?? 10 * periodMs;
     const r = REGIONS.get(buffer)!;
     this.#estopText = buildViews(ESTOP_REQUEST_LAYOUT, buffer, r.estopStart);
     this.#estopTextLock = new SeqLock(this.#ctl, CTL.estopTextSeq);
-    this.control = { core: this.core, ctl: this.#ctl, mirror: new LeaseMirror(buffer, r.leaseStart, this.#ctl, CTL.leaseSeq) };
+    this.control = { core: this.#common, ctl: this.#ctl, mirror: new LeaseMirror(buffer, r.leaseStart, this.#ctl, CTL.leaseSeq) };
     this.#beatEvery(Atomics.load(this.#ctl, CTL.hostTimeoutMs));
   }
 
@@ -422,7 +463,7 @@ export abstract class CoreHost {
    * Start the worker and build the host (`make`); resolves with it once the core is configured,
    * cycling and serving, with the core's `ready` message.
    */
-  protected static async boot<H extends CoreHost>(spec: CoreStart<H>, make: (worker: Worker, buffer: SharedArrayBuffer, channel: StateReader<H>, regions: CoreRegions) => H): Promise<{ host: H; ready: Record<string, unknown> }> {
+  protected static async boot<H extends CoreHost<RequestTable<never>>, Y>(spec: CoreStart<H>, make: (worker: Worker, buffer: SharedArrayBuffer, channel: StateReader<H>, regions: CoreRegions) => H): Promise<{ host: H; ready: Y }> {
     const regions = coreRegions(spec.stateBytes, spec.options.bodyBytes ?? 0);
     const buffer = new SharedArrayBuffer(regions.totalBytes);
     REGIONS.set(buffer, regions);
@@ -430,17 +471,17 @@ export abstract class CoreHost {
     Atomics.store(new Int32Array(buffer, 0, CTL.words), CTL.hostTimeoutMs, STARTUP_HOST_TIMEOUT_MS);
     const worker = launch(spec.entry, { buffer, options: spec.options, regions });
     const host = make(worker, buffer, spec.channel(buffer, STATE_START, new Int32Array(buffer, 0, CTL.words)), regions);
-    const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const ready = await new Promise<Y>((resolve, reject) => {
       const onExit = (code: number) => reject(new Error(`the real-time core exited with code ${code} before it started`));
       worker.once("exit", onExit);
       worker.on("error", (e) => reject(e));
-      worker.on("message", (m: CoreMessage) => {
+      worker.on("message", (m: CoreMessage<Y>) => {
         if (m.type === "ready") {
           host.defaultStopCategory = m.defaultStopCategory;
           host.transportName = m.transport;
           host.scheduling = m.scheduling;
           worker.off("exit", onExit);
-          resolve(m);
+          resolve(m.body);
         } else if (m.type === "failed") reject(toError(m.error));
         else host.#onMessage(m);
       });
@@ -451,25 +492,24 @@ export abstract class CoreHost {
     return { host, ready };
   }
 
-  #onMessage(m: CoreMessage): void {
-    if (m.type === "event") this.authority.relay(m.event as keyof AuthorityEvents, m.args as never);
-    else if (m.type === "reply") this.core.settle(m.id, m.reply);
-    else if (m.type === "estopTaken") this.#estopTaken(m.n, m.state as EstopState);
+  #onMessage(m: CoreNotice): void {
+    if (m.type === "event") this.authority.relay(m.event, m.args);
+    else if (m.type === "reply") this.core.channel.settle(m.id, m.reply);
+    else if (m.type === "estopTaken") this.#estopTaken(m.n, m.state);
     else if (m.type === "testStalling") for (const f of this.#stallsBegun.splice(0)) f();
     else if (m.type === "died") this.#diedLine = `BL_ERR_CORE_DIED: the real-time core died (${m.message}); ${m.detail}`;
-    else for (const l of this.#events.get(m.type) ?? []) l(m);
+    else if (m.type === "refused") for (const l of this.#refused) l(m.what, m.detail);
   }
 
-  /** Listen to a body's own messages from the core (e.g. the TNY-360 server's refusals). */
-  protected onCoreMessage(type: string, listener: (m: Record<string, unknown>) => void): void {
-    const ls = this.#events.get(type) ?? [];
-    ls.push(listener as (m: CoreMessage) => void);
-    this.#events.set(type, ls);
+  /** A server in the core's thread refused a client (access checks, limits): for the safety log. */
+  onRefused(listener: (what: string, detail: string) => void): void {
+    this.#refused.push(listener);
   }
+  readonly #refused: Array<(what: string, detail: string) => void> = [];
 
   #onExit(code: number): void {
     this.#closed = true;
-    this.core.failAll("the real-time core is not running");
+    this.core.channel.failAll("the real-time core is not running");
     for (const w of this.#estopWaits.splice(0)) {
       clearTimeout(w.timer);
       w.reject(new BodylinkError("BL_ERR_CORE_DIED", "the real-time core is not running"));
@@ -623,7 +663,7 @@ export abstract class CoreHost {
     return this.estop({ source: "local", reason, ...(category === undefined ? {} : { category }) });
   }
   resetEstop(req: EstopResetRequest): Promise<EstopState> {
-    return this.core.callLater<EstopState>("resetEstop", this.core.timeoutMs, req).then((s) => {
+    return this.#common.call("resetEstop", this.core.timeoutMs, req).then((s) => {
       this.authority.known(s);
       this.refresh();
       return s;
@@ -637,7 +677,7 @@ export abstract class CoreHost {
   /** The core's health; while it is stalled (or does not answer), the last one with the watchdog's verdict. */
   health(opts: HealthOptions = {}): Promise<RobotHealth> {
     if (this.#stalled || this.#closed) return Promise.resolve(this.#verdict(false));
-    return this.core.callLater<RobotHealth>("health", this.core.timeoutMs, opts.windowCycles ?? null).then(
+    return this.#common.call("health", this.core.timeoutMs, opts.windowCycles ?? null).then(
       (h) => {
         this.#lastHealth = h;
         return this.#verdict(true);
@@ -673,30 +713,30 @@ export abstract class CoreHost {
 
   /** Configure if needed and run the body's cycle (again after `stop()`). */
   async start(): Promise<void> {
-    await this.core.callLater("start", 10_000);
+    await this.#common.call("start", 10_000);
     this.refresh();
   }
 
   /** The body to its safe state, its cycle stopped, its link closed; the core's thread stays (start() again). */
   async stop(): Promise<void> {
     if (this.#closed) return;
-    await this.core.callLater("stop", 10_000);
+    await this.#common.call("stop", 10_000);
     this.refresh();
   }
 
   /** The core's lifecycle (state, last error, driver errors, whether its loop runs). */
   lifecycle(): Promise<CoreLifecycle> {
-    return this.core.callLater("lifecycle", this.core.timeoutMs);
+    return this.#common.call("lifecycle", this.core.timeoutMs);
   }
 
   /** Resolves once a transition the core's wrapper runs in the background (a driver error) is done. */
   settled(): Promise<void> {
-    return this.core.callLater("settled", 10_000);
+    return this.#common.call("settled", 10_000);
   }
 
   /** The body's wrapper finalizes (its safe state, link closed; start() refuses from now on); the core's thread stays until shutdown(). */
   async finalize(): Promise<void> {
-    await this.core.callLater("finalize", 10_000);
+    await this.#common.call("finalize", 10_000);
     this.refresh();
   }
 
@@ -720,25 +760,25 @@ export abstract class CoreHost {
    * external bytes, and the collections meanwhile (runtime/allocation.ts). For benches and tests.
    */
   measureAllocation(cycles: number): Promise<AllocationSample> {
-    return this.core.callLater("allocation", 10_000 + cycles * this.periodMs * 4, cycles);
+    return this.#common.call("allocation", 10_000 + cycles * this.periodMs * 4, cycles);
   }
 
   /** Where the core's thread allocates over `cycles` cycles: V8's sampling heap profile, per function. */
   allocationSites(cycles: number, intervalBytes = 256, top = 12): Promise<{ cycles: number; sites: AllocationSite[]; totalBytes: number }> {
-    return this.core.callLater("allocationSites", 10_000 + cycles * this.periodMs * 4, cycles, intervalBytes, top);
+    return this.#common.call("allocationSites", 10_000 + cycles * this.periodMs * 4, cycles, intervalBytes, top);
   }
 
   /** Test hook (a core started with testStalls): block the core's thread for `ms`; resolves once it is blocked. */
   testStallCore(ms: number): Promise<void> {
     const begun = new Promise<void>((resolve) => this.#stallsBegun.push(resolve));
-    void this.core.callLater("testStall", ms + 10_000, ms).catch(() => {});
+    void this.#common.call("testStall", ms + 10_000, ms).catch(() => {});
     return begun;
   }
   readonly #stallsBegun: Array<() => void> = [];
 
   /** Test hook (a core started with testFaults): the driver throws in read and/or write until told otherwise. */
   injectDriverFault(f: { read: boolean; write: boolean }): Promise<boolean> {
-    return this.core.callLater("testFault", this.core.timeoutMs, f);
+    return this.#common.call("testFault", this.core.timeoutMs, f);
   }
 }
 

@@ -16,7 +16,7 @@ import { BODIES } from "../bodies/registry.js";
 import { leaseError } from "../runtime/authority.js";
 import type { NaoBody, NaoRefusal } from "../runtime/nao-body.js";
 import { Mailbox, mailboxBytes } from "../shm/mailbox.js";
-import type { NaoCoreOptions } from "../rt/core-options.js";
+import type { NaoCoreOptions, NaoReady, NaoRequests } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
 import { NAO_STATE_BYTES, NaoStateChannel } from "../shm/nao-state.js";
 import type { BoardReport } from "../transport/chestboard-link.js";
@@ -27,7 +27,7 @@ export type NaoHostOptions = NaoCoreOptions & CoreHostOptions;
 /** The NAO core's body region: its command mailbox. */
 export const NAO_MAILBOX_BYTES = mailboxBytes(NAO_COMMAND_LAYOUT);
 
-export class NaoHost extends CoreHost implements NaoBody {
+export class NaoHost extends CoreHost<NaoRequests> implements NaoBody {
   readonly kind = "nao" as const;
   readonly authority = new HostAuthority(this.control);
   /** Commands merged since the core last took one (so no key is lost when two come within a cycle). */
@@ -51,7 +51,7 @@ export class NaoHost extends CoreHost implements NaoBody {
   /** Start the core in its worker; resolves once it is configured, cycling and (with `lola`) serving LoLA. */
   static async start(opts: NaoHostOptions): Promise<NaoHost> {
     const { core, host: hostOpts } = splitHostOptions(opts);
-    const { host, ready } = await CoreHost.boot<NaoHost>(
+    const { host, ready } = await CoreHost.boot<NaoHost, NaoReady>(
       {
         entry: "nao-worker",
         stateBytes: NAO_STATE_BYTES,
@@ -68,11 +68,11 @@ export class NaoHost extends CoreHost implements NaoBody {
         return h;
       },
     );
-    host.prefs = ready.prefs as NaoPreferences | null;
-    host.prefsUnavailable = (ready.prefsUnavailable as string | null) ?? null;
-    host.upstreamConnected = (ready.upstreamConnected as boolean | null) ?? null;
-    host.boards = ready.boards as BoardReport[];
-    host.lolaPath = ready.lolaPath as string | null;
+    host.prefs = ready.prefs;
+    host.prefsUnavailable = ready.prefsUnavailable;
+    host.upstreamConnected = ready.upstreamConnected;
+    host.boards = ready.boards;
+    host.lolaPath = ready.lolaPath;
     return host;
   }
 

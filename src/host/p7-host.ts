@@ -17,7 +17,7 @@ import { BODIES } from "../bodies/registry.js";
 import { BodylinkError } from "../errors.js";
 import { p7Admission, p7FaultRefusal } from "../runtime/p7-checks.js";
 import type { P7Body, P7ClearAccepted, P7CommandResult, P7MoveAccepted, P7MoveOptions } from "../runtime/p7-robot.js";
-import type { P7CoreOptions } from "../rt/core-options.js";
+import type { P7CoreOptions, P7Ready, P7Requests } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
 import { Mailbox, mailboxBytes } from "../shm/mailbox.js";
 import { P7_STATE_BYTES, p7StateChannel } from "../shm/p7-state.js";
@@ -30,7 +30,7 @@ export const P7_MAILBOX_BYTES = mailboxBytes(P7_COMMAND_LAYOUT);
 
 const OK = Object.freeze({ ok: true as const });
 
-export class P7Host extends CoreHost implements P7Body {
+export class P7Host extends CoreHost<P7Requests> implements P7Body {
   readonly kind = "p7" as const;
   /** Leases and the latch, read from shared memory; changes are messages to the core's Authority. */
   readonly authority = new HostAuthority(this.control);
@@ -51,7 +51,7 @@ export class P7Host extends CoreHost implements P7Body {
   /** Start the P7 core in its worker; resolves once it is cycling. */
   static async start(opts: P7HostOptions): Promise<P7Host> {
     const { core, host: hostOpts } = splitHostOptions(opts);
-    const { host } = await CoreHost.boot<P7Host>(
+    const { host } = await CoreHost.boot<P7Host, P7Ready>(
       {
         entry: "p7-worker",
         stateBytes: P7_STATE_BYTES,
@@ -111,7 +111,7 @@ export class P7Host extends CoreHost implements P7Body {
   /** Which joints were cleared is the arm's answer: a request to the core (bounded by the request timeout). */
   async clearError(leaseId: string, joint?: number): Promise<P7CommandResult<P7ClearAccepted>> {
     // ordered: it holds the arm where it is, so a move posted after it must reach the core after it
-    const r = await this.core.callOrdered<P7CommandResult<P7ClearAccepted>>("clearError", this.core.timeoutMs, leaseId, joint ?? null);
+    const r = await this.core.callOrdered("clearError", this.core.timeoutMs, leaseId, joint ?? null);
     this.refresh(); // the cleared ids are published before the answer
     return r;
   }
@@ -153,6 +153,6 @@ export class P7Host extends CoreHost implements P7Body {
 
   /** Test hook (a core started with testFaults): the simulated arm's link drops (true) or comes back (false). */
   testLinkLoss(lost: boolean): Promise<boolean> {
-    return this.core.callLater("testLinkLoss", this.core.timeoutMs, lost);
+    return this.core.call("testLinkLoss", this.core.timeoutMs, lost);
   }
 }

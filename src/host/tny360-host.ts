@@ -11,7 +11,7 @@
  */
 import { BODIES } from "../bodies/registry.js";
 import { snapshotTny360State, type Tny360Snapshot, Tny360State, } from "../bodies/tny360/state.js";
-import type { Tny360CoreOptions } from "../rt/core-options.js";
+import type { Tny360CoreOptions, Tny360Ready, Tny360Requests } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
 import type { Tny360Body, Tny360CommandResult, Tny360Posture, Tny360SmoothResult } from "../runtime/tny360-robot.js";
 import { TNY_TYPED, type TnyRefusal, type TnySpec, tnyBodyRefusal, tnyDecoded, tnyLeaseRefusal, tnyLinkRefusal, tnySimLimitStatus } from "../runtime/tny360-checks.js";
@@ -35,7 +35,7 @@ const KEY = TNY360_COMMAND_KEY;
 /** A real robot is polled at up to 50 Hz: its cycle is 20 ms (the simulator's is the registry's 5 ms). */
 const REMOTE_PERIOD_MS = 20;
 
-export class Tny360Host extends CoreHost implements Tny360Body {
+export class Tny360Host extends CoreHost<Tny360Requests> implements Tny360Body {
   /** Leases and the latch, read from shared memory; changes are messages to the core's Authority. */
   readonly authority = new HostAuthority(this.control);
   readonly kind = "tny360" as const;
@@ -64,7 +64,7 @@ export class Tny360Host extends CoreHost implements Tny360Body {
   static async start(opts: Tny360HostOptions): Promise<Tny360Host> {
     const { core, host: hostOpts } = splitHostOptions(opts);
     const source = core.remote ? "remote" : "sim";
-    const { host, ready } = await CoreHost.boot<Tny360Host>(
+    const { host, ready } = await CoreHost.boot<Tny360Host, Tny360Ready>(
       {
         entry: "tny360-worker",
         stateBytes: TNY360_STATE_BYTES,
@@ -80,7 +80,7 @@ export class Tny360Host extends CoreHost implements Tny360Body {
         return h;
       },
     );
-    host.tnyPort = ready.tnyPort as number | null;
+    host.tnyPort = ready.tnyPort;
     return host;
   }
 
@@ -89,10 +89,6 @@ export class Tny360Host extends CoreHost implements Tny360Body {
     if (stalled) this.state.link = "lost";
   }
 
-  /** The TNY-360 server's refused upgrades (access checks, the limit), when it runs in the core: for the safety log. */
-  onRefused(listener: (what: string, detail: string) => void): void {
-    this.onCoreMessage("refused", (m) => listener(String(m.what), String(m.detail)));
-  }
 
   // ---- reads (copies of the mirror; what the robot API's adapter reads) ------------------------
 
@@ -149,22 +145,22 @@ export class Tny360Host extends CoreHost implements Tny360Body {
   }
   /** Whether the leg reaches the foot depends on the core's posture: asked of the core (bounded by the request timeout). */
   setLegPosition(leaseId: string, legId: number, xM: number, yM: number, zM: number, clearOverrides = true): Promise<Tny360CommandResult> {
-    return this.#ask("setLegPosition", leaseId, legId, xM, yM, zM, clearOverrides);
+    return this.#refreshed(this.core.callOrdered("setLegPosition", this.core.timeoutMs, leaseId, legId, xM, yM, zM, clearOverrides));
   }
   /** The estimate is the body's (its joints' distances): asked of the core. */
   enableSmooth(leaseId: string): Promise<Tny360SmoothResult> {
-    return this.#ask("enableSmooth", leaseId);
+    return this.#refreshed(this.core.callOrdered("enableSmooth", this.core.timeoutMs, leaseId));
   }
   disableSmooth(leaseId: string): Promise<Tny360SmoothResult> {
-    return this.#ask("disableSmooth", leaseId);
+    return this.#refreshed(this.core.callOrdered("disableSmooth", this.core.timeoutMs, leaseId));
   }
 
   /**
-   * A request whose effect on the body must come before the commands posted after it (ordered:
-   * those are held back until the core answered it); the mirror is refreshed before it resolves.
+   * An ordered request (its effect on the body comes before the commands posted after it: those
+   * are held back until the core answered it), the mirror refreshed before it resolves.
    */
-  async #ask<T>(method: string, ...args: unknown[]): Promise<T> {
-    const r = await this.core.callOrdered<T>(method, this.core.timeoutMs, ...args);
+  async #refreshed<T>(answer: Promise<T>): Promise<T> {
+    const r = await answer;
     this.refresh();
     return r;
   }
@@ -242,6 +238,6 @@ export class Tny360Host extends CoreHost implements Tny360Body {
 
   /** Test hook: run the simulator's own ticks for `ms` while the cycle is stopped (what the body does next). */
   simulatorTicks(ms: number): Promise<boolean> {
-    return this.#ask("testTicks", ms);
+    return this.#refreshed(this.core.callOrdered("testTicks", this.core.timeoutMs, ms));
   }
 }

@@ -5,6 +5,12 @@
  */
 import type { NaoSimKind } from "../bodies/nao/sim-world.js";
 import type { CoreBaseOptions } from "./core-shm.js";
+import type { NaoPreferences } from "../bodies/nao/prefs.js";
+import type { P7ClearAccepted, P7CommandResult } from "../runtime/p7-robot.js";
+import type { Tny360CommandResult, Tny360SmoothResult } from "../runtime/tny360-robot.js";
+import type { BoardReport } from "../transport/chestboard-link.js";
+import type { BodylinkError } from "../errors.js";
+import type { NaoSimPose } from "../bodies/nao/sim-world.js";
 
 export interface NaoCoreOptions extends CoreBaseOptions {
   seed: number;
@@ -41,4 +47,55 @@ export interface Tny360CoreOptions extends CoreBaseOptions {
     allowHosts: string[];
     allowOrigins: string[];
   } | null;
+}
+
+// ---- each core's requests (its handlers implement them, its host calls them) and its `ready` facts ----
+
+/** The NAO core's own requests: the commands whose answer is the body's (the smooth motions). */
+export interface NaoRequests {
+  smoothEnable(leaseId: string): { ok: true; estimatedS: number } | { ok: false; error: BodylinkError };
+  smoothDisable(leaseId: string): { ok: true; estimatedS: number } | { ok: false; error: BodylinkError };
+  motionActive(): boolean;
+  /** The simulated body put back in a pose (docs/simulation.md). */
+  simReset(leaseId: string, pose: NaoSimPose): { ok: true; timeS: number } | { ok: false; error: BodylinkError };
+}
+
+/** What the NAO core says once ready. */
+export interface NaoReady {
+  readonly prefs: NaoPreferences | null;
+  /** Why the body link never has preferences (an upstream LoLA), or null. */
+  readonly prefsUnavailable: string | null;
+  readonly boards: readonly BoardReport[];
+  /** With an upstream LoLA: whether it was connected when the core became ready (null otherwise). */
+  readonly upstreamConnected: boolean | null;
+  /** Where our LoLA server listens (null: not serving). */
+  readonly lolaPath: string | null;
+}
+
+/** The P7 core's own requests. */
+export interface P7Requests {
+  /** `joint` null: every joint (JSON has no undefined). */
+  clearError(leaseId: string, joint: number | null): P7CommandResult<P7ClearAccepted>;
+  /** Test hook (a core started with testFaults): the simulated arm's link drops (true) or comes back (false). */
+  testLinkLoss(lost: boolean): boolean;
+}
+
+/** What the P7 core says once ready: nothing of its own. */
+export type P7Ready = Record<string, never>;
+
+/** The TNY-360 core's own requests: the smooth sequences and a leg's foot (their answers need the body's state). */
+export interface Tny360Requests {
+  setLegPosition(leaseId: string, legId: number, xM: number, yM: number, zM: number, clearOverrides: boolean): Tny360CommandResult;
+  enableSmooth(leaseId: string): Tny360SmoothResult;
+  disableSmooth(leaseId: string): Tny360SmoothResult;
+  /** Test hook: `ms` of the stopped simulator's own ticks (false on a real robot). */
+  testTicks(ms: number): boolean;
+}
+
+/** What the TNY-360 core says once ready. */
+export interface Tny360Ready {
+  readonly source: "sim" | "remote";
+  readonly periodMs: number;
+  /** The TNY-360 API server's port in the core (null: not serving). */
+  readonly tnyPort: number | null;
 }

@@ -22,7 +22,9 @@
  * Written by the core (src/rt/core-worker.ts), read by its host (src/host/core-host.ts), except
  * the e-stop request and the body region, which only the host writes. Pure data.
  */
+import type { AuthorityEvents } from "../runtime/authority.js";
 import type { WakeMode } from "../runtime/clock.js";
+import type { EstopState } from "../runtime/estop.js";
 import { ESTOP_REQUEST_LAYOUT } from "../shm/control-layout.js";
 import { layoutBytes } from "../shm/layout.js";
 import { LEASE_MIRROR_BYTES } from "../shm/lease-mirror.js";
@@ -136,14 +138,37 @@ export interface CoreBaseOptions {
 export type CoreError = { code: string; status: number; message: string; errno?: string };
 export type CoreReply = { ok: true; value: unknown } | { ok: false; error: CoreError };
 
+/** The core's `ready`: what every core says, and its body's own facts (`Y`: NaoReady, P7Ready, Tny360Ready). */
+export interface CoreReady<Y> {
+  readonly type: "ready";
+  readonly defaultStopCategory: 0 | 1;
+  readonly transport: string;
+  readonly scheduling: string;
+  /** The local e-stop socket the core serves, or null. */
+  readonly estopSocket: string | null;
+  readonly body: Y;
+}
+
+/** An Authority event relayed from the core (its arguments as the core's Authority emitted them). */
+export interface AuthorityEventMessage {
+  readonly type: "event";
+  readonly event: keyof AuthorityEvents;
+  readonly args: AuthorityEvents[keyof AuthorityEvents];
+}
+
+/** Every message but `ready` (what the body's servers and the test hooks post). */
+export type CoreNotice = Exclude<CoreMessage, CoreReady<unknown>>;
+
 /** Messages the core posts to its host. */
-export type CoreMessage =
-  | { type: "ready"; defaultStopCategory: 0 | 1; transport: string; scheduling: string; [extra: string]: unknown }
+export type CoreMessage<Y = unknown> =
+  | CoreReady<Y>
   | { type: "failed"; error: CoreError }
-  | { type: "event"; event: string; args: unknown[] }
+  | AuthorityEventMessage
   | { type: "reply"; id: number; reply: CoreReply }
   | { type: "died"; message: string; detail: string }
   /** The core engaged the host's e-stop requests up to `n`; the latch as it is now. */
-  | { type: "estopTaken"; n: number; state: unknown }
+  | { type: "estopTaken"; n: number; state: EstopState }
+  /** A server in the core's thread refused a client (access checks, limits): for the safety log. */
+  | { type: "refused"; what: string; detail: string }
   /** Test hook: the core's thread is blocked from now on (the "testStall" request). */
   | { type: "testStalling" };

@@ -33,9 +33,9 @@
 import { execFileSync } from "node:child_process";
 import { readlinkSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
-import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { BodylinkError } from "../errors.js";
-import type { Authority } from "../runtime/authority.js";
+import type { Authority, AuthorityEvents } from "../runtime/authority.js";
 import { MonotonicClock, WORKER_WAKE_DEFAULT, type WakeMode } from "../runtime/clock.js";
 import type { EstopRequest, EstopResetRequest, EstopState, StopCategory } from "../runtime/estop.js";
 import { measureAllocation, sampleAllocationSites } from "../runtime/allocation.js";
@@ -45,7 +45,8 @@ import { buildViews } from "../shm/layout.js";
 import { LeaseMirror } from "../shm/lease-mirror.js";
 import { SeqLock } from "../shm/seqlock.js";
 import { serveEstopSocket } from "../serve/estop-socket.js";
-import { type CoreBaseOptions, type CoreError, type CoreMessage, type CoreRegions, type CoreReply, CTL, STATE_START } from "./core-shm.js";
+import { type CoreBaseOptions, type CoreError, type CoreMessage, type CoreNotice, type CoreRegions, type CoreReply, CTL, STATE_START } from "./core-shm.js";
+import { type CallMessage, type CommonRequests, type DriverFaults, dispatch, type Handlers, isTestRequest, type RequestTable } from "./core-requests.js";
 import { HostWatch, hostUnresponsiveReason, mainThreadWaitClock } from "./host-watch.js";
 import type { Lifecycle } from "./lifecycle.js";
 
@@ -64,15 +65,6 @@ export interface CoreRobot {
   onCycle(listener: (seq: number, nowMs: number) => void): () => void;
 }
 
-/** A request handler: runs on the core's thread between cycles; may return a promise (answered as a message). */
-export type CoreHandler<R> = (robot: R, ...args: never[]) => unknown;
-
-/** The driver faults a test can switch on (CoreBaseOptions.testFaults). */
-export interface DriverFaults {
-  read: boolean;
-  write: boolean;
-}
-
 /** What the runner gives a body's servers in the core's thread. */
 export interface CoreControl {
   /**
@@ -84,10 +76,10 @@ export interface CoreControl {
 }
 
 /** A body's servers in the core's thread (CoreBody.serve). */
-export interface ServedByCore {
+export interface ServedByCore<S> {
   close(): Promise<void>;
   /** What `ready` says about them. */
-  ready: Record<string, unknown>;
+  facts: S;
   /**
    * Dying, once the body's safe state went out: tell every client the state as it is now,
    * synchronously (the thread exits right after; the NAO's LoLA clients get a last sensor message
@@ -96,8 +88,11 @@ export interface ServedByCore {
   lastWords?(): void;
 }
 
-/** What one body gives the shared worker. */
-export interface CoreBody<R extends CoreRobot, O extends CoreBaseOptions> {
+/**
+ * What one body gives the shared worker. `Q`: its own requests (besides CommonRequests), which its
+ * host calls; `Y`: the facts its `ready` carries; `S`: what its servers report once listening.
+ */
+export interface CoreBody<R extends CoreRobot, O extends CoreBaseOptions, Q extends RequestTable<Q>, Y, S = null> {
   /** The body's state channel over the shared buffer (the core publishes the robot's state into it). */
   channel(buffer: SharedArrayBuffer, start: number, ctl: Int32Array): { publish(robot: R): void };
   /** Build the runtime object (not started). `wrapDriver` is the test-fault proxy or the identity. */
@@ -108,11 +103,11 @@ export interface CoreBody<R extends CoreRobot, O extends CoreBaseOptions> {
    */
   input?(buffer: SharedArrayBuffer, start: number): (robot: R, nowMs: number) => void;
   /** The body's own requests, besides the common ones (leases, e-stop, health, lifecycle). */
-  handlers: Record<string, CoreHandler<R>>;
-  /** Servers that belong to the real-time path (the NAO's LoLA server); what `ready` should say about them. */
-  serve?(robot: R, options: O, port: MessagePort, control: CoreControl): Promise<ServedByCore>;
-  /** The body's own facts for the host (preferences, boards …). */
-  ready?(robot: R): Record<string, unknown>;
+  handlers: Handlers<R, Q>;
+  /** Servers that belong to the real-time path (the NAO's LoLA server); what they report once listening. */
+  serve?(robot: R, options: O, post: (m: CoreNotice) => void, control: CoreControl): Promise<ServedByCore<S> | null>;
+  /** The body's own facts for the host (preferences, boards, where its servers listen …). */
+  ready(robot: R, served: S | null): Y;
   /** After every cycle, once the state is published (perform side: allocation-free). The NAO's recording tap. */
   afterCycle?(robot: R, seq: number): void;
   /** The body's driver name (health, serve's lines). */
@@ -125,31 +120,43 @@ export interface CoreBody<R extends CoreRobot, O extends CoreBaseOptions> {
   diedDetail(robot: R, confirmed: boolean): string;
 }
 
-const COMMON: Record<string, CoreHandler<CoreRobot>> = {
-  acquire: (r, owner: string, source: "api" | "cli", leaseMs: number) => {
-    const got = r.authority.acquire(owner, source, leaseMs);
-    return got.ok ? { ok: true, id: got.lease.id } : got;
-  },
-  renew: (r, id: string, leaseMs: number) => r.authority.renew(id, leaseMs),
-  release: (r, id: string) => r.authority.release(id),
-  revoke: (r) => r.authority.revoke(),
-  holder: (r) => r.authority.holder(),
-  isHeld: (r, id: string) => r.authority.isHeld(id),
-  estopState: (r) => r.estopState(),
-  estop: (r, req: never) => r.estop(req),
-  resetEstop: (r, req: never) => r.resetEstop(req),
-  // JSON has no undefined: the host sends null for "the whole ring".
-  health: (r, windowCycles: number | null) => r.health(windowCycles === null ? {} : { windowCycles }),
-  // The lifecycle, driven from the host like the wrapper itself (test/rt/lifecycle.test.ts).
-  start: (r) => r.start(),
-  stop: (r) => r.stop(),
-  lifecycle: (r) => ({ state: r.lifecycle.state, lastError: r.lifecycle.lastError, driverErrors: r.lifecycle.driverErrors, running: r.lifecycle.loop.running, timing: r.lifecycle.timing }),
-  settled: (r) => r.lifecycle.settled(),
-  finalize: (r) => r.shutdown(),
-  // What the core's thread allocates per cycle, and where (runtime/allocation.ts): benches, tests, diagnosis.
-  allocation: (r, cycles: number) => measureAllocation((l) => r.onCycle(l), cycles),
-  allocationSites: (r, cycles: number, intervalBytes: number, top: number) => sampleAllocationSites((l) => r.onCycle(l), cycles, intervalBytes, top),
-};
+/** The requests every core answers; the test hooks are answered only by a core started for tests (runCore). */
+function commonHandlers<R extends CoreRobot>(post: (m: CoreNotice) => void, faults: DriverFaults): Handlers<R, CommonRequests> {
+  return {
+    acquire: (r, owner, source, leaseMs) => {
+      const got = r.authority.acquire(owner, source, leaseMs);
+      return got.ok ? { ok: true, id: got.lease.id } : got;
+    },
+    renew: (r, id, leaseMs) => r.authority.renew(id, leaseMs),
+    release: (r, id) => r.authority.release(id),
+    revoke: (r) => r.authority.revoke(),
+    holder: (r) => r.authority.holder(),
+    isHeld: (r, id) => r.authority.isHeld(id),
+    estopState: (r) => r.estopState(),
+    estop: (r, req) => r.estop(req),
+    resetEstop: (r, req) => r.resetEstop(req),
+    health: (r, windowCycles) => r.health(windowCycles === null ? {} : { windowCycles }),
+    // The lifecycle, driven from the host like the wrapper itself (test/rt/lifecycle.test.ts).
+    start: (r) => r.start(),
+    stop: (r) => r.stop(),
+    lifecycle: (r) => ({ state: r.lifecycle.state, lastError: r.lifecycle.lastError, driverErrors: r.lifecycle.driverErrors, running: r.lifecycle.loop.running, timing: r.lifecycle.timing }),
+    settled: (r) => r.lifecycle.settled(),
+    finalize: (r) => r.shutdown(),
+    allocation: (r, cycles) => measureAllocation((l) => r.onCycle(l), cycles),
+    allocationSites: (r, cycles, intervalBytes, top) => sampleAllocationSites((l) => r.onCycle(l), cycles, intervalBytes, top),
+    testStall: (_r, ms) => {
+      post({ type: "testStalling" }); // delivered while this thread is blocked: the host knows when the stall began
+      const end = performance.now() + ms;
+      while (performance.now() < end); // the core's thread runs nothing else meanwhile: no cycle, no answer
+      return true;
+    },
+    testFault: (_r, f) => {
+      faults.read = f.read;
+      faults.write = f.write;
+      return true;
+    },
+  };
+}
 
 export function errorOf(e: unknown): CoreError {
   if (e instanceof BodylinkError) return { code: e.code, status: e.status, message: e.message };
@@ -215,7 +222,7 @@ export function coreClock(o: CoreBaseOptions, fallback: WakeMode = WORKER_WAKE_D
 }
 
 /** Run `body`'s core on this worker thread (call once, from the body's worker entry). */
-export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: CoreBody<R, O>): void {
+export function runCore<R extends CoreRobot, O extends CoreBaseOptions, Q extends RequestTable<Q>, Y, S = null>(body: CoreBody<R, O, Q, Y, S>): void {
   const port = parentPort!;
   const { buffer, options, regions } = workerData as { buffer: SharedArrayBuffer; options: O; regions: CoreRegions };
   const ctl = new Int32Array(buffer, 0, CTL.words);
@@ -226,28 +233,14 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
   const bodyInput = body.input ? body.input(buffer, regions.bodyStart) : null;
   const decoder = new TextDecoder();
   const faults: DriverFaults = { read: false, write: false };
-  const handlers: Record<string, CoreHandler<R>> = { ...(COMMON as Record<string, CoreHandler<R>>), ...body.handlers };
-  // test hooks ("test…") exist only in a core started for tests
-  for (const name of Object.keys(handlers)) if (name.startsWith("test") && !options.testFaults) delete handlers[name];
-  if (options.testStalls) {
-    handlers.testStall = (_r, ms: number) => {
-      port.postMessage({ type: "testStalling" }); // delivered while this thread is blocked: the host knows when the stall began
-      const end = performance.now() + ms;
-      while (performance.now() < end); // the core's thread runs nothing else meanwhile: no cycle, no answer
-      return true;
-    };
-  }
-  if (options.testFaults) {
-    handlers.testFault = (_r, f: DriverFaults) => {
-      faults.read = f.read;
-      faults.write = f.write;
-      return true;
-    };
-  }
+  const post = (m: CoreMessage<Y>): void => port.postMessage(m);
+  const common = commonHandlers<R>(post, faults);
+  // test hooks ("test…") are answered only by a core started for tests
+  const allowed = (method: PropertyKey): boolean => !isTestRequest(method) || (method === "testStall" ? options.testStalls === true : options.testFaults === true);
+  const isBodyCall = (m: CallMessage<CommonRequests> | CallMessage<Q>): m is CallMessage<Q> => Object.hasOwn(body.handlers, m.method);
   let robot: R | null = null;
   let closeServers: (() => Promise<void>) | null = null;
   let lastWords: (() => void) | null = null;
-  const post = (m: CoreMessage): void => port.postMessage(m);
 
   /** The control words and the lease mirror, after every change of holder, deadline or latch (Authority.watch). */
   const publishControl = (r: R): void => {
@@ -282,26 +275,26 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
     const state = r.estop({ source, ...(reason ? { reason } : {}), ...(code ? { category: (code - 1) as StopCategory } : {}) });
     Atomics.store(ctl, CTL.estopTaken, n);
     Atomics.notify(ctl, CTL.estopTaken);
-    post({ type: "estopTaken", n, state: JSON.parse(JSON.stringify(state)) as unknown });
+    post({ type: "estopTaken", n, state: structuredClone(state) });
   };
 
-  port.on("message", (m: { type: "call"; id: number; method: string; args: unknown[] } | { type: "stop" }) => {
+  port.on("message", (m: CallMessage<CommonRequests> | CallMessage<Q> | { readonly type: "stop" }) => {
     if (m.type === "stop") {
       void stop().then(() => process.exit(0));
       return;
     }
     const r = robot;
-    const h = handlers[m.method];
     const respond = (value: CoreReply): void => {
       if (r) channel.publish(r); // the host reads the request's effect at once
       post({ type: "reply", id: m.id, reply: value });
     };
-    if (!r || !h) return respond({ ok: false, error: { code: "BL_ERR_API_INTERNAL", status: 500, message: `core: no ${m.method}` } });
+    const known = isBodyCall(m) || Object.hasOwn(common, m.method);
+    if (!r || !known || !allowed(m.method)) return respond({ ok: false, error: { code: "BL_ERR_API_INTERNAL", status: 500, message: `core: no ${String(m.method)}` } });
     try {
       pollEstop(r);
       // Commands the host posted before this request take effect before it, as in one thread.
       bodyInput?.(r, performance.now());
-      const v = (h as (r: R, ...a: unknown[]) => unknown)(r, ...m.args);
+      const v = isBodyCall(m) ? dispatch(body.handlers, r, m) : dispatch(common, r, m);
       if (v instanceof Promise) {
         v.then(
           (x) => respond({ ok: true, value: plain(x) }),
@@ -373,7 +366,7 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
         bodyInput?.(r, performance.now());
       },
     };
-    const served = body.serve ? await body.serve(r, options, port, control) : null;
+    const served = body.serve ? await body.serve(r, options, post, control) : null;
     if (served?.lastWords) lastWords = () => served.lastWords!();
     // The local e-stop socket on this thread (serve/estop-socket.ts): a pending host request is taken first.
     const estopSocket = options.estopSocket
@@ -400,14 +393,14 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions>(body: Co
       after?.(r, seq);
     });
     for (const ev of ["acquired", "released", "estop", "reset"] as const) {
-      r.authority.on(ev, (...args: unknown[]) => post({ type: "event", event: ev, args: JSON.parse(JSON.stringify(args)) as unknown[] }));
+      r.authority.on(ev, (...args: AuthorityEvents[typeof ev]) => post({ type: "event", event: ev, args: structuredClone(args) }));
     }
     if (options.testCrashAfterMs) {
       setTimeout(() => {
         throw new Error("test hook: the real-time core crashes (BODYLINK_TEST_CRASH_CORE_MS)");
       }, options.testCrashAfterMs);
     }
-    post({ type: "ready", defaultStopCategory: r.defaultStopCategory, transport: body.transport(r), scheduling, estopSocket: estopSocket?.path ?? null, ...body.ready?.(r), ...served?.ready });
+    post({ type: "ready", defaultStopCategory: r.defaultStopCategory, transport: body.transport(r), scheduling, estopSocket: estopSocket?.path ?? null, body: body.ready(r, served?.facts ?? null) });
   }
 
   main().catch((e: unknown) => {

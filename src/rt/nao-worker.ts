@@ -23,7 +23,7 @@ import { ByteRing } from "../shm/ring.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
 import { openUsbChestboard } from "../transport/usb.js";
 import type { NaoSimPose } from "../bodies/nao/sim-world.js";
-import type { NaoCoreOptions } from "./core-options.js";
+import type { NaoCoreOptions, NaoReady, NaoRequests } from "./core-options.js";
 import { CTL } from "./core-shm.js";
 import { coreClock, runCore } from "./core-worker.js";
 
@@ -31,7 +31,7 @@ import { coreClock, runCore } from "./core-worker.js";
 let tap: RecordTap | null = null;
 let upstream: LolaUpstreamDriver | null = null;
 
-runCore<NaoRobot, NaoCoreOptions>({
+runCore<NaoRobot, NaoCoreOptions, NaoRequests, NaoReady, { lolaPath: string | null }>({
   channel: (buffer, start, ctl) => {
     const ch = new NaoStateChannel(buffer, start, ctl, CTL.stateSeq);
     return { publish: (r) => ch.publish(r.state) };
@@ -74,14 +74,13 @@ runCore<NaoRobot, NaoCoreOptions>({
     };
   },
   handlers: {
-    command: (r, leaseId: string, update: never) => r.command(leaseId, update),
-    smoothEnable: (r, leaseId: string) => r.smoothEnable(leaseId),
-    smoothDisable: (r, leaseId: string) => r.smoothDisable(leaseId),
-    simReset: (r, leaseId: string, pose: NaoSimPose) => r.simReset(leaseId, pose),
+    smoothEnable: (r, leaseId) => r.smoothEnable(leaseId),
+    smoothDisable: (r, leaseId) => r.smoothDisable(leaseId),
+    simReset: (r, leaseId, pose) => r.simReset(leaseId, pose),
     motionActive: (r) => r.motionActive,
   },
   async serve(r, o) {
-    if (!o.lola) return { close: async () => {}, ready: { lolaPath: null } };
+    if (!o.lola) return { close: async () => {}, facts: { lolaPath: null } };
     const l = o.lola;
     const up = upstream;
     const lolaOpts = {
@@ -96,14 +95,14 @@ runCore<NaoRobot, NaoCoreOptions>({
       if (l.fallbackPath && e instanceof BodylinkError && e.code === "BL_ERR_LOLA_SOCKET") return startLolaServer(r, { path: l.fallbackPath, ...lolaOpts });
       throw e;
     });
-    return { close: () => lola.close(), ready: { lolaPath: lola.path }, lastWords: () => lola.sendFinalFrame() };
+    return { close: () => lola.close(), facts: { lolaPath: lola.path }, lastWords: () => lola.sendFinalFrame() };
   },
   afterCycle: (r, seq) => {
     if (!tap) return;
     tap.naoState(r.state);
     tap.lateCycles(seq, r.loop.timing.lateCycles);
   },
-  ready: (r) => ({ prefs: r.prefs, prefsUnavailable: r.prefsUnavailable, boards: r.boards, upstreamConnected: upstream ? upstream.upstream.connected : null }),
+  ready: (r, served) => ({ prefs: r.prefs, prefsUnavailable: r.prefsUnavailable, boards: r.boards, upstreamConnected: upstream ? upstream.upstream.connected : null, lolaPath: served?.lolaPath ?? null }),
   transport: (r) => (upstream ? `lola:${upstream.upstream.path}` : r.driver.name),
   safeNow: (r) => (r.driver instanceof LolaUpstreamDriver || r.driver instanceof ChestboardDriver ? r.driver.deactivateNow() : false),
   safeLater: (r) => r.driver.deactivate(),

@@ -9,7 +9,7 @@ import { RecordTap } from "../record/tap.js";
 import { P7Robot } from "../runtime/p7-robot.js";
 import { P7SimDriver } from "../drivers/p7/sim.js";
 import { CTL } from "./core-shm.js";
-import type { P7CoreOptions } from "./core-options.js";
+import type { P7CoreOptions, P7Ready, P7Requests } from "./core-options.js";
 import { coreClock, runCore } from "./core-worker.js";
 import { p7StateChannel } from "../shm/p7-state.js";
 import { ByteRing } from "../shm/ring.js";
@@ -22,7 +22,7 @@ import { Mailbox } from "../shm/mailbox.js";
 /** Recording: this thread is its ring's one producer (the state of every cycle, late cycles, the commands the arm took). */
 let tap: RecordTap | null = null;
 
-runCore<P7Robot, P7CoreOptions>({
+runCore<P7Robot, P7CoreOptions, P7Requests, P7Ready>({
   channel: (buffer, start, ctl) => {
     const ch = p7StateChannel(buffer, start, ctl, CTL.stateSeq);
     return { publish: (r) => ch.publish(r) };
@@ -54,14 +54,15 @@ runCore<P7Robot, P7CoreOptions>({
     };
   },
   handlers: {
-    clearError: (r, leaseId: string, joint?: number) => r.clearError(leaseId, joint ?? undefined),
+    clearError: (r, leaseId, joint) => r.clearError(leaseId, joint ?? undefined),
     /** Test hook (a core started with testFaults): the simulated arm's link drops (true) or comes back (false). */
-    testLinkLoss: (r, lost: boolean) => {
+    testLinkLoss: (r, lost) => {
       if (lost) r.simulateLinkLoss();
       else r.restoreLink();
       return true;
     },
   },
+  ready: () => ({}),
   afterCycle: (r, seq) => {
     if (!tap) return;
     tap.p7State(seq, r);

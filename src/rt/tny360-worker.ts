@@ -16,14 +16,14 @@ import { copyTny360Commands, Tny360Commands } from "../bodies/tny360/commands.js
 import { TNY360_COMMAND_HEADER, TNY360_COMMAND_LAYOUT } from "../bodies/tny360/layout.js";
 import type { ShmViews } from "../shm/layout.js";
 import { Mailbox } from "../shm/mailbox.js";
-import type { Tny360CoreOptions } from "./core-options.js";
+import type { Tny360CoreOptions, Tny360Ready, Tny360Requests } from "./core-options.js";
 import { CTL } from "./core-shm.js";
 import { coreClock, runCore } from "./core-worker.js";
 
 /** Recording: this thread is its ring's one producer (the state of every cycle, late cycles). */
 let tap: RecordTap | null = null;
 
-runCore<Tny360Robot, Tny360CoreOptions>({
+runCore<Tny360Robot, Tny360CoreOptions, Tny360Requests, Tny360Ready, { tnyPort: number }>({
   channel: (buffer, start, ctl) => {
     const ch = tny360StateChannel(buffer, start, ctl, CTL.stateSeq);
     return { publish: (r) => ch.publish(r) };
@@ -50,29 +50,29 @@ runCore<Tny360Robot, Tny360CoreOptions>({
   },
   // Velocity, posture, enable bits, gait and joint overrides come through the mailbox; these need the body's answer.
   handlers: {
-    setLegPosition: (r, id: string, leg: number, x: number, y: number, z: number, clear: boolean) => r.setLegPosition(id, leg, x, y, z, clear),
-    enableSmooth: (r, id: string) => r.enableSmooth(id),
-    disableSmooth: (r, id: string) => r.disableSmooth(id),
+    setLegPosition: (r, id, leg, x, y, z, clear) => r.setLegPosition(id, leg, x, y, z, clear),
+    enableSmooth: (r, id) => r.enableSmooth(id),
+    disableSmooth: (r, id) => r.disableSmooth(id),
     /**
      * Test hook (lifecycle test): what the stopped simulator would do next — `ms` of its own ticks
      * (its 30 Hz decision loop takes a cleared velocity within 50 ms) — as the in-thread test does.
      */
-    testTicks: (r, ms: number) => {
+    testTicks: (r, ms) => {
       if (!r.sim) return false;
       const t0 = r.clock.nowMs();
       for (let i = 1; i <= ms / 5; i++) r.sim.cycle(t0 + 5 * i);
       return true;
     },
   },
-  async serve(r, o, port, control) {
+  async serve(r, o, post, control) {
     const s = o.server;
-    if (!s) return { close: async () => {}, ready: { tnyPort: null } };
+    if (!s) return null;
     const opts = {
       host: s.host,
       token: s.token,
       allowHosts: s.allowHosts,
       allowOrigins: s.allowOrigins,
-      onRefused: (what: string, detail: string) => port.postMessage({ type: "refused", what, detail }),
+      onRefused: (what: string, detail: string) => post({ type: "refused", what, detail }),
       // recording: its frames go into this core's ring, beside the state of every cycle
       ...(tap ? { tap: tap.tny } : {}),
       // an e-stop the host requested since the last cycle holds for the next frame already
@@ -83,14 +83,14 @@ runCore<Tny360Robot, Tny360CoreOptions>({
       if (s.fallbackToFreePort && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startTnyServer(r, { ...opts, port: 0 });
       throw e;
     });
-    return { close: () => server.close(), ready: { tnyPort: server.port } };
+    return { close: () => server.close(), facts: { tnyPort: server.port } };
   },
   afterCycle: (r, seq) => {
     if (!tap) return;
     tap.tny360State(seq, r);
     tap.lateCycles(seq, r.loop.timing.lateCycles);
   },
-  ready: (r) => ({ source: r.source, periodMs: r.periodMs }),
+  ready: (r, served) => ({ source: r.source, periodMs: r.periodMs, tnyPort: served?.tnyPort ?? null }),
   transport: (r) => r.link.name,
   safeNow: (r) => {
     r.link.clearVelocity();
