@@ -22,7 +22,6 @@ import { NaoStateChannel } from "../shm/nao-state.js";
 import { ByteRing } from "../shm/ring.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
 import { openUsbChestboard } from "../transport/usb.js";
-import type { NaoSimPose } from "../bodies/nao/sim-world.js";
 import type { NaoCoreOptions, NaoReady, NaoRequests } from "./core-options.js";
 import { CTL } from "./core-shm.js";
 import { coreClock, runCore } from "./core-worker.js";
