@@ -74,7 +74,8 @@ describe("npm start", () => {
     strays.push(runtimePid);
     expect(parentOf(runtimePid), out).toBe(npm.pid);
     expect(existsSync(lolaPath)).toBe(true);
-    expect(readdirSync(runtimeDir)).toHaveLength(1);
+    // The runtime record and its local e-stop socket (docs/security.md), both gone after the stop.
+    expect(readdirSync(runtimeDir).sort()).toEqual([expect.stringMatching(/\.estop$/), expect.stringMatching(/\.json$/)]);
 
     npm.kill("SIGTERM"); // npm's pid only, as a supervisor does
     await until("the runtime outlived npm", () => !alive(runtimePid), () => out);
