@@ -6,6 +6,7 @@
  * to be shed as a flood, enough bytes to pass 256 KiB and the sockets' buffers) fill the broker's
  * queue for it, as a stalled event loop would.
  */
+import { SIM_RUNTIME_OPTIONS } from "../support/sim-runtime.js";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,14 +27,9 @@ describe.skipIf(!hasNats)("a slow-consumer cut", { timeout: 60_000 }, () => {
   beforeAll(async () => {
     nats = await startNats({ config: "max_payload: 65536\nmax_pending: 262144\nwrite_deadline: \"1s\"\n" });
     rt = await startRuntime({
+      ...SIM_RUNTIME_OPTIONS,
       body: "p7",
       name: "arm-sc",
-      host: "127.0.0.1",
-      apiPort: 0,
-      lola: false,
-      lolaReaders: 0,
-      lolaGraceMs: 100,
-      acceptBoardVersion: [11],
       seed: 1,
       tny: false,
       fleet: nats.url,
