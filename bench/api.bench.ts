@@ -2,7 +2,7 @@
  * `npm run bench -- api`: the robot API's cost to the runtime. A NAO runtime (simulated chest
  * board, real clock, 12 ms cycle) serves the API on loopback; 200 WebSocket subscribers in a
  * separate process take the 20 Hz stream. Reported, in the same run, with and without them:
- * the runtime process's CPU share (user + system, % of one core), its event-loop utilisation, and
+ * the runtime process's CPU share (user + system, % of one CPU), its event-loop utilisation, and
  * the cycle's timing (period p99 and jitter p99 = |period − 12 ms| at the 99th percentile).
  *
  * Phases are interleaved (none, 200, none, 200, …, none; ten rounds) because the machine is
@@ -252,7 +252,7 @@ export async function run(): Promise<void> {
         `(quartiles ${fmt(q(paired, 0.25), 3)}..${fmt(q(paired, 0.75), 3)}); between baselines alone: median ${fmt(median(placebo), 3)} ms ` +
         `(quartiles ${fmt(q(placebo, 0.25), 3)}..${fmt(q(placebo, 0.75), 3)}) — target ≤ 0.2 ms: ${verdict}`,
     );
-    console.log(`median runtime CPU: ${fmt(cBase, 1)} % → ${fmt(cWith, 1)} % of one core (×${fmt(cWith / Math.max(0.1, cBase), 2)}); load average ${loadavg().map((v) => fmt(v, 2)).join(" ")}`);
+    console.log(`median runtime CPU: ${fmt(cBase, 1)} % → ${fmt(cWith, 1)} % of one CPU (×${fmt(cWith / Math.max(0.1, cBase), 2)}); load average ${loadavg().map((v) => fmt(v, 2)).join(" ")}`);
   } finally {
     child.kill();
     await server.close();

@@ -330,7 +330,7 @@ export async function run(): Promise<void> {
     console.log(`inter-arrival spread (p99 − p50): direct client of the upstream ${fmt(spread(directTimes), 3)} ms (baseline), proxy's client ${fmt(spread(proxyTimes), 3)} ms`);
     if (health?.cycle?.exec_ms) console.log(`proxy's cycle (its own work, from /v1/health): p50 ${fmt(health.cycle.exec_ms.p50, 3)} ms, p99 ${fmt(health.cycle.exec_ms.p99, 3)} ms`);
     console.log(
-      `CPU at ${fmt(rate, 0)} Hz: proxy ${fmt(proxyCpu * 100, 1)} % of a core, relay (the floor) ${fmt(relayCpu * 100, 1)} %, upstream (a whole simulated body runtime) ${fmt(upstreamCpu * 100, 1)} % (proxy/upstream ${fmt(proxyCpu / upstreamCpu, 2)}×); load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
+      `CPU at ${fmt(rate, 0)} Hz: proxy ${fmt(proxyCpu * 100, 1)} % of a CPU, relay (the floor) ${fmt(relayCpu * 100, 1)} %, upstream (a whole simulated body runtime) ${fmt(upstreamCpu * 100, 1)} % (proxy/upstream ${fmt(proxyCpu / upstreamCpu, 2)}×); load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
     );
     const p99 = q(added, 0.99);
     const f99 = q(floor, 0.99);

@@ -41,7 +41,7 @@ export interface WakePhaseResult {
   lateCycles: number;
   latenessMs: { p50: number; p99: number; max: number };
   jitterP99Ms: number;
-  /** This thread's CPU time, % of one core, and µs per cycle; null where the OS does not say. */
+  /** This thread's CPU time, % of one CPU, and µs per cycle; null where the OS does not say. */
   threadCpuPct: number | null;
   cpuUsPerCycle: number | null;
   /** Timeslices of this thread per cycle (how often it was scheduled in: its wake-ups). */

@@ -184,7 +184,7 @@ export async function run(): Promise<void> {
   const idleProc = median(results.get("idle")!.map((x) => x.processCpuPct));
   const prio = PRIORITIES.map((p) => `${p}: ${results.get(MODES.find((m) => m.priority === p && m.load !== "idle" && wanted(m))?.name ?? "")?.[0]?.nice ?? "refused (unprivileged): default priority"}`);
   console.log(`core thread priority (${prio.join("; ")}); load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} CPUs`);
-  console.log(`baseline (idle worker, no loop): process CPU ${fmt(idleProc)} % of a core`);
+  console.log(`baseline (idle worker, no loop): process CPU ${fmt(idleProc)} % of a CPU`);
   const rows = MODES.slice(1).filter(wanted).map((m) => summarise(m, results.get(m.name)!, idleProc));
   if (only.length) {
     console.log("(BENCH_WAKE_ONLY: the phases asked for, no verdict)");
@@ -198,7 +198,7 @@ export async function run(): Promise<void> {
   console.log("\nwake modes, a NaoRobot on the simulated chest board (state published every cycle, the main thread following):");
   console.log(header);
   for (const r of modeRows) console.log(line(r));
-  console.log("(medians over rounds; max = the largest of any round; core CPU = the worker thread's own time, % of one core; wake-ups = its timeslices; sim = the simulated chest board's own work, on a robot another processor; spin = the final spin of wait/block)");
+  console.log("(medians over rounds; max = the largest of any round; core CPU = the worker thread's own time, % of one CPU; wake-ups = its timeslices; sim = the simulated chest board's own work, on a robot another processor; spin = the final spin of wait/block)");
   const prioOf = (name: string) => name.split("/")[1] ?? "";
   const old = (r: Row) => modeRows.find((s) => s.name.startsWith(OLD_DEFAULT.name) && prioOf(s.name) === prioOf(r.name))!;
   for (const r of modeRows) {
@@ -242,7 +242,7 @@ export async function run(): Promise<void> {
   if (!best) {
     console.log(`verdict: INCONCLUSIVE: no mode met the rule (lateness p99 ≤ ${fmt(budget, 3)} ms and message delay p99 ≤ spin's + 1.5 ms or < 2 ms)`);
   } else {
-    console.log(`rule: least core CPU among modes with lateness p99 ≤ ${fmt(budget, 3)} ms and message delay p99 ≤ spin's + 1.5 ms (or < 2 ms) → ${best.name} (${fmt(best.cpu, 2)} % of a core, p99 ${fmt(best.p99, 3)} ms)`);
+    console.log(`rule: least core CPU among modes with lateness p99 ≤ ${fmt(budget, 3)} ms and message delay p99 ≤ spin's + 1.5 ms (or < 2 ms) → ${best.name} (${fmt(best.cpu, 2)} % of a CPU, p99 ${fmt(best.p99, 3)} ms)`);
     const close = def.p99 <= budget && delayOk(def) && def.cpu <= best.cpu * 1.15 + 0.2;
     console.log(
       `verdict: the worker core's default wake-up "${WORKER_WAKE_DEFAULT}", learned lead, host wake word (judged as ${def.name}) ${def.name === best.name ? "IS the best by this rule" : close ? `is within noise of the best ("${best.name}": CPU ${fmt(def.cpu, 2)} vs ${fmt(best.cpu, 2)} %)` : `is NOT the best here ("${best.name}" is): CPU ${fmt(def.cpu, 2)} vs ${fmt(best.cpu, 2)} %, p99 ${fmt(def.p99, 3)} vs ${fmt(best.p99, 3)} ms, message delay p99 ${fmt(def.d99, 3)} vs ${fmt(best.d99, 3)} ms`}`,
@@ -251,6 +251,6 @@ export async function run(): Promise<void> {
   const corePct = (100 * lolaNew.us) / 1000 / PERIOD_MS;
   const floorPct = (100 * sock.us) / 1000 / PERIOD_MS;
   console.log(
-    `verdict: CPU share of the NAO core at 83 Hz ≤ ${TARGET_CPU_PCT} % of a core (default wake-up, a LoLA client answering every frame): ${corePct <= TARGET_CPU_PCT ? "MET" : "NOT MET"} (${fmt(corePct, 2)} %, ${fmt((100 * (lolaNew.us - lolaNew.sim)) / 1000 / PERIOD_MS, 2)} % without the simulator's work)${corePct > TARGET_CPU_PCT ? `; on this machine a loop that only wakes once a cycle and does LoLA's socket I/O (no cycle work) already costs ${fmt(floorPct, 2)} %, one futex wake-up alone ${fmt((100 * futex.us) / 1000 / PERIOD_MS, 2)} %` : ""}${QUICK ? " (QUICK)" : ""}`,
+    `verdict: CPU share of the NAO core at 83 Hz ≤ ${TARGET_CPU_PCT} % of a CPU (default wake-up, a LoLA client answering every frame): ${corePct <= TARGET_CPU_PCT ? "MET" : "NOT MET"} (${fmt(corePct, 2)} %, ${fmt((100 * (lolaNew.us - lolaNew.sim)) / 1000 / PERIOD_MS, 2)} % without the simulator's work)${corePct > TARGET_CPU_PCT ? `; on this machine a loop that only wakes once a cycle and does LoLA's socket I/O (no cycle work) already costs ${fmt(floorPct, 2)} %, one futex wake-up alone ${fmt((100 * futex.us) / 1000 / PERIOD_MS, 2)} %` : ""}${QUICK ? " (QUICK)" : ""}`,
   );
 }

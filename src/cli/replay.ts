@@ -127,7 +127,7 @@ export function replayEntry(driver: ReplayDriver, clock: Clock): BodyEntry & { r
         lolaPath = lola.path;
         lines.push(`LoLA socket: ${lola.path}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
       }
-      return { robot: nao, host: null, core: nao, transport: driver.name, lolaPath, tnyUrl: null, lines, closers };
+      return { robot: nao, host: null, inThreadRobot: nao, transport: driver.name, lolaPath, tnyUrl: null, lines, closers };
     },
   };
 }

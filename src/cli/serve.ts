@@ -49,7 +49,7 @@ export interface RunningRuntime {
   /** The body's threaded core (null when the entry keeps its robot on this thread: replay, lockstep). */
   host: CoreHost | null;
   /** The robot when it runs on this thread (replay, the NAO's --lockstep), else null. */
-  core: RobotBase | null;
+  inThreadRobot: RobotBase | null;
   /** The recorder, with `record`. */
   recorder: Recorder | null;
   /** The fleet seat when serve --fleet was given. */
@@ -190,7 +190,7 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
     closers.unshift(...started.closers);
     const { robot, transport, lolaPath, tnyUrl } = started;
     lines.push(...started.lines);
-    const inThread = started.core;
+    const inThread = started.inThreadRobot;
     if (estopPath && inThread) {
       // A robot on this thread (replay, lockstep): the socket is served here (it still shares nothing with HTTP but the thread).
       const es = await serveEstopSocket(estopPath, inThread);
@@ -266,7 +266,7 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
     record,
     robot: started.robot,
     host: started.host,
-    core: started.core,
+    inThreadRobot: started.inThreadRobot,
     recorder,
     fleet,
     lines,

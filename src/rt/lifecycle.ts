@@ -1,7 +1,8 @@
 /**
  * The one lifecycle wrapper (ros2_control's HardwareComponent): it owns a body's transitions and
- * its cycle, so every body starts, stops, restarts and fails the same way. The body core (the
- * runtime object: leases, safety, commands) and the driver (the link, src/drivers/) plug in.
+ * its cycle, so every body starts, stops, restarts and fails the same way. The robot (the body's
+ * runtime object: leases, safety, commands) and its driver (the body seam over the link,
+ * src/drivers/) plug in (words: docs/glossary.md).
  *
  *   unconfigured ──configure──► inactive ──activate──► active
  *        ▲                         │  ▲                  │
@@ -18,10 +19,10 @@
  * Transitions run one at a time, in call order, and record how long they took.
  *
  * A driver that throws in `read` or `write` (a broken link, not a failed transfer: those are codes)
- * takes the body through the error transition: the cycle stops at once, the core is told
+ * takes the body through the error transition: the cycle stops at once, the robot is told
  * (`onDriverError`), the driver is asked for its safe state (best effort), the link closed; the
- * state is then `unconfigured` with `lastError` set. A core that throws (a bug) does not stop the
- * loop: the loop counts it and the core goes to its fault state (`onCycleError`).
+ * state is then `unconfigured` with `lastError` set. A robot whose cycle throws (a bug) does not
+ * stop the loop: the loop counts it and the robot goes to its fault state (`onCycleError`).
  */
 import { BodylinkError } from "../errors.js";
 import { IO, type BodyDriver } from "../drivers/driver.js";
@@ -35,8 +36,8 @@ export type LifecycleState = (typeof LIFECYCLE_STATES)[number];
 export const PHASE = { Read: 0, Write: 1 } as const;
 export type Phase = (typeof PHASE)[keyof typeof PHASE];
 
-/** The body's logic, as the wrapper drives it. */
-export interface CycleCore<S, C> {
+/** The robot (the body's logic), as the wrapper drives it. */
+export interface CycleRobot<S, C> {
   readonly periodMs: number;
   /** The live state the driver reads into. */
   readonly state: S;
@@ -70,7 +71,7 @@ export interface TransitionTiming {
 export class Lifecycle<S, C> {
   readonly loop: CycleLoop;
   readonly driver: BodyDriver<S, C>;
-  readonly #core: CycleCore<S, C>;
+  readonly #robot: CycleRobot<S, C>;
   readonly #clock: Clock;
   #state: LifecycleState = "unconfigured";
   #queue: Promise<unknown> = Promise.resolve();
@@ -82,16 +83,16 @@ export class Lifecycle<S, C> {
   /** Set when the driver threw inside a cycle: the cycle stops touching it at once. */
   #broken = false;
 
-  constructor(driver: BodyDriver<S, C>, core: CycleCore<S, C>, clock: Clock, loopOptions: LoopOptions = {}) {
+  constructor(driver: BodyDriver<S, C>, robot: CycleRobot<S, C>, clock: Clock, loopOptions: LoopOptions = {}) {
     this.driver = driver;
-    this.#core = core;
+    this.#robot = robot;
     this.#clock = clock;
     this.loop = new CycleLoop(
       {
-        periodMs: core.periodMs,
+        periodMs: robot.periodMs,
         cycle: (nowMs) => this.cycle(nowMs),
-        onLate: core.onLate ? (lateByMs) => core.onLate!(lateByMs) : undefined,
-        onCycleError: core.onCycleError ? (e) => core.onCycleError!(e) : undefined,
+        onLate: robot.onLate ? (lateByMs) => robot.onLate!(lateByMs) : undefined,
+        onCycleError: robot.onCycleError ? (e) => robot.onCycleError!(e) : undefined,
       },
       clock,
       loopOptions,
@@ -115,7 +116,7 @@ export class Lifecycle<S, C> {
       await this.#timed("configureMs", () => this.driver.configure());
       this.#broken = false;
       this.#state = "inactive";
-      this.#core.onConfigured?.();
+      this.#robot.onConfigured?.();
     });
   }
 
@@ -126,7 +127,7 @@ export class Lifecycle<S, C> {
       this.#assertUsable();
       if (this.#state !== "inactive") return;
       await this.#timed("activateMs", () => this.driver.activate());
-      this.#core.onActivating?.();
+      this.#robot.onActivating?.();
       this.#state = "active";
       this.loop.start();
     });
@@ -148,16 +149,16 @@ export class Lifecycle<S, C> {
   async #stopNow(): Promise<void> {
     if (this.#state === "finalized") return;
     if (this.#state === "unconfigured") {
-      this.#core.onClosed?.(); // stopping a body that never started still leaves it "stopped"
+      this.#robot.onClosed?.(); // stopping a body that never started still leaves it "stopped"
       return;
     }
-    this.#core.onDeactivating?.();
+    this.#robot.onDeactivating?.();
     await this.loop.stop();
     await this.#timed("deactivateMs", () => this.driver.deactivate());
     this.#state = "inactive";
     await this.#timed("closeMs", () => this.driver.close());
     this.#state = "unconfigured";
-    this.#core.onClosed?.();
+    this.#robot.onClosed?.();
   }
 
   #assertUsable(): void {
@@ -169,7 +170,7 @@ export class Lifecycle<S, C> {
    * benches may too, on an inactive body). Does nothing while unconfigured or after a driver error.
    */
   /**
-   * Perform side, at the start of every cycle before the core arbitrates: what came in from another
+   * Perform side, at the start of every cycle before the robot arbitrates: what came in from another
    * thread (a threaded core's e-stop request word and command mailbox, src/rt/core-worker.ts).
    * Must not allocate in steady state.
    */
@@ -178,7 +179,7 @@ export class Lifecycle<S, C> {
   cycle(nowMs: number): void {
     if (this.#broken || (this.#state !== "inactive" && this.#state !== "active")) return;
     const d = this.driver;
-    const c = this.#core;
+    const c = this.#robot;
     let r: number;
     try {
       r = d.read(nowMs, c.state);
@@ -210,7 +211,7 @@ export class Lifecycle<S, C> {
     const message = `${this.driver.name} ${where} failed: ${(e as Error)?.message ?? String(e)}`;
     this.lastError = message;
     console.error(`bodylink: ${message}; the body is taken to its safe state and the cycle stopped (start() configures it again)`);
-    this.#core.onDriverError?.(message);
+    this.#robot.onDriverError?.(message);
     void this.#serial(async () => {
       if (this.#state === "finalized" || this.#state === "unconfigured") return;
       await this.loop.stop();

@@ -91,11 +91,11 @@ runCore<Tny360Robot, Tny360CoreOptions, Tny360Requests, Tny360Ready, { tnyPort: 
     tap.lateCycles(seq, r.loop.timing.lateCycles);
   },
   ready: (r, served) => ({ source: r.source, periodMs: r.periodMs, tnyPort: served?.tnyPort ?? null }),
-  transport: (r) => r.link.name,
+  transport: (r) => r.driver.name,
   safeNow: (r) => {
-    r.link.clearVelocity();
+    r.driver.clearVelocity();
     return r.source === "sim"; // the simulator takes it now; a real robot when its answer comes
   },
-  safeLater: (r) => r.link.deactivate(),
+  safeLater: (r) => r.driver.deactivate(),
   diedDetail: (_r, confirmed) => (confirmed ? "the body's velocity was set to 0 (its joints hold their pose)" : "the body's velocity 0 could not be confirmed"),
 });

@@ -74,7 +74,7 @@ export interface MonotonicClockOptions {
    * "auto" (the default): learned from how late the futex wakes here (its 90th percentile,
    * {@link WakeLead}), so a machine whose futex wakes 5 µs late spins 5 µs and a VM whose idle
    * vCPU takes 0.1 ms spins about that. A fixed 0.2 ms bought a lateness p99 of 0.09–0.16 ms
-   * against 0.9–1.2 ms with 0.05 ms on the loaded development VM, for ~1.5 % of a core (bench wake).
+   * against 0.9–1.2 ms with 0.05 ms on the loaded development VM, for ~1.5 % of a CPU (bench wake).
    */
   spinMs?: number | "auto";
   /** "block" (and "wait"): a futex word that ends the wait early so the event loop serves a message at once. */

@@ -1,6 +1,6 @@
 /**
  * The NAO as the robot API's adapter, the stream and the CLI use it: one declared surface that
- * both the in-thread core (NaoRobot) and the main thread's side of the threaded core (NaoHost,
+ * both the in-thread robot (NaoRobot) and the core's host on the main thread (NaoHost,
  * src/host/nao-host.ts) implement, checked by the compiler (`implements NaoBody`), so the API never
  * takes one for the other by a cast.
  *

@@ -35,7 +35,7 @@ import { IO } from "../drivers/driver.js";
 import { ChestboardDriver, simulatedChestboard } from "../drivers/nao/chestboard.js";
 import { NAO_IO, type NaoDriver, type NaoOutput } from "../drivers/nao/driver.js";
 import { BodylinkError } from "../errors.js";
-import { type CycleCore, Lifecycle, PHASE, type Phase } from "../rt/lifecycle.js";
+import { type CycleRobot, Lifecycle, PHASE, type Phase } from "../rt/lifecycle.js";
 import type { SimChestboard } from "../sim/nao/chestboard.js";
 import type { NaoSimPose } from "../bodies/nao/sim-world.js";
 import type { NaoBodyModel } from "../sim/nao/model.js";
@@ -115,14 +115,14 @@ interface Motion {
   readonly fromStiffness: Float64Array;
 }
 
-export class NaoRobot implements RobotBase, NaoBody, CycleCore<NaoState, NaoOutput> {
+export class NaoRobot implements RobotBase, NaoBody, CycleRobot<NaoState, NaoOutput> {
   readonly kind = "nao" as const;
   readonly periodMs = NAO_PERIOD_MS;
   readonly clock: Clock;
   readonly authority: Authority;
   readonly loop: CycleLoop;
   readonly state = new NaoState();
-  /** The body link (chest board, simulated or USB, or another NaoDriver). */
+  /** The driver, the body seam (the chest board's, simulated or USB, or another NaoDriver). */
   readonly driver: NaoDriver;
   /** Owns the transitions and the cycle (src/rt/lifecycle.ts). */
   readonly lifecycle: Lifecycle<NaoState, NaoOutput>;

@@ -44,7 +44,7 @@ import type { LinkStatus } from "../bodies/link.js";
 import { leaseEndCode, type SafetyCode } from "../bodies/safety.js";
 import { IO } from "../drivers/driver.js";
 import { type P7Driver, P7SimDriver } from "../drivers/p7/sim.js";
-import { type CycleCore, Lifecycle, type Phase } from "../rt/lifecycle.js";
+import { type CycleRobot, Lifecycle, type Phase } from "../rt/lifecycle.js";
 import type { P7SimParams } from "../sim/p7/constants.js";
 import type { P7Sim } from "../sim/p7/arm-sim.js";
 import { Authority, type Awaitable, type LeaseInfo } from "./authority.js";
@@ -111,13 +111,13 @@ export interface P7ClearAccepted {
   readonly clearedJoints: readonly number[];
 }
 
-export class P7Robot implements RobotBase, P7Body, CycleCore<P7State, null> {
+export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
   readonly kind = "p7" as const;
   readonly periodMs = P7_PERIOD_MS;
   readonly clock: Clock;
   readonly authority: Authority;
   readonly loop: CycleLoop;
-  /** The arm's link (src/drivers/p7/). */
+  /** The driver, the body seam (src/drivers/p7/): the simulated arm. */
   readonly driver: P7Driver;
   /** Owns the transitions and the cycle (src/rt/lifecycle.ts). */
   readonly lifecycle: Lifecycle<P7State, null>;

@@ -36,8 +36,8 @@ export interface HealthOptions {
 
 /**
  * A body as the servers (robot API, fleet bridge, safety log, the stop path) use it, whether its
- * core runs on this thread (NaoRobot, P7Robot, Tny360Robot: answers at once) or in a worker
- * (NaoHost: reads answer at once from shared memory, changes and health answer asynchronously
+ * robot runs on this thread (NaoRobot, P7Robot, Tny360Robot: answers at once) or in a core
+ * (its host, e.g. NaoHost: reads answer at once from shared memory, changes and health answer asynchronously
  * with a bounded timeout). Callers `await` the Awaitable members.
  */
 export interface BodyRuntime {
@@ -63,7 +63,7 @@ export interface BodyRuntime {
   onCycle(listener: (seq: number, nowMs: number) => void): () => void;
 }
 
-/** A body whose core runs on this thread: everything answers at once, and its loop is here. */
+/** A robot on this thread (an in-thread robot): everything answers at once, and its loop is here. */
 export interface RobotBase extends BodyRuntime {
   readonly authority: Authority;
   readonly loop: CycleLoop;

@@ -54,7 +54,7 @@ import { IO } from "../drivers/driver.js";
 import { type TnyDriver, TnyRemoteDriver, TnySimDriver } from "../drivers/tny360/driver.js";
 import type { BodylinkError } from "../errors.js";
 import type { SafetyCode } from "../bodies/safety.js";
-import { type CycleCore, Lifecycle } from "../rt/lifecycle.js";
+import { type CycleRobot, Lifecycle } from "../rt/lifecycle.js";
 import type { SimTny360 } from "../sim/tny360/quadruped.js";
 import { type ActionSpec, GaitType, type GaitName, LogLevel, type LogLevelCode, type ModuleSpec, Status, TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
 import { Authority, type Awaitable, leaseError } from "./authority.js";
@@ -93,7 +93,7 @@ export interface Tny360RobotOptions {
   connectWaitMs?: number;
   /** See LoopOptions.youngGcEveryMs: collect the young generation between cycles this often, ms. Defaults to 0 (V8 decides); `bodylink serve` sets 100. */
   youngGcEveryMs?: number;
-  /** The body link. Defaults to the simulator, or to the real robot at `host`. */
+  /** The driver (the body seam). Defaults to the simulator's, or to the real robot's at `host`. */
   driver?: TnyDriver;
 }
 
@@ -132,13 +132,13 @@ const ESTOP_REFUSED: TnyReply = Object.freeze({ status: Status.EmergencyStop, va
 
 const K = TNY_TYPED;
 
-export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State, null> {
+export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360State, null> {
   readonly kind = "tny360" as const;
   readonly clock: Clock;
   readonly authority: Authority;
   readonly loop: CycleLoop;
-  /** The body link (src/drivers/tny360/): the simulator or a real robot. */
-  readonly link: TnyDriver;
+  /** The driver, the body seam (src/drivers/tny360/): the simulator or a real robot. */
+  readonly driver: TnyDriver;
   /** Owns the transitions and the cycle (src/rt/lifecycle.ts). */
   readonly lifecycle: Lifecycle<Tny360State, null>;
   readonly output = null;
@@ -149,8 +149,8 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
   readonly state: Tny360State;
   /** The simulator, when `source` is "sim". */
   readonly sim: SimTny360 | null;
-  /** The real-robot driver, when `source` is "remote". */
-  readonly driver: RemoteTny360 | null;
+  /** The real robot's protocol client (its link), when `source` is "remote". */
+  readonly remote: RemoteTny360 | null;
   /** Joint names, index = JointId (the order of every joint array). */
   readonly jointNames = JOINT_NAMES;
   readonly defaultStopCategory: StopCategory = TNY360_DEFAULT_STOP_CATEGORY;
@@ -180,7 +180,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
   private constructor(opts: Tny360RobotOptions) {
     this.clock = opts.clock ?? new MonotonicClock();
     this.authority = new Authority(this.clock);
-    this.link =
+    this.driver =
       opts.driver ??
       (opts.host
         ? new TnyRemoteDriver({
@@ -195,12 +195,12 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
             connectWaitMs: opts.connectWaitMs,
           })
         : new TnySimDriver({ seed: opts.seed, velocityTimeoutMs: opts.velocityTimeoutMs, velocityDecayMs: opts.velocityDecayMs, clock: this.clock }));
-    this.source = this.link.source;
-    this.state = this.link.state;
-    this.sim = this.link instanceof TnySimDriver ? this.link.sim : null;
-    this.driver = this.link instanceof TnyRemoteDriver ? this.link.remote : null;
-    this.periodMs = this.link.periodMs;
-    this.lifecycle = new Lifecycle(this.link, this, this.clock, opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs });
+    this.source = this.driver.source;
+    this.state = this.driver.state;
+    this.sim = this.driver instanceof TnySimDriver ? this.driver.sim : null;
+    this.remote = this.driver instanceof TnyRemoteDriver ? this.driver.remote : null;
+    this.periodMs = this.driver.periodMs;
+    this.lifecycle = new Lifecycle(this.driver, this, this.clock, opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs });
     this.loop = this.lifecycle.loop;
     this.authority.bindCycles(this.loop, this.periodMs);
     this.authority.on("acquired", () => {
@@ -238,7 +238,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
   }
 
   onDeactivating(): void {
-    this.link.clearVelocity();
+    this.driver.clearVelocity();
     this.#velocityLeaseId = null;
   }
 
@@ -249,7 +249,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
   }
 
   onDriverError(message: string): void {
-    this.link.clearVelocity();
+    this.driver.clearVelocity();
     this.#velocityLeaseId = null;
     this.authority.revoke(); // after a restart, nothing moves until a client commands again
     this.state.link = "lost";
@@ -262,7 +262,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
 
   health(opts: HealthOptions = {}): RobotHealth {
     const h = this.authority.holder();
-    const d = this.link.counters;
+    const d = this.driver.counters;
     return {
       body: "tny360",
       link: this.#stopped ? "stopped" : this.state.link,
@@ -347,7 +347,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
 
   /** Whether the body behind this robot serves `action` (the simulator's table column; a real robot: all). */
   serves(action: ActionSpec): boolean {
-    return this.link.serves(action);
+    return this.driver.serves(action);
   }
 
   /**
@@ -367,7 +367,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
       this.#logRefusal(leaseId, module, action);
       return REFUSED;
     }
-    const r = this.link.handle(module, action, args);
+    const r = this.driver.handle(module, action, args);
     if (action === K.setVelocity.action) {
       const note = (reply: TnyReply): TnyReply => {
         if (reply.status === Status.Ok) this.#velocityLeaseId = leaseId;
@@ -396,7 +396,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
 
   /** Add a line to the robot's log ring (simulator only; a real robot's ring is its own). */
   logLine(level: LogLevelCode, tag: string, message: string): void {
-    this.link.logLine(level, tag, message);
+    this.driver.logLine(level, tag, message);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -455,7 +455,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
       this.#counters.staleCommands++;
       return false;
     }
-    if (this.#stopped || this.link.unavailable() !== null) {
+    if (this.#stopped || this.driver.unavailable() !== null) {
       this.#counters.failedCommands++;
       return false;
     }
@@ -504,7 +504,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
   #applyOne(spec: TnySpec, args: unknown[]): boolean {
     // a real robot sends later (its request is built after an await): it gets copies
     const pass = this.source === "remote" ? args.map((v) => (v instanceof Float32Array ? v.slice() : v)) : args;
-    const r = this.link.command(spec.module, spec.action, pass);
+    const r = this.driver.command(spec.module, spec.action, pass);
     if (r === null || r.status === Status.Ok) return true;
     this.#counters.invalidCommands++;
     return false;
@@ -538,7 +538,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
     const first = this.authority.engageEstop(category, req.source, req.reason);
     this.#velocityLeaseId = null;
     const reason = this.authority.estop.reason ?? "";
-    if (first) this.link.emergencyStop(reason);
+    if (first) this.driver.emergencyStop(reason);
     const e = this.authority.estop;
     if (e.category === 0) this.#unlessStopped(K.setEnabled, [0]);
     else if (first) {
@@ -571,7 +571,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
     if (this.#stopped) return;
     try {
       // the simulator at once (a safety action does not wait for the next tick); a real robot when it answers
-      this.link.command(spec.module, spec.action, args);
+      this.driver.command(spec.module, spec.action, args);
     } catch {
       // the body refused (e.g. its control loop is stopped): the latch holds regardless
     }
@@ -600,9 +600,9 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
       this.#counters.invalidCommands++;
       return decoded;
     }
-    const down = tnyLinkRefusal(this.#stopped, this.link.unavailable());
+    const down = tnyLinkRefusal(this.#stopped, this.driver.unavailable());
     if (down) return down;
-    const r = this.link.command(spec.module, spec.action, decoded.args);
+    const r = this.driver.command(spec.module, spec.action, decoded.args);
     if (r === null) return { ok: true, forwarded: true, values: NO_VALUES };
     if (r.status !== Status.Ok) {
       this.#counters.invalidCommands++;
@@ -622,7 +622,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleCore<Tny360State
       // the commanding client is gone (connection closed, lease expired or revoked): stop now
       this.#velocityLeaseId = null;
       this.#counters.velocityClears++;
-      this.link.clearVelocity();
+      this.driver.clearVelocity();
       this.logLine(LogLevel.Warning, "control", "the lease that commanded the velocity is gone: velocity cleared");
     }
   }

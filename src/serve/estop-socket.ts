@@ -31,7 +31,7 @@ const CLIENT_TIMEOUT_MS = 2000;
 /** sockaddr_un's path: 108 bytes on Linux, with its terminating NUL. */
 export const MAX_SOCKET_PATH_BYTES = 107;
 
-/** What the socket stops: a body's core (on its own thread or this one). */
+/** What the socket stops: a body's robot (in its core's thread, or an in-thread robot on this one). */
 export interface EstopSocketTarget {
   estop(req: EstopRequest): EstopState | Promise<EstopState>;
   estopState(): EstopState;

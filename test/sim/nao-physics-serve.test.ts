@@ -51,7 +51,7 @@ async function serve(record?: string): Promise<{ rt: RunningRuntime; model: NaoB
   });
   cleanups.push(() => rt.close());
   lolaPaths.set(rt, lolaPath);
-  const model = (rt.core as NaoRobot).sim!.body.model;
+  const model = (rt.inThreadRobot as NaoRobot).sim!.body.model;
   expect(model.kind).toBe("physics");
   return { rt, model, lolaPath };
 }
@@ -153,7 +153,7 @@ describe("serve --sim physics --lockstep with a LoLA client", () => {
     expect(model.timeS - t0).toBeGreaterThanOrEqual(3 - 0.02);
     expect(model.fallen).toBe(false);
     expect(model.basePositionM[2]).toBeLessThan(STAND_HEIGHT_M - 0.07); // crouched
-    expect((rt.core as NaoRobot).state.stiffness.every((s) => s === 0)).toBe(true); // and cut
+    expect((rt.inThreadRobot as NaoRobot).state.stiffness.every((s) => s === 0)).toBe(true); // and cut
   }, 300_000);
 
   it("the state carries the world (sim: time, pose, fallen, contacts); POST /v1/sim/reset puts it into a pose, under the lease and e-stop rules", async () => {

@@ -85,7 +85,7 @@ describe("TNY-360 driver against bodylink's simulated robot", () => {
     await until(() => remote.state.odometry.xM > 0.01, 1000, "dead-reckoned odometry");
     // not renewed: the driver's keep-alive decays it and forwards the decayed values
     await until(() => sim.state.body.targetVelocity[0] === 0, 2000, "the velocity to decay to zero");
-    expect(remote.driver!.counters.velocityForwards).toBeGreaterThan(1);
+    expect(remote.remote!.counters.velocityForwards).toBeGreaterThan(1);
   });
 
   it("stopping the driver sends velocity 0 at once (the firmware would keep walking)", async () => {
@@ -133,6 +133,6 @@ describe("TNY-360 driver against bodylink's simulated robot", () => {
     cleanup.push(() => again.stop(), () => server2.close());
     const seq = remote.state.seq;
     await until(() => remote.state.link === "ok" && remote.state.seq > seq, 8000, "reconnection");
-    expect(remote.driver!.transport.connects).toBe(2);
+    expect(remote.remote!.transport.connects).toBe(2);
   });
 });

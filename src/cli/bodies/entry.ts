@@ -44,7 +44,7 @@ export interface StartedBody {
    * The robot, when it runs on this thread instead: `bodylink replay` (a recording drives it) and
    * the NAO's `--lockstep` simulation (its LoLA client's answers drive the clock); else null.
    */
-  readonly core: RobotBase | null;
+  readonly inThreadRobot: RobotBase | null;
   /** "sim", "usb", "lola:PATH", "tny:HOST", "replay", … (the runtime record, the recording's metadata). */
   readonly transport: string;
   readonly lolaPath: string | null;

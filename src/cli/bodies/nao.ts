@@ -59,7 +59,7 @@ export const NAO_ENTRY: BodyEntry = {
       if (transport === "sim") lines.push(simulatorLine(o, null));
     }
     if (h.lolaPath) lines.push(`LoLA socket: ${h.lolaPath}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
-    return { robot: h, host: h, core: null, transport, lolaPath: h.lolaPath, tnyUrl: null, lines, closers: [() => h.shutdown()] };
+    return { robot: h, host: h, inThreadRobot: null, transport, lolaPath: h.lolaPath, tnyUrl: null, lines, closers: [() => h.shutdown()] };
   },
 };
 
@@ -97,7 +97,7 @@ async function startLockstep({ o, tap: tapOn }: EntryContext, path: string, fall
     });
   closers.unshift(() => lola.close());
   lines.push(`LoLA socket: ${lola.path}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
-  return { robot: nao, host: null, core: nao, transport: "sim", lolaPath: lola.path, tnyUrl: null, lines, closers };
+  return { robot: nao, host: null, inThreadRobot: nao, transport: "sim", lolaPath: lola.path, tnyUrl: null, lines, closers };
 }
 
 /** What the simulated NAO's body is, and how its time runs (docs/simulation.md). */

@@ -8,7 +8,7 @@ export const P7_ENTRY: BodyEntry = {
     return {
       robot: h,
       host: h,
-      core: null,
+      inThreadRobot: null,
       transport: "sim",
       lolaPath: null,
       tnyUrl: null,

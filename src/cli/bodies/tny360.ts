@@ -36,6 +36,6 @@ export const TNY360_ENTRY: BodyEntry = {
     ];
     const tnyUrl = h.tnyPort !== null ? `ws://${o.host}:${h.tnyPort}/` : null;
     if (tnyUrl) lines.push(`TNY-360 API: ${tnyUrl} (binary WebSocket, at most 3 connections, in the real-time core's thread)`);
-    return { robot: h, host: h, core: null, transport: target ? `tny:${o.tnyHost}` : "sim", lolaPath: null, tnyUrl, lines, closers: [() => h.shutdown()] };
+    return { robot: h, host: h, inThreadRobot: null, transport: target ? `tny:${o.tnyHost}` : "sim", lolaPath: null, tnyUrl, lines, closers: [() => h.shutdown()] };
   },
 };

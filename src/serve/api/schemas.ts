@@ -231,7 +231,7 @@ export const HealthSchema = Type.Object({
     }),
     gc_ms: Type.Object(Percentiles.properties, { description: "Duration of those collections, ms" }),
     core_cpu_ms: Type.Union([Type.Number(), Type.Null()], {
-      description: "CPU time the thread that runs the cycle has used, ms (the worker core's own thread; the main thread for an in-thread core); null where the OS does not report it per thread",
+      description: "CPU time the thread that runs the cycle has used, ms (the worker core's own thread; the main thread for an in-thread robot); null where the OS does not report it per thread",
     }),
     core_wakeups: Type.Union([Type.Integer(), Type.Null()], {
       description: "How often the kernel scheduled that thread in since it started (its timeslices: wake-ups, for a core that sleeps between cycles); null where the OS does not report it",
