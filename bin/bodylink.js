@@ -7,12 +7,14 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { distState } from "./dist-fresh.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+// `bodylink estop`: a program of that command alone, which loads none of the servers' modules.
+const entry = process.argv[2] === "estop" ? "estop-main" : "main";
 const state = distState(root);
 if (state === "fresh") {
-  await import(pathToFileURL(`${root}dist/cli/main.js`).href);
+  await import(pathToFileURL(`${root}dist/cli/${entry}.js`).href);
 } else {
   if (state === "stale") process.stderr.write("bodylink: dist/ is older than src/, running the sources (npm run build refreshes dist/)\n");
   const { register } = await import("tsx/esm/api");
   register();
-  await import(pathToFileURL(`${root}src/cli/main.ts`).href);
+  await import(pathToFileURL(`${root}src/cli/${entry}.ts`).href);
 }

@@ -12,9 +12,9 @@
 import type { Command } from "commander";
 import type { EstopAnswer, EstopStateAnswer } from "../client/messages.js";
 import { requestEstopSocket } from "../serve/estop-socket.js";
-import { apiUrl, getJson, type UrlOption } from "./inspect.js";
+import { getJson } from "./http.js";
 import { CliError, usageError } from "./errors.js";
-import { chooseRuntime, listRuntimes, type RuntimeRecord } from "./discovery.js";
+import { apiUrlFor as apiUrl, chooseRuntime, listRuntimes, type RuntimeRecord, type TargetOptions as UrlOption } from "./discovery.js";
 import { BodylinkError } from "../errors.js";
 
 interface EstopOptions extends UrlOption {

@@ -13,28 +13,14 @@ import { HANDSHAKE } from "../wire/chestboard/constants.js";
 import { type BoardFlags, type BoardSource, readSource, SIM_NOTE } from "./board.js";
 import { apiUrlFor, type TargetOptions } from "./discovery.js";
 import { BodylinkError } from "../errors.js";
-import { CliError, parseIntOption, usageError } from "./errors.js";
+import { parseIntOption, usageError } from "./errors.js";
+import { getJson } from "./http.js";
 import { type ControlAnswer, fetchView, formatState } from "./state-view.js";
 
 export { formatState } from "./state-view.js";
 export type UrlOption = TargetOptions;
 export const apiUrl = apiUrlFor;
-
-/** GET (or, with `body`, POST as JSON) one API path; one clear error when it fails. */
-export async function getJson(base: string, path: string, post?: unknown): Promise<unknown> {
-  let res: Response;
-  try {
-    // BODYLINK_TOKEN: the runtime's token, when it has one (serve --token; docs/security.md).
-    const token = process.env.BODYLINK_TOKEN;
-    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-    res = await fetch(base + path, post === undefined ? { headers } : { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(post) });
-  } catch (e) {
-    throw new BodylinkError("BL_ERR_CLI_NO_RUNTIME", `${base} (${(e as Error).cause ?? (e as Error).message})`);
-  }
-  const body = (await res.json().catch(() => null)) as { message?: string; code?: string } | null;
-  if (!res.ok) throw new CliError(`${path}: ${res.status} ${body?.message ?? ""}`.trim(), 1, (body?.code as BodylinkError["code"] | undefined) ?? "BL_ERR_CLI_FAILED");
-  return body;
-}
+export { getJson };
 
 type Json = Record<string, unknown>;
 
