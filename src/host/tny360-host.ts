@@ -13,14 +13,26 @@ import { BODIES } from "../bodies/registry.js";
 import { snapshotTny360State, type Tny360Snapshot, Tny360State, } from "../bodies/tny360/state.js";
 import type { Tny360CoreOptions, Tny360Ready, Tny360Requests } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
-import type { Tny360Body, Tny360CommandResult, Tny360Posture, Tny360SmoothResult } from "../runtime/tny360-robot.js";
-import { TNY_TYPED, type TnyRefusal, type TnySpec, tnyBodyRefusal, tnyDecoded, tnyLeaseRefusal, tnyLinkRefusal, tnySimLimitStatus } from "../runtime/tny360-checks.js";
-import { copyTny360Commands, Tny360Commands } from "../bodies/tny360/commands.js";
-import { TNY360_ALL_JOINTS, TNY360_COMMAND_FLAG, TNY360_COMMAND_HEADER, TNY360_COMMAND_KEY, TNY360_COMMAND_LAYOUT } from "../bodies/tny360/layout.js";
+import type { Tny360Body, Tny360CommandResult, Tny360SmoothResult } from "../runtime/tny360-robot.js";
+import { TNY360_CHECKS, TNY_TYPED, type TnyAdmissionContext, type TnyCheck, type TnyRefusal, type TnySpec, tnyAdmission } from "../runtime/tny360-checks.js";
+import {
+  clearTny360Commands,
+  copyTny360Commands,
+  mergeEnabledMask,
+  mergeGait,
+  mergeJointAngle,
+  mergeJointAngles,
+  mergePosture,
+  mergeVelocity,
+  openTny360Merge,
+  Tny360Commands,
+  type Tny360Posture,
+} from "../bodies/tny360/commands.js";
+import { TNY360_COMMAND_LAYOUT } from "../bodies/tny360/layout.js";
 import type { LinkStatus } from "../bodies/link.js";
 import { Mailbox, mailboxBytes } from "../shm/mailbox.js";
 import { TNY360_STATE_BYTES, tny360StateChannel } from "../shm/tny360-state.js";
-import { type GaitName, GaitType, Status, } from "../wire/tny/constants.js";
+import { type GaitName, GaitType } from "../wire/tny/constants.js";
 import type { Worker } from "node:worker_threads";
 import { CoreHost, type CoreHostOptions, HostAuthority, type StateReader, splitHostOptions } from "./core-host.js";
 
@@ -29,13 +41,13 @@ export type Tny360HostOptions = Omit<Tny360CoreOptions, "gcEveryMs"> & Partial<P
 /** The TNY-360 core's body region: its command mailbox. */
 export const TNY360_MAILBOX_BYTES = mailboxBytes(TNY360_COMMAND_LAYOUT);
 
-const H = TNY360_COMMAND_HEADER;
-const KEY = TNY360_COMMAND_KEY;
+const APPLIED: Tny360CommandResult = Object.freeze({ ok: true, forwarded: false });
+const FORWARDED: Tny360CommandResult = Object.freeze({ ok: true, forwarded: true });
 
 /** A real robot is polled at up to 50 Hz: its cycle is 20 ms (the simulator's is the registry's 5 ms). */
 const REMOTE_PERIOD_MS = 20;
 
-export class Tny360Host extends CoreHost<Tny360Requests> implements Tny360Body {
+export class Tny360Host extends CoreHost<Tny360Requests> implements Tny360Body, TnyAdmissionContext {
   /** Leases and the latch, read from shared memory; changes are messages to the core's Authority. */
   readonly authority = new HostAuthority(this.control);
   readonly kind = "tny360" as const;
@@ -49,7 +61,6 @@ export class Tny360Host extends CoreHost<Tny360Requests> implements Tny360Body {
   #mailbox: Mailbox<typeof TNY360_COMMAND_LAYOUT> | null = null;
   /** Commands merged since the core last took one (so none is lost when several come within a cycle). */
   readonly #out = new Tny360Commands();
-  #outGeneration = -1;
   #lastWrite = 0;
   /** Merged commands not written yet (held back while a request that must come first is on its way). */
   #dirty = false;
@@ -103,45 +114,41 @@ export class Tny360Host extends CoreHost<Tny360Requests> implements Tny360Body {
   // ---- typed commands: validated here, into the mailbox; or asked of the core ----------------
 
   setVelocity(leaseId: string, xMS: number, yMS: number, yawRadS: number, clearOverrides = true): Tny360CommandResult {
-    return this.#post(leaseId, TNY_TYPED.setVelocity, [xMS, yMS, yawRadS, clearOverrides], (o, a) => {
-      o.velocity[0] = a[0] as number;
-      o.velocity[1] = a[1] as number;
-      o.velocity[2] = a[2] as number;
-      return this.#clearing(KEY.velocity, TNY360_COMMAND_FLAG.velocityClearsOverrides, a[3] === true);
-    });
+    const refused = this.#admit(leaseId, TNY_TYPED.setVelocity, TNY360_CHECKS.velocity(xMS, yMS, yawRadS, clearOverrides));
+    if (refused) return refused;
+    mergeVelocity(this.#out, xMS, yMS, yawRadS, clearOverrides);
+    return this.#posted();
   }
   setPosture(leaseId: string, p: Tny360Posture, clearOverrides = true): Tny360CommandResult {
-    return this.#post(leaseId, TNY_TYPED.setPosture, [p.xM, p.yM, p.zM, p.rxRad, p.ryRad, p.rzRad, clearOverrides], (o, a) => {
-      for (let i = 0; i < 6; i++) o.posture[i] = a[i] as number;
-      return this.#clearing(KEY.posture, TNY360_COMMAND_FLAG.postureClearsOverrides, a[6] === true);
-    });
+    const refused = this.#admit(leaseId, TNY_TYPED.setPosture, TNY360_CHECKS.posture(p, clearOverrides));
+    if (refused) return refused;
+    mergePosture(this.#out, p, clearOverrides);
+    return this.#posted();
   }
   setEnabledMask(leaseId: string, mask: number): Tny360CommandResult {
-    return this.#post(leaseId, TNY_TYPED.setEnabled, [mask], (o, a) => {
-      o.enabledMask[0] = a[0] as number;
-      return KEY.enabledMask;
-    });
+    const refused = this.#admit(leaseId, TNY_TYPED.setEnabled, TNY360_CHECKS.enabledMask(mask));
+    if (refused) return refused;
+    mergeEnabledMask(this.#out, mask);
+    return this.#posted();
   }
   setGait(leaseId: string, gait: number | GaitName): Tny360CommandResult {
-    return this.#post(leaseId, TNY_TYPED.setGait, [typeof gait === "string" ? GaitType[gait] : gait], (o, a) => {
-      o.gait[0] = a[0] as number;
-      return KEY.gait;
-    });
+    const g = typeof gait === "string" ? GaitType[gait] : gait;
+    const refused = this.#admit(leaseId, TNY_TYPED.setGait, TNY360_CHECKS.gait(g));
+    if (refused) return refused;
+    mergeGait(this.#out, g);
+    return this.#posted();
   }
   setJointAngle(leaseId: string, jointId: number, angleRad: number): Tny360CommandResult {
-    return this.#post(leaseId, TNY_TYPED.setAngle, [jointId, angleRad], (o, a) => {
-      const id = a[0] as number;
-      o.jointRad[id] = a[1] as number;
-      o.header[H.joints]! |= 1 << id;
-      return KEY.joints;
-    });
+    const refused = this.#admit(leaseId, TNY_TYPED.setAngle, TNY360_CHECKS.jointAngle(jointId, angleRad));
+    if (refused) return refused;
+    mergeJointAngle(this.#out, jointId, angleRad);
+    return this.#posted();
   }
   setJointAngles(leaseId: string, anglesRad: ArrayLike<number>): Tny360CommandResult {
-    return this.#post(leaseId, TNY_TYPED.setJointAngles, [anglesRad], (o, a) => {
-      o.jointRad.set(a[0] as ArrayLike<number>);
-      o.header[H.joints] = TNY360_ALL_JOINTS;
-      return KEY.joints;
-    });
+    const refused = this.#admit(leaseId, TNY_TYPED.setJointAngles, TNY360_CHECKS.jointAngles(anglesRad));
+    if (refused) return refused;
+    mergeJointAngles(this.#out, anglesRad);
+    return this.#posted();
   }
   /** Whether the leg reaches the foot depends on the core's posture: asked of the core (bounded by the request timeout). */
   setLegPosition(leaseId: string, legId: number, xM: number, yM: number, zM: number, clearOverrides = true): Promise<Tny360CommandResult> {
@@ -165,65 +172,44 @@ export class Tny360Host extends CoreHost<Tny360Requests> implements Tny360Body {
     return r;
   }
 
-  /**
-   * The in-thread robot's checks, in its order and with its answers (tny360-checks.ts): the lease,
-   * the arguments through the wire's codec, the link, the simulator's limits (a real robot answers
-   * its own). Refusals count in health's errors as the core's do.
-   */
-  #check(leaseId: string, spec: TnySpec, args: readonly unknown[]): { readonly ok: true; readonly args: unknown[] } | TnyRefusal {
-    const lease = tnyLeaseRefusal(this.authority, leaseId);
-    if (lease) {
-      this.countHostError("refusedCommands");
-      return lease;
-    }
-    const decoded = tnyDecoded(spec, args);
-    if (!decoded.ok) {
-      this.countHostError("invalidCommands");
-      return decoded;
-    }
-    const down = tnyLinkRefusal(this.#bodyLink === "stopped", this.source === "remote" && this.#bodyLink === "lost" ? `no link to the TNY-360 at ${this.transportName}` : null);
-    if (down) return down;
-    if (this.source === "sim") {
-      const status = tnySimLimitStatus(spec, decoded.args);
-      if (status !== Status.Ok) {
-        this.countHostError("invalidCommands");
-        return tnyBodyRefusal(spec, status);
-      }
-    }
-    return decoded;
+  /** TnyAdmissionContext: the core published "stopped". */
+  get stopped(): boolean {
+    return this.#bodyLink === "stopped";
+  }
+  /** TnyAdmissionContext: a real robot whose link the core reported lost. */
+  get unavailable(): string | null {
+    return this.source === "remote" && this.#bodyLink === "lost" ? `no link to the TNY-360 at ${this.transportName}` : null;
+  }
+  /** TnyAdmissionContext: the simulator answers by its limits (checked here); a real robot by its own. */
+  get simLimits(): boolean {
+    return this.source === "sim";
   }
 
   /**
-   * Validate, merge into the commands the core has not taken yet (`fill` writes the decoded
-   * arguments and returns the key), and write the merge into the mailbox under the generation read
-   * before the lease check. Answers at once: the core applies it at its next cycle, or drops it
-   * (errors.staleCommands) if control changed hands meanwhile.
+   * The one admission (runtime/tny360-checks.ts: the lease, the values, the link, the simulator's
+   * limits), counted in health's errors as the core's refusals are. Null: admitted, and the merge is
+   * open under the generation read before the lease check (a holder that changes after it is caught
+   * by the lease check or by the core): the caller merges its values, then `#posted()`.
    */
-  #post(leaseId: string, spec: TnySpec, args: readonly unknown[], fill: (out: Tny360Commands, decoded: readonly unknown[]) => number): Tny360CommandResult {
-    // The generation first: a holder that changes after it is caught by the lease check or by the core.
+  #admit(leaseId: string, spec: TnySpec, check: TnyCheck): TnyRefusal | null {
     const generation = this.authority.generation();
-    const checked = this.#check(leaseId, spec, args);
-    if (!checked.ok) return checked;
+    const denied = tnyAdmission(spec, leaseId, check, this);
+    if (denied) {
+      if (denied.counter) this.countHostError(denied.counter);
+      return denied.refusal;
+    }
     const out = this.#out;
-    // The core took the last write (and nothing is held back), or the lease changed: a new merge.
-    if ((!this.#dirty && this.#mailbox!.taken === this.#lastWrite) || generation !== this.#outGeneration) out.header.fill(0);
-    this.#outGeneration = generation;
-    out.header[H.generation] = generation;
-    out.header[H.keys]! |= fill(out, checked.args);
+    // The core took the last write (and nothing is held back): a new merge.
+    if (!this.#dirty && this.#mailbox!.taken === this.#lastWrite) clearTny360Commands(out);
+    openTny360Merge(out, generation);
+    return null;
+  }
+
+  /** The merge is written (or held back while an ordered request is on its way); answered at once. */
+  #posted(): Tny360CommandResult {
     this.#dirty = true;
     if (!this.core.ordering) this.commandsReleased();
-    return { ok: true, forwarded: this.source === "remote" };
-  }
-
-  /** A velocity or posture: `flag` says whether it clears the joint overrides, which then drops the ones merged before it. */
-  #clearing(key: number, flag: number, clears: boolean): number {
-    const h = this.#out.header;
-    if (clears) {
-      h[H.flags]! |= flag;
-      h[H.keys]! &= ~KEY.joints;
-      h[H.joints] = 0;
-    }
-    return key;
+    return this.source === "remote" ? FORWARDED : APPLIED;
   }
 
   /** Write the merge (held back while an ordered request is on its way: commands after it reach the core after it). */

@@ -13,6 +13,7 @@ import { startTnyServer } from "../serve/tny/server.js";
 import { ByteRing } from "../shm/ring.js";
 import { tny360StateChannel } from "../shm/tny360-state.js";
 import { copyTny360Commands, Tny360Commands } from "../bodies/tny360/commands.js";
+import { copyTny360State } from "../bodies/tny360/state.js";
 import { TNY360_COMMAND_HEADER, TNY360_COMMAND_LAYOUT } from "../bodies/tny360/layout.js";
 import type { ShmViews } from "../shm/layout.js";
 import { Mailbox } from "../shm/mailbox.js";
@@ -61,6 +62,7 @@ runCore<Tny360Robot, Tny360CoreOptions, Tny360Requests, Tny360Ready, { tnyPort: 
       if (!r.sim) return false;
       const t0 = r.clock.nowMs();
       for (let i = 1; i <= ms / 5; i++) r.sim.cycle(t0 + 5 * i);
+      copyTny360State(r.sim.state, r.state); // published with the answer (not through the driver: a test fault may be armed)
       return true;
     },
   },

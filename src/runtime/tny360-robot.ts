@@ -24,9 +24,22 @@
  * Cycle: one `CycleLoop` — 5 ms (200 Hz) for the simulator, 1000/pollHz (20 ms) for the driver.
  * `state` is overwritten in place every cycle; `snapshot()` gives a frozen copy.
  */
-import type { Tny360Commands } from "../bodies/tny360/commands.js";
+import {
+  clearTny360Commands,
+  mergeEnabledMask,
+  mergeGait,
+  mergeJointAngle,
+  mergeJointAngles,
+  mergePosture,
+  mergeTny360Commands,
+  mergeVelocity,
+  openTny360Merge,
+  Tny360Commands,
+  type Tny360Posture,
+  tny360Keys,
+} from "../bodies/tny360/commands.js";
 import { JOINT_NAMES, LEG_NAMES } from "../bodies/tny360/joints.js";
-import { TNY360_ALL_JOINTS, TNY360_COMMAND_FLAG, TNY360_COMMAND_HEADER, TNY360_COMMAND_KEY } from "../bodies/tny360/layout.js";
+import { TNY360_COMMAND_HEADER, TNY360_COMMAND_KEY } from "../bodies/tny360/layout.js";
 import { smoothDisableEstimateS, smoothEnableEstimateS } from "../bodies/tny360/poses.js";
 import {
   NO_VALUES,
@@ -46,19 +59,20 @@ import {
   type Tny360PawsSnapshot,
   type Tny360PowerSnapshot,
   type Tny360Snapshot,
-  type Tny360State,
+  Tny360State,
   type TnyReply,
 } from "../bodies/tny360/state.js";
 import type { TnyWebSocketConstructor } from "../client/tny/index.js";
 import { IO } from "../drivers/driver.js";
-import { type TnyDriver, TnyRemoteDriver, TnySimDriver } from "../drivers/tny360/driver.js";
+import { type TnyDriver, type TnyRequestKey, TnyRemoteDriver, TnySimDriver } from "../drivers/tny360/driver.js";
 import type { BodylinkError } from "../errors.js";
 import type { SafetyCode } from "../bodies/safety.js";
 import { type CycleRobot, Lifecycle } from "../rt/lifecycle.js";
 import type { SimTny360 } from "../sim/tny360/quadruped.js";
 import { type ActionSpec, GaitType, type GaitName, LogLevel, type LogLevelCode, type ModuleSpec, Status, TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
+import type { KeyDecodedArgs } from "../wire/tny/types.js";
 import { Authority, type Awaitable, leaseError } from "./authority.js";
-import { TNY_TYPED, type TnySpec, tnyBodyRefusal, tnyDecoded, tnyLeaseRefusal, tnyLinkRefusal } from "./tny360-checks.js";
+import { TNY360_CHECKS, TNY_TYPED, type TnyAdmissionContext, type TnyCheck, type TnyRefusal, type TnySpec, tnyAdmission, tnyBodyRefusal } from "./tny360-checks.js";
 import { type Clock, MonotonicClock } from "./clock.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
@@ -115,15 +129,7 @@ export function parseTnyHost(value: string, defaultPort = TNY_DEFAULT_PORT): { h
 export type Tny360CommandResult = { readonly ok: true; readonly forwarded: boolean } | { readonly ok: false; readonly error: BodylinkError; readonly status: number };
 export type Tny360SmoothResult = { readonly ok: true; readonly forwarded: boolean; readonly estimatedS: number } | { readonly ok: false; readonly error: BodylinkError; readonly status: number };
 
-export interface Tny360Posture {
-  readonly xM: number;
-  readonly yM: number;
-  /** Height of the body above the ground (default 0.12 m). */
-  readonly zM: number;
-  readonly rxRad: number;
-  readonly ryRad: number;
-  readonly rzRad: number;
-}
+export type { Tny360Posture };
 
 /** The answer to a command sent without control (see the header). */
 const REFUSED: TnyReply = Object.freeze({ status: Status.UnknownError, values: NO_VALUES });
@@ -131,8 +137,12 @@ const REFUSED: TnyReply = Object.freeze({ status: Status.UnknownError, values: N
 const ESTOP_REFUSED: TnyReply = Object.freeze({ status: Status.EmergencyStop, values: NO_VALUES });
 
 const K = TNY_TYPED;
+const APPLIED: Tny360CommandResult = Object.freeze({ ok: true, forwarded: false });
+const FORWARDED: Tny360CommandResult = Object.freeze({ ok: true, forwarded: true });
+/** The smooth sequences take no values. */
+const NO_CHECK: TnyCheck = Object.freeze({ problem: null, limits: () => true });
 
-export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360State, null> {
+export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360State, Tny360Commands>, TnyAdmissionContext {
   readonly kind = "tny360" as const;
   readonly clock: Clock;
   readonly authority: Authority;
@@ -140,12 +150,16 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
   /** The driver, the body seam (src/drivers/tny360/): the simulator or a real robot. */
   readonly driver: TnyDriver;
   /** Owns the transitions and the cycle (src/rt/lifecycle.ts). */
-  readonly lifecycle: Lifecycle<Tny360State, null>;
-  readonly output = null;
+  readonly lifecycle: Lifecycle<Tny360State, Tny360Commands>;
+  /**
+   * The commands validated since the driver's last write (typed values, merged: commands.ts),
+   * under the lease generation they were admitted in; the driver applies them in its next `write`.
+   */
+  readonly output = new Tny360Commands();
   readonly periodMs: number;
   /** "sim" (bodylink's simulator) or "remote" (a real robot over WebSocket). */
   readonly source: "sim" | "remote";
-  /** Live state, overwritten in place every cycle (copy before handing out: `snapshot()`). */
+  /** Live state, the driver's newest copied in place every cycle (copy before handing out: `snapshot()`). */
   readonly state: Tny360State;
   /** The simulator, when `source` is "sim". */
   readonly sim: SimTny360 | null;
@@ -159,12 +173,6 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
 
   /** staleCommands: validated commands (a worker core's mailbox) dropped because their lease had ended or the e-stop latched. */
   readonly #counters = { refusedCommands: 0, invalidCommands: 0, failedCommands: 0, lateCycles: 0, velocityClears: 0, staleCommands: 0 };
-  // applyValidated's argument lists, made once (the sim's handlers read them at once; a real robot gets copies)
-  readonly #one: unknown[] = [0];
-  readonly #postureArgs: unknown[] = [0, 0, 0, 0, 0, 0, false];
-  readonly #velocityArgs: unknown[] = [0, 0, 0, false];
-  readonly #angleArgs: unknown[] = [0, 0];
-  readonly #anglesArgs: unknown[] = [null];
   #velocityLeaseId: string | null = null;
   #lastRefusalLogMs = Number.NEGATIVE_INFINITY;
   #refusalsNotLogged = 0;
@@ -196,7 +204,8 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
           })
         : new TnySimDriver({ seed: opts.seed, velocityTimeoutMs: opts.velocityTimeoutMs, velocityDecayMs: opts.velocityDecayMs, clock: this.clock }));
     this.source = this.driver.source;
-    this.state = this.driver.state;
+    this.state = new Tny360State(this.source);
+    this.driver.read(this.clock.nowMs(), this.state); // what the body is before the first cycle
     this.sim = this.driver instanceof TnySimDriver ? this.driver.sim : null;
     this.remote = this.driver instanceof TnyRemoteDriver ? this.driver.remote : null;
     this.periodMs = this.driver.periodMs;
@@ -367,15 +376,17 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
       this.#logRefusal(leaseId, module, action);
       return REFUSED;
     }
+    this.#flush(); // the typed commands admitted before this request reach the body before it
     const r = this.driver.handle(module, action, args);
-    if (action === K.setVelocity.action) {
-      const note = (reply: TnyReply): TnyReply => {
-        if (reply.status === Status.Ok) this.#velocityLeaseId = leaseId;
-        return reply;
-      };
-      return r instanceof Promise ? r.then(note) : note(r);
-    }
-    return r;
+    if (action !== K.setVelocity.action) return r;
+    // the velocity belongs to the lease that commanded it (its end clears it)
+    if (r instanceof Promise) return r.then((reply) => this.#velocityBy(leaseId, reply));
+    return this.#velocityBy(leaseId, r);
+  }
+
+  #velocityBy(leaseId: string | null, reply: TnyReply): TnyReply {
+    if (reply.status === Status.Ok) this.#velocityLeaseId = leaseId;
+    return reply;
   }
 
   /**
@@ -406,52 +417,96 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
 
   /** Body velocity: x, y m/s and yaw rad/s; renew within `velocityTimeoutMs` or it decays. */
   setVelocity(leaseId: string, xMS: number, yMS: number, yawRadS: number, clearOverrides = true): Tny360CommandResult {
-    const r = this.#command(leaseId, K.setVelocity, [xMS, yMS, yawRadS, clearOverrides]);
-    if (r.ok) this.#velocityLeaseId = leaseId;
-    return r;
+    const refused = this.#admit(leaseId, K.setVelocity, TNY360_CHECKS.velocity(xMS, yMS, yawRadS, clearOverrides));
+    if (refused) return refused;
+    mergeVelocity(this.output, xMS, yMS, yawRadS, clearOverrides);
+    return this.#accepted;
   }
 
   /** Body posture (position m, Euler XYZ rad). */
   setPosture(leaseId: string, p: Tny360Posture, clearOverrides = true): Tny360CommandResult {
-    return this.#command(leaseId, K.setPosture, [p.xM, p.yM, p.zM, p.rxRad, p.ryRad, p.rzRad, clearOverrides]);
+    const refused = this.#admit(leaseId, K.setPosture, TNY360_CHECKS.posture(p, clearOverrides));
+    if (refused) return refused;
+    mergePosture(this.output, p, clearOverrides);
+    return this.#accepted;
   }
 
   /** Enable bits over JointId (bit i = joint i; 0x0FFF = the 12 leg joints). */
   setEnabledMask(leaseId: string, mask: number): Tny360CommandResult {
-    return this.#command(leaseId, K.setEnabled, [mask]);
+    const refused = this.#admit(leaseId, K.setEnabled, TNY360_CHECKS.enabledMask(mask));
+    if (refused) return refused;
+    mergeEnabledMask(this.output, mask);
+    return this.#accepted;
   }
 
   setGait(leaseId: string, gait: number | GaitName): Tny360CommandResult {
-    return this.#command(leaseId, K.setGait, [typeof gait === "string" ? GaitType[gait] : gait]);
+    const g = typeof gait === "string" ? GaitType[gait] : gait;
+    const refused = this.#admit(leaseId, K.setGait, TNY360_CHECKS.gait(g));
+    if (refused) return refused;
+    mergeGait(this.output, g);
+    return this.#accepted;
   }
 
   /** One joint's absolute override, rad (outside its limits: refused, old target kept). */
   setJointAngle(leaseId: string, jointId: number, angleRad: number): Tny360CommandResult {
-    return this.#command(leaseId, K.setAngle, [jointId, angleRad]);
+    const refused = this.#admit(leaseId, K.setAngle, TNY360_CHECKS.jointAngle(jointId, angleRad));
+    if (refused) return refused;
+    mergeJointAngle(this.output, jointId, angleRad);
+    return this.#accepted;
   }
 
   /** All 14 joints' absolute overrides, rad, JointId order (any value outside its limits refuses all). */
   setJointAngles(leaseId: string, anglesRad: ArrayLike<number>): Tny360CommandResult {
-    return this.#command(leaseId, K.setJointAngles, [anglesRad]);
+    const refused = this.#admit(leaseId, K.setJointAngles, TNY360_CHECKS.jointAngles(anglesRad));
+    if (refused) return refused;
+    mergeJointAngles(this.output, anglesRad);
+    return this.#accepted;
   }
 
-  /** A leg's absolute foot override in the planner frame, m. */
+  /** A leg's absolute foot override in the planner frame, m: whether the leg reaches it is the body's answer, now. */
   setLegPosition(leaseId: string, legId: number, xM: number, yM: number, zM: number, clearOverrides = true): Tny360CommandResult {
-    return this.#command(leaseId, K.setLegPosition, [legId, xM, yM, zM, clearOverrides]);
+    const r = this.#run(leaseId, K.setLegPosition, TNY360_CHECKS.legPosition(legId, xM, yM, zM, clearOverrides), "leg.setPosition", [legId, xM, yM, zM, clearOverrides]);
+    return r.ok ? { ok: true, forwarded: r.forwarded } : r;
+  }
+
+  /** Admitted: the simulator applies it at the next cycle; a real robot gets it forwarded then. */
+  get #accepted(): Tny360CommandResult {
+    return this.source === "remote" ? FORWARDED : APPLIED;
+  }
+
+  /** The one admission (tny360-checks.ts), counted; opens the output's merge under the current generation. */
+  #admit(leaseId: string, spec: TnySpec, check: TnyCheck): TnyRefusal | null {
+    const denied = tnyAdmission(spec, leaseId, check, this);
+    if (denied) {
+      if (denied.counter) this.#counters[denied.counter]++;
+      return denied.refusal;
+    }
+    openTny360Merge(this.output, this.authority.generation);
+    return null;
+  }
+
+  /** TnyAdmissionContext: whether the runtime stopped. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+  /** TnyAdmissionContext: why the body is out of reach. */
+  get unavailable(): string | null {
+    return this.driver.unavailable();
+  }
+  /** TnyAdmissionContext: the simulator answers by its limits; a real robot by its own. */
+  get simLimits(): boolean {
+    return this.source === "sim";
   }
 
   /**
-   * Apply typed commands a host validated (the lease, the wire's codec, the simulator's limits)
-   * and posted to this core's mailbox (src/host/tny360-host.ts), in the mailbox's fixed order: enable
-   * bits, gait, posture, velocity, joint overrides. Dropped (errors.staleCommands) when control
-   * changed hands since (`generation`) or the e-stop latched; counted in failedCommands when the
-   * runtime stopped or the link went down since. Perform side (the cycle's input): the simulator's
-   * handlers take the argument lists made once.
+   * Take typed commands a host validated (the lease, the values, the simulator's limits) and posted
+   * to this core's mailbox (src/host/tny360-host.ts) into the output the driver applies next.
+   * Dropped (errors.staleCommands) when control changed hands since (`generation`) or the e-stop
+   * latched; counted in failedCommands when the runtime stopped or the link went down since.
+   * Perform side (the cycle's input): merged in place.
    */
   applyValidated(c: Tny360Commands, generation: number): boolean {
-    const holder = this.authority.activeHolder();
-    const H = TNY360_COMMAND_HEADER;
-    if (holder === null || generation !== this.authority.generation || this.authority.latched) {
+    if (this.authority.activeHolder() === null || generation !== this.authority.generation || this.authority.latched) {
       this.#counters.staleCommands++;
       return false;
     }
@@ -459,60 +514,38 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
       this.#counters.failedCommands++;
       return false;
     }
-    const keys = c.header[H.keys]!;
-    const flags = c.header[H.flags]!;
-    const KEY = TNY360_COMMAND_KEY;
-    if (keys & KEY.enabledMask) {
-      this.#one[0] = c.enabledMask[0]!;
-      this.#applyOne(K.setEnabled, this.#one);
-    }
-    if (keys & KEY.gait) {
-      this.#one[0] = c.gait[0]!;
-      this.#applyOne(K.setGait, this.#one);
-    }
-    if (keys & KEY.posture) {
-      const a = this.#postureArgs;
-      for (let i = 0; i < 6; i++) a[i] = c.posture[i]!;
-      a[6] = (flags & TNY360_COMMAND_FLAG.postureClearsOverrides) !== 0;
-      this.#applyOne(K.setPosture, a);
-    }
-    if (keys & KEY.velocity) {
-      const a = this.#velocityArgs;
-      for (let i = 0; i < 3; i++) a[i] = c.velocity[i]!;
-      a[3] = (flags & TNY360_COMMAND_FLAG.velocityClearsOverrides) !== 0;
-      if (this.#applyOne(K.setVelocity, a)) this.#velocityLeaseId = holder.id;
-    }
-    if (keys & KEY.joints) {
-      const joints = c.header[H.joints]!;
-      if (joints === TNY360_ALL_JOINTS) {
-        this.#anglesArgs[0] = c.jointRad;
-        this.#applyOne(K.setJointAngles, this.#anglesArgs);
-      } else {
-        const a = this.#angleArgs;
-        for (let i = 0; i < c.jointRad.length; i++) {
-          if ((joints & (1 << i)) === 0) continue;
-          a[0] = i;
-          a[1] = c.jointRad[i]!;
-          this.#applyOne(K.setAngle, a);
-        }
-      }
-    }
+    openTny360Merge(this.output, generation);
+    mergeTny360Commands(c, this.output);
     return true;
   }
 
-  /** One validated command to the body now: true when the simulator took it or it was forwarded. */
-  #applyOne(spec: TnySpec, args: unknown[]): boolean {
-    // a real robot sends later (its request is built after an await): it gets copies
-    const pass = this.source === "remote" ? args.map((v) => (v instanceof Float32Array ? v.slice() : v)) : args;
-    const r = this.driver.command(spec.module, spec.action, pass);
-    if (r === null || r.status === Status.Ok) return true;
-    this.#counters.invalidCommands++;
-    return false;
+  /**
+   * The output's pending commands, if they may still reach the body: dropped (staleCommands) when
+   * their lease ended or the e-stop latched since. A velocity among them belongs to the holder's
+   * lease (its end clears it). Perform side.
+   */
+  #checkOutput(): boolean {
+    const out = this.output;
+    if (tny360Keys(out) === 0) return false;
+    const holder = this.authority.activeHolder();
+    if (holder === null || out.header[TNY360_COMMAND_HEADER.generation] !== this.authority.generation >>> 0 || this.authority.latched) {
+      clearTny360Commands(out);
+      this.#counters.staleCommands++;
+      return false;
+    }
+    if (tny360Keys(out) & TNY360_COMMAND_KEY.velocity) this.#velocityLeaseId = holder.id;
+    return true;
+  }
+
+  /** Before a request that must come after the commands admitted before it: the driver applies them now. */
+  #flush(): void {
+    if (this.#stopped || !this.#checkOutput()) return;
+    this.#counters.invalidCommands += this.driver.apply(this.output);
   }
 
   /** Smooth enable (REST at 5 %, STAND at 10 %); the estimate comes from the real distances. */
   enableSmooth(leaseId: string): Tny360SmoothResult {
-    const r = this.#run(leaseId, K.enableSmooth, []);
+    const r = this.#run(leaseId, K.enableSmooth, NO_CHECK, "body.enableSmooth", []);
     if (!r.ok) return r;
     // a real robot answers later: estimate locally from the polled angles with the same rule
     const estimatedS = r.forwarded ? smoothEnableEstimateS(this.state.joints.positionRad) : (r.values[0] as number);
@@ -521,7 +554,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
 
   /** Smooth disable (REST at 10 %, then the 12 leg joints off). */
   disableSmooth(leaseId: string): Tny360SmoothResult {
-    const r = this.#run(leaseId, K.disableSmooth, []);
+    const r = this.#run(leaseId, K.disableSmooth, NO_CHECK, "body.disableSmooth", []);
     if (!r.ok) return r;
     const estimatedS = r.forwarded ? smoothDisableEstimateS(this.state.joints.positionRad, this.state.joints.enabled) : (r.values[0] as number);
     return { ok: true, forwarded: r.forwarded, estimatedS };
@@ -537,13 +570,14 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
     const category = req.category ?? this.defaultStopCategory;
     const first = this.authority.engageEstop(category, req.source, req.reason);
     this.#velocityLeaseId = null;
+    clearTny360Commands(this.output); // nothing admitted before the stop reaches the body after it
     const reason = this.authority.estop.reason ?? "";
     if (first) this.driver.emergencyStop(reason);
     const e = this.authority.estop;
-    if (e.category === 0) this.#unlessStopped(K.setEnabled, [0]);
+    if (e.category === 0) this.#unlessStopped("body.setEnabled", [0]);
     else if (first) {
       if ((this.state.body.enabledMask & TNY_LEG_MASK) === 0) this.authority.setEstopPhase("cut");
-      else this.#unlessStopped(K.disableSmooth, []);
+      else this.#unlessStopped("body.disableSmooth", []);
     }
     this.#setSafety("estop", describeEstop(this.authority.estop));
     return this.authority.estop;
@@ -567,11 +601,11 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
   }
 
   /** A safety action of the runtime itself (no lease): straight to the body. */
-  #unlessStopped(spec: { module: ModuleSpec; action: ActionSpec }, args: readonly unknown[]): void {
+  #unlessStopped<Q extends TnyRequestKey>(key: Q, args: KeyDecodedArgs<Q>): void {
     if (this.#stopped) return;
     try {
       // the simulator at once (a safety action does not wait for the next tick); a real robot when it answers
-      this.driver.command(spec.module, spec.action, args);
+      this.driver.request(key, args);
     } catch {
       // the body refused (e.g. its control loop is stopped): the latch holds regardless
     }
@@ -579,30 +613,21 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
 
   // -------------------------------------------------------------------------------------------
 
-  #command(leaseId: string, spec: { module: ModuleSpec; action: ActionSpec }, args: readonly unknown[]): Tny360CommandResult {
-    const r = this.#run(leaseId, spec, args);
-    return r.ok ? { ok: true, forwarded: r.forwarded } : r;
-  }
-
-  #run(
+  /** An action whose answer is the body's (now, or forwarded): admitted, after the commands before it. */
+  #run<Q extends TnyRequestKey>(
     leaseId: string,
-    spec: { module: ModuleSpec; action: ActionSpec },
-    args: readonly unknown[],
-  ): { readonly ok: true; readonly forwarded: boolean; readonly values: readonly unknown[] } | { readonly ok: false; readonly error: BodylinkError; readonly status: number } {
-    const authErr = tnyLeaseRefusal(this.authority, leaseId);
-    if (authErr) {
-      this.#counters.refusedCommands++;
-      return authErr;
+    spec: TnySpec,
+    check: TnyCheck,
+    key: Q,
+    args: KeyDecodedArgs<Q>,
+  ): { readonly ok: true; readonly forwarded: boolean; readonly values: readonly unknown[] } | TnyRefusal {
+    const denied = tnyAdmission(spec, leaseId, check, this);
+    if (denied) {
+      if (denied.counter) this.#counters[denied.counter]++;
+      return denied.refusal;
     }
-    // one validation path with the wire: encode, then decode strictly (finite floats, ranges, lengths)
-    const decoded = tnyDecoded(spec, args);
-    if (!decoded.ok) {
-      this.#counters.invalidCommands++;
-      return decoded;
-    }
-    const down = tnyLinkRefusal(this.#stopped, this.driver.unavailable());
-    if (down) return down;
-    const r = this.driver.command(spec.module, spec.action, decoded.args);
+    this.#flush();
+    const r = this.driver.request(key, args);
     if (r === null) return { ok: true, forwarded: true, values: NO_VALUES };
     if (r.status !== Status.Ok) {
       this.#counters.invalidCommands++;
@@ -617,6 +642,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
 
   /** Perform side, before the body's tick: the lease rule. */
   update(_nowMs: number): void {
+    this.#checkOutput(); // the driver's write applies what is still valid
     const vl = this.#velocityLeaseId;
     if (vl !== null && !this.authority.isHeld(vl)) {
       // the commanding client is gone (connection closed, lease expired or revoked): stop now

@@ -114,7 +114,7 @@ const rigs: Record<BodyKind, (clock: SimClock, faults: Faults) => Promise<Rig>> 
           simMs += 5;
           d.sim.cycle(simMs);
         }
-        return r.state.body.targetVelocity.every((x) => x === 0);
+        return d.sim.state.body.targetVelocity.every((x) => x === 0);
       },
       command: () => {
         const l = r.authority.acquire("test", "api", 60_000);

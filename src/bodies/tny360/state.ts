@@ -97,6 +97,57 @@ export class Tny360State {
   }
 }
 
+/**
+ * Copy every value of `from` into `to` (a driver's newest state into the runtime's, in its `read`).
+ * Perform side: no allocation. `source` is the state's identity and is not copied.
+ */
+export function copyTny360State(from: Tny360State, to: Tny360State): void {
+  to.seq = from.seq;
+  to.timestampMs = from.timestampMs;
+  to.epochMs = from.epochMs;
+  to.valid = from.valid;
+  to.link = from.link;
+  const fj = from.joints;
+  const tj = to.joints;
+  tj.positionRad.set(fj.positionRad);
+  tj.targetRad.set(fj.targetRad);
+  tj.velocityRadS.set(fj.velocityRadS);
+  tj.effortNm.set(fj.effortNm);
+  tj.enabled.set(fj.enabled);
+  tj.temperatureC.set(fj.temperatureC);
+  to.imu.orientationRad.set(from.imu.orientationRad);
+  to.imu.angularVelocityRadS.set(from.imu.angularVelocityRadS);
+  to.imu.linearAccelerationMS2.set(from.imu.linearAccelerationMS2);
+  to.imu.down.set(from.imu.down);
+  to.paws.grounded.set(from.paws.grounded);
+  const fo = from.odometry;
+  const to_ = to.odometry;
+  to_.xM = fo.xM;
+  to_.yM = fo.yM;
+  to_.yawRad = fo.yawRad;
+  to_.vxMS = fo.vxMS;
+  to_.vyMS = fo.vyMS;
+  to_.yawRateRadS = fo.yawRateRadS;
+  const fb = from.body;
+  const tb = to.body;
+  tb.targetVelocity.set(fb.targetVelocity);
+  tb.posturePositionM.set(fb.posturePositionM);
+  tb.postureRotationRad.set(fb.postureRotationRad);
+  tb.heightM = fb.heightM;
+  tb.gait = fb.gait;
+  tb.enabledMask = fb.enabledMask;
+  tb.smooth = fb.smooth;
+  to.power.voltageV = from.power.voltageV;
+  to.power.currentA = from.power.currentA;
+  to.power.powerW = from.power.powerW;
+  to.errors.count = from.errors.count;
+  to.errors.lastEventId = from.errors.lastEventId;
+  to.errors.lastErrorId = from.errors.lastErrorId;
+  to.system.controlLoopEnabled = from.system.controlLoopEnabled;
+  to.system.decisionLoopEnabled = from.system.decisionLoopEnabled;
+  to.system.chipTemperatureC = from.system.chipTemperatureC;
+}
+
 /** Plain, frozen, JSON-ready copy of a state (prepare side; allocates). */
 export interface Tny360Snapshot {
   readonly source: Tny360Source;

@@ -15,6 +15,9 @@ import type { Controller } from "./controller.js";
 import { CALIBRATION, type Firmware } from "./firmware.js";
 import type { Physics } from "./physics.js";
 
+/** The empty reply of every setter, one shared tuple (a command answered Ok allocates nothing). */
+export const DONE = Object.freeze([]) as unknown as [];
+
 type Handler<K extends ActionKey> = (args: KeyDecodedArgs<K>) => KeyReturnTuple<K> | StatusCode;
 export type Handlers = { [K in ActionKey]?: Handler<K> };
 
@@ -26,14 +29,14 @@ export function buildHandlers(fw: Firmware, ctl: Controller, physics: Physics): 
   const anyOverrideWrite = (why: string): void => ctl.cancelSmooth(why);
   const handlers: Handlers = {
     // system
-    "system.ping": () => [],
+    "system.ping": () => DONE,
     "system.reboot": () => {
       fw.rebootPending = true; // reply first, then restart (next tick)
-      return [];
+      return DONE;
     },
     "system.setAutolifeLevel": ([level]) => {
       fw.autolife = level;
-      return [];
+      return DONE;
     },
     "system.getAutolifeLevel": () => [fw.autolife],
     "system.getStatistics": () => {
@@ -50,27 +53,27 @@ export function buildHandlers(fw: Firmware, ctl: Controller, physics: Physics): 
       if (fw.controlLoop !== on) fw.logLine(LogLevel.Info, "system", `control loop ${on ? "started" : "stopped"}`);
       fw.controlLoop = on;
       if (!on) ctl.cancelSmooth("control loop stopped");
-      return [];
+      return DONE;
     },
     "system.getControlLoopEnabled": () => [fw.controlLoop],
     "system.setDecisionLoopEnabled": ([on]) => {
       if (fw.decisionLoop !== on) fw.logLine(LogLevel.Info, "system", `decision loop ${on ? "started" : "stopped"}`);
       fw.decisionLoop = on;
-      return [];
+      return DONE;
     },
     "system.getDecisionLoopEnabled": () => [fw.decisionLoop],
     // gait
     "gait.setType": ([gait]) => {
       fw.gait = gait;
       if (gait === GaitType.Creep && DUTY_FACTOR < CREEP_MIN_DUTY) fw.logLine(LogLevel.Warning, "gait", `Creep with duty factor ${DUTY_FACTOR} < ${CREEP_MIN_DUTY}`);
-      return [];
+      return DONE;
     },
     "gait.getType": () => [fw.gait],
     // body
     "body.setEnabled": ([mask]) => {
       anyOverrideWrite("enable bits changed");
       for (let j = 0; j < JOINT_COUNT; j++) fw.enable(j, (mask & (1 << j)) !== 0);
-      return [];
+      return DONE;
     },
     "body.getEnabled": () => [fw.enabledMask()],
     "body.setVelocity": ([x, y, z, clear]) => {
@@ -80,7 +83,7 @@ export function buildHandlers(fw: Firmware, ctl: Controller, physics: Physics): 
         anyOverrideWrite("setVelocity cleared the joint overrides");
         fw.clearJointOverrides();
       }
-      return [];
+      return DONE;
     },
     "body.getTargetVelocity": () => [{ x: fw.keeper.current[0]!, y: fw.keeper.current[1]!, z: fw.keeper.current[2]! }],
     "body.setPosture": ([x, y, z, rx, ry, rz, clear]) => {
@@ -90,7 +93,7 @@ export function buildHandlers(fw: Firmware, ctl: Controller, physics: Physics): 
         anyOverrideWrite("setPosture cleared the joint overrides");
         fw.clearJointOverrides();
       }
-      return [];
+      return DONE;
     },
     "body.getPosture": () => {
       const p = fw.posture;
@@ -102,7 +105,7 @@ export function buildHandlers(fw: Firmware, ctl: Controller, physics: Physics): 
     "leg.setEnabled": ([leg, flags]) => {
       anyOverrideWrite("leg enable bits changed");
       leg3(leg, flags);
-      return [];
+      return DONE;
     },
     "leg.getEnabled": ([leg]) => [(fw.enabled[leg * 3]! ? 1 : 0) | (fw.enabled[leg * 3 + 1]! ? 2 : 0) | (fw.enabled[leg * 3 + 2]! ? 4 : 0)],
     "leg.setPosition": ([leg, x, y, z, clear]) => {
@@ -123,7 +126,7 @@ export function buildHandlers(fw: Firmware, ctl: Controller, physics: Physics): 
         anyOverrideWrite("leg override set");
         for (let k = 0; k < 3; k++) fw.override[leg * 3 + k] = Number.NaN;
       }
-      return [];
+      return DONE;
     },
     "leg.getTargetPosition": ([leg]) => [{ x: fw.legOverride[leg * 3]!, y: fw.legOverride[leg * 3 + 1]!, z: fw.legOverride[leg * 3 + 2]! }],
     "leg.getGrounded": ([leg]) => [physics.adc[PAW_ADC_CHANNELS[leg]!]! < 2.0],
@@ -131,14 +134,14 @@ export function buildHandlers(fw: Firmware, ctl: Controller, physics: Physics): 
     "joint.setEnabled": ([id, on]) => {
       anyOverrideWrite("joint enable changed");
       fw.enable(id, on);
-      return [];
+      return DONE;
     },
     "joint.getEnabled": ([id]) => [fw.enabled[id] === 1],
     "joint.setAngle": ([id, rad]) => {
       if (!withinLimits(id, rad)) return Status.InvalidParameters; // the old target is kept
       anyOverrideWrite("joint override set");
       fw.override[id] = rad;
-      return [];
+      return DONE;
     },
     "joint.getTargetAngle": ([id]) => [fw.target[id]!],
     "joint.getFeedbackAngle": ([id]) => [fw.feedback[id]!],
@@ -148,7 +151,7 @@ export function buildHandlers(fw: Firmware, ctl: Controller, physics: Physics): 
       for (let i = 0; i < JOINT_COUNT; i++) if (!withinLimits(i, angles[i]!)) return Status.InvalidParameters; // all or nothing
       anyOverrideWrite("joint overrides set");
       for (let i = 0; i < JOINT_COUNT; i++) fw.override[i] = angles[i]!;
-      return [];
+      return DONE;
     },
     "joint.getJointAngles": () => [Float32Array.from(fw.feedback)],
     // motor (read-only views of the ideal servos)
@@ -180,7 +183,7 @@ export function buildHandlers(fw: Firmware, ctl: Controller, physics: Physics): 
     },
     "error.clearErrorEvents": () => {
       fw.errors.clear();
-      return [];
+      return DONE;
     },
     // diagnostic
     "diagnostic.isEnabled": () => [false],

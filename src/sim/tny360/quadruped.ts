@@ -29,7 +29,7 @@
 import { DEFAULT_BODY_HEIGHT_M } from "../../bodies/tny360/kinematics.js";
 import { EAR_DEFAULT_RAD, REST_POSE_RAD } from "../../bodies/tny360/poses.js";
 import type { GaitPlanner } from "../../bodies/tny360/gait.js";
-import { NO_VALUES, type Tny360State, type TnyReply } from "../../bodies/tny360/state.js";
+import { NO_VALUES, OK_EMPTY, type Tny360State, type TnyReply } from "../../bodies/tny360/state.js";
 import { VelocityKeepAlive } from "../../bodies/tny360/velocity.js";
 import {
   type ActionSpec,
@@ -43,10 +43,10 @@ import {
   Status,
   type StatusCode,
 } from "../../wire/tny/constants.js";
-import type { ActionKey } from "../../wire/tny/types.js";
+import type { ActionKey, KeyDecodedArgs } from "../../wire/tny/types.js";
 import { Controller } from "./controller.js";
 import { BOOT_MS, DT_S, Firmware, INTENT_STAMP_MS, LAST_NOW_MS, NEXT_DECISION_MS, NOW_MS, SIM_ERROR_IDS, SIM_PERIOD_MS, SOC, SPEED_SCALE } from "./firmware.js";
-import { buildHandlers, type Handlers } from "./handlers.js";
+import { buildHandlers, DONE, type Handlers } from "./handlers.js";
 import { Physics } from "./physics.js";
 import type { ErrorRing, LogRing } from "./rings.js";
 
@@ -171,6 +171,16 @@ export class SimTny360 {
   handleNow(_module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply {
     if (!action.sim.served) return { status: action.sim.status, values: NO_VALUES };
     const h = this.#byAction.get(action);
+    return h ? toReply(h(args)) : { status: Status.UnknownError, values: NO_VALUES };
+  }
+
+  /**
+   * Run a served action's handler now with its typed arguments (the driver applying a validated
+   * command; no RPC deferral): the reply. Perform side for the set* commands: the handlers write
+   * into the firmware's state and return a shared empty tuple.
+   */
+  run<K extends ActionKey>(key: K, args: KeyDecodedArgs<K>): TnyReply {
+    const h = this.#handlers[key] as ((a: KeyDecodedArgs<K>) => readonly unknown[] | StatusCode) | undefined;
     return h ? toReply(h(args)) : { status: Status.UnknownError, values: NO_VALUES };
   }
 
@@ -331,5 +341,6 @@ export class SimTny360 {
 const ZERO3 = new Float64Array(3);
 
 function toReply(r: readonly unknown[] | StatusCode): TnyReply {
+  if (r === DONE) return OK_EMPTY;
   return typeof r === "number" ? { status: r, values: NO_VALUES } : { status: Status.Ok, values: r };
 }

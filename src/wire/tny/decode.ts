@@ -12,7 +12,8 @@
  * decoded leniently: bytes a newer firmware appends are skipped, NaN passes through.
  *
  * Allocation: headers and message views allocate one small object; field values allocate their
- * results (arrays, objects, strings). The server's hot path allocates one args array per request.
+ * results (arrays, objects, strings). The server's hot path allocates one args array per request
+ * (and the cursor's view of each new buffer).
  */
 import { Reader, toHex } from "../bytes.js";
 import { ERROR_EVENT_PAYLOAD_BYTES, type FieldSpec, MessageType, TNY_HEADER_BYTES } from "./constants.js";
@@ -20,6 +21,8 @@ import { type ErrorEvent, type MotorCalibration, TnyDecodeError, type TnyHeader,
 
 const utf8 = new TextDecoder("utf-8");
 const NO_ARGS: readonly unknown[] = Object.freeze([]);
+/** decodeArgs' cursor, reset per call (it never re-enters: no field decodes arguments). */
+const ARGS_READER = new Reader();
 
 /** Read the 8-byte header, or `undefined` (cursor unchanged) when fewer than 8 bytes remain. */
 export function decodeHeader(r: Reader): TnyHeader | undefined {
@@ -140,7 +143,8 @@ function readCalibration(r: Reader, padded: boolean): MotorCalibration {
 function readField(r: Reader, field: FieldSpec, strict: boolean): unknown {
   const at = r.offset;
   const fixed = FIXED_BYTES[field.type];
-  if (fixed > 0) need(r, fixed, `${field.name} (${field.type})`);
+  // NOTE: hot path (every request's arguments): the message is built only when the bytes are short
+  if (fixed > 0 && r.remaining() < fixed) need(r, fixed, `${field.name} (${field.type})`);
   switch (field.type) {
     case "u8":
     case "u16":
@@ -209,7 +213,7 @@ export function decodeArgs(fields: readonly FieldSpec[], payload: Uint8Array): u
     if (payload.length !== 0) throw new TnyDecodeError(0, "end of payload (0 argument(s))", `${payload.length} extra byte(s)`);
     return NO_ARGS as unknown[];
   }
-  const r = new Reader(payload);
+  const r = ARGS_READER.reset(payload);
   const out: unknown[] = new Array(fields.length);
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i]!;
