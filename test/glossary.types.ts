@@ -21,7 +21,7 @@ export type RemoteIsTheTnyClient = Is<RemoteTny360 | null, Tny360Robot["remote"]
 export type RobotsPlugIntoTheLifecycle = [
   Is<CycleRobot<NaoRobot["state"], NaoRobot["output"]>, NaoRobot>,
   Is<CycleRobot<P7Robot["state"], null>, P7Robot>,
-  Is<CycleRobot<Tny360Robot["state"], null>, Tny360Robot>,
+  Is<CycleRobot<Tny360Robot["state"], Tny360Robot["output"]>, Tny360Robot>,
 ];
 export type LinkIsTheWord = [Is<LinkStatus, RobotHealth["link"]>, Is<LinkStatus, P7Robot["link"]>];
 
