@@ -47,6 +47,7 @@ function lightRobot(): FleetRobot {
     errors: {},
     control: null,
     estop: authority.estop,
+    sim: null,
   };
   return {
     kind: "nao",

@@ -44,9 +44,9 @@ export interface ServeOptions {
   /** NAO simulator: the body's mechanics, "kinematic" (the default) or "physics" (MuJoCo; docs/simulation.md). */
   sim?: NaoSimKind;
   /**
-   * NAO simulator: lockstep time (runtime/lockstep.ts): a 12 ms cycle runs when the controlling LoLA
-   * client has answered the last one; deterministic, as fast as the client. The robot runs on the
-   * main thread then (its test reads the simulated body's model in place).
+   * Simulators: lockstep time (runtime/lockstep.ts): a cycle runs when the controlling LoLA client
+   * has answered the last one (NAO), or as many as a robot API client asks for (POST /v1/sim/step,
+   * every body); deterministic, as fast as the client. The robot runs on the main thread then.
    */
   lockstep?: boolean;
   tny: boolean;

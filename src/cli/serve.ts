@@ -215,7 +215,7 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
         log: o.log ?? (o.quiet ? () => undefined : stderrLog),
       });
     }
-    const apiOpts = { host: o.host, ...access, ...(o.maxSubscribers !== undefined ? { maxSubscribers: o.maxSubscribers } : {}), ...(o.maxConnections !== undefined ? { maxConnections: o.maxConnections } : {}), ...(fleet ? { fleet } : {}) };
+    const apiOpts = { host: o.host, ...access, ...(o.maxSubscribers !== undefined ? { maxSubscribers: o.maxSubscribers } : {}), ...(o.maxConnections !== undefined ? { maxConnections: o.maxConnections } : {}), ...(fleet ? { fleet } : {}), ...(started.lockstep ? { lockstep: started.lockstep } : {}) };
     const api = await startApiServer(robot, { ...apiOpts, port: o.apiPort ?? DEFAULT_API_PORT }).catch((e: unknown) => {
       // Without --api-port, a taken 8780 (another runtime) is no error: take a free port and print it.
       if (o.apiPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startApiServer(robot, { ...apiOpts, port: 0 });
@@ -304,7 +304,7 @@ export function addServeOptions(cmd: Command): Command {
     .option("--lola-grace-ms <ms>", "NAO: how long a silent LoLA client's last command stays in force", parseIntOption("--lola-grace-ms", 50, 60000), 100)
     .option("--accept-board-version <v...>", "NAO: accepted motor-board configuration versions", (v: string, prev: number[] | undefined) => [...(prev ?? []), parseIntOption("--accept-board-version", 0, 255)(v)])
     .option("--seed <n>", "simulator seed", parseIntOption("--seed", 0, 2 ** 31 - 1), 1)
-    .option("--lockstep", "NAO simulator: simulated time advances one cycle each time the controlling LoLA client answers (deterministic, faster than real time; docs/simulation.md)")
+    .option("--lockstep", "simulators: simulated time advances one cycle each time the controlling LoLA client answers (NAO) or a robot API client asks (POST /v1/sim/step, every body); deterministic, faster than real time (docs/simulation.md)")
     .option("--sim <mechanics>", `NAO simulator: the body under the chest board, ${NAO_SIM_KINDS.join(" | ")} (MuJoCo; docs/simulation.md)`, parseChoice("--sim", NAO_SIM_KINDS))
     .option("--lola-group <group>", "NAO: let this group (name or gid) use the LoLA socket too (mode 0660; default 0600, this user only)")
     .option("--token <secret>", "every API and TNY-360 client must present this token (default: $BODYLINK_TOKEN); required with a --host other than loopback")
@@ -456,7 +456,6 @@ const BODY_FLAGS: ReadonlyArray<readonly [key: string, flag: string, body: BodyK
   ["lolaGroup", "--lola-group", "nao"],
   ["acceptBoardVersion", "--accept-board-version", "nao"],
   ["sim", "--sim", "nao"],
-  ["lockstep", "--lockstep", "nao"],
   ["tny", "--no-tny", "tny360"],
   ["tnyPort", "--tny-port", "tny360"],
   ["tnyHost", "--tny-host", "tny360"],

@@ -76,6 +76,8 @@ export interface NaoFields {
     readonly base_position_m: readonly number[];
     readonly base_orientation_xyzw: readonly number[];
     readonly fallen: boolean;
+    /** Simulated seconds per real second over the last second (about 1 in real time; 0 while lockstep time stands still). */
+    readonly real_time_factor: number;
     readonly contacts: ReadonlyArray<{ readonly link: string; readonly force_n: number }>;
   };
   readonly head: { readonly voltage: number; readonly power: number; readonly current: number; readonly face_temperature: number };
@@ -189,6 +191,17 @@ export interface HealthAnswer {
   readonly errors: Readonly<Record<string, number>>;
   readonly control: ControlHolder | null;
   readonly estop: EstopAnswer;
+  /** A simulated body's time (docs/simulation.md); null on a real robot. */
+  readonly sim: {
+    /** real-time: simulated time follows the wall clock; lockstep: it moves per LoLA answer or POST /v1/sim/step. */
+    readonly clock: "real-time" | "lockstep";
+    /** The body under the simulator ("physics", "kinematic"). */
+    readonly model: string;
+    /** Simulated time since the simulator started or was last reset, s. */
+    readonly time_s: number;
+    /** Simulated seconds per real second over the last second. */
+    readonly real_time_factor: number;
+  } | null;
   readonly api: {
     readonly subscribers: number;
     readonly messages_sent: number;

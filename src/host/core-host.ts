@@ -699,7 +699,7 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
   }
 
   #verdict(answered: boolean): RobotHealth {
-    const base: RobotHealth = this.#lastHealth ?? { body: this.kind, link: "starting", safety: "none", safetyReason: null, cycle: emptyCycle(this.periodMs), errors: {}, control: null, estop: ESTOP_CLEAR };
+    const base: RobotHealth = this.#lastHealth ?? { body: this.kind, link: "starting", safety: "none", safetyReason: null, cycle: emptyCycle(this.periodMs), errors: {}, control: null, estop: ESTOP_CLEAR, sim: null };
     const down = !answered;
     return {
       ...base,

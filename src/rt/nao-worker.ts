@@ -44,9 +44,11 @@ runCore<NaoRobot, NaoCoreOptions, NaoRequests, NaoReady, { lolaPath: string | nu
     const t = tap;
     const tapped = (x: ChestboardTransport): ChestboardTransport => (t ? new TappedChestboard(x, t) : x);
     const model = !o.usb && o.sim === "physics" ? await physicsNaoModel() : undefined;
-    const transport = o.usb ? async () => tapped(await openUsbChestboard()) : tapped(simulatedChestboard({ seed: o.seed, clock, ...(model ? { model } : {}) }));
+    const sim = o.usb || o.upstream ? null : simulatedChestboard({ seed: o.seed, clock, ...(model ? { model } : {}) });
+    const transport = sim ? tapped(sim) : async () => tapped(await openUsbChestboard());
     return NaoRobot.create({
       clock,
+      ...(sim ? { sim } : {}),
       driver: wrap(upstream ?? new ChestboardDriver({ transport, acceptBoardVersions: o.acceptBoardVersions })),
       acceptBoardVersions: o.acceptBoardVersions,
       youngGcEveryMs: o.gcEveryMs,

@@ -6,8 +6,9 @@
  * Time stands still until `grant()`; each grant lets it run one period further (waking every
  * sleeper due by then, in deadline order, the cycle loop's among them). The LoLA server grants a
  * cycle when the controlling client connects and for every command it sends (it answers each
- * sensor message with one), so cycle N+1 runs only once the answer to cycle N is in. Nothing else
- * moves time: without a controlling client the world waits.
+ * sensor message with one), so cycle N+1 runs only once the answer to cycle N is in. The robot
+ * API's `POST /v1/sim/step` (any body) grants cycles too and answers once they have run (`step`).
+ * Nothing else moves time: without a controlling client the world waits.
  *
  * Prepare side only (timers, promises); the cycle itself runs as on any clock.
  */
@@ -21,11 +22,13 @@ interface Sleeper {
 export class LockstepClock implements Clock {
   readonly realTime = false;
   readonly periodMs: number;
-  /** [0] simulated now, ms; [1] granted cycles not yet run; [2] real time at the first grant, ms. */
-  readonly #f = Float64Array.of(0, 0, Number.NaN);
+  /** [0] simulated now, ms; [1] granted cycles not yet run; [2] real time at the first grant, ms; [3] the end of the period being run, ms (NaN between). */
+  readonly #f = Float64Array.of(0, 0, Number.NaN, Number.NaN);
   readonly #epochBaseMs: number;
   readonly #sleepers: Sleeper[] = [];
   readonly #realNowMs: () => number;
+  /** `step()` callers waiting for simulated time to reach their target, ms. */
+  readonly #steppers: Sleeper[] = [];
   #pumping = false;
   /** Cycles granted so far. */
   granted = 0;
@@ -60,6 +63,18 @@ export class LockstepClock implements Clock {
     if (!this.#pumping) void this.#pump();
   }
 
+  /**
+   * Grant `cycles` more periods and resolve once they have run (every sleeper due by then woken
+   * and its continuation run, the cycle loop's among them), with the simulated time then, ms.
+   */
+  step(cycles: number): Promise<number> {
+    const runningTo = this.#f[3]!;
+    const targetMs = (Number.isNaN(runningTo) ? this.#f[0]! : runningTo) + (this.#f[1]! + cycles) * this.periodMs;
+    const done = new Promise<number>((resolve) => this.#steppers.push({ deadlineMs: targetMs, resolve: () => resolve(this.#f[0]!) }));
+    for (let i = 0; i < cycles; i++) this.grant();
+    return done;
+  }
+
   /** Simulated over real time since the first grant (0 before it). */
   realTimeFactor(): number {
     const realMs = this.#realNowMs() - this.#f[2]!;
@@ -72,6 +87,7 @@ export class LockstepClock implements Clock {
       while (this.#f[1]! > 0) {
         this.#f[1]! -= 1;
         const target = this.#f[0]! + this.periodMs;
+        this.#f[3] = target;
         for (;;) {
           // Let every woken sleeper's continuation run (and sleep again) before looking.
           await new Promise<void>((r) => setImmediate(r));
@@ -82,6 +98,12 @@ export class LockstepClock implements Clock {
           next.resolve();
         }
         this.#f[0] = target;
+        this.#f[3] = Number.NaN;
+        const st = this.#steppers;
+        for (let i = 0; i < st.length; ) {
+          if (st[i]!.deadlineMs <= target) st.splice(i, 1)[0]!.resolve();
+          else i++;
+        }
       }
     } finally {
       this.#pumping = false;

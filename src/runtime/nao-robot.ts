@@ -43,6 +43,7 @@ import type { ChestboardTransport } from "../transport/chestboard.js";
 import type { BoardReport, ChestboardLink } from "../transport/chestboard-link.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
 import { Authority, leaseError } from "./authority.js";
+import { SimTimeMeter } from "./sim-time.js";
 import { type Clock, MonotonicClock } from "./clock.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
@@ -64,6 +65,11 @@ export interface NaoRobotOptions {
   seed?: number;
   /** The simulated body's mechanics (sim/nao/model.ts); defaults to the kinematic puppet. */
   simModel?: NaoBodyModel;
+  /**
+   * With `driver` or `transport`: the simulated chest board under them (a worker core wraps it for
+   * recording), so the state carries its world and POST /v1/sim/reset reaches it. Defaults to none.
+   */
+  sim?: SimChestboard;
   /** Ramp time from full stiffness to 0 (and back), ms. Defaults to 500. */
   stiffnessRampMs?: number;
   /** Consecutive failed exchanges before the link counts as lost. Defaults to 5 (60 ms). */
@@ -128,6 +134,8 @@ export class NaoRobot implements RobotBase, NaoBody, CycleRobot<NaoState, NaoOut
   readonly lifecycle: Lifecycle<NaoState, NaoOutput>;
   /** The simulated chest board when running on the simulator (fault hooks for tests), else null. */
   readonly sim: SimChestboard | null;
+  /** The simulator's time against the wall (health's `sim`, the physics world's real-time factor). */
+  readonly #simTime = new SimTimeMeter();
   readonly acceptBoardVersions: readonly number[];
 
   /** What the controlling client asked for. */
@@ -166,7 +174,7 @@ export class NaoRobot implements RobotBase, NaoBody, CycleRobot<NaoState, NaoOut
     this.clock = opts.clock ?? new MonotonicClock();
     this.authority = new Authority(this.clock);
     this.acceptBoardVersions = opts.acceptBoardVersions ?? HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS;
-    this.sim = opts.driver || opts.transport ? null : simulatedChestboard({ seed: opts.seed ?? 1, clock: this.clock, ...(opts.simModel ? { model: opts.simModel } : {}) });
+    this.sim = opts.driver || opts.transport ? (opts.sim ?? null) : simulatedChestboard({ seed: opts.seed ?? 1, clock: this.clock, ...(opts.simModel ? { model: opts.simModel } : {}) });
     const transport = opts.transport ?? this.sim!;
     const wrap = opts.wrapTransport;
     this.driver =
@@ -606,7 +614,10 @@ export class NaoRobot implements RobotBase, NaoBody, CycleRobot<NaoState, NaoOut
       s.seq++;
       s.timestampMs = now;
       s.epochMs = now + this.#f[2]!;
-      if (this.sim) writeSimWorld(this.sim.body.model, s);
+      if (this.sim) {
+        this.#simTime.sample(this.sim.body.model.timeS);
+        writeSimWorld(this.sim.body.model, s, this.#simTime);
+      }
       if (!s.valid) {
         s.valid = true;
         // First state: hold where the body is.
@@ -652,6 +663,7 @@ export class NaoRobot implements RobotBase, NaoBody, CycleRobot<NaoState, NaoOut
       errors: { ...this.#errors },
       control: h ? { owner: h.owner, source: h.source, expiresAtEpochMs: h.expiresAtEpochMs } : null,
       estop: this.authority.estop,
+      sim: this.sim ? this.#simTime.health(this.clock, this.sim.body.model.kind) : null,
     };
   }
 }
@@ -663,7 +675,7 @@ const slotsOf = new WeakMap<NaoBodyModel, Int8Array>();
  * Copy a physics model's world into the state (perform side: allocation-free after the first
  * call per model). The kinematic puppet has no world: `present` stays 0.
  */
-export function writeSimWorld(m: NaoBodyModel, s: NaoState): void {
+export function writeSimWorld(m: NaoBodyModel, s: NaoState, time: SimTimeMeter): void {
   const w = s.simWorld;
   if (m.kind !== "physics") return;
   let slots = slotsOf.get(m);
@@ -678,5 +690,6 @@ export function writeSimWorld(m: NaoBodyModel, s: NaoState): void {
   w[SIM_WORLD.z] = m.basePositionM[2]!;
   for (let k = 0; k < 4; k++) w[SIM_WORLD.qx + k] = m.baseOrientationXyzw[k]!;
   w[SIM_WORLD.fallen] = m.fallen ? 1 : 0;
+  w[SIM_WORLD.realTimeFactor] = time.realTimeFactor();
   for (let c = 0; c < slots.length; c++) if (slots[c]! >= 0) s.simContacts[slots[c]!] = m.contactForceN[c]!;
 }

@@ -50,6 +50,7 @@ import type { P7Sim } from "../sim/p7/arm-sim.js";
 import { Authority, type Awaitable, type LeaseInfo } from "./authority.js";
 import { p7Admission, p7FaultRefusal } from "./p7-checks.js";
 import { type Clock, MonotonicClock } from "./clock.js";
+import { SimTimeMeter } from "./sim-time.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
 import type { BodyRuntime, HealthOptions, RobotBase, RobotHealth } from "./robot.js";
@@ -123,6 +124,8 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
   readonly lifecycle: Lifecycle<P7State, null>;
   /** The simulated arm, for fault hooks in tests (`injectError`, `setReportedLengths`). */
   readonly sim: P7Sim;
+  /** The simulator's time against the wall (health's `sim`). */
+  readonly #simTime = new SimTimeMeter();
   readonly defaultStopCategory: StopCategory = P7_DEFAULT_STOP_CATEGORY;
   /** Live state, overwritten in place every cycle: read it on the perform side, never hand it out. */
   readonly state = new P7State();
@@ -241,6 +244,7 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
       errors: { ...this.#counters, jointErrors },
       control: h ? { owner: h.owner, source: h.source, expiresAtEpochMs: h.expiresAtEpochMs } : null,
       estop: this.authority.estop,
+      sim: this.#simTime.health(this.clock, "kinematic"),
     };
   }
 
@@ -448,6 +452,7 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
     s.seq++;
     s.timestampMs = nowMs;
     s.epochMs = this.clock.epochMs();
+    this.#simTime.sample(this.sim.timeS);
     if (!s.jointValid || !s.motorValid || !s.imuValid) this.#counters.lengthMismatch++;
     this.#link = "ok";
   }

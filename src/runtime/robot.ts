@@ -6,6 +6,7 @@ import type { Authority, Awaitable, ControlAuthority } from "./authority.js";
 import type { Clock } from "./clock.js";
 import type { EstopRequest, EstopResetRequest, EstopState, StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
+import type { SimHealth } from "./sim-time.js";
 import type { ThreadStatsSnapshot } from "./thread-stats.js";
 import type { TimingSummary } from "./timing.js";
 
@@ -28,6 +29,8 @@ export interface RobotHealth {
   readonly errors: Readonly<Record<string, number>>;
   readonly control: { readonly owner: string; readonly source: string; readonly expiresAtEpochMs: number } | null;
   readonly estop: EstopState;
+  /** A simulated body's time and real-time factor (runtime/sim-time.ts); null on a real body. */
+  readonly sim: SimHealth | null;
 }
 
 export interface HealthOptions {

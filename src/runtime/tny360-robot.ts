@@ -74,6 +74,7 @@ import type { KeyDecodedArgs } from "../wire/tny/types.js";
 import { Authority, type Awaitable, leaseError } from "./authority.js";
 import { TNY360_CHECKS, TNY_TYPED, type TnyAdmissionContext, type TnyCheck, type TnyRefusal, type TnySpec, tnyAdmission, tnyBodyRefusal } from "./tny360-checks.js";
 import { type Clock, MonotonicClock } from "./clock.js";
+import { SimTimeMeter } from "./sim-time.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
 import type { BodyRuntime, HealthOptions, RobotBase, RobotHealth } from "./robot.js";
@@ -163,6 +164,8 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
   readonly state: Tny360State;
   /** The simulator, when `source` is "sim". */
   readonly sim: SimTny360 | null;
+  /** The simulator's time against the wall (health's `sim`). */
+  readonly #simTime = new SimTimeMeter();
   /** The real robot's protocol client (its link), when `source` is "remote". */
   readonly remote: RemoteTny360 | null;
   /** Joint names, index = JointId (the order of every joint array). */
@@ -290,6 +293,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
       },
       control: h ? { owner: h.owner, source: h.source, expiresAtEpochMs: h.expiresAtEpochMs } : null,
       estop: this.authority.estop,
+      sim: this.sim ? this.#simTime.health(this.clock, "kinematic") : null,
     };
   }
 
@@ -661,6 +665,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
       this.#setSafety("estop", describeEstop(this.authority.estop));
     }
     if (code === IO.Fresh) this.state.epochMs = this.clock.epochMs() + (this.state.timestampMs - nowMs);
+    if (this.sim) this.#simTime.sample(this.sim.timeS);
   }
 }
 

@@ -299,7 +299,8 @@ describe("NAO robot API (inject, simulated time)", () => {
     expect(documented).toEqual(routes);
     expect(routes).toContain("GET /v1/stream");
     expect(routes).toContain("POST /v1/sim/reset");
-    expect(routes.size).toBe(20);
+    expect(routes).toContain("POST /v1/sim/step");
+    expect(routes.size).toBe(21);
   });
 });
 

@@ -25,7 +25,7 @@ export const NAO_STATE_LAYOUT = [
   { name: "status", type: "u8", count: 25 },
   { name: "jointInitialized", type: "u8", count: 25 },
   // a physics simulator's world (NaoState.simWorld, SIM_WORLD slots) and floor contacts
-  { name: "simWorld", type: "f64", count: 10 },
+  { name: "simWorld", type: "f64", count: 11 },
   { name: "simContacts", type: "f32", count: 16 },
   // valid (0/1), link (LINK_CODE), safety (SAFETY_CODE)
   { name: "flags", type: "u8", count: 3 },

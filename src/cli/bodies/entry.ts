@@ -13,6 +13,7 @@ import type { WebAccessOptions } from "../../serve/web-access.js";
 import type { Clock, WakeMode } from "../../runtime/clock.js";
 import type { RecordTap } from "../../record/tap.js";
 import type { RobotBase } from "../../runtime/robot.js";
+import type { LockstepClock } from "../../runtime/lockstep.js";
 
 /** What serve hands an entry. */
 export interface EntryContext {
@@ -42,9 +43,11 @@ export interface StartedBody {
   readonly host: CoreHost | null;
   /**
    * The robot, when it runs on this thread instead: `bodylink replay` (a recording drives it) and
-   * the NAO's `--lockstep` simulation (its LoLA client's answers drive the clock); else null.
+   * a `--lockstep` simulation (its clients' answers or step requests drive the clock); else null.
    */
   readonly inThreadRobot: RobotBase | null;
+  /** With --lockstep: the clock the robot runs on (the robot API's POST /v1/sim/step moves it). */
+  readonly lockstep?: LockstepClock;
   /** "sim", "usb", "lola:PATH", "tny:HOST", "replay", … (the runtime record, the recording's metadata). */
   readonly transport: string;
   readonly lolaPath: string | null;

@@ -1,8 +1,9 @@
 /**
  * The NAO's serve entry: its core (chest board over USB or the simulated one, or an upstream LoLA
  * with --lola-upstream) and our LoLA server, both in the core's worker (src/rt/nao-worker.ts).
- * `--lockstep` (simulated time moved by the LoLA client's answers) runs the robot on this thread
- * instead: its tests read the simulated body's model in place, which the worker does not share yet.
+ * `--lockstep` (simulated time moved by the LoLA client's answers and the robot API's step requests)
+ * runs the robot on this thread instead: nothing real-time is left to protect, and its tests read
+ * the simulated body's model in place, which the worker does not share.
  */
 import { join, resolve } from "node:path";
 import { NaoHost } from "../../host/nao-host.js";
@@ -26,8 +27,8 @@ export const NAO_ENTRY: BodyEntry = {
     if (upstreamPath && o.lolaPath && resolve(o.lolaPath) === resolve(upstreamPath)) {
       throw new CliError(`--lola-path ${o.lolaPath} is the upstream LoLA's own socket; serve ours elsewhere (default with --lola-upstream: ${DEFAULT_UPSTREAM_LOLA_PATH})`, 2);
     }
-    if (o.lockstep && (!o.lola || o.usb || upstreamPath)) {
-      throw new CliError("--lockstep runs a simulated NAO one cycle per answer of its LoLA client: it needs --body nao, the LoLA socket, and no --usb or --lola-upstream", 2);
+    if (o.lockstep && (o.usb || upstreamPath)) {
+      throw new CliError("--lockstep runs a simulated NAO one cycle per answer of its LoLA client (or per POST /v1/sim/step): not with --usb or --lola-upstream (a real body keeps its own time)", 2);
     }
     // Without --lola-path, a busy default (another runtime, or LoLA itself) is no error: the core takes the derived path.
     const derived = join(checkRuntimeDir(true)!, `${name}.lola`);
@@ -79,6 +80,7 @@ async function startLockstep({ o, tap: tapOn }: EntryContext, path: string, fall
   const closers: Array<() => Promise<void>> = [() => nao.stop()];
   const rejected = nao.boards.filter((b) => !b.accepted);
   const lines = [`nao: simulated chest board, body ${nao.prefs?.bodyId}, ${nao.boards.length - rejected.length}/${nao.boards.length} boards started`, simulatorLine(o, clock)];
+  if (!o.lola) return { robot: nao, host: null, inThreadRobot: nao, lockstep: clock, transport: "sim", lolaPath: null, tnyUrl: null, lines, closers };
   const lolaOpts = {
     readers: o.lolaReaders,
     graceMs: o.lolaGraceMs,
@@ -97,12 +99,12 @@ async function startLockstep({ o, tap: tapOn }: EntryContext, path: string, fall
     });
   closers.unshift(() => lola.close());
   lines.push(`LoLA socket: ${lola.path}${o.lolaReaders ? ` (+${o.lolaReaders} read-only clients)` : ""}`);
-  return { robot: nao, host: null, inThreadRobot: nao, transport: "sim", lolaPath: lola.path, tnyUrl: null, lines, closers };
+  return { robot: nao, host: null, inThreadRobot: nao, lockstep: clock, transport: "sim", lolaPath: lola.path, tnyUrl: null, lines, closers };
 }
 
 /** What the simulated NAO's body is, and how its time runs (docs/simulation.md). */
 function simulatorLine(o: ServeOptions, lockstep: LockstepClock | null): string {
   const body = o.sim === "physics" ? "MuJoCo physics (models/nao.xml; it starts crouched and limp)" : "kinematic (joints follow their targets; it cannot fall)";
-  const time = lockstep ? `lockstep: one ${lockstep.periodMs} ms cycle per answer of the controlling LoLA client` : "real time";
+  const time = lockstep ? `lockstep: one ${lockstep.periodMs} ms cycle per answer of the controlling LoLA client${o.lola ? "" : " (no LoLA socket: --no-lola)"}, or per POST /v1/sim/step` : "real time";
   return `simulator: ${body}; ${time}`;
 }

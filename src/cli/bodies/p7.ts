@@ -1,9 +1,16 @@
-/** The AIRBOT P7's serve entry: the simulated arm's core in its worker (src/rt/p7-worker.ts). */
+/**
+ * The AIRBOT P7's serve entry: the simulated arm's core in its worker (src/rt/p7-worker.ts), or,
+ * with `--lockstep`, on this thread on a lockstep clock that the robot API's POST /v1/sim/step moves.
+ */
 import { P7Host } from "../../host/p7-host.js";
-import { type BodyEntry, coreOptions } from "./entry.js";
+import { LockstepClock } from "../../runtime/lockstep.js";
+import { P7_PERIOD_MS, P7Robot } from "../../runtime/p7-robot.js";
+import { type BodyEntry, coreOptions, type EntryContext, type StartedBody } from "./entry.js";
 
 export const P7_ENTRY: BodyEntry = {
-  async start({ o, recordRing, estopSocket }) {
+  async start(ctx) {
+    const { o, recordRing, estopSocket } = ctx;
+    if (o.lockstep) return startLockstep(ctx);
     const h = await P7Host.start({ ...coreOptions(o), estopSocket, ...(recordRing ? { recordRing } : {}) });
     return {
       robot: h,
@@ -17,3 +24,28 @@ export const P7_ENTRY: BodyEntry = {
     };
   },
 };
+
+/** `--lockstep`: the simulated arm on this thread, one 4 ms cycle per step a robot API client asks for. */
+async function startLockstep({ o, tap: tapOn }: EntryContext): Promise<StartedBody> {
+  const clock = new LockstepClock(P7_PERIOD_MS);
+  const tap = tapOn(clock);
+  const r = await P7Robot.create({ clock, seed: o.seed, youngGcEveryMs: o.gcEveryMs ?? 100 });
+  if (tap) {
+    r.onCycle((seq) => {
+      tap.p7State(seq, r);
+      tap.lateCycles(seq, r.loop.timing.lateCycles);
+    });
+  }
+  await r.start();
+  return {
+    robot: r,
+    host: null,
+    inThreadRobot: r,
+    lockstep: clock,
+    transport: "sim",
+    lolaPath: null,
+    tnyUrl: null,
+    lines: [`p7: simulated AIRBOT P7 arm (7 joints, 250 Hz); lockstep: one ${P7_PERIOD_MS} ms cycle per step (POST /v1/sim/step), on this thread`],
+    closers: [() => r.stop()],
+  };
+}

@@ -4,16 +4,21 @@
  * reaches the body on that thread, without a hop through the main thread (docs/architecture.md).
  */
 import { Tny360Host } from "../../host/tny360-host.js";
-import { parseTnyHost } from "../../runtime/tny360-robot.js";
+import { LockstepClock } from "../../runtime/lockstep.js";
+import { parseTnyHost, Tny360Robot } from "../../runtime/tny360-robot.js";
+import { startTnyServer } from "../../serve/tny/server.js";
+import { SIM_PERIOD_MS } from "../../sim/tny360/firmware.js";
+import { CliError } from "../errors.js";
 import { TNY_DEFAULT_PORT } from "../../wire/tny/constants.js";
 import { listenError, usageError } from "../errors.js";
-import { type BodyEntry, coreOptions } from "./entry.js";
+import { type BodyEntry, coreOptions, type EntryContext, type StartedBody } from "./entry.js";
 
 /** The listen errors the worker reports by errno (its Error does not cross the thread with its `code`). */
 const LISTEN_ERRNOS = new Set(["EADDRINUSE", "EACCES", "EADDRNOTAVAIL"]);
 
 export const TNY360_ENTRY: BodyEntry = {
-  async start({ o, access, recordRing, estopSocket }) {
+  async start(ctx) {
+    const { o, access, recordRing, estopSocket } = ctx;
     let target: { host: string; port: number } | null = null;
     try {
       target = o.tnyHost ? parseTnyHost(o.tnyHost) : null;
@@ -21,6 +26,10 @@ export const TNY360_ENTRY: BodyEntry = {
       throw usageError(`--tny-host: ${(e as Error).message}`, "serve");
     }
     const port = o.tnyPort ?? TNY_DEFAULT_PORT;
+    if (o.lockstep) {
+      if (target) throw new CliError("--lockstep runs the simulated TNY-360 one cycle per step request: not with --tny-host (a real robot keeps its own time)", 2);
+      return startLockstep(ctx, port);
+    }
     const server = o.tny
       ? { host: o.host, port, fallbackToFreePort: o.tnyPort === undefined, token: access.token ?? null, allowHosts: [...(access.allowHosts ?? [])], allowOrigins: [...(access.allowOrigins ?? [])] }
       : null;
@@ -39,3 +48,39 @@ export const TNY360_ENTRY: BodyEntry = {
     return { robot: h, host: h, inThreadRobot: null, transport: target ? `tny:${o.tnyHost}` : "sim", lolaPath: null, tnyUrl, lines, closers: [() => h.shutdown()] };
   },
 };
+
+/**
+ * `--lockstep`: the simulated quadruped and its TNY-360 API server on this thread, one 5 ms cycle per
+ * step a robot API client asks for (POST /v1/sim/step); the TNY-360 protocol has no step of its own.
+ */
+async function startLockstep({ o, access, tap: tapOn }: EntryContext, port: number): Promise<StartedBody> {
+  const clock = new LockstepClock(SIM_PERIOD_MS);
+  const tap = tapOn(clock);
+  const r = await Tny360Robot.create({ clock, seed: o.seed, youngGcEveryMs: o.gcEveryMs ?? 100 });
+  if (tap) {
+    r.onCycle((seq) => {
+      tap.tny360State(seq, r);
+      tap.lateCycles(seq, r.loop.timing.lateCycles);
+    });
+  }
+  await r.start();
+  const closers: Array<() => Promise<void>> = [() => r.stop()];
+  const lines = [`tny360: simulated TNY-360 (14 joints, 200 Hz); lockstep: one ${SIM_PERIOD_MS} ms cycle per step (POST /v1/sim/step), on this thread`];
+  let tnyUrl: string | null = null;
+  if (o.tny) {
+    const opts = { host: o.host, token: access.token ?? null, allowHosts: [...(access.allowHosts ?? [])], allowOrigins: [...(access.allowOrigins ?? [])], onRefused: access.onRefused, ...(tap ? { tap: tap.tny } : {}) };
+    const server = await startTnyServer(r, { ...opts, port })
+      .catch((e: unknown) => {
+        if (o.tnyPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startTnyServer(r, { ...opts, port: 0 });
+        throw listenError(e, "TNY-360 API", o.host, port, "--tny-port");
+      })
+      .catch(async (e: unknown) => {
+        await r.stop();
+        throw e;
+      });
+    closers.unshift(() => server.close());
+    tnyUrl = `ws://${o.host}:${server.port}/`;
+    lines.push(`TNY-360 API: ${tnyUrl} (binary WebSocket, at most 3 connections, on this thread)`);
+  }
+  return { robot: r, host: null, inThreadRobot: r, lockstep: clock, transport: "sim", lolaPath: null, tnyUrl, lines, closers };
+}

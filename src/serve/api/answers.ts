@@ -70,6 +70,7 @@ export function healthAnswer(h: RobotHealth, stream: StateStream) {
         }
       : null,
     estop: estopAnswer(h.estop),
+    sim: h.sim ? { clock: h.sim.clock, model: h.sim.model, time_s: h.sim.timeS, real_time_factor: h.sim.realTimeFactor } : null,
     api: {
       subscribers: stream.subscribers,
       messages_sent: stream.messagesSent,

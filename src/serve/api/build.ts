@@ -52,9 +52,11 @@ import type { ApiContext, ApiRobot, ApiRobots } from "./routes/context.js";
 import { controlRoutes } from "./routes/control.js";
 import { estopRoutes } from "./routes/estop.js";
 import { type FleetGateway, fleetRoutes } from "./routes/fleet.js";
+import type { LockstepClock } from "../../runtime/lockstep.js";
 import { metaRoutes } from "./routes/meta.js";
 import { stateRoutes } from "./routes/state.js";
 import { streamRoutes } from "./routes/stream.js";
+import { simRoutes } from "./routes/sim.js";
 import { API_VERSION, LEASE_HEADER } from "./schemas.js";
 import { StateStream, type StreamOptions } from "./stream.js";
 import { redactToken, requireTokenOffLoopback, WebAccess, type WebAccessOptions } from "../web-access.js";
@@ -71,6 +73,8 @@ export interface ApiServerOptions extends StreamOptions, WebAccessOptions {
   logger?: FastifyServerOptions["logger"];
   /** The runtime's fleet seat (serve --fleet): /v1/health reports it and /v1/fleet serves the fleet page. */
   fleet?: FleetGateway;
+  /** The runtime's lockstep clock (serve --lockstep): POST /v1/sim/step moves it; without one the route refuses. */
+  lockstep?: LockstepClock;
 }
 
 export interface StartApiServerOptions extends ApiServerOptions {
@@ -114,7 +118,7 @@ export function buildApiServer(robot: ApiRobot, opts: ApiServerOptions = {}): Fa
 function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { app: FastifyInstance; stream: StateStream; adapter: BodyAdapter } {
   const adapter = adapterFor(robot);
   const stream = new StateStream(adapter, opts);
-  const ctx: ApiContext = { robot, adapter, stream, authority: robot.authority, ...(opts.fleet ? { fleet: opts.fleet } : {}) };
+  const ctx: ApiContext = { robot, adapter, stream, authority: robot.authority, ...(opts.fleet ? { fleet: opts.fleet } : {}), ...(opts.lockstep ? { lockstep: opts.lockstep } : {}) };
   // bodyLimit: the ceiling for a route that sets none (each route with a body sets its own, from
   // its schema: body-limit.ts).
   const app = Fastify({
@@ -190,6 +194,7 @@ function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { ap
     api.register(controlRoutes, ctx);
     api.register(estopRoutes, ctx);
     api.register(commandRoutes, ctx);
+    api.register(simRoutes, ctx);
     if (ctx.fleet) api.register(fleetRoutes, ctx);
   });
 

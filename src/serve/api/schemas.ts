@@ -244,6 +244,18 @@ export const HealthSchema = Type.Object({
   errors: Type.Record(Type.String(), Type.Number(), { description: "Cumulative error counters by name" }),
   control: Type.Union([HolderSchema, Type.Null()]),
   estop: EstopLatchSchema,
+  sim: Type.Union(
+    [
+      Type.Object({
+        clock: Type.Union([Type.Literal("real-time"), Type.Literal("lockstep")], { description: "real-time: simulated time follows the wall clock; lockstep: it advances one cycle per answer of the controlling LoLA client or per POST /v1/sim/step (serve --lockstep)" }),
+        model: Type.String({ description: "The body under the simulator: the NAO's physics (MuJoCo) or kinematic model; the P7's and TNY-360's kinematic simulators" }),
+        time_s: Type.Number({ description: "Simulated time since the simulator started or was last reset, s" }),
+        real_time_factor: Type.Number({ description: "Simulated seconds per real second over the last second of real time (0 while simulated time stands still)" }),
+      }),
+      Type.Null(),
+    ],
+    { description: "A simulated body's time (docs/simulation.md); null on a real robot" },
+  ),
   api: Type.Object({
     subscribers: Type.Integer({ description: "Open state-stream WebSockets" }),
     messages_sent: Type.Integer(),

@@ -82,6 +82,8 @@ export class SimTny360 {
   readonly #ctl: Controller;
   readonly #physics: Physics;
   readonly #rpc: RpcJob[] = [];
+  /** Simulated time since boot, s (a typed slot: never boxed). */
+  readonly #simTimeS = new Float64Array(1);
 
   /**
    * The tick, stage by stage (see the header): one call site for all of them, so none is inlined
@@ -229,6 +231,12 @@ export class SimTny360 {
     this.#fw.f[NOW_MS] = nowMs;
     const stages = this.#stages;
     for (let i = 0; i < stages.length; i++) stages[i]!();
+    this.#simTimeS[0]! += this.#fw.f[DT_S]!;
+  }
+
+  /** Simulated time since the last boot, s: the ticks' steps summed (a stall longer than 50 ms loses the rest). */
+  get timeS(): number {
+    return this.#simTimeS[0]!;
   }
 
   /** Reboot if asked, then the decision stage. */
@@ -288,6 +296,7 @@ export class SimTny360 {
     const f = fw.f;
     const nowMs = f[NOW_MS]!;
     f[BOOT_MS] = nowMs;
+    this.#simTimeS[0] = 0;
     fw.enabled.fill(0);
     for (let j = 0; j < 12; j++) fw.model[j] = REST_POSE_RAD[j]!;
     fw.model[12] = EAR_DEFAULT_RAD;

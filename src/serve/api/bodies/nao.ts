@@ -81,6 +81,7 @@ const SimWorldSchema = Type.Object(
     base_position_m: numbers(3, "The torso frame's origin in the world, m (x forward at start, z up, the floor at z = 0)"),
     base_orientation_xyzw: numbers(4, "The torso's orientation in the world, quaternion x, y, z, w"),
     fallen: Type.Boolean({ description: "Torso more than 50° from upright, or the torso or head on the floor" }),
+    real_time_factor: Type.Number({ description: "Simulated seconds per real second over the last second: about 1 in real time, the machine's speed under --lockstep, 0 while simulated time stands still" }),
     contacts: Type.Array(
       Type.Object({ link: Type.String({ description: "The link touching the floor (LFoot, RTibia, Head, …)" }), force_n: Type.Number({ description: "Net contact force, N" }) }),
       { description: "Links touching the floor now" },
@@ -100,6 +101,7 @@ function simWorldAnswer(s: NaoState) {
     base_position_m: [w[SIM_WORLD.x]!, w[SIM_WORLD.y]!, w[SIM_WORLD.z]!],
     base_orientation_xyzw: [w[SIM_WORLD.qx]!, w[SIM_WORLD.qy]!, w[SIM_WORLD.qz]!, w[SIM_WORLD.qw]!],
     fallen: w[SIM_WORLD.fallen] === 1,
+    real_time_factor: w[SIM_WORLD.realTimeFactor]!,
     contacts,
   };
 }

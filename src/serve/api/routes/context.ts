@@ -4,6 +4,7 @@
  */
 import type { BodyKind, PerBody } from "../../../bodies/registry.js";
 import type { ControlAuthority } from "../../../runtime/authority.js";
+import type { LockstepClock } from "../../../runtime/lockstep.js";
 import type { NaoBody } from "../../../runtime/nao-body.js";
 import type { P7Body } from "../../../runtime/p7-robot.js";
 import type { Tny360Body } from "../../../runtime/tny360-robot.js";
@@ -32,4 +33,6 @@ export interface ApiContext {
   readonly authority: ControlAuthority;
   /** Set when the runtime joined a fleet (serve --fleet): health reports it, /v1/fleet serves it. */
   readonly fleet?: FleetGateway;
+  /** The runtime's lockstep clock (serve --lockstep): POST /v1/sim/step moves it. */
+  readonly lockstep?: LockstepClock;
 }
