@@ -14,7 +14,7 @@ const robot = await connect(url, { WebSocket, owner: "any-body" }).catch((e: unk
   process.exit();
 });
 try {
-  await new Promise((resolve) => robot.once("message", resolve));
+  await robot.waitForMessage(); // the first state, complete or not
   await using control = await robot.acquireControl({ leaseMs: 1000 });
   const lease = `lease ${control.id.slice(0, 8)}…`;
   // The server's hello chose the body; narrowing on it gives that body's facet, and only that one.

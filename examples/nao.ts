@@ -1,6 +1,6 @@
 // npx bodylink serve   (then, in another terminal)   npx tsx examples/nao.ts
 import WebSocket from "ws"; // Node 20; browsers and Node ≥ 22 have a global WebSocket
-import { ApiError, connect, type RobotState } from "bodylink/client";
+import { ApiError, connect } from "bodylink/client";
 
 /** One line with the error's code (docs/errors.md) instead of a stack trace, and exit status 1. */
 function fail(e: unknown): void {
@@ -16,23 +16,17 @@ const robot = await connect(url, { WebSocket, expectBody: "nao", owner: "nao-exa
 });
 try {
   // The first complete state (getters return null until one has arrived).
-  const first = await new Promise<RobotState>((resolve) => {
-    const off = robot.subscribe((s) => {
-      off();
-      resolve(s);
-    });
-  });
+  await robot.waitForState();
   const battery = robot.nao.getBatteryState();
   console.log(`NAO: battery ${Math.round((battery?.charge ?? 0) * 100)} %, ${battery?.charging ? "charging" : "discharging"}`);
-  console.log(`head yaw ${first.joints.angles[0]?.toFixed(3)} rad, head supply ${robot.nao.getHeadState()?.voltageV.toFixed(1)} V`);
+  console.log(`head yaw ${robot.nao.getJoints()?.HeadYaw.positionRad.toFixed(3)} rad, head supply ${robot.nao.getHeadState()?.voltageV.toFixed(1)} V`);
 
   const control = await robot.acquireControl({ leaseMs: 1000 }); // refused while another client holds it
   try {
     const { estimatedS } = await robot.nao.smoothEnable();
     console.log(`standing up, about ${estimatedS.toFixed(1)} s`);
-    const positions = [...first.joints.angles];
-    positions[0] = 0.5; // HeadYaw: look left
-    const r = await robot.nao.setJointTargets({ positions, stiffness: new Array(26).fill(0.6) });
+    // Joints by name (look left); the joints not named hold where they are (docs/api.md).
+    const r = await robot.nao.setJointTargets({ positions: { HeadYaw: 0.5 }, stiffness: new Array(26).fill(0.6) });
     console.log(`applied ${r.applied.join(" and ")}, ${r.clamped.length} values clamped to their limits`);
   } finally {
     await control.release(); // nobody holds control: the NAO ramps stiffness to 0

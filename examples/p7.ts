@@ -15,7 +15,7 @@ const arm = await connect(url, { WebSocket, expectBody: "p7", owner: "p7-example
   process.exit();
 });
 try {
-  await new Promise((resolve) => arm.once("state", resolve));
+  await arm.waitForState(); // the first complete state
   const imu = arm.getImuState();
   console.log(`P7: gravity seen by the IMU ${Math.hypot(...(imu?.linearAcceleration ?? [0, 0, 0])).toFixed(2)} m/s²`);
 

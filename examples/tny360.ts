@@ -16,7 +16,7 @@ const dog = await connect(url, { WebSocket, expectBody: "tny360", owner: "tny-ex
 });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 try {
-  await new Promise((resolve) => dog.once("message", resolve));
+  await dog.waitForMessage(); // the first state (a real TNY-360's is never complete: no efforts)
   await using control = await dog.acquireControl({ leaseMs: 1000 });
   const { estimatedS } = await dog.tny360.smoothEnable();
   console.log(`TNY-360: standing up, about ${estimatedS.toFixed(1)} s (lease ${control.id.slice(0, 8)}…)`);

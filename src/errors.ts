@@ -70,6 +70,7 @@ export const ERRORS = {
   BL_ERR_CLIENT_NOT_THIS_BODY: { status: 409, message: "%s is for a %s body; the server at %s serves %s (narrow on client.body, or connect with expectBody)" },
   BL_ERR_CLIENT_NO_WEBSOCKET: { status: 500, message: "no WebSocket implementation; pass { WebSocket } to connect() (in Node 20: import WebSocket from \"ws\")" },
   BL_ERR_CLIENT_CLOSED: { status: 499, message: "the client was closed; connect() again" },
+  BL_ERR_CLIENT_NO_STATE: { status: 504, message: "no %s from %s within %s ms; is the body's link up? (GET /v1/health says)" },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -77,13 +77,21 @@ export interface RobotState extends SnapshotMeta {
 }
 
 /**
- * How many joints each body has, what its efforts are measured in, and whether it has a motor
- * model at all (the TNY-360's hobby servos report neither temperature nor error ids).
+ * How many joints each body has, what its efforts are measured in, whether it has a motor model at
+ * all (the TNY-360's hobby servos report neither temperature nor error ids), and which fields of
+ * its message feed the efforts and the motor model (every body's angles are `joint_positions`, its
+ * velocities `joint_velocities`).
  */
-export const BODY_SHAPES: Readonly<Record<BodyKind, { readonly joints: number; readonly effortUnit: EffortUnit; readonly motors: boolean }>> = Object.freeze({
-  nao: Object.freeze({ joints: 26, effortUnit: "A" as const, motors: true }),
-  p7: Object.freeze({ joints: 7, effortUnit: "N·m" as const, motors: true }),
-  tny360: Object.freeze({ joints: 14, effortUnit: "N·m" as const, motors: false }),
+export interface BodyShape {
+  readonly joints: number;
+  readonly effortUnit: EffortUnit;
+  readonly motors: boolean;
+  readonly fields: { readonly efforts: string; readonly temperatures: string; readonly errorIds: string };
+}
+export const BODY_SHAPES: { readonly [K in BodyKind]: BodyShape } = Object.freeze({
+  nao: Object.freeze({ joints: 26, effortUnit: "A" as const, motors: true, fields: Object.freeze({ efforts: "joint_currents", temperatures: "joint_temperatures", errorIds: "joint_status" }) }),
+  p7: Object.freeze({ joints: 7, effortUnit: "N·m" as const, motors: true, fields: Object.freeze({ efforts: "joint_efforts", temperatures: "motor_temperatures", errorIds: "error_ids" }) }),
+  tny360: Object.freeze({ joints: 14, effortUnit: "N·m" as const, motors: false, fields: Object.freeze({ efforts: "joint_efforts", temperatures: "joint_temperatures", errorIds: "error_ids" }) }),
 });
 
 /** Where each common model's arrays live in a body's message. */
@@ -101,26 +109,16 @@ function field(o: unknown, k: string): unknown {
   return o !== null && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined;
 }
 
-function sources(m: StateMessage): Sources {
+function sources(m: StateMessage, shape: BodyShape): Sources {
   const imu = field(m, "imu");
-  const common = { angularVelocity: field(imu, "angular_velocity"), linearAcceleration: field(imu, "linear_acceleration") };
-  if (m.body === "nao") {
-    return {
-      angles: field(m, "joint_positions"),
-      velocities: field(m, "joint_velocities"),
-      efforts: field(m, "joint_currents"),
-      temperatures: field(m, "joint_temperatures"),
-      errorIds: field(m, "joint_status"),
-      ...common,
-    };
-  }
   return {
     angles: field(m, "joint_positions"),
     velocities: field(m, "joint_velocities"),
-    efforts: field(m, "joint_efforts"),
-    temperatures: field(m, "motor_temperatures"),
-    errorIds: field(m, "error_ids"),
-    ...common,
+    efforts: field(m, shape.fields.efforts),
+    temperatures: field(m, shape.fields.temperatures),
+    errorIds: field(m, shape.fields.errorIds),
+    angularVelocity: field(imu, "angular_velocity"),
+    linearAcceleration: field(imu, "linear_acceleration"),
   };
 }
 
@@ -167,7 +165,7 @@ export function buildModels(
   const meta = metaOf(m);
   if (!shape || !meta) return { joints: null, motors: null, imu: null, meta: null };
   const n = shape.joints;
-  const s = sources(m);
+  const s = sources(m, shape);
   const angles = finiteArray(s.angles, n);
   const velocities = finiteArray(s.velocities, n);
   const efforts = finiteArray(s.efforts, n);

@@ -19,6 +19,12 @@ export async function narrowedOnBody(): Promise<void> {
   if (c.body === "nao") {
     await c.nao.setLeds({ chest: [1, 0, 0] });
     await c.nao.setJointTargets({ stiffness: new Array(26).fill(0.5) });
+    await c.nao.setJointTargets({ positions: { HeadYaw: 0.5, RHipYawPitch: -0.2 }, stiffness: { HeadYaw: 0.8 } });
+    c.nao.getJoints()?.RHipYawPitch.positionRad.toFixed(3);
+    // @ts-expect-error not a NAO joint (names are NAOqi's)
+    await c.nao.setJointTargets({ positions: { HeadRoll: 0.1 } });
+    // @ts-expect-error not a NAO joint
+    void c.nao.getJoints()?.Tail;
     c.nao.getBatteryState()?.charge.toFixed(2);
     // @ts-expect-error a NAO client has no P7 facet
     void c.p7;
@@ -28,13 +34,13 @@ export async function narrowedOnBody(): Promise<void> {
     await c.nao.setLeds({ antenna: [1] });
   } else if (c.body === "p7") {
     await c.p7.moveJoints([0, 0, 0, 0, 0, 0, 0], { speedRadS: 1 });
-    // @ts-expect-error setLeds on a P7 client (the deprecated flat method is never there)
+    // @ts-expect-error setLeds on a P7 client (the client has no flat body methods)
     await c.setLeds({ chest: [1, 0, 0] });
     // @ts-expect-error the P7 facet has no setLeds
     await c.p7.setLeds({ chest: [1, 0, 0] });
     // @ts-expect-error a P7 client has no NAO facet
     await c.nao.setLeds({ chest: [1, 0, 0] });
-    // @ts-expect-error no stiffness joints on the P7 (flat setJointTargets is NAO and TNY-360 only)
+    // @ts-expect-error no flat setJointTargets (it was NAO and TNY-360 only, and is gone)
     await c.setJointTargets({ positions: [0] });
   } else {
     // exhaustive: the only body left is the TNY-360
@@ -55,24 +61,35 @@ export async function chosenByExpectBody(): Promise<void> {
   const body: "p7" = arm.body;
   void body;
   await arm.p7.servoJoints([0, 0, 0, 0, 0, 0, 0]);
-  await arm.moveJoints([0, 0, 0, 0, 0, 0, 0]); // deprecated, still typed on its own body
+  // @ts-expect-error the flat methods are gone: the facet has it (arm.p7.moveJoints)
+  await arm.moveJoints([0, 0, 0, 0, 0, 0, 0]);
   // @ts-expect-error setLeds on a P7 client
   await arm.setLeds({ chest: [1] });
-  // @ts-expect-error getBatteryState is the NAO's
+  // @ts-expect-error getBatteryState is the NAO facet's
   arm.getBatteryState();
   const dog = await connect(url, { expectBody: "tny360" });
   await dog.tny360.setVelocity({ xMS: 0.1, yMS: 0, yawRadS: 0 });
-  await dog.smoothEnable(); // NAO and TNY-360 share the deprecated flat smoothEnable
+  await dog.tny360.smoothEnable();
+  // @ts-expect-error no flat smoothEnable (each body's facet has its own)
+  await dog.smoothEnable();
   // @ts-expect-error moveJoints is the P7's
   await dog.moveJoints([0]);
+  // Waiting for the first state, complete or not, without hand-writing once("state").
+  const s = await dog.waitForState((st) => st.joints.angles.length === 14, { timeoutMs: 1000 });
+  const m = await dog.waitForMessage();
+  void [s.seq, m.body];
 }
 
-export async function existingCallsStillCompile(): Promise<void> {
-  // Code written before the facets: a client that is not narrowed keeps every flat method.
+export async function flatMethodsAreGone(): Promise<void> {
+  // Code written before the facets: a client that is not narrowed has none of the flat body methods.
   const robot = await connect(url);
+  // @ts-expect-error removed at 0.1.0: robot.nao.setJointTargets / robot.tny360.setJointTargets
   await robot.setJointTargets({ positions: [0] });
+  // @ts-expect-error removed at 0.1.0: robot.nao.setLeds
   await robot.setLeds({ chest: [1] });
+  // @ts-expect-error removed at 0.1.0: robot.p7.moveJoints
   await robot.moveJoints([0]);
+  // @ts-expect-error removed at 0.1.0: robot.nao.getBatteryState
   robot.getBatteryState();
   // Every connected client is a BodylinkClient.
   const wide: BodylinkClient = robot;

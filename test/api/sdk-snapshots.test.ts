@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { API_ORDER } from "../../src/bodies/nao/joints.js";
-import { BodylinkClient, type WebSocketConstructor, type WebSocketEventLike, type WebSocketLike } from "../../src/client/index.js";
+import { ApiError, type BodyClient, BodylinkClient, type WebSocketConstructor, type WebSocketEventLike, type WebSocketLike } from "../../src/client/index.js";
 import { SimClock } from "../../src/runtime/clock.js";
 import { adapterFor } from "../../src/serve/api/build.js";
 import { StateStream } from "../../src/serve/api/stream.js";
@@ -110,6 +110,8 @@ async function tnyMessage(): Promise<Record<string, unknown>> {
 }
 
 const clients: BodylinkClient[] = [];
+/** The NAO facet of a client built without connect() (so typed for no body). */
+const nao = (c: BodylinkClient) => (c as BodyClient<"nao">).nao;
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
 });
@@ -120,7 +122,7 @@ describe("SDK snapshots", () => {
     clients.push(client);
     expect(client.body).toBe("nao");
     expect(client.jointNames).toEqual([...API_ORDER]);
-    for (const g of [client.getJointState(), client.getMotorState(), client.getImuState(), client.getState(), client.getBodyState(), client.getBatteryState()]) {
+    for (const g of [client.getJointState(), client.getMotorState(), client.getImuState(), client.getState(), client.getBodyState(), nao(client).getBatteryState()]) {
       expect(g).toBeNull();
     }
     const [m] = await naoMessages(1);
@@ -164,13 +166,13 @@ describe("SDK snapshots", () => {
     // The same message gives the same snapshot object (built once).
     expect(client.getJointState()).toBe(j);
     // NAO getters.
-    const b = client.getBatteryState()!;
+    const b = nao(client).getBatteryState()!;
     const mb = m!.battery as { charge: number; current: number; temperature: number; charging: boolean };
     expect(b).toMatchObject({ charge: mb.charge, currentA: mb.current, temperatureLola: mb.temperature, charging: mb.charging });
-    expect(client.getSonarState()!.leftM).toBe((m!.sonar as number[])[0]);
-    expect(client.getFootState()!.leftPressureKg).toEqual(m!.left_foot_pressure);
-    expect(client.getTouchState()!.chestButton).toBe(false);
-    expect(client.getHeadState()!.voltageV).toBe((m!.head as { voltage: number }).voltage);
+    expect(nao(client).getSonarState()!.leftM).toBe((m!.sonar as number[])[0]);
+    expect(nao(client).getFootState()!.leftPressureKg).toEqual(m!.left_foot_pressure);
+    expect(nao(client).getTouchState()!.chestButton).toBe(false);
+    expect(nao(client).getHeadState()!.voltageV).toBe((m!.head as { voltage: number }).voltage);
   });
 
   it("returns null when a length does not match the body, or a value is not a finite number", async () => {
@@ -190,7 +192,7 @@ describe("SDK snapshots", () => {
     ws.send({ ...m!, joint_status: [...(m!.joint_status as number[]).slice(1), -1] });
     expect(client.getMotorState()).toBeNull(); // error ids are non-negative integers
     ws.send({ ...m!, sonar: [1] });
-    expect(client.getSonarState()).toBeNull();
+    expect(nao(client).getSonarState()).toBeNull();
     ws.send(m);
     expect(client.getState()).not.toBeNull();
   });
@@ -250,7 +252,7 @@ describe("SDK snapshots", () => {
     expect(client.getMotorState()!.errorIds).toEqual(m.error_ids);
     const g = client.getImuState()!.linearAcceleration;
     expect(Math.hypot(...g)).toBeGreaterThan(9);
-    expect(client.getBatteryState()).toBeNull(); // NAO-only getter
+    expect(() => nao(client).getBatteryState()).toThrow(/is for a nao body/); // the NAO's facet, on a P7 [BL_ERR_CLIENT_NOT_THIS_BODY]
     ws.send({ ...m, joint_efforts: [1, 2, 3, 4, 5, 6] });
     expect(client.getJointState()).toBeNull();
   });
@@ -293,3 +295,62 @@ describe("SDK snapshots", () => {
     expect(() => new BodylinkClient("ftp://x", { WebSocket: FakeWs })).toThrow(/must start with http/);
   });
 });
+
+describe("waitForState / waitForMessage", () => {
+  it("resolves the current complete state at once, else the next one; the same object getState() returns", async () => {
+    const { client, ws } = await rig();
+    clients.push(client);
+    const [m1, m2] = await naoMessages(2);
+    const pending = client.waitForState();
+    expect(client.listenerCount("state")).toBe(1);
+    ws.send(m1);
+    const s1 = await pending;
+    expect(s1).toBe(client.getState());
+    expect(s1.seq).toBe(m1!.seq);
+    expect(client.listenerCount("state")).toBe(0); // nothing left behind
+    expect(await client.waitForState()).toBe(s1); // current: at once
+    // A condition: the first state that satisfies it.
+    const later = client.waitForState((s) => s.seq === m2!.seq);
+    ws.send(m1);
+    ws.send(m2);
+    expect((await later).seq).toBe(m2!.seq);
+  });
+
+  it("skips incomplete states; waitForMessage takes any message (a real TNY-360's is never complete)", async () => {
+    const { client, ws } = await rig();
+    clients.push(client);
+    const [m] = await naoMessages(1);
+    const state = client.waitForState(undefined, { timeoutMs: 100 });
+    const message = client.waitForMessage();
+    ws.send({ ...m!, joint_positions: [1] });
+    expect((await message).joint_positions).toEqual([1]);
+    const e = await state.catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ApiError);
+    expect(e).toMatchObject({ code: "BL_ERR_CLIENT_NO_STATE", status: 504 });
+    expect((e as ApiError).message).toBe("no complete state from http://127.0.0.1:9 within 100 ms; is the body's link up? (GET /v1/health says)");
+    const cond = await client.waitForMessage(() => false, { timeoutMs: 10 }).catch((x: unknown) => x);
+    expect((cond as ApiError).message).toMatch(/^no state message matching the condition from /);
+  });
+
+  it("ends on close (BL_ERR_CLIENT_CLOSED), on the caller's abort, and on a condition that throws; no listener stays", async () => {
+    const { client, ws } = await rig();
+    clients.push(client);
+    const [m] = await naoMessages(1);
+    const ac = new AbortController();
+    const aborted = client.waitForState(undefined, { signal: ac.signal });
+    ac.abort(new Error("user gave up"));
+    await expect(aborted).rejects.toThrow("user gave up");
+    const throwing = client.waitForState(() => {
+      throw new Error("bad condition");
+    });
+    ws.send(m);
+    await expect(throwing).rejects.toThrow("bad condition");
+    const waiting = client.waitForState(() => false);
+    const closed = client.close();
+    await expect(waiting).rejects.toMatchObject({ code: "BL_ERR_CLIENT_CLOSED" });
+    await closed;
+    expect(client.listenerCount("state")).toBe(0);
+    await expect(client.waitForState()).rejects.toMatchObject({ code: "BL_ERR_CLIENT_CLOSED" });
+  });
+});
+

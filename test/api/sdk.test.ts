@@ -10,7 +10,7 @@ import { join } from "node:path";
 import WebSocket from "ws";
 import { afterEach, describe, expect, it } from "vitest";
 import { API_ORDER } from "../../src/bodies/nao/joints.js";
-import { ApiError, type BodylinkClient, type RobotState, connect } from "../../src/client/index.js";
+import { ApiError, type BodyClient, type BodylinkClient, type RobotState, connect } from "../../src/client/index.js";
 import { MonotonicClock, SimClock } from "../../src/runtime/clock.js";
 import { type RunningApiServer, startApiServer } from "../../src/serve/api/build.js";
 import { type AnyRobot, simNao, simP7, simTny, step } from "./helpers.js";
@@ -147,9 +147,9 @@ describe("robot API over loopback with the SDK", () => {
       expect(refused).toBeInstanceOf(ApiError);
       expect(refused).toMatchObject({ status: 409, code: "BL_ERR_AUTH_HELD", holder: { owner: "alice", source: "api" } });
       expect((refused as ApiError).message).toMatch(/held by alice \(api\) until \d{4}-\d\d-\d\dT/);
-      const r = await alice.setJointTargets({ stiffness: new Array(26).fill(0.3) });
+      const r = await (alice as BodyClient<"nao">).nao.setJointTargets({ stiffness: new Array(26).fill(0.3) });
       expect(r.applied).toEqual(["stiffness"]);
-      const noLease = await bob.setJointTargets({ stiffness: new Array(26).fill(0) }).catch((e: unknown) => e);
+      const noLease = await (bob as BodyClient<"nao">).nao.setJointTargets({ stiffness: new Array(26).fill(0) }).catch((e: unknown) => e);
       expect(noLease).toMatchObject({ status: 403, code: "BL_ERR_AUTH_REQUIRED" });
     }
     // `await using` released it: bob gets control at once.

@@ -1,6 +1,6 @@
 /**
  * What a per-body facet needs from its client (`BodylinkClient` implements it privately): the
- * body check, the newest current message, and REST. Browser-safe.
+ * body check, the newest current message, the joint names, the lease, and REST. Browser-safe.
  */
 import type { BodyKind, StateMessage } from "../messages.js";
 import type { SnapshotMeta } from "../snapshots.js";
@@ -13,6 +13,12 @@ export interface FacetHost {
   checkBody(kind: BodyKind, what: string): void;
   /** The newest message and its source stamp when it is current (connected, link ok, fresh), else null. */
   current(): { readonly message: Readonly<StateMessage>; readonly meta: SnapshotMeta } | null;
+  /** The newest message while the stream is open, however old (deep-frozen), else null. */
+  newest(): Readonly<StateMessage> | null;
+  /** Joint names in the order of every joint array (the stream's hello). */
+  jointNames(): readonly string[];
+  /** The id of the lease this client holds, or null. */
+  leaseId(): string | null;
   /** REST call; resolves the parsed answer or rejects with ApiError. */
   request<T>(method: string, path: string, body?: unknown): Promise<T>;
   /** A body command (POST /v1/commands/…) with the client's lease; resolves its `result`. */

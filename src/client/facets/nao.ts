@@ -1,18 +1,54 @@
 /**
  * The NAO's facet of the SDK (`client.nao`, once `client.body === "nao"`): its own readings
- * (battery, touch, feet, sonar, head) and commands (joints with stiffness, LEDs, sonar, smooth
- * enable/disable). Every call checks the body first: on another body it fails with ApiError
- * `BL_ERR_CLIENT_NOT_THIS_BODY` before anything is sent. Browser-safe.
+ * (joints by name, battery, touch, feet, sonar, head) and commands (joints with stiffness, LEDs,
+ * sonar, smooth enable/disable). Every call checks the body first: on another body it fails with
+ * ApiError `BL_ERR_CLIENT_NOT_THIS_BODY` before anything is sent. Browser-safe.
+ *
+ * Joints by name: the API's arrays are NAOqi's Body chain order, 26 joints (`NAO_JOINT_NAMES`),
+ * with both LHipYawPitch and RHipYawPitch. They are one motor on the robot, LoLA's LHipYawPitch
+ * (its slot 7; LoLA's arrays have 25 and no RHipYawPitch): reading either name reads that motor,
+ * and a command by name that gives only one of them sets both (given both, LHipYawPitch's value is
+ * used, as the runtime does, and its answer's `notes` say so).
  */
+import { API_ORDER, type ApiJoint } from "../../bodies/nao/joints.js";
+import { localError } from "../rest.js";
 import type { AppliedAnswer, NaoStateMessage } from "../messages.js";
 import { finiteArray, type SnapshotMeta } from "../snapshots.js";
 import { Facet, type FacetHost } from "./host.js";
 
-/** Joint targets in the API's joint order (`client.jointNames`): 26 values each. */
+/** A NAO joint's name (NAOqi's spelling). */
+export type NaoJointName = ApiJoint;
+/** The NAO's joint names in the API's order, the order of every NAO joint array (26). */
+export const NAO_JOINT_NAMES: readonly NaoJointName[] = API_ORDER;
+
+/** One value per joint: an array in `NAO_JOINT_NAMES` order (26), or some joints by name. */
+export type NaoJointValues = readonly number[] | { readonly [J in NaoJointName]?: number };
+
+/**
+ * Joint targets: positions (rad; hands 0..1) and/or stiffness (0..1). By name, the joints not
+ * named keep their target: what this client last sent under its current lease (since its last
+ * smooth enable/disable), else what the body reported last (a new holder's stiffness is 0 until it
+ * commands, so unnamed joints stay limp).
+ */
 export interface NaoJointTargets {
-  positions?: readonly number[];
-  stiffness?: readonly number[];
+  positions?: NaoJointValues;
+  stiffness?: NaoJointValues;
 }
+
+/** One joint's reading, from one cycle. */
+export interface NaoJointReading {
+  readonly positionRad: number;
+  /** Estimated from consecutive cycles (the NAO has no velocity sensor). */
+  readonly velocityRadS: number;
+  readonly currentA: number;
+  readonly temperatureC: number;
+  /** The stiffness the joint was sent, 0..1. */
+  readonly stiffness: number;
+  /** Temperature status 0..3. */
+  readonly status: number;
+}
+/** Every joint's reading by name (both HipYawPitch names read the one motor). */
+export type NaoJoints = SnapshotMeta & { readonly [J in NaoJointName]: NaoJointReading };
 export type NaoLedGroup = "chest" | "left_ear" | "right_ear" | "left_eye" | "right_eye" | "left_foot" | "right_foot" | "skull";
 
 export interface BatteryState extends SnapshotMeta {
@@ -57,11 +93,31 @@ export interface HeadState extends SnapshotMeta {
   readonly faceTemperatureC: number;
 }
 
+type SentTargets = { readonly lease: string | null; readonly positions: readonly number[] | null; readonly stiffness: readonly number[] | null };
+const NOTHING_SENT: SentTargets = Object.freeze({ lease: null, positions: null, stiffness: null });
+const HYP_L = API_ORDER.indexOf("LHipYawPitch");
+const HYP_R = API_ORDER.indexOf("RHipYawPitch");
+
 type Partially<T> = { readonly [K in keyof T]?: T[K] extends object ? Partial<T[K]> : T[K] };
 
 export class NaoFacet extends Facet<"nao"> {
   constructor(host: FacetHost) {
     super("nao", host);
+  }
+
+  /** Every joint by name, `client.nao.getJoints()?.HeadYaw.positionRad`; null when not current. */
+  getJoints(): NaoJoints | null {
+    const n = this.#now("getJoints");
+    if (!n) return null;
+    const f = n.f;
+    const cols = [f.joint_positions, f.joint_velocities, f.joint_currents, f.joint_temperatures, f.joint_stiffness, f.joint_status].map((a) => finiteArray(a, NAO_JOINT_NAMES.length));
+    const [p, v, c, t, st, status] = cols;
+    if (!p || !v || !c || !t || !st || !status) return null;
+    const out: Record<string, unknown> = { ...n.meta };
+    NAO_JOINT_NAMES.forEach((name, i) => {
+      out[name] = Object.freeze({ positionRad: p[i]!, velocityRadS: v[i]!, currentA: c[i]!, temperatureC: t[i]!, stiffness: st[i]!, status: status[i]! });
+    });
+    return Object.freeze(out) as unknown as NaoJoints;
   }
 
   getBatteryState(): BatteryState | null {
@@ -135,10 +191,21 @@ export class NaoFacet extends Facet<"nao"> {
     return this.host.request("GET", "/v1/boards");
   }
 
-  /** Positions and/or stiffness (26 each, `jointNames` order); out-of-limit positions are clamped and listed. */
+  /**
+   * Positions and/or stiffness, each 26 values in `NAO_JOINT_NAMES` order or some joints by name
+   * (`{ positions: { HeadYaw: 0.5 } }`: see NaoJointTargets for the rest); out-of-limit positions
+   * are clamped and listed.
+   */
   async setJointTargets(targets: NaoJointTargets): Promise<AppliedAnswer> {
     this.check("setJointTargets");
-    return this.host.command("/v1/commands/joints", targets);
+    const lease = this.host.leaseId();
+    if (this.#sent.lease !== lease) this.#sent = { lease, positions: null, stiffness: null };
+    const body: { positions?: readonly number[]; stiffness?: readonly number[] } = {};
+    if (targets.positions) body.positions = this.#full("positions", targets.positions, this.#sent.positions);
+    if (targets.stiffness) body.stiffness = this.#full("stiffness", targets.stiffness, this.#sent.stiffness);
+    const answer = await this.host.command<AppliedAnswer>("/v1/commands/joints", body);
+    if (this.#sent.lease === lease) this.#sent = { lease, positions: body.positions ?? this.#sent.positions, stiffness: body.stiffness ?? this.#sent.stiffness };
+    return answer;
   }
   /** LED intensities 0..1 per group, LoLA's index order within each group. */
   async setLeds(groups: Partial<Record<NaoLedGroup, readonly number[]>>): Promise<AppliedAnswer> {
@@ -152,11 +219,44 @@ export class NaoFacet extends Facet<"nao"> {
   }
   /** Stiffness up into the stand posture; resolves the estimated seconds. */
   smoothEnable(): Promise<{ estimatedS: number }> {
+    this.#sent = NOTHING_SENT; // the motion sets every target
     return this.smooth("smoothEnable");
   }
   /** Into the rest posture, then stiffness off; resolves the estimated seconds. */
   smoothDisable(): Promise<{ estimatedS: number }> {
+    this.#sent = NOTHING_SENT;
     return this.smooth("smoothDisable");
+  }
+
+  /** What this client last sent under `lease` (26 values each), for joints a command by name leaves out. */
+  #sent: SentTargets = NOTHING_SENT;
+
+  /** `values` as 26 in API order: an array as given (the runtime checks it), a record on top of what holds now. */
+  #full(key: "positions" | "stiffness", values: NaoJointValues, sent: readonly number[] | null): readonly number[] {
+    if (Array.isArray(values)) return values as readonly number[];
+    const named = values as { readonly [name: string]: number | undefined };
+    const unknown = Object.keys(named).filter((k) => !NAO_JOINT_NAMES.includes(k as NaoJointName));
+    if (unknown.length) throw localError("BL_ERR_CMD_INVALID", `${key}: no NAO joint ${unknown.map((k) => JSON.stringify(k)).join(", ")} (names: NAO_JOINT_NAMES, docs/api.md)`);
+    let base = sent;
+    if (!base) {
+      // The newest report, even past staleAfterMs: a limp or held joint is where it was.
+      const m = this.host.newest();
+      const reported = m?.body === "nao" ? finiteArray(key === "positions" ? m.joint_positions : m.joint_stiffness, NAO_JOINT_NAMES.length) : null;
+      if (!reported) throw localError("BL_ERR_STATE_NONE");
+      base = reported;
+    }
+    const out = base.slice();
+    NAO_JOINT_NAMES.forEach((name, i) => {
+      const v = named[name];
+      if (v !== undefined) out[i] = v;
+    });
+    // One motor, two names: naming one of them sets both (the runtime reads LHipYawPitch's).
+    const l = named.LHipYawPitch ?? named.RHipYawPitch;
+    if (l !== undefined) {
+      out[HYP_L] = l;
+      out[HYP_R] = named.RHipYawPitch ?? l;
+    }
+    return out;
   }
 
   /** The current NAO message's fields (possibly incomplete: checked field by field) and stamp. */
