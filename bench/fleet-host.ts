@@ -10,20 +10,16 @@
  */
 import { createInterface } from "node:readline";
 import { type RunningRuntime, startRuntime } from "../src/cli/serve.js";
+import { SIM_RUNTIME_OPTIONS } from "../test/support/sim-runtime.js";
 
 const [countArg, prefix, url, fleetDir] = process.argv.slice(2);
 const count = Number(countArg);
 const rts: RunningRuntime[] = [];
 for (let i = 0; i < count; i++) {
   const rt = await startRuntime({
+    ...SIM_RUNTIME_OPTIONS,
     body: "nao",
     name: `${prefix}-${i}`,
-    host: "127.0.0.1",
-    apiPort: 0,
-    lola: false,
-    lolaReaders: 0,
-    lolaGraceMs: 100,
-    acceptBoardVersion: [11],
     seed: i + 1,
     tny: false,
     ...(url && url !== "none" ? { fleet: url, ...(fleetDir ? { fleetDir: `${fleetDir}/${prefix}-${i}` } : {}) } : {}),

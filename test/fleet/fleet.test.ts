@@ -19,6 +19,7 @@ import { loadBundle } from "../../src/fleet/roster.js";
 import { subject } from "../../src/fleet/subjects.js";
 import { until } from "../support/until.js";
 import { hasNats, NATS_SKIP, type NatsServer, startNats } from "../support/nats.js";
+import { stopServes } from "../support/fleet.js";
 
 const run = promisify(execFile);
 const bin = join(import.meta.dirname, "../../bin/bodylink.js");
@@ -95,14 +96,7 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
 
   afterAll(async () => {
     await client?.close().catch(() => undefined);
-    await Promise.all(
-      rts.map(async (r) => {
-        if (r.child.exitCode !== null || r.child.signalCode !== null) return;
-        const exited = new Promise((res) => r.child.once("exit", res));
-        r.child.kill("SIGINT");
-        await exited;
-      }),
-    );
+    await stopServes(rts.map((r) => r.child));
     await nats?.close();
     rmSync(dir, { recursive: true, force: true });
   }, 60_000);

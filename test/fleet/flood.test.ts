@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FleetClient } from "../../src/fleet/client.js";
 import { loadBundle } from "../../src/fleet/roster.js";
 import { subject } from "../../src/fleet/subjects.js";
-import { type ClosedFleet, startClosedFleet } from "../support/fleet.js";
+import { type ClosedFleet, startClosedFleet, stopServes } from "../support/fleet.js";
 import { hasNats, NATS_SKIP } from "../support/nats.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
 
@@ -114,14 +114,7 @@ describe.skipIf(!hasNats)("a fleet e-stop under a 90k/s request flood", { timeou
 
   afterAll(async () => {
     await client?.close().catch(() => undefined);
-    await Promise.all(
-      rts.map(async (r) => {
-        if (r.child.exitCode !== null || r.child.signalCode !== null) return;
-        const exited = new Promise((res) => r.child.once("exit", res));
-        r.child.kill("SIGINT");
-        await exited;
-      }),
-    );
+    await stopServes(rts.map((r) => r.child));
     await fleet?.close();
   }, 60_000);
 

@@ -3,6 +3,7 @@
  * (loopback, a free port, its own JetStream store), Debian's nats-server with exactly that file,
  * and each identity's bundle and client at hand. Runtimes join with `fleetDir: fleet.bundle(NAME)`.
  */
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,4 +44,16 @@ export async function startClosedFleet(o: { robots: string[]; operators?: string
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Ends each `serve` child with SIGINT (the operator's Ctrl-C: the runtime leaves the fleet cleanly) and waits for its exit. */
+export async function stopServes(children: readonly ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((res) => child.once("exit", res));
+      child.kill("SIGINT");
+      await exited;
+    }),
+  );
 }
