@@ -24,7 +24,6 @@ for (let i = 0; i < count; i++) {
     tny: false,
     ...(url && url !== "none" ? { fleet: url, ...(fleetDir ? { fleetDir: `${fleetDir}/${prefix}-${i}` } : {}) } : {}),
     quiet: true,
-    log: () => undefined,
   });
   rts.push(rt);
 }

@@ -56,6 +56,8 @@ export const ERRORS = {
   BL_ERR_SERVE_PORT_IN_USE: { status: 409, message: "the %s port %s on %s is in use (another bodylink, or another program); choose another with %s (0 picks a free one)" },
   BL_ERR_SERVE_BAD_HOST: { status: 400, message: "cannot bind to --host %s: %s; give an address of this machine (127.0.0.1: loopback only, 0.0.0.0: every interface)" },
   BL_ERR_SERVE_LISTEN: { status: 500, message: "cannot serve the %s: %s" },
+  BL_ERR_CLI_CONFIG: { status: 400, message: "%s has %s problem%s (each listed above with its key's path); fix the file, then check it with `bodylink config print --config FILE`" },
+  BL_ERR_LOG_FILE: { status: 500, message: "cannot write the log to %s: %s; check the directory exists and is writable, or leave out --log-file (the log then goes to stderr)" },
   BL_ERR_API_BAD_REQUEST: { status: 400, message: "invalid request: %s" },
   BL_ERR_API_NO_ROUTE: { status: 404, message: "no route %s %s; GET /openapi.json lists every route" },
   BL_ERR_API_INTERNAL: { status: 500, message: "internal error: %s; this is a bug, please report it with the request that caused it" },

@@ -249,11 +249,18 @@ describe("flags that do not apply are not silently ignored (item 4)", () => {
     const env = envFor();
     const s = await serve(env, "--body", "p7", "--api-port", "0", "--tny-host", "10.0.0.1", "--lola-readers", "2");
     await s.stop();
-    const warnings = s.err().trim().split("\n").filter((l) => l.startsWith("bodylink: warning: ")).sort(); // stderr also carries the safety log
-    expect(warnings).toEqual(["bodylink: warning: --lola-readers applies to --body nao only; ignored with --body p7", "bodylink: warning: --tny-host applies to --body tny360 only; ignored with --body p7"]);
+    // Warnings in the runtime's log (JSON off a terminal), beside the safety log's lines.
+    const ignored = (err: string) =>
+      err
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { level: number; event?: string; msg: string })
+        .filter((r) => r.event === "flag_ignored" && r.level === 40)
+        .map((r) => r.msg);
+    expect(ignored(s.err()).sort()).toEqual(["--lola-readers applies to --body nao only; ignored with --body p7", "--tny-host applies to --body tny360 only; ignored with --body p7"]);
     const env2 = envFor();
     const t = await serve(env2, "--no-lola", "--lola-readers", "2", "--api-port", "0");
     await t.stop();
-    expect(t.err()).toContain("bodylink: warning: --lola-readers has no effect with --no-lola; ignored");
+    expect(ignored(t.err())).toContain("--lola-readers has no effect with --no-lola; ignored");
   });
 });

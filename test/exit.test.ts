@@ -98,13 +98,14 @@ describe("every exit takes the stop path", () => {
     const r = await endWith({ fault: "throw" });
     expectCleanStop(r);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/^bodylink: uncaught exception: Error: injected fault \(BODYLINK_TEST_FAULT\).*; stopping the body$/m);
+    // One fatal record in the runtime's log (JSON off a terminal), with the error's stack.
+    expect(r.out).toMatch(/^\{"level":60,.*"event":"crash","err":\{"type":"Error","message":"injected fault \(BODYLINK_TEST_FAULT\)".*"msg":"uncaught exception; stopping the body"\}$/m);
   }, 90_000);
 
   it("an unhandled rejection: the same path, exit 1", async () => {
     const r = await endWith({ fault: "reject" });
     expectCleanStop(r);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/bodylink: unhandled rejection: Error: injected fault/);
+    expect(r.out).toMatch(/^\{"level":60,.*"message":"injected fault \(BODYLINK_TEST_FAULT\)".*"msg":"unhandled rejection; stopping the body"\}$/m);
   }, 90_000);
 });

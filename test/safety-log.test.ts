@@ -4,15 +4,19 @@
  */
 import { describe, expect, it } from "vitest";
 import { SimClock } from "../src/runtime/clock.js";
-import { attachSafetyLog, formatLogLine } from "../src/serve/safety-log.js";
+import { attachSafetyLog, safeFields } from "../src/serve/safety-log.js";
+import { createLog } from "../src/serve/logger.js";
 import { escapeForLog } from "../src/serve/log.js";
 import { simNao } from "./api/helpers.js";
+
+/** A JSON log into `lines` (one line per record, newline stripped). */
+const into = (lines: string[]) => createLog({ format: "json", stream: { write: (l) => lines.push(l.replace(/\n$/, "")) } }).logger;
 
 describe("safety log", () => {
   it("logs lease, e-stop and reset as one pino-format line each, with the owner and the source; a newline in the owner is escaped", async () => {
     const robot = await simNao(new SimClock());
     const lines: string[] = [];
-    const log = attachSafetyLog(robot, (l) => lines.push(l));
+    const log = attachSafetyLog(robot, into(lines));
     const evil = "alice\nbodylink: lease granted to root\u001b[2J\u2028";
     const got = robot.authority.acquire(evil, "api", 1000);
     expect(got.ok).toBe(true);
@@ -38,7 +42,7 @@ describe("safety log", () => {
   it("refusals: the first at once, repeats folded (no line per request)", async () => {
     const robot = await simNao(new SimClock());
     const lines: string[] = [];
-    const log = attachSafetyLog(robot, (l) => lines.push(l));
+    const log = attachSafetyLog(robot, into(lines));
     for (let i = 0; i < 50; i++) log.refused("api request (BL_ERR_WEB_ORIGIN)", `POST /v1/estop from 127.0.0.1 #${i}`);
     log.close();
     expect(lines.length).toBeLessThanOrEqual(2);
@@ -49,6 +53,21 @@ describe("safety log", () => {
     expect(escapeForLog("plain text, ünïcode ok")).toBe("plain text, ünïcode ok");
     expect(escapeForLog("a\r\nb\u001b[31m\u007f\u0085\u2029")).toBe("a\\u000d\\u000ab\\u001b[31m\\u007f\\u0085\\u2029");
     expect(escapeForLog("x".repeat(500))).toHaveLength(201);
-    expect(JSON.parse(formatLogLine("warn", "e", { owner: "a\nb" }, "m"))).toMatchObject({ level: 40, event: "e", owner: "a\\u000ab" });
+    expect(safeFields("e", { owner: "a\nb" })).toEqual({ event: "e", owner: "a\\u000ab" });
+  });
+
+  it("a normal shutdown is one info line (`shutdown`), not an e-stop warning; the latch itself is set as before", async () => {
+    const robot = await simNao(new SimClock());
+    const lines: string[] = [];
+    const log = attachSafetyLog(robot, into(lines));
+    expect(robot.authority.acquire("lola", "lola", 1000).ok).toBe(true);
+    robot.estop({ category: 0, source: "shutdown", reason: "shutdown: SIGINT" });
+    log.close();
+    expect(robot.estopState().latched).toBe(true);
+    const records = lines.map((l) => JSON.parse(l) as { level: number; event: string; msg: string });
+    expect(records.filter((r) => r.level >= 40)).toEqual([]);
+    expect(records.find((r) => r.event === "shutdown")).toMatchObject({ level: 30, msg: expect.stringMatching(/^stopping \(shutdown: SIGINT\)/) });
+    expect(records.find((r) => r.event === "lease_revoked")?.level).toBe(30);
+    expect(records.some((r) => r.event === "estop")).toBe(false);
   });
 });

@@ -3,6 +3,7 @@
  * --help; every error is one line on stderr with a code and a non-zero exit (2 for usage errors).
  */
 import { registerChest } from "./chest.js";
+import { registerConfig } from "./config.js";
 import { registerEstop } from "./estop.js";
 import { registerExport } from "./export.js";
 import { registerInspect } from "./inspect.js";
@@ -10,9 +11,9 @@ import { registerFleet } from "./fleet.js";
 import { registerLs } from "./ls.js";
 import { registerLolaDump, registerRecord } from "./record.js";
 import { registerReplay } from "./replay.js";
-import { registerServe } from "./serve.js";
+import { addServeOptions, registerServe } from "./serve.js";
 import { registerVerify } from "./verify.js";
 import { runCli } from "./program.js";
 
-const code = await runCli([registerServe, registerLs, registerRecord, registerLolaDump, registerVerify, registerReplay, registerExport, registerFleet, registerInspect, registerChest, registerEstop]);
+const code = await runCli([registerServe, (p) => registerConfig(p, addServeOptions), registerLs, registerRecord, registerLolaDump, registerVerify, registerReplay, registerExport, registerFleet, registerInspect, registerChest, registerEstop]);
 if (code !== 0) process.exit(code);

@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { LolaDump } from "../record/lola-dump.js";
 import { formatRecordingInfo, readRecordingInfo } from "../record/reader.js";
 import { CliError, parseIntOption } from "./errors.js";
+import { optionsWithConfig } from "./config.js";
 import { addServeOptions, runServe } from "./serve.js";
 
 export function registerLolaDump(program: Command): void {
@@ -37,7 +38,8 @@ export function registerRecord(program: Command): void {
       .description("run the runtime like `serve` and record it to an MCAP file (raw chest-board frames, LoLA messages, decoded and API state, events); --info FILE describes a recording")
       .option("--info", "describe an existing recording instead: channels, schemas, counts, duration, size")
       .option("--json", "with --info: print JSON"),
-  ).action(async (file: string | undefined, raw: Record<string, unknown>) => {
+  ).action(async (file: string | undefined, _raw: Record<string, unknown>, cmd: Command) => {
+    const raw = optionsWithConfig(cmd).opts;
     if (!file) throw new CliError("record needs a FILE (e.g. bodylink record run.mcap)", 2);
     if (raw.info) {
       const info = await readRecordingInfo(file);

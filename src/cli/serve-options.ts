@@ -5,6 +5,7 @@
  */
 import type { WakeMode } from "../runtime/clock.js";
 import type { NaoSimKind } from "../bodies/nao/sim-world.js";
+import type { LogFormat, Logger, LogLevel } from "../serve/logger.js";
 
 export const VERSION = "0.1.0";
 export const DEFAULT_API_PORT = 8780;
@@ -71,8 +72,17 @@ export interface ServeOptions {
   fleetOperatorDir?: string;
   /** Presence TTL, ms (default 5000): a killed runtime leaves the fleet within it. */
   fleetTtlMs?: number;
-  /** Where the fleet bridge logs (connection lost/regained, name taken). Default: stderr with a timestamp. */
-  log?: (level: "info" | "warn" | "error", line: string) => void;
+  /**
+   * Where the runtime logs (the safety log, the fleet bridge, the recorder, the robot API's internal
+   * errors): serve/logger.ts. Defaults to a JSON log on stderr (nothing with `quiet`).
+   */
+  logger?: Logger;
+  /** `serve --log-format`: pretty | json (default: pretty on a terminal, else json). Read by runServe. */
+  logFormat?: LogFormat;
+  /** `serve --log-level` (default info). Read by runServe. */
+  logLevel?: LogLevel;
+  /** `serve --log-file`: append the log to this file instead of stderr. Read by runServe. */
+  logFile?: string;
   /** Collect V8's young generation between cycles at most this often, ms; 0 leaves it to V8. Defaults to 100. */
   gcEveryMs?: number;
   /**
@@ -81,6 +91,7 @@ export interface ServeOptions {
    * DEFAULT_HOST_TIMEOUT_MS (1000).
    */
   hostTimeoutMs?: number;
+  /** Log nothing (tests, benches), when no `logger` is given. */
   quiet?: boolean;
   /** Record to this MCAP file (docs/recordings.md). */
   record?: string;

@@ -21,8 +21,10 @@ import { DEFAULT_FLEET_URL, type FleetConnectOptions, natsOptions, redactUrl, re
 import { type FleetBundle, loadBundle } from "../fleet/roster.js";
 import { subject } from "../fleet/subjects.js";
 import { checkName, checkRuntimeDir, defaultName, listRuntimes, ownProcStart, type RuntimeRecord, removeRuntimeRecord, updateRuntime, writeRuntime } from "./discovery.js";
-import { CliError, listenError, parseChoice, parseIntOption, usageError, warn } from "./errors.js";
-import { escapeForLog } from "../serve/log.js";
+import { CliError, listenError, parseChoice, parseIntOption, usageError } from "./errors.js";
+import { coreLineRecord, createLog, LOG_FORMATS, LOG_LEVELS, type Logger, silentLogger } from "../serve/logger.js";
+import { setCoreLogSink } from "../host/core-host.js";
+import { optionsWithConfig } from "./config.js";
 import { DEFAULT_HOST_TIMEOUT_MS, HOST_TIMEOUT_RANGE_MS } from "../rt/core-shm.js";
 import { ESTOP_SOCKET_SUFFIX, MAX_SOCKET_PATH_BYTES, serveEstopSocket } from "../serve/estop-socket.js";
 import { join } from "node:path";
@@ -57,6 +59,14 @@ export interface RunningRuntime {
   lines: string[];
   /** The one stop path (safeStop, then every server closed, the body stopped, the record removed). */
   close(reason?: string): Promise<void>;
+}
+
+/** A `(level, line)` or `(line)` callback (the fleet bridge's, the recorder's) onto a logger. */
+function logTo(log: Logger, level: "info" | "warn" | "error" = "info"): (levelOrLine: string, line?: string) => void {
+  return (a, b) => {
+    if (b === undefined) log[level](a.replace(/^bodylink: /, ""));
+    else log[a === "warn" || a === "error" ? a : "info"](b);
+  };
 }
 
 /** How long the stop path waits for the cycle that shows the safe state (LoLA clients get that frame). */
@@ -132,8 +142,6 @@ export function fleetConnectOptions(o: FleetFlags, bundle: FleetBundle | null = 
   };
 }
 
-const stderrLog = (level: "info" | "warn" | "error", line: string) => console.error(`${new Date().toISOString()} ${level} ${line}`);
-
 /**
  * Start a body and its servers (used by the CLI and by integration tests): the body's serve entry
  * (SERVE_ENTRIES: its core in its worker; `entry` replaces it only for `bodylink replay`), then the
@@ -142,6 +150,7 @@ const stderrLog = (level: "info" | "warn" | "error", line: string) => console.er
 export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<RunningRuntime> {
   const closers: Array<() => Promise<void>> = [];
   let fleet: FleetBridge | null = null;
+  const log = o.logger ?? (o.quiet ? silentLogger() : createLog().logger);
   // Checked before anything opens: a bad --fleet URL, an unreadable creds file or bundle, or no credentials at all is one clear line.
   const bundle = o.fleet !== undefined ? fleetBundleOf(o) : null;
   if (bundle && bundle.role !== "robot") throw new BodylinkError("BL_ERR_FLEET_CONFIG", `--fleet-dir ${bundle.dir} is the ${bundle.role} ${bundle.name}'s bundle; a runtime joins with a robot's`);
@@ -197,7 +206,7 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
       closers.unshift(() => es.close());
     }
     lines.push(estopPath ? `local e-stop: ${estopPath} (\`bodylink estop\` tries it before the API)` : `local e-stop: none (${estopCandidate} is too long for a socket; set BODYLINK_RUNTIME_DIR shorter)`);
-    const slog = attachSafetyLog(robot, o.quiet ? () => undefined : undefined);
+    const slog = attachSafetyLog(robot, log.child({ component: "safety" }));
     safety = slog;
     closers.push(async () => slog.close());
     if (fleetOpts) {
@@ -212,10 +221,11 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
         ...(bundle ? { operators: bundle.operators, robots: bundle.robots } : {}),
         insecure: o.fleetInsecure === true,
         operatorKey,
-        log: o.log ?? (o.quiet ? () => undefined : stderrLog),
+        log: logTo(log.child({ component: "fleet" })),
       });
     }
-    const apiOpts = { host: o.host, ...access, ...(o.maxSubscribers !== undefined ? { maxSubscribers: o.maxSubscribers } : {}), ...(o.maxConnections !== undefined ? { maxConnections: o.maxConnections } : {}), ...(fleet ? { fleet } : {}), ...(started.lockstep ? { lockstep: started.lockstep } : {}) };
+    // fastify logs its internal errors through the runtime's log; its e-stop warnings are the safety log's already.
+    const apiOpts = { host: o.host, ...access, loggerInstance: log.child({ component: "api" }, { level: log.levelVal > 50 ? log.level : "error" }), ...(o.maxSubscribers !== undefined ? { maxSubscribers: o.maxSubscribers } : {}), ...(o.maxConnections !== undefined ? { maxConnections: o.maxConnections } : {}), ...(fleet ? { fleet } : {}), ...(started.lockstep ? { lockstep: started.lockstep } : {}) };
     const api = await startApiServer(robot, { ...apiOpts, port: o.apiPort ?? DEFAULT_API_PORT }).catch((e: unknown) => {
       // Without --api-port, a taken 8780 (another runtime) is no error: take a free port and print it.
       if (o.apiPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startApiServer(robot, { ...apiOpts, port: 0 });
@@ -233,6 +243,7 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
         {
           ...(o.record ? { path: o.record, splitMb: o.splitMb, durationS: o.duration } : {}),
           library: "bodylink 0.1.0",
+          log: logTo(log.child({ component: "record" }), "error"),
           ...(o.onRecordingStop ? { onStop: o.onRecordingStop } : {}),
         },
       );
@@ -286,10 +297,11 @@ function parseSpinMs(v: string): number | "auto" {
   return n;
 }
 
-/** The options `serve` and `record` share. */
+/** The options `serve` and `record` share: the body's first, the fleet's credentials with the fleet's, the log's last. */
 export function addServeOptions(cmd: Command): Command {
-  return addFleetCredentialOptions(cmd)
+  cmd
     .option("--body <body>", BODY_KINDS.join(" | "), "nao")
+    .option("--config <file>", "read these options from a YAML (or JSON) file, per robot; flags override it (docs/operations.md; `bodylink config print` shows the result)")
     .option("--core-wake <mode>", `the body's real-time core (in its own thread) waits for its next cycle by: ${WAKE_MODES.join(" | ")} (default ${WORKER_WAKE_DEFAULT}; docs/architecture.md, Wake-up)`, parseChoice("--core-wake", WAKE_MODES))
     .option("--core-spin-ms <ms>", 'with --core-wake wait or block: end the futex wait this long before each deadline and spin the rest, 0..2 ms, or "auto" (default: learned from how late the futex wakes on this machine)', parseSpinMs)
     .option("--name <name>", "this runtime's name: unique on this machine, the robot's name in a fleet (default: BODY-HOST, then BODY-HOST-2 …)")
@@ -318,7 +330,8 @@ export function addServeOptions(cmd: Command): Command {
     .option("--fleet [url]", `join a fleet over NATS (default ${DEFAULT_FLEET_URL}; tls://HOST:PORT for TLS; docs/fleet.md)`)
     .option("--fleet-rate <hz>", "state messages per second on bodylink.NAME.state", parseIntOption("--fleet-rate", 1, 50))
     .option("--fleet-ttl-ms <ms>", "presence TTL: a killed runtime leaves the fleet within it (same for the whole fleet)", parseIntOption("--fleet-ttl-ms", 1000, 60000))
-    .option("--fleet-operator-dir <dir>", "an operator's bundle whose key signs the /fleet page's resets (without one, robots refuse them)")
+    .option("--fleet-operator-dir <dir>", "an operator's bundle whose key signs the /fleet page's resets (without one, robots refuse them)");
+  return addFleetCredentialOptions(cmd)
     .option(
       "--gc-every-ms <ms>",
       "collect V8's young generation between cycles at most this often, so it never stops a cycle at random (0: leave it to V8)",
@@ -332,7 +345,10 @@ export function addServeOptions(cmd: Command): Command {
     )
     .option("--split-mb <mb>", "with a recording: start a new file every N MB (files FILE-0001.mcap, FILE-0002.mcap, ...)", parseIntOption("--split-mb", 1, 1_000_000))
     .option("--duration <s>", "with a recording: stop recording after N seconds", parseIntOption("--duration", 1, 31_536_000))
-    .option("--foxglove [port]", `serve the recording's channels live to Foxglove (foxglove.websocket.v1; default port ${DEFAULT_FOXGLOVE_PORT}, same access rules as the API)`, parseIntOption("--foxglove", 0, 65535));
+    .option("--foxglove [port]", `serve the recording's channels live to Foxglove (foxglove.websocket.v1; default port ${DEFAULT_FOXGLOVE_PORT}, same access rules as the API)`, parseIntOption("--foxglove", 0, 65535))
+    .option("--log-format <format>", `the log's lines: ${LOG_FORMATS.join(" | ")} (default: pretty on a terminal, json otherwise: a file, a pipe, journald)`, parseChoice("--log-format", LOG_FORMATS))
+    .option("--log-level <level>", `log this level and above: ${LOG_LEVELS.join(" | ")} (default info)`, parseChoice("--log-level", LOG_LEVELS))
+    .option("--log-file <file>", "append the log to FILE instead of stderr (rotate it with logrotate's copytruncate; docs/operations.md)");
 }
 
 type RawServeOptions = Omit<ServeOptions, "acceptBoardVersion"> & { acceptBoardVersion?: number[] };
@@ -350,7 +366,24 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
     ...(fleetFlag === undefined && rest.fleetDir === undefined ? {} : { fleet: typeof fleetFlag === "string" ? fleetFlag : (process.env.BODYLINK_FLEET ?? fleetBundleOf(rest)?.url ?? DEFAULT_FLEET_URL) }),
     acceptBoardVersion: raw.acceptBoardVersion ?? [...HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS],
   };
-  if (opts.given) for (const w of inapplicableFlags(o, opts.given)) warn(w);
+  // The one log (serve/logger.ts): opened first, so everything after, a bad flag's warning included, goes through it.
+  let log: Logger;
+  try {
+    log = o.logger ?? createLog({ ...(o.logFormat ? { format: o.logFormat } : {}), ...(o.logLevel ? { level: o.logLevel } : {}), ...(o.logFile !== undefined ? { file: o.logFile } : {}) }).logger;
+  } catch (e) {
+    throw new BodylinkError("BL_ERR_LOG_FILE", o.logFile ?? "stderr", (e as Error).message);
+  }
+  o.logger = log;
+  const cli = log.child({ component: "serve" });
+  // Each core's own lines (its LoLA server, its lifecycle) as records of the same log.
+  setCoreLogSink((line) => {
+    const r = coreLineRecord(line);
+    log[r.level]({ component: r.component }, r.msg);
+  });
+  // Node's own warnings (deprecations, experimental features) too, instead of its raw stderr text.
+  process.removeAllListeners("warning");
+  process.on("warning", (w) => log.warn({ component: "node", event: "warning", code: (w as Error & { code?: string }).code ?? w.name }, w.message));
+  if (opts.given) for (const w of inapplicableFlags(o, opts.given)) cli.warn({ event: "flag_ignored" }, w);
   if ((o.splitMb || o.duration) && !o.record) throw new CliError("--split-mb and --duration need a recording (serve --record FILE, or bodylink record FILE)", 2);
   let progress: NodeJS.Timeout | null = null;
   let rt: RunningRuntime | null = null;
@@ -373,7 +406,7 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   o.onRecordingStop = (reason) => {
     if (reason === null) {
       if (opts.exitWhenRecordingEnds) void stop(`recorded for ${o.duration} s`);
-      else console.log(`\nrecording ended after ${o.duration} s; the runtime goes on`);
+      else cli.info({ event: "recording_ended" }, `recording ended after ${o.duration} s; the runtime goes on`);
     } else if (progress) {
       clearInterval(progress);
       progress = null;
@@ -383,7 +416,7 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   process.stdout.on("error", () => {}); // a closed terminal (SIGHUP) must not turn into a crash
   // A core that dies has already sent the body its safe state: say so in one line and exit non-zero.
   rt.host?.onDied((line) => {
-    console.error(`bodylink: ${line}`);
+    cli.fatal({ event: "core_died" }, line);
     process.exit(1);
   });
   if (process.env.BODYLINK_TEST_HOOKS === "1") {
@@ -400,6 +433,8 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   process.once("exit", () => removeRuntimeRecord()); // whatever ends the process, the record goes (synchronous)
   for (const l of rt.lines) console.log(l);
   console.log("Ctrl-C to stop.");
+  const r = rt.record;
+  cli.info({ event: "started", name: r.name, body: r.body, transport: r.transport, api: r.apiUrl, lola: r.lolaPath, tny: r.tnyUrl, estop: r.estopPath ?? null }, `serving ${r.name} (${r.body}, ${r.transport})`);
   const rec = rt.recorder;
   if (rec && process.stdout.isTTY) {
     progress = setInterval(() => {
@@ -413,7 +448,7 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   }
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void stop(sig));
   const crash = (what: string) => (e: unknown) => {
-    console.error(`bodylink: ${what}: ${escapeForLog(e instanceof Error ? (e.stack ?? e.message) : String(e))}; stopping the body`);
+    cli.fatal({ event: "crash", err: e instanceof Error ? e : new Error(String(e)) }, `${what}; stopping the body`);
     void stop(what, 1);
   };
   process.on("uncaughtException", crash("uncaught exception"));
@@ -443,7 +478,10 @@ function say(line: string): void {
 export function registerServe(program: Command): void {
   addServeOptions(program.command("serve").description("run the runtime: a body (simulated unless told otherwise) and its servers"))
     .option("--record <file>", "record everything to an MCAP file while serving (docs/recordings.md)")
-    .action(async (raw: RawServeOptions, cmd: Command) => runServe(raw, { given: (key) => cmd.getOptionValueSource(key) === "cli" }));
+    .action(async (_raw: RawServeOptions, cmd: Command) => {
+      const { opts } = optionsWithConfig(cmd);
+      await runServe(opts as RawServeOptions, { given: (key) => ["cli", "config"].includes(cmd.getOptionValueSource(key) ?? "") });
+    });
 }
 
 /** Options (commander's keys) that only one body reads. */

@@ -31,6 +31,7 @@
  * Everything here is prepare side: it may allocate and it may be slow; the core never waits for it.
  */
 import { Worker } from "node:worker_threads";
+import { createInterface } from "node:readline";
 import type { BodyKind } from "../bodies/registry.js";
 import { BodylinkError, type ErrorCode } from "../errors.js";
 import { EventEmitter } from "node:events";
@@ -357,12 +358,23 @@ export interface CoreStart<H> {
  * thread), so the entry loads the same way from both.
  */
 function launch(entry: string, workerData: unknown): Worker {
-  const workerOpts = { workerData, stdout: false, stderr: false };
+  // The core's stderr (its LoLA server's lines, its lifecycle's) comes here line by line, for the runtime's log.
+  const workerOpts = { workerData, stdout: false, stderr: true };
+  let worker: Worker;
   if (import.meta.url.endsWith(".ts")) {
     const src = JSON.stringify(new URL(`../rt/${entry}.ts`, import.meta.url).href);
-    return new Worker(`import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((m) => { m.register(); return import(${src}); }).catch((e) => { throw e; });`, { ...workerOpts, eval: true });
-  }
-  return new Worker(new URL(`../rt/${entry}.js`, import.meta.url), workerOpts);
+    worker = new Worker(`import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((m) => { m.register(); return import(${src}); }).catch((e) => { throw e; });`, { ...workerOpts, eval: true });
+  } else worker = new Worker(new URL(`../rt/${entry}.js`, import.meta.url), workerOpts);
+  createInterface({ input: worker.stderr, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => coreLogSink(line));
+  return worker;
+}
+
+/** Where every core's own lines go: this process's stderr, unless serve routes them into its log. */
+let coreLogSink: (line: string) => void = (line) => process.stderr.write(`${line}\n`);
+
+/** Route every core's stderr lines (one call per line) to `sink`; serve points it at its log (serve/logger.ts). */
+export function setCoreLogSink(sink: (line: string) => void): void {
+  coreLogSink = sink;
 }
 
 /** Each buffer's regions, set by `boot` before the host is built (subclass constructors stay as they are). */

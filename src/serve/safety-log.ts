@@ -1,7 +1,8 @@
 /**
- * Safety events, one line each (docs/security.md), in pino's line format (the format fastify's
- * logger writes: one JSON object per line with level, time, pid, hostname, msg), so one parser
- * reads both: e-stop and reset with their source; lease acquired, released, expired (the lapse of a
+ * Safety events, one line each (docs/security.md), through the runtime's one pino logger
+ * (serve/logger.ts: JSON lines with level, time, pid, hostname, msg, or their pretty rendering):
+ * e-stop and reset with their source (the latch a normal shutdown sets is an `info` line,
+ * `shutdown`: stopping is the intended end, not an alarm); lease acquired, released, expired (the lapse of a
  * lease not renewed) and revoked, with the owner; late cycles and link changes (at most one line
  * per kind per second); refused connections (the same).
  *
@@ -11,25 +12,22 @@
  *
  * Prepare side only: event listeners and a 1 s timer on the main thread, never in the cycle.
  */
-import { hostname } from "node:os";
 import type { LeaseInfo } from "../runtime/authority.js";
 import type { ControlAuthority } from "../runtime/authority.js";
 import type { BodyRuntime } from "../runtime/robot.js";
 import { escapeForLog } from "./log.js";
+import { createLog, type Logger } from "./logger.js";
 
-/** pino's levels. */
-export const LOG_LEVEL = { info: 30, warn: 40, error: 50 } as const;
-export type LogLevelName = keyof typeof LOG_LEVEL;
+/** The levels safety events use (pino's numbers 30, 40, 50). */
+export type LogLevelName = "info" | "warn" | "error";
 
-export type LogSink = (line: string) => void;
+type Fields = Record<string, string | number | boolean | null>;
 
-const HOST = hostname();
-
-/** One pino-format line. Field values that are strings are escaped and bounded. */
-export function formatLogLine(level: LogLevelName, event: string, fields: Record<string, string | number | boolean | null>, msg: string, timeMs = Date.now()): string {
-  const safe: Record<string, string | number | boolean | null> = {};
+/** The fields of one event with every string escaped and bounded (client text: serve/log.ts). */
+export function safeFields(event: string, fields: Fields): Fields {
+  const safe: Fields = { event };
   for (const [k, v] of Object.entries(fields)) safe[k] = typeof v === "string" ? escapeForLog(v) : v;
-  return JSON.stringify({ level: LOG_LEVEL[level], time: timeMs, pid: process.pid, hostname: HOST, event, ...safe, msg: escapeForLog(msg, 500) });
+  return safe;
 }
 
 export interface SafetyLog {
@@ -43,16 +41,22 @@ export interface SafetyLog {
 
 const RATE_MS = 1000;
 
-/** Attach the safety log to a robot's authority and health; lines go to `sink` (default stderr). */
-export function attachSafetyLog(robot: BodyRuntime, sink: LogSink = (l) => process.stderr.write(`${l}\n`)): SafetyLog {
-  const event: SafetyLog["event"] = (level, name, fields, msg) => sink(formatLogLine(level, name, fields, msg));
+/** Attach the safety log to a robot's authority and health; lines go to `log` (default: a JSON log on stderr). */
+export function attachSafetyLog(robot: BodyRuntime, log: Logger = createLog({ format: "json" }).logger): SafetyLog {
+  const event: SafetyLog["event"] = (level, name, fields, msg) => log[level](safeFields(name, fields), escapeForLog(msg, 500));
   const a: ControlAuthority = robot.authority;
   const who = (h: LeaseInfo) => ({ owner: h.owner, source: h.source });
   const onAcquired = (h: LeaseInfo) => event("info", "lease_acquired", { ...who(h), expires_at_epoch_ms: h.expiresAtEpochMs }, `control acquired by ${h.owner} (${h.source})`);
+  // Once the shutdown latch is set, the leases it revokes are part of the intended end too.
+  let shuttingDown = false;
   const onReleased = (h: LeaseInfo, why: "released" | "expired" | "revoked") =>
-    event(why === "released" ? "info" : "warn", `lease_${why}`, who(h), `control ${why === "expired" ? "expired (not renewed in time)" : why}: ${h.owner} (${h.source})`);
-  const onEstop = (e: ReturnType<BodyRuntime["estopState"]>) =>
-    event("warn", "estop", { source: e.source, reason: e.reason, category: e.category, phase: e.phase }, `emergency stop latched by ${e.source ?? "?"}: ${e.reason ?? ""}`);
+    event(why === "released" || shuttingDown ? "info" : "warn", `lease_${why}`, who(h), `control ${why === "expired" ? "expired (not renewed in time)" : why}: ${h.owner} (${h.source})`);
+  const onEstop = (e: ReturnType<BodyRuntime["estopState"]>) => {
+    if (e.source === "shutdown") {
+      shuttingDown = true;
+      event("info", "shutdown", { reason: e.reason, category: e.category }, `stopping (${e.reason ?? "shutdown"}): the body is taken to its safe state and held there (e-stop latched until the process ends)`);
+    } else event("warn", "estop", { source: e.source, reason: e.reason, category: e.category, phase: e.phase }, `emergency stop latched by ${e.source ?? "?"}: ${e.reason ?? ""}`);
+  };
   const onReset = (_e: unknown, req: { source: string; reason: string }) => event("warn", "estop_reset", { source: req.source, reason: req.reason }, `emergency stop reset by ${req.source}: ${req.reason}`);
   a.on("acquired", onAcquired);
   a.on("released", onReleased);

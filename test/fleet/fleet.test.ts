@@ -190,7 +190,7 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
       expect(during[i]!.link, rts[i]!.name).toBe("ok");
       expect(during[i]!.cycle.cycles, rts[i]!.name).toBeGreaterThan(before[i]!.cycle.cycles);
     }
-    for (const rt of rts) expect(rt.err).toMatch(new RegExp(`warn fleet: lost the broker at ${nats.url}; the body keeps running, reconnecting with backoff`));
+    for (const rt of rts) expect(rt.err).toMatch(new RegExp(`"level":40,.*"component":"fleet","msg":"fleet: lost the broker at ${nats.url}; the body keeps running, reconnecting with backoff`));
     await nats.restart();
     await until("every runtime to rejoin", async () => (await Promise.all(rts.map(health))).every((h) => h.fleet.connection === "connected" && h.fleet.presence === "ok"), 30_000);
     client = await coach();

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
 import { FleetClient } from "../../src/fleet/client.js";
+import { createLog } from "../../src/serve/logger.js";
 import { subject } from "../../src/fleet/subjects.js";
 import { hasNats, NATS_SKIP, type NatsServer, startNats } from "../support/nats.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
@@ -38,7 +39,7 @@ describe.skipIf(!hasNats)("a slow-consumer cut", { timeout: 60_000 }, () => {
       // "host unresponsive" (docs/security.md), which is not what this test is about.
       hostTimeoutMs: 5000,
       quiet: true,
-      log: (level, line) => lines.push({ atMs: performance.now(), line: `${level} ${line}` }),
+      logger: createLog({ stream: { write: (line) => lines.push({ atMs: performance.now(), line }) } }).logger,
     });
     await rt.fleet!.joined();
   }, 60_000);

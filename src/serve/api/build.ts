@@ -39,7 +39,7 @@ import type { AddressInfo } from "node:net";
 import swagger from "@fastify/swagger";
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import websocket from "@fastify/websocket";
-import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type RouteOptions } from "fastify";
 import { BodylinkError } from "../../errors.js";
 import type { BodyAdapter } from "./adapter.js";
 import { errorHandler, sendError } from "./answers.js";
@@ -69,8 +69,13 @@ export interface ApiServerOptions extends StreamOptions, WebAccessOptions {
   onRoute?: (route: RouteOptions) => void;
   /** Called for every request the Host/token/Origin checks refuse (the safety log; rate-limited there). */
   onRefused?: (what: string, detail: string) => void;
-  /** fastify's logger option. Defaults to false (the CLI turns it on). */
+  /** fastify's logger option. Defaults to false. */
   logger?: FastifyServerOptions["logger"];
+  /**
+   * The runtime's own logger (serve/logger.ts) instead: fastify logs through it at the level it is
+   * given (serve: error, so requests are not logged; the safety log says what matters). Replaces `logger`.
+   */
+  loggerInstance?: FastifyBaseLogger;
   /** The runtime's fleet seat (serve --fleet): /v1/health reports it and /v1/fleet serves the fleet page. */
   fleet?: FleetGateway;
   /** The runtime's lockstep clock (serve --lockstep): POST /v1/sim/step moves it; without one the route refuses. */
@@ -122,7 +127,7 @@ function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { ap
   // bodyLimit: the ceiling for a route that sets none (each route with a body sets its own, from
   // its schema: body-limit.ts).
   const app = Fastify({
-    logger: opts.logger ?? false,
+    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
     bodyLimit: MIN_BODY_LIMIT_BYTES,
     // Nothing lingers (docs/security.md, "Descriptors"): a connection that has not sent its headers
     // within 10 s (one that never sends a byte included) or its whole request within 30 s is closed,

@@ -1,0 +1,32 @@
+/**
+ * `bodylink serve --help` reads in the order a new user needs: the body first, the fleet's
+ * credential flags with the fleet's flags (not six of them before --body), the log's last.
+ */
+import { Command } from "commander";
+import { describe, expect, it } from "vitest";
+import { registerServe } from "../../src/cli/serve.js";
+
+function serveHelpFlags(): string[] {
+  const program = new Command("bodylink");
+  registerServe(program);
+  const help = program.commands.find((c) => c.name() === "serve")!.helpInformation();
+  return [...help.matchAll(/^ {2}(--[\w-]+)/gm)].map((m) => m[1]!);
+}
+
+describe("serve --help", () => {
+  it("lists --body first and --config next", () => {
+    expect(serveHelpFlags().slice(0, 2)).toEqual(["--body", "--config"]);
+  });
+  it("keeps every --fleet-* flag together, after --fleet", () => {
+    const flags = serveHelpFlags();
+    const fleet = flags.map((f, i) => [f, i] as const).filter(([f]) => f === "--fleet" || f.startsWith("--fleet-"));
+    expect(fleet[0]![0]).toBe("--fleet");
+    const first = fleet[0]![1];
+    expect(fleet.map(([, i]) => i)).toEqual(fleet.map((_, k) => first + k)); // contiguous
+    expect(fleet.map(([f]) => f)).toEqual(expect.arrayContaining(["--fleet-user", "--fleet-password", "--fleet-token", "--fleet-nkey", "--fleet-creds", "--fleet-ca", "--fleet-dir", "--fleet-insecure"]));
+  });
+  it("ends with the log's flags (then --record, serve's own)", () => {
+    const flags = serveHelpFlags();
+    expect(flags.slice(-4)).toEqual(["--log-format", "--log-level", "--log-file", "--record"]);
+  });
+});
