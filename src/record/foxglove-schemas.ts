@@ -52,6 +52,16 @@ const line = {
     indices: { type: "array", items: { type: "integer" } },
   },
 } as const;
+const arrow = {
+  type: "object",
+  description: "An arrow along the pose's x axis",
+  properties: { pose, shaft_length: { type: "number" }, shaft_diameter: { type: "number" }, head_length: { type: "number" }, head_diameter: { type: "number" }, color },
+} as const;
+const text = {
+  type: "object",
+  description: "A text label",
+  properties: { pose, billboard: { type: "boolean" }, font_size: { type: "number" }, scale_invariant: { type: "boolean" }, color, text: { type: "string" } },
+} as const;
 const empty = (what: string) => ({ type: "array", description: `${what} (none from bodylink)`, items: { type: "object", properties: {} } }) as const;
 
 export const FRAME_TRANSFORMS_SCHEMA_NAME = "foxglove.FrameTransforms";
@@ -85,7 +95,11 @@ export const SCENE_UPDATE_SCHEMA = {
   description: "The body's shapes, each attached to a link frame (frame_locked: they move with the transforms)",
   type: "object",
   properties: {
-    deletions: empty("Entities to delete"),
+    deletions: {
+      type: "array",
+      description: "Entities to delete (none from bodylink: each update replaces its entities by id)",
+      items: { type: "object", properties: { timestamp: time("Delete what is older"), type: { type: "integer", enum: [0, 1], description: "0 MATCHING_ID, 1 ALL" }, id: { type: "string" } } },
+    },
     entities: {
       type: "array",
       items: {
@@ -98,13 +112,13 @@ export const SCENE_UPDATE_SCHEMA = {
           lifetime: time("0: until replaced"),
           frame_locked: { type: "boolean" },
           metadata: { type: "array", items: { type: "object", properties: { key: { type: "string" }, value: { type: "string" } } } },
-          arrows: empty("Arrows"),
+          arrows: { type: "array", items: arrow },
           cubes: { type: "array", items: sized("A box") },
           spheres: { type: "array", items: sized("A sphere (ellipsoid)") },
           cylinders: { type: "array", items: cylinder },
           lines: { type: "array", items: line },
           triangles: empty("Triangle lists"),
-          texts: empty("Texts"),
+          texts: { type: "array", items: text },
           models: empty("Models"),
         },
       },

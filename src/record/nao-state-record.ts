@@ -4,11 +4,14 @@
  *
  * Layout, little-endian: f64 seq | f64 timestamp_ms | f64 epoch_ms | f64 battery_temperature_c |
  * f64 head voltage_v, power_w, current_a, face_temperature_c | u8 valid | u8 link | 6 pad |
- * then every array of {@link ARRAYS} as f32 in table order (status too). Units are the state's
- * (LoLA's order and units; src/bodies/nao/state.ts).
+ * then every array of {@link ARRAYS} as f32 in table order (status too), then the physics
+ * simulator's world: `simWorld` as f64 (SIM_WORLD slots) and `simContacts` as f32. Units are the
+ * state's (LoLA's order and units; src/bodies/nao/state.ts). The JSON carries `sim` (the robot
+ * API's shape) only when a physics world is present.
  */
+import { NAO_CONTACT_LINKS } from "../bodies/nao/mjcf.js";
 import type { NaoState } from "../bodies/nao/state.js";
-import { SCALAR } from "../bodies/nao/state.js";
+import { SCALAR, SIM_CONTACT_SLOTS, SIM_WORLD } from "../bodies/nao/state.js";
 
 type ArrayField = "accelerometer" | "gyroscope" | "angles" | "battery" | "fsr" | "sonar" | "touch" | "position" | "current" | "temperature" | "status" | "stiffness" | "footWeightKg" | "centerOfPressureM";
 
@@ -34,7 +37,9 @@ const LINKS = ["starting", "ok", "degraded", "lost", "stopped"] as const;
 const LINK_CODE: Readonly<Record<string, number>> = { starting: 0, ok: 1, degraded: 2, lost: 3, stopped: 4 };
 const SCALARS_BYTES = 8 * 8;
 const FLAGS_BYTES = 8;
-export const NAO_STATE_RECORD_BYTES = SCALARS_BYTES + FLAGS_BYTES + 4 * ARRAYS.reduce((n, a) => n + a[2], 0);
+const ARRAYS_BYTES = 4 * ARRAYS.reduce((n, a) => n + a[2], 0);
+const SIM_WORLD_SLOTS = Object.keys(SIM_WORLD).length;
+export const NAO_STATE_RECORD_BYTES = SCALARS_BYTES + FLAGS_BYTES + ARRAYS_BYTES + 8 * SIM_WORLD_SLOTS + 4 * SIM_CONTACT_SLOTS;
 
 /** Write `s` at `at` in `v` (perform side, no allocation). */
 export function writeNaoStateRecord(v: DataView, at: number, s: NaoState): void {
@@ -58,6 +63,14 @@ export function writeNaoStateRecord(v: DataView, at: number, s: NaoState): void 
       q += 4;
     }
   }
+  for (let i = 0; i < SIM_WORLD_SLOTS; i++) {
+    v.setFloat64(q, s.simWorld[i]!, true);
+    q += 8;
+  }
+  for (let i = 0; i < SIM_CONTACT_SLOTS; i++) {
+    v.setFloat32(q, s.simContacts[i]!, true);
+    q += 4;
+  }
 }
 
 /** The record at `at` as the `/nao/state` JSON object (consumer side: allocates). */
@@ -80,6 +93,23 @@ export function readNaoStateRecord(v: DataView, at: number): Record<string, unkn
     }
     out[key] = a;
   }
+  if (v.getFloat64(q + 8 * SIM_WORLD.present, true) === 1) {
+    const w = (k: keyof typeof SIM_WORLD) => v.getFloat64(q + 8 * SIM_WORLD[k], true);
+    const at = q + 8 * SIM_WORLD_SLOTS;
+    const contacts: Array<{ link: string; force_n: number }> = [];
+    for (let i = 0; i < NAO_CONTACT_LINKS.length; i++) {
+      const f = v.getFloat32(at + 4 * i, true);
+      if (f > 0) contacts.push({ link: NAO_CONTACT_LINKS[i]!, force_n: f });
+    }
+    out.sim = {
+      time_s: w("timeS"),
+      base_position_m: [w("x"), w("y"), w("z")],
+      base_orientation_xyzw: [w("qx"), w("qy"), w("qz"), w("qw")],
+      fallen: w("fallen") === 1,
+      real_time_factor: w("realTimeFactor"),
+      contacts,
+    };
+  }
   return out;
 }
 
@@ -98,5 +128,21 @@ export const NAO_STATE_SCHEMA = {
       properties: { voltage_v: { type: "number" }, power_w: { type: "number" }, current_a: { type: "number" }, face_temperature_c: { type: "number" } },
     },
     ...Object.fromEntries(ARRAYS.map(([, key, n, unit]) => [key, { type: "array", items: { type: "number" }, minItems: n, maxItems: n, description: unit }])),
+    sim: {
+      type: "object",
+      description: "The physics simulator's world (serve --sim physics; docs/simulation.md); absent on a robot and on the kinematic simulator",
+      properties: {
+        time_s: { type: "number", description: "Simulated time since power-on or the last reset, s" },
+        base_position_m: { type: "array", items: { type: "number" }, minItems: 3, maxItems: 3, description: "The torso frame's origin in the world, m (z up, the floor at z = 0)" },
+        base_orientation_xyzw: { type: "array", items: { type: "number" }, minItems: 4, maxItems: 4, description: "The torso's orientation in the world, quaternion x y z w" },
+        fallen: { type: "boolean", description: "Torso more than 50° from upright, or the torso or head on the floor" },
+        real_time_factor: { type: "number", description: "Simulated seconds per real second over the last second" },
+        contacts: {
+          type: "array",
+          description: "Links touching the floor now",
+          items: { type: "object", properties: { link: { type: "string", description: "LFoot, RTibia, Head, …" }, force_n: { type: "number", description: "Net contact force, N" } } },
+        },
+      },
+    },
   },
 } as const;

@@ -456,7 +456,7 @@ export class Recorder {
     this.#enqueue(channel, timeMs, data);
   }
 
-  /** The 3D panel's messages for a decoded state: the scene every SCENE_EVERY_MS, the frames every TF_EVERY_MS, at the state's time. */
+  /** The 3D panel's messages for a decoded state: the scene every SCENE_EVERY_MS, the frames (and a physics body's contacts) every TF_EVERY_MS, at the state's time. */
   #in3d(message: Record<string, unknown>, timeMs: number): void {
     const v = this.#viewer3d;
     const ch = this.#viewer3dChannels;
@@ -465,11 +465,14 @@ export class Recorder {
     const tf = v.transforms(message, nsOf(timeMs));
     if (!tf) return;
     this.#lastTfMs = timeMs;
+    // A physics body's world (the state's `sim`): the ground in the scene, the contacts with every transform.
+    const contacts = v.contacts(message, nsOf(timeMs));
     if (timeMs - this.#lastSceneMs >= SCENE_EVERY_MS || timeMs < this.#lastSceneMs) {
       this.#lastSceneMs = timeMs;
-      this.#enqueue(ch.scene, timeMs, this.#json(ch.scene, v.scene(nsOf(timeMs))));
+      this.#enqueue(ch.scene, timeMs, this.#json(ch.scene, v.scene(nsOf(timeMs), contacts !== null)));
     }
     this.#enqueue(ch.tf, timeMs, this.#json(ch.tf, tf));
+    if (contacts) this.#enqueue(ch.scene, timeMs, this.#json(ch.scene, contacts));
   }
 
   /** An event again as foxglove.Log on /log (events are rare: parsing one costs nothing that matters). */

@@ -9,6 +9,12 @@
  * frame. The shapes are lines from each frame to its children (the bones the dashboard draws),
  * spheres at the joints, and a box or cylinder for the trunk, sized from the same tables.
  *
+ * With a physics body (the state carries `sim`, docs/simulation.md) the tree is rooted at `world`
+ * instead: one more transform puts the base where the simulator has it (`world` → `nao/Torso`),
+ * the scene adds the ground (the plane z = 0 of `world`), and a `world/contacts` entity, sent with
+ * the transforms, marks each link touching the floor (a disc on the floor under it and an arrow up,
+ * 1 cm per 10 N) and says "fallen" over the robot when it has.
+ *
  * Consumer side (the recorder, after the ring): allocates the messages, at most every
  * `TF_EVERY_MS` for the transforms and `SCENE_EVERY_MS` for the scene (a late viewer or a seek in a
  * file sees the robot within a second).
@@ -40,6 +46,11 @@ export interface BodyFrames {
   poses(q: ArrayLike<number>, out: Float64Array): void;
   /** Colour of the body's shapes. */
   readonly color: readonly [number, number, number];
+  /**
+   * Per physics contact link (bodies/nao/mjcf.ts NAO_CONTACT_LINKS): the two frames whose origins'
+   * midpoint stands for it (the same frame twice for a foot or the head). Empty for a body without physics.
+   */
+  readonly contactFrames: Readonly<Record<string, readonly [number, number]>>;
   /** Extra shapes on some frames (the trunk, the head, the feet). */
   readonly solids: ReadonlyArray<{ readonly frame: number; readonly kind: "cube" | "sphere" | "cylinder"; readonly sizeM: readonly [number, number, number]; readonly atM: readonly [number, number, number] }>;
 }
@@ -88,6 +99,7 @@ function naoFrames(): BodyFrames {
       out.set(fk.poses);
     },
     color: [0.92, 0.92, 0.95],
+    contactFrames: naoContactFrames(at),
     solids: [
       { frame: at("Torso"), kind: "cube", sizeM: [0.08, 0.14, 0.16], atM: [-0.01, 0, 0.03] },
       { frame: at("Head"), kind: "sphere", sizeM: [0.12, 0.12, 0.12], atM: [0, 0, 0.06] },
@@ -96,6 +108,21 @@ function naoFrames(): BodyFrames {
       { frame: at("Torso"), kind: "cube", sizeM: [0.06, 2 * L.hipOffsetY + 0.04, 0.03], atM: [0, 0, -L.hipOffsetZ] },
     ],
   };
+}
+
+/** The physics model's colliding links on the viewer's frames: a limb between two joints, a foot at its sole. */
+function naoContactFrames(at: (f: (typeof NAO_FRAMES)[number]) => number): Record<string, readonly [number, number]> {
+  const out: Record<string, readonly [number, number]> = { Torso: [at("Torso"), at("Torso")], Head: [at("Head"), at("Head")] };
+  for (const p of ["L", "R"] as const) {
+    const f = (n: string) => at(`${p}${n}` as (typeof NAO_FRAMES)[number]);
+    out[`${p}Biceps`] = [f("Shoulder"), f("Elbow")];
+    out[`${p}ForeArm`] = [f("Elbow"), f("Wrist")];
+    out[`${p}Hand`] = [f("Wrist"), f("Hand")];
+    out[`${p}Thigh`] = [f("Hip"), f("Knee")];
+    out[`${p}Tibia`] = [f("Knee"), f("Ankle")];
+    out[`${p}Foot`] = [f("Sole"), f("Sole")];
+  }
+  return out;
 }
 
 // ---- AIRBOT P7 ---------------------------------------------------------------------------------
@@ -117,6 +144,7 @@ function p7Frames(): BodyFrames {
       setPose(out, P7_JOINT_COUNT + 1, fk.rotation, 9 * (P7_JOINT_COUNT - 1), fk.flangeM[0]!, fk.flangeM[1]!, fk.flangeM[2]!);
     },
     color: [0.85, 0.55, 0.2],
+    contactFrames: {},
     solids: [{ frame: 0, kind: "cylinder", sizeM: [0.12, 0.12, P7_BASE_HEIGHT_M], atM: [0, 0, P7_BASE_HEIGHT_M / 2] }],
   };
 }
@@ -161,6 +189,7 @@ function tnyFrames(): BodyFrames {
       }
     },
     color: [0.3, 0.6, 0.9],
+    contactFrames: {},
     solids: [{ frame: 0, kind: "cube", sizeM: [2 * HIP_POS_X_M + 0.04, 2 * HIP_POS_Y_M, 0.05], atM: [0, 0, 0] }],
   };
 }
@@ -250,6 +279,50 @@ function stamp(logTimeNs: bigint): { sec: number; nsec: number } {
   return { sec: Number(logTimeNs / 1_000_000_000n), nsec: Number(logTimeNs % 1_000_000_000n) };
 }
 
+/** The frame a physics body's base pose is given in (z up, the floor at z = 0). */
+export const WORLD_FRAME = "world";
+/** The scene entity that marks the contacts (replaced with every transform). */
+export const CONTACTS_ID = "world/contacts";
+
+/** A state message's physics world, as the state carries it (`sim`), or null. */
+interface SimWorldJson {
+  readonly base_position_m: readonly [number, number, number];
+  readonly base_orientation_xyzw: readonly [number, number, number, number];
+  readonly fallen: boolean;
+  readonly contacts: ReadonlyArray<{ readonly link: string; readonly force_n: number }>;
+}
+function worldOf(message: Json): SimWorldJson | null {
+  const w = message.sim as Partial<SimWorldJson> | undefined;
+  if (!w || typeof w !== "object" || !Array.isArray(w.base_position_m) || w.base_position_m.length !== 3 || !Array.isArray(w.base_orientation_xyzw) || w.base_orientation_xyzw.length !== 4) return null;
+  return { base_position_m: w.base_position_m, base_orientation_xyzw: w.base_orientation_xyzw, fallen: w.fallen === true, contacts: Array.isArray(w.contacts) ? w.contacts : [] };
+}
+
+/** v rotated by the unit quaternion (x, y, z, w). */
+function rotateByQuaternion(x: number, y: number, z: number, w: number, vx: number, vy: number, vz: number): [number, number, number] {
+  // t = 2 q×v; v' = v + w t + q×t
+  const tx = 2 * (y * vz - z * vy);
+  const ty = 2 * (z * vx - x * vz);
+  const tz = 2 * (x * vy - y * vx);
+  return [vx + w * tx + (y * tz - z * ty), vy + w * ty + (z * tx - x * tz), vz + w * tz + (x * ty - y * tx)];
+}
+
+/** The ground: a 6 m square, 1 cm thick, its top at z = 0 of the world. */
+const GROUND: Json = {
+  frame_id: WORLD_FRAME,
+  id: "world/ground",
+  lifetime: { sec: 0, nsec: 0 },
+  frame_locked: false,
+  metadata: [],
+  arrows: [],
+  cubes: [{ pose: { position: { x: 0, y: 0, z: -0.005 }, orientation: { x: 0, y: 0, z: 0, w: 1 } }, size: { x: 6, y: 6, z: 0.01 }, color: { r: 0.3, g: 0.5, b: 0.3, a: 0.6 } }],
+  spheres: [],
+  cylinders: [],
+  lines: [],
+  triangles: [],
+  texts: [],
+  models: [],
+};
+
 /** A body's viewer messages from its recorded state messages. */
 export class Viewer3d {
   readonly body: BodyFrames;
@@ -262,7 +335,7 @@ export class Viewer3d {
     this.#poses = new Float64Array(12 * this.body.frames.length);
   }
 
-  /** `foxglove.FrameTransforms` for a state message (null when it carries no joint angles). */
+  /** `foxglove.FrameTransforms` for a state message (null when it carries no joint angles); rooted at `world` when it carries a physics world. */
   transforms(message: Json, logTimeNs: bigint): Json | null {
     const q = this.body.joints(message);
     if (!q) return null;
@@ -270,6 +343,12 @@ export class Viewer3d {
     const timestamp = stamp(logTimeNs);
     const transforms: Json[] = [];
     const { frames, parents } = this.body;
+    const w = worldOf(message);
+    if (w) {
+      const [x, y, z] = w.base_position_m;
+      const [qx, qy, qz, qw] = w.base_orientation_xyzw;
+      transforms.push({ timestamp, parent_frame_id: WORLD_FRAME, child_frame_id: frames[0], translation: { x, y, z }, rotation: { x: qx, y: qy, z: qz, w: qw } });
+    }
     for (let c = 1; c < frames.length; c++) {
       const translation = relative(this.#poses, parents[c]!, c, this.#rot);
       transforms.push({ timestamp, parent_frame_id: frames[parents[c]!], child_frame_id: frames[c], translation, rotation: quaternionOf(this.#rot) });
@@ -277,11 +356,51 @@ export class Viewer3d {
     return { transforms };
   }
 
-  /** `foxglove.SceneUpdate`: one entity per frame with its bones, joint and solids. */
-  scene(logTimeNs: bigint): Json {
+  /** `foxglove.SceneUpdate`: one entity per frame with its bones, joint and solids; with `world`, the ground too. */
+  scene(logTimeNs: bigint, world = false): Json {
     this.#scene ??= this.#buildScene();
     const timestamp = stamp(logTimeNs);
-    return { deletions: [], entities: (this.#scene.entities as Json[]).map((e) => ({ ...e, timestamp })) };
+    const entities = (this.#scene.entities as Json[]).map((e) => ({ ...e, timestamp }));
+    if (world) entities.push({ ...GROUND, timestamp });
+    return { deletions: [], entities };
+  }
+
+  /**
+   * The contacts entity (`world/contacts`, in `world`) for a state message after `transforms()` ran
+   * on it: a disc on the floor under each link that touches it and an arrow up (1 cm per 10 N, at
+   * most 0.5 m), and "fallen" over the robot; null without a physics world.
+   */
+  contacts(message: Json, logTimeNs: bigint): Json | null {
+    const w = worldOf(message);
+    if (!w) return null;
+    const timestamp = stamp(logTimeNs);
+    const p = this.#poses;
+    const [bx, by, bz] = w.base_position_m;
+    const [qx, qy, qz, qw] = w.base_orientation_xyzw;
+    // A point in the base frame, in the world.
+    const toWorld = (x: number, y: number, z: number): [number, number, number] => {
+      const r = rotateByQuaternion(qx, qy, qz, qw, x, y, z);
+      return [r[0] + bx, r[1] + by, r[2] + bz];
+    };
+    const red = { r: 0.9, g: 0.2, b: 0.15, a: 0.9 };
+    const up = { x: 0, y: -Math.SQRT1_2, z: 0, w: Math.SQRT1_2 }; // the arrow's +x turned to +z
+    const spheres: Json[] = [];
+    const arrows: Json[] = [];
+    for (const c of w.contacts) {
+      const pair = this.body.contactFrames[c.link];
+      if (!pair || !(c.force_n > 0)) continue;
+      const [a, b] = pair;
+      const [x, y] = toWorld((p[12 * a + 9]! + p[12 * b + 9]!) / 2, (p[12 * a + 10]! + p[12 * b + 10]!) / 2, (p[12 * a + 11]! + p[12 * b + 11]!) / 2);
+      const position = { x, y, z: 0.002 };
+      spheres.push({ pose: { position, orientation: { x: 0, y: 0, z: 0, w: 1 } }, size: { x: 0.05, y: 0.05, z: 0.004 }, color: red });
+      const length = Math.min(0.5, c.force_n / 1000);
+      arrows.push({ pose: { position, orientation: up }, shaft_length: length, shaft_diameter: 0.006, head_length: 0.02, head_diameter: 0.015, color: red });
+    }
+    const texts: Json[] = w.fallen
+      ? [{ pose: { position: { x: bx, y: by, z: Math.max(bz, 0.1) + 0.25 }, orientation: { x: 0, y: 0, z: 0, w: 1 } }, billboard: true, font_size: 24, scale_invariant: true, color: red, text: "fallen" }]
+      : [];
+    const entity = { timestamp, frame_id: WORLD_FRAME, id: CONTACTS_ID, lifetime: { sec: 0, nsec: 0 }, frame_locked: false, metadata: [], arrows, cubes: [], spheres, cylinders: [], lines: [], triangles: [], texts, models: [] };
+    return { deletions: [], entities: [entity] };
   }
 
   #buildScene(): Json {

@@ -144,3 +144,89 @@ describe.each(BODY_KINDS)("%s: the scene and the schemas", (kind) => {
     expect(Compile(FRAME_TRANSFORMS_SCHEMA as never).Check(tf)).toBe(true);
   });
 });
+
+describe("a physics body's world (the state's sim): rooted at world, the ground, the contacts", () => {
+  const sim = (over: Partial<Json> = {}): Json => ({
+    time_s: 1,
+    base_position_m: [0.1, -0.2, 0.3],
+    base_orientation_xyzw: [0, Math.sin(0.2), 0, Math.cos(0.2)], // pitched 0.4 rad
+    fallen: false,
+    real_time_factor: 1,
+    contacts: [
+      { link: "LFoot", force_n: 26 },
+      { link: "RTibia", force_n: 300 },
+      { link: "Nowhere", force_n: 5 },
+    ],
+    ...over,
+  });
+
+  it("one tree from world: world → nao/Torso is the base pose, every frame where base pose · NaoKinematics puts it", () => {
+    const v = new Viewer3d("nao");
+    const fk = new NaoKinematics();
+    fc.assert(
+      fc.property(angles(25), (lola) => {
+        const s = sim();
+        const world = compose(v.transforms({ position: lola, sim: s }, 9n)!, "world");
+        expect(world.size).toBe(NAO_FRAMES.length + 1);
+        const base = world.get("nao/Torso")!;
+        close(base.p, s.base_position_m as number[]);
+        const q = s.base_orientation_xyzw as number[];
+        expect([base.q.x, base.q.y, base.q.z, base.q.w]).toEqual(q);
+        fk.update(API_ORDER.map((_, i) => lola[API_TO_LOLA[i]!]!));
+        NAO_FRAMES.forEach((f, i) => {
+          const local = { x: fk.poses[12 * i + 9]!, y: fk.poses[12 * i + 10]!, z: fk.poses[12 * i + 11]! };
+          const r = rotate({ x: q[0]!, y: q[1]!, z: q[2]!, w: q[3]! }, local);
+          close(world.get(`nao/${f}`)!.p, [r.x + 0.1, r.y - 0.2, r.z + 0.3]);
+        });
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it("without a world the same message is rooted at the base (kinematic simulator, a robot)", () => {
+    const v = new Viewer3d("nao");
+    const msg = v.transforms({ position: new Array(25).fill(0) }, 9n)!;
+    expect(compose(msg, "nao/Torso").size).toBe(NAO_FRAMES.length);
+    expect((msg.transforms as Tf[]).some((t) => t.parent_frame_id === "world")).toBe(false);
+    expect(v.contacts({ position: new Array(25).fill(0) }, 9n)).toBeNull();
+    expect((v.scene(9n).entities as Json[]).some((e) => e.id === "world/ground")).toBe(false);
+  });
+
+  it("the scene adds the ground at z = 0; the contacts mark each touching link on the floor under it, an arrow by its force, and a fall", () => {
+    const v = new Viewer3d("nao");
+    const s = sim();
+    const lola = new Array(25).fill(0);
+    const tf = v.transforms({ position: lola, sim: s }, 2_000_000_000n)!;
+    const world = compose(tf, "world");
+    const scene = v.scene(2_000_000_000n, true);
+    const ground = (scene.entities as Json[]).find((e) => e.id === "world/ground")!;
+    expect(ground.frame_id).toBe("world");
+    const [cube] = ground.cubes as Array<{ pose: { position: V3 }; size: V3 }>;
+    expect(cube!.pose.position.z + cube!.size.z / 2).toBeCloseTo(0, 12);
+    expect(Compile(SCENE_UPDATE_SCHEMA as never).Check(scene)).toBe(true);
+
+    const c = v.contacts({ position: lola, sim: s }, 2_000_000_000n)!;
+    expect(Compile(SCENE_UPDATE_SCHEMA as never).Check(c)).toBe(true);
+    const [e] = c.entities as Json[];
+    expect(e).toMatchObject({ id: "world/contacts", frame_id: "world", texts: [] });
+    const spheres = e!.spheres as Array<{ pose: { position: V3 } }>;
+    const arrows = e!.arrows as Array<{ shaft_length: number; pose: { position: V3; orientation: Q } }>;
+    expect(spheres).toHaveLength(2); // the unknown link is skipped
+    const sole = world.get("nao/LSole")!.p;
+    expect(spheres[0]!.pose.position.x).toBeCloseTo(sole.x, 9);
+    expect(spheres[0]!.pose.position.y).toBeCloseTo(sole.y, 9);
+    expect(spheres[0]!.pose.position.z).toBeCloseTo(0, 2);
+    const knee = world.get("nao/RKnee")!.p;
+    const ankle = world.get("nao/RAnkle")!.p;
+    expect(spheres[1]!.pose.position.x).toBeCloseTo((knee.x + ankle.x) / 2, 9);
+    expect(arrows.map((a) => a.shaft_length)).toEqual([0.026, 0.3]);
+    // The arrows point up in the world.
+    const dir = rotate(arrows[0]!.pose.orientation, { x: 1, y: 0, z: 0 });
+    expect(dir.z).toBeCloseTo(1, 9);
+
+    const fallen = v.contacts({ position: lola, sim: sim({ fallen: true, contacts: [] }) }, 3n)!;
+    const [f] = fallen.entities as Json[];
+    expect(f!.spheres).toEqual([]);
+    expect((f!.texts as Array<{ text: string }>).map((t) => t.text)).toEqual(["fallen"]);
+  });
+});
