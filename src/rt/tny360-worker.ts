@@ -3,7 +3,7 @@
  * src/host/tny360-host.ts is the other side): the driver (simulator, or a real robot over its
  * WebSocket API), the 5 ms cycle, the velocity safety, the lease rule, the e-stop, and by default
  * the TNY-360 API server (:5621): its clients' commands reach the body on this thread, without a
- * hop through the main thread (measured: docs/architecture.md, "The TNY-360 API server").
+ * hop through the main thread (docs/architecture.md, "Servers in the core's thread"; measured: docs/performance.md).
  * Dying, it sets the body's velocity to 0 (synchronous on the simulator; a real robot gets 200 ms).
  */
 import { TnySimDriver } from "../drivers/tny360/driver.js";

@@ -26,13 +26,13 @@ export interface Clock {
   wakeNow?(): void;
 }
 
-/** How a {@link MonotonicClock} meets a deadline (docs/architecture.md, "Wake-up", has the figures). */
+/** How a {@link MonotonicClock} meets a deadline (docs/architecture.md, "Wake-up"; the figures: docs/performance.md). */
 export type WakeMode = "spin" | "wait" | "block";
 export const WAKE_MODES: readonly WakeMode[] = ["spin", "wait", "block"];
 /**
  * The wake-up a real-time core in its own worker thread uses unless told otherwise (`serve
  * --core-wake`): one futex wait per cycle, woken early by its host's requests (`interrupt`), with
- * the learned lead ("auto"). Chosen by `npm run bench -- wake`, figures in docs/architecture.md
+ * the learned lead ("auto"). Chosen by `npm run bench -- wake`, figures in docs/performance.md
  * ("Wake-up").
  */
 export const WORKER_WAKE_DEFAULT: WakeMode = "block";

@@ -21,7 +21,7 @@
  *
  * The one thing it cannot control is the machine: at a load average of 20–30 on the 2-core shared
  * development VM the core's SCHED_FIFO thread still woke up to ~80 ms late with no collection and
- * no load of ours running (docs/architecture.md has the figures). So with the machine's load
+ * no load of ours running (docs/performance.md has the figures). So with the machine's load
  * above three times its cores when the test starts, it runs the loads, checks the refusals, prints
  * what it counted and skips the counter assertions with one line saying why (as it does when the
  * core's thread got no SCHED_FIFO: not root, no CAP_SYS_NICE); `npm run bench -- isolation` compares against the
