@@ -28,6 +28,7 @@ import { optionsWithConfig } from "./config.js";
 import { DEFAULT_HOST_TIMEOUT_MS, HOST_TIMEOUT_RANGE_MS } from "../rt/core-shm.js";
 import { ESTOP_SOCKET_SUFFIX, MAX_SOCKET_PATH_BYTES, serveEstopSocket } from "../serve/estop-socket.js";
 import { join } from "node:path";
+import { createServer } from "node:net";
 import { attachSafetyLog, type SafetyLog } from "../serve/safety-log.js";
 import { requireTokenOffLoopback } from "../serve/web-access.js";
 import { NAO_SIM_KINDS } from "../bodies/nao/sim-world.js";
@@ -67,6 +68,16 @@ function logTo(log: Logger, level: "info" | "warn" | "error" = "info"): (levelOr
     if (b === undefined) log[level](a.replace(/^bodylink: /, ""));
     else log[a === "warn" || a === "error" ? a : "info"](b);
   };
+}
+
+/** Bind `host:port` and let go at once: the API server's listen fails the same way, only later. */
+async function probeListen(host: string, port: number): Promise<void> {
+  const s = createServer();
+  await new Promise<void>((resolve, reject) => {
+    s.once("error", reject);
+    s.listen({ host, port }, () => resolve());
+  });
+  await new Promise<void>((resolve) => s.close(() => resolve()));
 }
 
 /** How long the stop path waits for the cycle that shows the safe state (LoLA clients get that frame). */
@@ -166,6 +177,11 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
   // Off loopback, a token or nothing (docs/security.md); checked before anything is opened.
   const token = o.token ?? (process.env.BODYLINK_TOKEN || undefined);
   requireTokenOffLoopback(o.host, token);
+  // A taken --api-port or a --host this machine does not have fails here, before the record is
+  // written and before the body opens its device or its LoLA socket (which would appear and vanish).
+  await probeListen(o.host, o.apiPort ?? 0).catch((e: unknown) => {
+    throw listenError(e, "robot API", o.host, o.apiPort ?? DEFAULT_API_PORT, "--api-port");
+  });
   // The safety log (pino's line format, stderr) is attached once the body exists; refusals before that are not logged.
   let safety: SafetyLog | null = null;
   const access: EntryContext["access"] = {
@@ -391,16 +407,21 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   // exception, an unhandled rejection. A second signal while stopping does not cut it short; if
   // the stop hangs, the process exits anyway after STOP_DEADLINE_MS (the record and the LoLA
   // socket file are removed by their synchronous exit hooks).
+  // Installed before the start, so a Ctrl-C while it starts takes the same path (the start
+  // finishes, then everything it opened closes) and the record never outlives the process.
   let stopping = false;
+  let starting: Promise<RunningRuntime> | null = null;
   const stop = async (sig: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     setTimeout(() => process.exit(code || 1), STOP_DEADLINE_MS).unref();
     if (progress) clearInterval(progress);
     say(`${process.stdout.isTTY ? "\n" : ""}${sig}: stopping (${isBodyKind(o.body) ? SHUTDOWN_ACTION[o.body] : "body to its safe state"}) …`);
-    await rt?.close(`shutdown: ${sig}`);
-    const p = rt?.recorder?.progress();
-    if (p && !p.failure) say(`recorded ${p.messages.toLocaleString("en-US")} messages, ${(p.bytes / 1e6).toFixed(2)} MB in ${p.files.join(", ")}`);
+    const running = rt ?? (await starting?.catch(() => null)) ?? null;
+    await running?.close(`shutdown: ${sig}`);
+    const p = running?.recorder?.progress();
+    // With --foxglove alone the recorder writes no file: nothing to report.
+    if (p && !p.failure && p.files.length > 0) say(`recorded ${p.messages.toLocaleString("en-US")} messages, ${(p.bytes / 1e6).toFixed(2)} MB in ${p.files.join(", ")}`);
     process.exit(code);
   };
   o.onRecordingStop = (reason) => {
@@ -412,8 +433,23 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
       progress = null;
     }
   };
-  rt = await startRuntime(o);
+  process.once("exit", () => removeRuntimeRecord()); // whatever ends the process, the record goes (synchronous)
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void stop(sig));
+  const crash = (what: string) => (e: unknown) => {
+    cli.fatal({ event: "crash", err: e instanceof Error ? e : new Error(String(e)) }, `${what}; stopping the body`);
+    void stop(what, 1);
+  };
+  process.on("uncaughtException", crash("uncaught exception"));
+  process.on("unhandledRejection", crash("unhandled rejection"));
   process.stdout.on("error", () => {}); // a closed terminal (SIGHUP) must not turn into a crash
+  starting = startRuntime(o);
+  try {
+    rt = await starting;
+  } catch (e) {
+    if (stopping) return; // stopped while starting: stop() exits
+    throw e;
+  }
+  if (stopping) return; // a signal came while it started: stop() closes it and exits
   // A core that dies has already sent the body its safe state: say so in one line and exit non-zero.
   rt.host?.onDied((line) => {
     cli.fatal({ event: "core_died" }, line);
@@ -430,7 +466,6 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
       }
     });
   }
-  process.once("exit", () => removeRuntimeRecord()); // whatever ends the process, the record goes (synchronous)
   for (const l of rt.lines) console.log(l);
   console.log("Ctrl-C to stop.");
   const r = rt.record;
@@ -446,13 +481,6 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
     }, 1000);
     progress.unref();
   }
-  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void stop(sig));
-  const crash = (what: string) => (e: unknown) => {
-    cli.fatal({ event: "crash", err: e instanceof Error ? e : new Error(String(e)) }, `${what}; stopping the body`);
-    void stop(what, 1);
-  };
-  process.on("uncaughtException", crash("uncaught exception"));
-  process.on("unhandledRejection", crash("unhandled rejection"));
   // Test-only: inject a fault on SIGUSR2 to check the crash path (test/exit.test.ts).
   const fault = process.env.BODYLINK_TEST_FAULT;
   if (fault === "throw" || fault === "reject") {

@@ -31,6 +31,8 @@ export interface RecordingInfo {
   readonly complete: boolean;
   /** For a cut file: the byte offset after its last complete record; else null. */
   readonly readableUpToByte: number | null;
+  /** True when the file grew while it was read: a recorder is still writing it (not cut short). */
+  readonly stillWriting: boolean;
   readonly profile: string;
   readonly library: string;
   readonly messages: number;
@@ -66,7 +68,7 @@ async function readableFile(path: string): Promise<void> {
 }
 
 /** Stream every record of `path` (file order). Yields the stream's records; the last value says where it stopped. */
-async function* records(path: string): AsyncGenerator<TypedMcapRecord, { complete: boolean; consumed: number; size: number }> {
+async function* records(path: string): AsyncGenerator<TypedMcapRecord, { complete: boolean; consumed: number; size: number; grew: boolean }> {
   await loadZstd();
   await readableFile(path);
   let fh: Awaited<ReturnType<typeof open>>;
@@ -98,14 +100,16 @@ async function* records(path: string): AsyncGenerator<TypedMcapRecord, { complet
       }
       if (reader.done()) break;
     }
-    return { complete: reader.done(), consumed: pos - reader.bytesRemaining(), size };
+    // A file still being written grows while it is read: its size is what was there at the end.
+    const after = (await fh.stat()).size;
+    return { complete: reader.done(), consumed: pos - reader.bytesRemaining(), size: Math.max(size, after, pos), grew: after > size || pos > size };
   } finally {
     await fh.close();
   }
 }
 
 /** Every message of `path` in file order, with its topic; `onEnd` learns whether the file was complete. */
-export async function* streamRecording(path: string, onEnd?: (r: { complete: boolean; consumed: number; size: number }) => void): AsyncGenerator<RecordedMessage> {
+export async function* streamRecording(path: string, onEnd?: (r: { complete: boolean; consumed: number; size: number; grew: boolean }) => void): AsyncGenerator<RecordedMessage> {
   const topics = new Map<number, string>();
   const it = records(path);
   try {
@@ -120,7 +124,7 @@ export async function* streamRecording(path: string, onEnd?: (r: { complete: boo
       else if (r.type === "Message") yield { topic: topics.get(r.channelId) ?? `#${r.channelId}`, channelId: r.channelId, logTimeNs: r.logTime, data: r.data };
     }
   } finally {
-    await it.return({ complete: false, consumed: 0, size: 0 }); // closes the file when the caller stops early
+    await it.return({ complete: false, consumed: 0, size: 0, grew: false }); // closes the file when the caller stops early
   }
 }
 
@@ -163,6 +167,7 @@ export async function readRecordingInfo(path: string): Promise<RecordingInfo> {
       sizeBytes: size,
       complete: true,
       readableUpToByte: null,
+      stillWriting: false,
       profile: r.header.profile,
       library: r.header.library,
       messages: Number(r.statistics?.messageCount ?? 0n),
@@ -196,7 +201,7 @@ async function streamedInfo(path: string): Promise<RecordingInfo> {
   let startNs: bigint | null = null;
   let endNs: bigint | null = null;
   const it = records(path);
-  let end: { complete: boolean; consumed: number; size: number };
+  let end: { complete: boolean; consumed: number; size: number; grew: boolean };
   for (;;) {
     const n = await it.next();
     if (n.done) {
@@ -228,6 +233,7 @@ async function streamedInfo(path: string): Promise<RecordingInfo> {
     sizeBytes: end.size,
     complete: end.complete,
     readableUpToByte: end.complete ? null : end.consumed,
+    stillWriting: !end.complete && end.grew,
     profile,
     library,
     messages,
@@ -263,6 +269,7 @@ export function formatRecordingInfo(i: RecordingInfo): string[] {
   const start = i.startNs !== null ? new Date(Number(i.startNs / 1_000_000n)).toISOString() : "-";
   lines.push(`${i.path}: ${(i.sizeBytes / 1e6).toFixed(2)} MB, ${i.durationS.toFixed(1)} s from ${start}, ${i.messages.toLocaleString("en-US")} messages in ${i.chunks} chunks (${i.compression.join(", ") || "none"})`);
   if (i.complete) lines.push("complete: summary and footer present");
+  else if (i.stillWriting) lines.push(`STILL BEING WRITTEN: it grew while it was read (a recorder is writing it; its summary comes when it stops); read up to byte ${i.readableUpToByte?.toLocaleString("en-US")} of ${i.sizeBytes.toLocaleString("en-US")}, counts below are what was read`);
   else lines.push(`CUT SHORT: no summary or footer (the recorder did not finish: killed, or the disk filled); readable up to byte ${i.readableUpToByte?.toLocaleString("en-US")} of ${i.sizeBytes.toLocaleString("en-US")}, counts below are what was read`);
   const w = Math.max(5, ...i.channels.map((c) => c.topic.length));
   const e = Math.max(8, ...i.channels.map((c) => c.messageEncoding.length));
