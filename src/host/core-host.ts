@@ -3,10 +3,13 @@
  * the other side; NaoHost, P7Host and Tny360Host add their body's surface): it starts the worker,
  * mirrors its state, forwards what the robot API and the CLI ask of the body, and watches it.
  *
- * - State: after every cycle the core publishes its state under a seqlock; the host waits for the
- *   sequence to move (Atomics.waitAsync: no polling), copies the newest consistent state into its
- *   own state object and, when the core's cycle count moved, calls the cycle listeners (the stream,
- *   the safety log, safeStop's "next cycle").
+ * - State: after every cycle the core publishes its state under a seqlock. A host whose body reads
+ *   it on demand (`onDemand`, the NAO's) copies the newest consistent state when it is read
+ *   (`sync`: one Atomics.load when nothing changed) and wakes per cycle only while someone listens
+ *   to every cycle (onCycle: a recording, the fleet, safeStop's "next cycle"); then it waits for the
+ *   sequence to move (Atomics.waitAsync: no polling), copies the state and calls the listeners.
+ *   A consumer that needs a sample now and then (the 20 Hz stream) takes `onSample`: a timer at its
+ *   own rate, not a wake-up per cycle. Nothing runs on this thread per cycle for nobody.
  * - Reads without asking: who holds control, whether a lease is held, the e-stop latch come from
  *   the control words and the lease mirror the core updates after every change (core-shm.ts).
  * - E-stop: written into the control words (a request counter the core reads at the start of
@@ -413,9 +416,23 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
   #listenedCycles = -1;
   #lastProgressMs = 0;
   #lastHealth: RobotHealth | null = null;
-  #watchdog: NodeJS.Timeout | null = null;
-  /** The heartbeat's timer (a timer, so it stops exactly when this event loop does). */
-  #beat: NodeJS.Timeout | null = null;
+  /**
+   * One timer for the watchdog and the heartbeat (a timer, so the beat stops exactly when this
+   * event loop does): idle timers coalesce, so an idle host wakes once per tick, not once per timer.
+   */
+  #tick: NodeJS.Timeout | null = null;
+  /** How often the heartbeat must beat at least, ms (hostBeatEveryMs of the bound). */
+  #beatMs = 100;
+  /** Whether the #follow loop runs (it runs while there are cycle listeners, or always without onDemand). */
+  #following = false;
+  /** The state sequence last copied, and whether that copy was made while stalled (sync). */
+  #copiedSeq = -1;
+  #copiedStalled = false;
+  /** A copy was made in this synchronous stretch: reads until the next microtask see the same state. */
+  #pinned = false;
+  readonly #unpin = (): void => {
+    this.#pinned = false;
+  };
   #closed = false;
   #stopping = false;
   #died: ((line: string) => void) | null = null;
@@ -444,14 +461,39 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
     this.#beatEvery(Atomics.load(this.#ctl, CTL.hostTimeoutMs));
   }
 
-  /** Beat now and then every tenth of `timeoutMs` (at most every 100 ms). */
-  #beatEvery(timeoutMs: number): void {
-    if (this.#beat) clearInterval(this.#beat);
-    const ctl = this.#ctl;
-    Atomics.add(ctl, CTL.hostBeat, 1);
-    this.#beat = setInterval(() => Atomics.add(ctl, CTL.hostBeat, 1), hostBeatEveryMs(timeoutMs));
-    this.#beat.unref();
+  /**
+   * True for a host whose body's state is read on demand (its `state` getter calls `sync`): then
+   * nothing follows the core per cycle unless a cycle listener asks for it. False (the default):
+   * the host copies every state the core publishes, as its reads are plain fields.
+   */
+  protected get onDemand(): boolean {
+    return false;
   }
+
+  /** Beat now and then every tenth of `timeoutMs` (at most every 100 ms), on the one idle timer. */
+  #beatEvery(timeoutMs: number): void {
+    this.#beatMs = hostBeatEveryMs(timeoutMs);
+    Atomics.add(this.#ctl, CTL.hostBeat, 1);
+    this.#arm();
+  }
+
+  /**
+   * The one idle timer, at the heartbeat's period (100 ms at the 1 s default bound): it beats (one
+   * Atomics.add) and checks the core's progress, so the watchdog sees a stall within one tick after
+   * `stallAfterMs`. Before it was two timers (the watchdog at stallAfterMs / 4, the NAO's 30 ms, and
+   * the beat): 43 wake-ups a second of an idle host where 10 do.
+   */
+  #arm(): void {
+    if (this.#tick) clearInterval(this.#tick);
+    const every = this.#beatMs;
+    this.#tick = setInterval(this.#onTick, every);
+    this.#tick.unref();
+  }
+
+  readonly #onTick = (): void => {
+    Atomics.add(this.#ctl, CTL.hostBeat, 1);
+    if (this.#watching) this.#checkProgress(this.clock.nowMs());
+  };
 
   /**
    * From now on the core latches a category-1 e-stop ("host unresponsive", source "core") when this
@@ -500,7 +542,8 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
     });
     worker.on("exit", (code) => host.#onExit(code));
     host.#watch();
-    void host.#follow();
+    host.#copy();
+    if (!host.onDemand) host.#startFollowing();
     return { host, ready };
   }
 
@@ -526,8 +569,7 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
       clearTimeout(w.timer);
       w.reject(new BodylinkError("BL_ERR_CORE_DIED", "the real-time core is not running"));
     }
-    if (this.#watchdog) clearInterval(this.#watchdog);
-    if (this.#beat) clearInterval(this.#beat);
+    if (this.#tick) clearInterval(this.#tick);
     if (this.#stopping) return;
     const line = this.#diedLine ?? `BL_ERR_CORE_DIED: the real-time core exited with code ${code}`;
     this.#diedLine = line;
@@ -540,17 +582,25 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
     if (this.#diedLine && this.#closed) cb(this.#diedLine);
   }
 
-  /** Wait for each new state (no polling); copy it; run the listeners when a cycle ran. */
+  #startFollowing(): void {
+    if (this.#following || this.#closed) return;
+    this.#following = true;
+    void this.#follow();
+  }
+
+  /**
+   * Wait for each new state (no polling); copy it; run the listeners when a cycle ran. On an
+   * on-demand host only while there are listeners: the loop ends at the first wake-up without one.
+   */
   async #follow(): Promise<void> {
     let seen = Atomics.load(this.#ctl, CTL.stateSeq);
-    while (!this.#closed) {
+    while (!this.#closed && (!this.onDemand || this.#listeners.length > 0)) {
       const w = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t?: number): { async: boolean; value: Promise<string> | string } }).waitAsync(this.#ctl, CTL.stateSeq, seen, 250);
       if (w.async) await w.value;
       seen = Atomics.load(this.#ctl, CTL.stateSeq);
       if (seen & 1) continue; // mid-write: the end of this write notifies again
       if (this.#closed) break;
-      if (!this.#channel.readInto(this)) continue;
-      this.mirrored(this.#stalled);
+      if (!this.#copy()) continue;
       const cycles = Atomics.load(this.#ctl, CTL.cycles);
       if (cycles === this.#listenedCycles) continue; // a request's republish, not a cycle
       this.#listenedCycles = cycles;
@@ -564,6 +614,33 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
         }
       }
     }
+    this.#following = false;
+  }
+
+  /** Copy the newest state into the mirror now (and the watchdog's verdict over it); false when the core was mid-write on every try. */
+  #copy(): boolean {
+    const seq = Atomics.load(this.#ctl, CTL.stateSeq);
+    if (!this.#channel.readInto(this)) return false;
+    this.#copiedSeq = seq;
+    this.#copiedStalled = this.#stalled;
+    this.mirrored(this.#stalled);
+    if (!this.#pinned) {
+      this.#pinned = true;
+      queueMicrotask(this.#unpin);
+    }
+    return true;
+  }
+
+  /**
+   * On demand (an `onDemand` host's state getter): copy the newest state if the core published
+   * since the last copy, or the watchdog's verdict changed. Nothing but one Atomics.load when
+   * neither did; within one synchronous stretch (until the next microtask) the first copy holds,
+   * so a message built from several reads (the stream's envelope and fields) shows one cycle.
+   */
+  protected sync(): void {
+    if (this.#pinned) return;
+    if (Atomics.load(this.#ctl, CTL.stateSeq) === this.#copiedSeq && this.#stalled === this.#copiedStalled) return;
+    this.#copy();
   }
 
   /** The core answered the last ordered request (CoreLink.callOrdered): write the body commands held back meanwhile. */
@@ -574,25 +651,28 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
 
   /** Copy the newest state now (after a request: its effect is published before the answer). */
   protected refresh(): void {
-    this.#channel.readInto(this);
-    this.mirrored(this.#stalled);
+    this.#pinned = false; // a request's effect is newer than what this stretch copied
+    this.#copy();
   }
+
+  /** The watchdog runs on the idle timer (#onTick) from now on. */
+  #watching = false;
 
   #watch(): void {
     this.#lastProgressMs = this.clock.nowMs();
-    this.#watchdog = setInterval(() => {
-      const c = Atomics.load(this.#ctl, CTL.cycles);
-      const now = this.clock.nowMs();
-      if (c !== this.#lastCycles) {
-        this.#lastCycles = c;
-        this.#lastProgressMs = now;
-        this.#stalled = false;
-      } else if (!this.#stalled && !this.#stopping && now - this.#lastProgressMs > this.#stallAfterMs && this.#lastHealth?.link !== "stopped") {
-        this.#stalled = true;
-        this.stalls++;
-      }
-    }, Math.max(5, Math.round(this.#stallAfterMs / 4)));
-    this.#watchdog.unref();
+    this.#watching = true;
+  }
+
+  #checkProgress(now: number): void {
+    const c = Atomics.load(this.#ctl, CTL.cycles);
+    if (c !== this.#lastCycles) {
+      this.#lastCycles = c;
+      this.#lastProgressMs = now;
+      this.#stalled = false;
+    } else if (!this.#stalled && !this.#stopping && now - this.#lastProgressMs > this.#stallAfterMs && this.#lastHealth?.link !== "stopped") {
+      this.#stalled = true;
+      this.stalls++;
+    }
   }
 
   /** Cycles the core has run (its loop's sequence number). */
@@ -600,17 +680,51 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
     return Atomics.load(this.#ctl, CTL.cycles);
   }
 
+  /** True while this thread follows the core per cycle (a cycle listener, or a host that is not `onDemand`). For tests and benches. */
+  get following(): boolean {
+    return this.#following;
+  }
+
   /** True while the watchdog finds no new cycle. */
   get stalled(): boolean {
     return this.#stalled;
   }
 
+  /**
+   * Call `listener` after every cycle the core runs (with the state copied first). On an on-demand
+   * host this thread wakes per cycle only while there is such a listener.
+   */
   onCycle(listener: (seq: number, nowMs: number) => void): () => void {
     this.#listeners.push(listener);
+    this.#startFollowing();
     return () => {
       const i = this.#listeners.indexOf(listener);
       if (i >= 0) this.#listeners.splice(i, 1);
     };
+  }
+
+  /**
+   * Call `listener` every `periodMs` (this thread's timer) when the core ran a cycle since the last
+   * call, with the newest state copied first: a consumer that samples (the 20 Hz stream) wakes this
+   * thread at its own rate, not at the body's. Returns an unsubscribe.
+   */
+  onSample(periodMs: number, listener: (seq: number, nowMs: number) => void): () => void {
+    if (!(periodMs > 0 && Number.isFinite(periodMs))) throw new RangeError(`periodMs must be a positive number, got ${periodMs}`);
+    let last = -1;
+    const t = setInterval(() => {
+      const cycles = Atomics.load(this.#ctl, CTL.cycles);
+      if (cycles === last || this.#closed) return;
+      last = cycles;
+      this.#pinned = false;
+      this.#copy();
+      try {
+        listener(cycles, this.clock.nowMs());
+      } catch (e) {
+        console.error(`bodylink: sample listener threw: ${(e as Error)?.stack ?? e}`);
+      }
+    }, periodMs);
+    t.unref();
+    return () => clearInterval(t);
   }
 
   /**
@@ -763,8 +877,7 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
     await exited;
     clearTimeout(timer);
     this.#closed = true;
-    if (this.#watchdog) clearInterval(this.#watchdog);
-    if (this.#beat) clearInterval(this.#beat);
+    if (this.#tick) clearInterval(this.#tick);
   }
 
   /**

@@ -38,8 +38,20 @@ export class NaoHost extends CoreHost<NaoRequests> implements NaoBody {
   /** Merged keys not written yet (held back while a smooth motion request is on its way). */
   #dirty = false;
   #mailbox: Mailbox<typeof NAO_COMMAND_LAYOUT> | null = null;
-  /** The newest state the core published (refreshed before every cycle listener runs, and after every command). */
-  readonly state = new NaoState();
+  /** The mirror `state` returns (copied on demand: CoreHost.sync). */
+  readonly #state = new NaoState();
+  /**
+   * The newest state the core published, copied when read (one Atomics.load when the core has not
+   * published since); within one synchronous stretch the first copy holds (CoreHost.sync). Nothing
+   * on this thread follows the core per cycle unless a cycle listener asks for it.
+   */
+  get state(): NaoState {
+    this.sync();
+    return this.#state;
+  }
+  protected override get onDemand(): boolean {
+    return true;
+  }
   prefs: NaoPreferences | null = null;
   /** Why the body link never has preferences (an upstream LoLA), or null. */
   prefsUnavailable: string | null = null;
@@ -59,7 +71,7 @@ export class NaoHost extends CoreHost<NaoRequests> implements NaoBody {
         options: { fifoPriority: 20, ...core, bodyBytes: NAO_MAILBOX_BYTES },
         channel: (buffer, start, ctl) => {
           const ch = new NaoStateChannel(buffer, start, ctl, CTL.stateSeq);
-          return { readInto: (h) => ch.readInto(h.state) };
+          return { readInto: (h) => ch.readInto(h.#state) };
         },
       },
       (worker, buffer, channel, regions) => {
@@ -77,7 +89,7 @@ export class NaoHost extends CoreHost<NaoRequests> implements NaoBody {
   }
 
   protected override mirrored(stalled: boolean): void {
-    if (stalled) this.state.link = "lost";
+    if (stalled) this.#state.link = "lost";
   }
 
   /**

@@ -73,6 +73,12 @@ export interface CoreControl {
    * for that command too, not from the next cycle on. Allocation-free when nothing is pending.
    */
   catchUp(): void;
+  /**
+   * Run `fn` at the start of every cycle, after the e-stop request, the heartbeat and the mailbox
+   * were taken (perform side: allocation-free). A server whose clients are read by the cycle
+   * rather than by the event loop (the LoLA server's `pollCommands`) reads them here.
+   */
+  onInput(fn: () => void): void;
 }
 
 /** A body's servers in the core's thread (CoreBody.serve). */
@@ -348,22 +354,22 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions, Q extend
     const watchHost = (): void => {
       if (hostWatch.check(performance.now())) r.estop({ category: 1, source: "core", reason: hostUnresponsiveReason(hostWatch.silentMs, hostWatch.starvedMs, hostWatch.timeoutMs) });
     };
-    r.lifecycle.input = bodyInput
-      ? (now) => {
-          pollEstop(r);
-          watchHost();
-          bodyInput(r, now);
-        }
-      : () => {
-          pollEstop(r);
-          watchHost();
-        };
+    const inputs: Array<() => void> = [];
+    r.lifecycle.input = (now) => {
+      pollEstop(r);
+      watchHost();
+      bodyInput?.(r, now);
+      for (let i = 0; i < inputs.length; i++) inputs[i]!();
+    };
     await r.start();
     channel.publish(r);
     const control: CoreControl = {
       catchUp: () => {
         pollEstop(r);
         bodyInput?.(r, performance.now());
+      },
+      onInput: (fn) => {
+        inputs.push(fn);
       },
     };
     const served = body.serve ? await body.serve(r, options, post, control) : null;

@@ -80,7 +80,7 @@ runCore<NaoRobot, NaoCoreOptions, NaoRequests, NaoReady, { lolaPath: string | nu
     simReset: (r, leaseId, pose) => r.simReset(leaseId, pose),
     motionActive: (r) => r.motionActive,
   },
-  async serve(r, o) {
+  async serve(r, o, _post, control) {
     if (!o.lola) return { close: async () => {}, facts: { lolaPath: null } };
     const l = o.lola;
     const up = upstream;
@@ -90,12 +90,15 @@ runCore<NaoRobot, NaoCoreOptions, NaoRequests, NaoReady, { lolaPath: string | nu
       ...(l.group !== undefined ? { group: l.group } : {}),
       ...(tap ? { tap: tap.lola } : {}),
       // On top of LoLA: the robot is named by the upstream's messages, and nothing is sent while it is not there.
-      ...(up ? { robotConfigSource: () => up.robotConfig, holdUntilValid: true } : {}),
+      // … and its messages start the cycles: the controlling client's answers are read by the
+      // cycle (one read at its start), not by a wake-up of their own (docs/performance.md).
+      ...(up ? { robotConfigSource: () => up.robotConfig, holdUntilValid: true, pollCommands: true } : {}),
     };
     const lola = await startLolaServer(r, { path: l.path, ...lolaOpts }).catch((e: unknown) => {
       if (l.fallbackPath && e instanceof BodylinkError && e.code === "BL_ERR_LOLA_SOCKET") return startLolaServer(r, { path: l.fallbackPath, ...lolaOpts });
       throw e;
     });
+    if (up) control.onInput(() => lola.pollCommands());
     return { close: () => lola.close(), facts: { lolaPath: lola.path }, lastWords: () => lola.sendFinalFrame() };
   },
   afterCycle: (r, seq) => {

@@ -147,6 +147,9 @@ export class NaoRobot implements RobotBase, NaoBody, CycleRobot<NaoState, NaoOut
    * fault, ms, [2] epoch − monotonic clock offset, ms. NOTE: a typed array, because V8 may box a double assigned to an object field.
    */
   readonly #f = new Float64Array([0, Number.NEGATIVE_INFINITY, 0]);
+  /** The last fresh state's positions and its time, ms (NaN: none since the state was valid), for `state.velocity`. */
+  readonly #prevPosition = new Float32Array(25);
+  readonly #prevAtMs = Float64Array.of(Number.NaN);
   readonly #rampPerMs: number;
   readonly #linkLostAfter: number;
   readonly #safetyLateBoundMs: number;
@@ -612,6 +615,7 @@ export class NaoRobot implements RobotBase, NaoBody, CycleRobot<NaoState, NaoOut
     if (code === IO.Fresh) {
       this.#failures = 0;
       s.seq++;
+      this.#estimateVelocity(now, s);
       s.timestampMs = now;
       s.epochMs = now + this.#f[2]!;
       if (this.sim) {
@@ -638,6 +642,26 @@ export class NaoRobot implements RobotBase, NaoBody, CycleRobot<NaoState, NaoOut
       this.#f[0] = 0;
     } else this.#errors.readFailed++;
     this.#linkFailure(now, this.driver.lastErrorText);
+  }
+
+  /**
+   * Perform side, on every fresh state: the joints' velocity as the finite difference of the
+   * positions over the last two fresh states (a state after one that was not valid starts over at
+   * 0). Here, in the core, so that every consumer (the robot API's fields) reads it on demand and
+   * nothing on the serving side has to see every cycle to estimate it.
+   */
+  #estimateVelocity(now: number, s: NaoState): void {
+    const prev = this.#prevAtMs;
+    const dtMs = s.valid ? now - prev[0]! : Number.NaN;
+    if (dtMs === 0) return; // a second fresh read in the same cycle: the next one spans both
+    const v = s.velocity;
+    const pos = s.position;
+    const p = this.#prevPosition;
+    if (dtMs > 0) {
+      for (let i = 0; i < 25; i++) v[i] = ((pos[i]! - p[i]!) * 1000) / dtMs;
+    } else v.fill(0);
+    p.set(pos);
+    prev[0] = now;
   }
 
   #linkFailure(now: number, reason: string): void {

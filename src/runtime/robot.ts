@@ -64,6 +64,12 @@ export interface BodyRuntime {
   estopState(): EstopState;
   /** After every body cycle (perform side of the thread that runs it: keep listeners cheap). */
   onCycle(listener: (seq: number, nowMs: number) => void): () => void;
+  /**
+   * Optional: every `periodMs` of this thread's own timer, when the body ran a cycle since the last
+   * call (a host whose core cycles in another thread: CoreHost.onSample). A consumer that samples
+   * (the 20 Hz stream) then wakes at its rate, not at the body's; without it, it decimates onCycle.
+   */
+  onSample?(periodMs: number, listener: (seq: number, nowMs: number) => void): () => void;
 }
 
 /** A robot on this thread (an in-thread robot): everything answers at once, and its loop is here. */

@@ -51,6 +51,7 @@ export class NaoStateChannel {
     v.sonar.set(s.sonar);
     v.touch.set(s.touch);
     v.position.set(s.position);
+    v.velocity.set(s.velocity);
     v.current.set(s.current);
     v.temperature.set(s.temperature);
     v.stiffness.set(s.stiffness);
@@ -94,6 +95,7 @@ export class NaoStateChannel {
       into.sonar.set(v.sonar);
       into.touch.set(v.touch);
       into.position.set(v.position);
+      into.velocity.set(v.velocity);
       into.current.set(v.current);
       into.temperature.set(v.temperature);
       into.stiffness.set(v.stiffness);

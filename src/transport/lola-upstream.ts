@@ -22,11 +22,16 @@
  * - **Tap.** Every complete sensor message exactly as received and every command exactly as sent
  *   go to `tap` (the recorder's; src/record/tap.ts `RecordTap.lolaUpstream`).
  *
- * Perform side (socket data, send) allocates nothing in steady state beyond what Node's socket
- * does per write; connecting, faults and logging allocate. No servers, no main-thread globals:
- * it runs in a worker thread as well.
+ * Perform side (socket data, send) allocates nothing in steady state beyond what Node itself makes
+ * per read callback and per write(2) call; connecting, faults and logging allocate. The least that
+ * is safe, per message (docs/performance.md): the socket reads into this client's own buffer (Node's `onread`:
+ * no Buffer, no stream machinery, no 'data' event per read; that machinery was a sixth of the
+ * proxy's core thread), each message is decoded once, from that buffer, into `staged`; a command
+ * leaves with one write(2) on the descriptor (`fs.writeSync`), `socket.write` only for what the
+ * kernel did not take. No servers, no main-thread globals: it runs in a worker thread as well.
  */
-import { type Socket, connect } from "node:net";
+import { writeSync } from "node:fs";
+import { type NetConnectOpts, type Socket, connect } from "node:net";
 import { LOLA_SOCKET_PATH } from "../wire/lola/constants.js";
 import { LOLA_MAX_SENSOR_MESSAGE_BYTES, LOLA_NEED_MORE, LolaSensorError, LolaSensorReader, type LolaSensorTarget } from "../wire/lola/sensor-reader.js";
 import type { LolaRobotConfig } from "../wire/lola/sensor-message.js";
@@ -144,6 +149,10 @@ export class LolaUpstream {
   /** Messages decoded into `staged` and not taken yet. */
   #fresh = 0;
   #out = new Uint8Array(1024);
+  /** The socket's read buffer (onread: every read lands here; valid until the next read). */
+  readonly #rx = Buffer.alloc(16 * 1024);
+  /** The connection's descriptor for direct writes, or -1 (every command goes through socket.write). */
+  #fd = -1;
   /** A message handed to the tap when it does not start its buffer. */
   readonly #tapBuf: Uint8Array;
   #retryMs: number;
@@ -246,7 +255,16 @@ export class LolaUpstream {
     // into #out, which is not touched again until the socket buffer is empty.
     const out = length === this.#out.length ? this.#out : this.#out.subarray(0, length);
     out.set(length === bytes.length ? bytes : bytes.subarray(0, length));
-    s.write(out);
+    let n = 0;
+    if (this.#fd >= 0) {
+      try {
+        n = writeSync(this.#fd, out, 0, length);
+      } catch {
+        // EAGAIN (LoLA's buffer is full): socket.write below queues it. Any other error: socket.write
+        // meets it too and reports it as the socket's error (a fault).
+      }
+    }
+    if (n < length) s.write(n > 0 ? out.subarray(n, length) : out);
     this.counters.commandsSent++;
     this.#tap?.command(0, out, length);
     return SEND.Sent;
@@ -277,8 +295,18 @@ export class LolaUpstream {
 
   #connect(): void {
     if (!this.#running) return;
-    const s = connect(this.path);
     let opened = false;
+    // NOTE: hot path: each read lands in #rx and is framed from there (no Buffer per read).
+    const s: Socket = connect({
+      path: this.path,
+      onread: {
+        buffer: this.#rx,
+        callback: (n: number): boolean => {
+          if (this.#socket === s) this.#onData(this.#rx, n);
+          return true;
+        },
+      },
+    } as NetConnectOpts);
     s.once("connect", () => {
       if (!this.#running) {
         s.destroy();
@@ -286,6 +314,8 @@ export class LolaUpstream {
       }
       opened = true;
       this.#socket = s;
+      const fd = (s as unknown as { _handle?: { fd?: unknown } | null })._handle?.fd;
+      this.#fd = typeof fd === "number" && fd >= 0 ? fd : -1;
       this.#len = 0;
       this.#status = "connected";
       this.counters.connects++;
@@ -293,9 +323,6 @@ export class LolaUpstream {
       this.#log("info", `connected to LoLA at ${this.path}${this.#retries > 0 ? ` after ${this.#retries} retries` : ""}`);
       this.#retries = 0;
       this.#armStall();
-    });
-    s.on("data", (chunk: Buffer) => {
-      if (this.#socket === s) this.#onData(chunk);
     });
     s.on("error", (e: NodeJS.ErrnoException) => {
       if (!opened) {
@@ -382,25 +409,28 @@ export class LolaUpstream {
     this.#reconnectTimer.unref?.();
   }
 
-  /** Perform side: frame and decode what arrived; the newest complete message ends up in `staged`. */
-  #onData(chunk: Uint8Array): void {
+  /**
+   * Perform side: frame and decode `chunk[0, length)` (what one read brought; the socket's own
+   * buffer, overwritten by the next read); the newest complete message ends up in `staged`.
+   */
+  #onData(chunk: Uint8Array, length: number): void {
     let got = 0;
     let off = 0;
-    while (off < chunk.length) {
+    while (off < length) {
       if (this.#len === 0) {
         // Nothing pending: decode straight from the chunk; keep only an incomplete tail.
-        const pos = this.#frame(chunk, off, chunk.length);
+        const pos = this.#frame(chunk, off, length);
         if (pos < 0) return;
         got += this.#framed;
-        const tail = chunk.length - pos;
+        const tail = length - pos;
         // The decoder gives up on a message longer than maxMessageBytes, so a tail fits.
-        if (tail > 0) this.#buf.set(chunk.subarray(pos), 0);
+        if (tail > 0) this.#buf.set(chunk.subarray(pos, length), 0);
         this.#len = tail;
         break;
       }
       // Complete the pending message from as much of the chunk as the buffer takes.
-      const n = Math.min(chunk.length - off, this.#buf.length - this.#len);
-      this.#buf.set(n === chunk.length ? chunk : chunk.subarray(off, off + n), this.#len);
+      const n = Math.min(length - off, this.#buf.length - this.#len);
+      this.#buf.set(chunk.subarray(off, off + n), this.#len);
       this.#len += n;
       off += n;
       const pos = this.#frame(this.#buf, 0, this.#len);

@@ -185,6 +185,41 @@ describe("state stream", () => {
     stream.close();
   });
 
+  it("listens to the body's cycles only while it has subscribers (nothing per cycle for nobody, issue 26)", async () => {
+    const clock = new SimClock();
+    const robot = await simNao(clock);
+    const adapter = adapterFor(robot);
+    let listening = 0;
+    const onCycle = adapter.onCycle.bind(adapter);
+    adapter.onCycle = (l) => {
+      listening++;
+      const off = onCycle(l);
+      return () => {
+        listening--;
+        off();
+      };
+    };
+    const stream = new StateStream(adapter);
+    await run(robot, clock, 100);
+    expect(listening).toBe(0);
+    const a = new StubSocket();
+    const b = new StubSocket();
+    stream.add(a as unknown as WebSocket);
+    stream.add(b as unknown as WebSocket);
+    expect(listening).toBe(1);
+    await run(robot, clock, 200);
+    a.close();
+    expect(listening).toBe(1);
+    b.close();
+    expect(listening).toBe(0);
+    const c = new StubSocket();
+    stream.add(c as unknown as WebSocket);
+    await run(robot, clock, 200);
+    expect(c.states().length).toBeGreaterThanOrEqual(4); // paced again from the first cycle after it came
+    stream.close();
+    expect(listening).toBe(0);
+  });
+
   it("sends nothing while nobody listens and after a subscriber closes", async () => {
     const clock = new SimClock();
     const robot = await simNao(clock);

@@ -438,6 +438,82 @@ describe("LoLA server: the sockets it rebuilds (own read buffer, direct writes)"
   });
 });
 
+describe("LoLA server: pollCommands (the cycle reads the controlling client, issue 26)", () => {
+  const cmd = (k: number) => new LolaCommandWriter(["Position", "Stiffness"]).setFloats("Stiffness", range(25, (i) => Math.fround(((k + i) % 100) / 100))).bytes;
+  /** Poll until the controller's command count reaches `n` (the bytes may still be on their way). */
+  const polledUntil = async (r: Rig, n: number) => {
+    await until(() => {
+      r.server.pollCommands();
+      return (r.server.clients().find((x) => x.role === "controller")?.commands ?? 0) >= n;
+    }, `${n} commands read by pollCommands`);
+  };
+
+  it("nothing is read until pollCommands(): then every byte, split or merged, in one read, as on arrival", async () => {
+    const commanded: Buffer[] = [];
+    const r = await rig({ pollCommands: true, tap: { sensor: () => {}, command: (_id, b, n) => void commanded.push(Buffer.from(b.subarray(0, n))) } });
+    const c = await r.connect();
+    await c.frame();
+    await c.send(cmd(1));
+    await c.send(cmd(2).subarray(0, 100));
+    await new Promise((res) => setTimeout(res, 100)); // arrived in the kernel, and nobody reads it
+    expect(r.server.clients()[0]).toMatchObject({ role: "controller", commands: 0 });
+    expect(r.robot.authority.holder()).toBeNull();
+    r.server.pollCommands();
+    expect(r.server.clients()[0]!.commands).toBe(1); // read and applied inside the call
+    expect(r.robot.authority.holder()).toMatchObject({ owner: "lola:client#1", source: "lola" });
+    await c.send(cmd(2).subarray(100));
+    await polledUntil(r, 2);
+    expect(Buffer.concat(commanded).equals(Buffer.concat([cmd(1), cmd(2)]))).toBe(true);
+    expect(Array.from(r.robot.output.commands.stiffness)).toEqual(range(25, (i) => Math.fround(((2 + i) % 100) / 100)));
+    r.server.pollCommands(); // nothing there (EAGAIN): nothing happens, nothing logged
+    expect(r.server.clients()[0]!.commands).toBe(2);
+    expect(r.logs.filter((l) => l.level === "warn")).toEqual([]);
+    // More than one read buffer (16 KiB) at once: read until the kernel has no more.
+    const many = Buffer.concat(range(80, (k) => k).map((k) => Buffer.from(cmd(k))));
+    expect(many.length).toBeGreaterThan(16 * 1024);
+    await c.send(many);
+    await polledUntil(r, 82);
+    expect(r.server.clients()[0]).toMatchObject({ commands: 82, keyProblems: 0 });
+  });
+
+  it("a client that hangs up is seen at the next poll: control released at once, the next client controls", async () => {
+    const r = await rig({ pollCommands: true });
+    const c = await r.connect();
+    await c.frame();
+    await c.send(cmd(1));
+    await polledUntil(r, 1);
+    expect(r.robot.authority.holder()?.owner).toBe("lola:client#1");
+    await c.close();
+    await until(() => {
+      r.server.pollCommands();
+      return r.server.clients().length === 0;
+    }, "the hang-up to be read");
+    expect(r.robot.authority.holder()).toBeNull();
+    expect(r.logged(/lola:client#1 disconnected while in control/)).toBe(true);
+    const d = await r.connect();
+    await d.frame();
+    await d.send(cmd(3));
+    await polledUntil(r, 1);
+    expect(r.robot.authority.holder()?.owner).toBe("lola:client#2");
+  });
+
+  it("garbage is dropped as on arrival; readers are read by the event loop as before", async () => {
+    const r = await rig({ pollCommands: true, readers: 1 });
+    const c = await r.connect();
+    await c.frame();
+    const reader = await r.connect();
+    await until(() => r.server.clients().length === 2, "the reader's admission");
+    await reader.send(cmd(1));
+    await until(() => r.logged(/read-only: the commands it sends are ignored/), "the reader's bytes read without a poll");
+    await c.send(Buffer.from([0xc1, 0xc1, 0xc1, 0xc1]));
+    await until(() => {
+      r.server.pollCommands();
+      return r.logged(/lola:client#1 dropped/);
+    }, "the garbage to be read");
+    expect(r.server.clients().map((x) => x.name)).toEqual(["lola:client#2"]);
+  });
+});
+
 describe("LoLA server: socket file and configuration", () => {
   it("replaces a stale socket file, refuses a live one or a non-socket, removes the file on close", async () => {
     const path = tmpSocketPath();

@@ -6,7 +6,7 @@
  */
 import fs, { mkdtempSync, rmSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
-import { type Server, Socket, createServer } from "node:net";
+import net, { type Server, Socket, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unpack } from "msgpackr";
@@ -295,26 +295,56 @@ describe("bodylink on top of LoLA (serve --lola-upstream)", { timeout: 60_000 },
 });
 
 describe("the path from an upstream message to ours", { timeout: 60_000 }, () => {
-  it("each upstream message runs its cycle inside the socket's data callback: our client's message is written there, the command upstream right after", async () => {
+  it("each upstream message runs its cycle inside the socket's read callback: our client's message is written there, the command upstream right after", async () => {
     const up = tmpSocketPath();
     await upstreamLola(up);
-    const rt = await inThreadProxy(up);
-    const c = await client(rt.lolaPath);
-    const w = new LolaCommandWriter().setFloats("Stiffness", new Float32Array(25));
-    // Every socket write and data event of this process, named by what it is:
-    // U the upstream writes a message, R/r the proxy's data callback begins/ends, D the proxy writes
+    // Every socket write and read callback of this process, named by what it is:
+    // U the upstream writes a message, R/r the proxy's read callback begins/ends, D the proxy writes
     // our client's message, C the proxy writes a command upstream.
     const events: string[] = [];
-    const proto = Socket.prototype as unknown as { write: (...a: unknown[]) => boolean; emit: (...a: unknown[]) => boolean };
-    const { write, emit } = proto;
-    // The LoLA server writes its clients' messages straight to the socket's descriptor (fs.writeSync;
-    // socket.write only when the kernel does not take one whole): D either way.
+    let tracing = false;
+    // The proxy reads the upstream into its own buffer (net.connect's onread): R/r around that callback.
+    type OnRead = { buffer: Uint8Array; callback: (n: number, b: Uint8Array) => boolean };
+    const connect0 = net.connect;
+    net.connect = ((opts: unknown, ...rest: unknown[]) => {
+      const o = opts as { path?: string; onread?: OnRead };
+      if (o && typeof o === "object" && o.path === up && o.onread) {
+        const cb = o.onread.callback;
+        o.onread = {
+          buffer: o.onread.buffer,
+          callback: (n, b) => {
+            if (tracing) events.push("R");
+            const r = cb(n, b);
+            if (tracing) events.push("r");
+            return r;
+          },
+        };
+      }
+      return (connect0 as (...a: unknown[]) => Socket)(opts, ...rest);
+    }) as typeof net.connect;
+    syncBuiltinESMExports();
+    let rt: Awaited<ReturnType<typeof inThreadProxy>>;
+    try {
+      rt = await inThreadProxy(up);
+    } finally {
+      net.connect = connect0;
+      syncBuiltinESMExports();
+    }
+    const c = await client(rt.lolaPath);
+    const w = new LolaCommandWriter().setFloats("Stiffness", new Float32Array(25));
+    const proto = Socket.prototype as unknown as { write: (...a: unknown[]) => boolean };
+    const { write } = proto;
+    // The LoLA server writes its clients' messages, and the proxy its commands upstream, straight to
+    // the socket's descriptor (fs.writeSync; socket.write only when the kernel does not take one
+    // whole): D (896 bytes) or C (a command) either way.
     const writeSync = fs.writeSync;
     fs.writeSync = ((fd: number, b: Uint8Array, ...rest: unknown[]) => {
       if (b.length === 896) events.push("D");
+      else if (b.length >= 64) events.push("C");
       return (writeSync as (...a: unknown[]) => number)(fd, b, ...rest);
     }) as typeof fs.writeSync;
     syncBuiltinESMExports();
+    tracing = true;
     const serverPath = (s: Socket) => (s as unknown as { server?: Server }).server?.address();
     proto.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
       const n = (chunk as Uint8Array | undefined)?.length ?? 0;
@@ -324,13 +354,6 @@ describe("the path from an upstream message to ours", { timeout: 60_000 }, () =>
       else if (n >= 64 && at === undefined && this !== c.socket) events.push("C");
       return write.call(this, chunk, ...rest);
     };
-    proto.emit = function (this: Socket, event: unknown, ...rest: unknown[]) {
-      const mine = event === "data" && serverPath(this) === undefined && this !== c.socket && ((rest[0] as Uint8Array).length ?? 0) % 896 === 0;
-      if (mine) events.push("R");
-      const r = emit.call(this, event, ...rest);
-      if (mine) events.push("r");
-      return r;
-    };
     try {
       await until(() => rt.robot.state.link === "ok", "link ok");
       for (let i = 0; i < 30; i++) {
@@ -338,12 +361,12 @@ describe("the path from an upstream message to ours", { timeout: 60_000 }, () =>
         await c.send(w.bytes);
       }
     } finally {
+      tracing = false;
       proto.write = write;
-      proto.emit = emit;
       fs.writeSync = writeSync;
       syncBuiltinESMExports();
     }
-    // Per upstream data callback: our client's message inside it (D between R and r), then the
+    // Per upstream read callback: our client's message inside it (D between R and r), then the
     // command, after it (C after r) and before the next message is read.
     const seq = events.join("");
     const callbacks = seq.match(/R[^R]*/g) ?? [];

@@ -17,6 +17,7 @@ export const NAO_STATE_LAYOUT = [
   { name: "sonar", type: "f32", count: 2 },
   { name: "touch", type: "f32", count: 14 },
   { name: "position", type: "f32", count: 25 },
+  { name: "velocity", type: "f32", count: 25 },
   { name: "current", type: "f32", count: 25 },
   { name: "temperature", type: "f32", count: 25 },
   { name: "stiffness", type: "f32", count: 25 },

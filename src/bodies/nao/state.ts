@@ -81,6 +81,11 @@ export class NaoState {
   readonly touch = new Float32Array(14);
   /** rad (hands 0..1), LoLA order. */
   readonly position = new Float32Array(25);
+  /**
+   * rad/s, LoLA order: estimated by the runtime (the NAO has no velocity sensor), the finite
+   * difference of `position` over the last two fresh states; 0 until there are two.
+   */
+  readonly velocity = new Float32Array(25);
   /** A, LoLA order. */
   readonly current = new Float32Array(25);
   /** °C in steps of 2, LoLA order. */

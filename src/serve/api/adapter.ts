@@ -100,6 +100,11 @@ export interface BodyAdapter {
    * paces itself on it). Listeners must be cheap and allocation-free. Returns an unsubscribe.
    */
   onCycle(listener: (seq: number, nowMs: number) => void): () => void;
+  /**
+   * Every `periodMs` of this thread's timer when the body ran a cycle since (BodyRuntime.onSample),
+   * or null when the body has no sampler (then decimate onCycle). Returns an unsubscribe.
+   */
+  onSample(periodMs: number, listener: (seq: number, nowMs: number) => void): (() => void) | null;
   /** Drop the adapter's own cycle listeners (server close). */
   close(): void;
 }

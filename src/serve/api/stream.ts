@@ -1,12 +1,15 @@
 /**
- * The robot API's state stream: one JSON text message per 50 ms (20 Hz) to every subscriber, paced
- * by the runtime's clock (the body's cycle listener), not by a wall-clock timer, so simulated time
- * drives it in tests and the rate follows the body.
+ * The robot API's state stream: one JSON text message per 50 ms (20 Hz) to every subscriber.
  *
- * Pacing: the cycle listener compares the cycle's time with the next deadline and, when due,
- * advances the deadline by one period (no drift; after a stall it restarts from now instead of
- * bursting) and schedules one broadcast with setImmediate. The broadcast therefore runs after the
- * cycle, never inside it: the cycle's own work is not delayed by JSON or sockets.
+ * Nothing runs for nobody: the stream listens to the body only while it has subscribers. Pacing:
+ * - a body with a sampler (BodyRuntime.onSample: a host whose core cycles in another thread) is
+ *   sampled at the stream's rate by this thread's timer, so this thread wakes 20 times a second,
+ *   not once per body cycle (83 Hz on the NAO), and reads the newest state when it sends;
+ * - a body on this thread (an in-thread robot, simulated time in tests) paces it by its cycles:
+ *   the cycle listener compares the cycle's time with the next deadline and, when due, advances
+ *   the deadline by one period (no drift; after a stall it restarts from now instead of bursting).
+ * Either way one broadcast is scheduled with setImmediate, so it runs after the cycle, never inside
+ * it: the cycle's own work is not delayed by JSON or sockets.
  *
  * Slow clients: the message is encoded once and the same bytes go to every socket. A socket that
  * still holds unsent bytes from earlier messages (`bufferedAmount` above the bound, default 0) is
@@ -75,7 +78,8 @@ export class StateStream {
   readonly #pingTimer: ReturnType<typeof setInterval> | null;
   /** Subscribers dropped for not reading (skips, unsent bytes) or not answering pings. */
   subscribersDropped = 0;
-  readonly #unsubscribe: () => void;
+  /** Listening to the body (while there are subscribers), or null. */
+  #unsubscribe: (() => void) | null = null;
   readonly #sliceMs: number;
   #nextDueMs = Number.NaN;
   #scheduled = false;
@@ -105,7 +109,25 @@ export class StateStream {
     // Wall-clock timer on the server's side, never in the cycle: pings find dead peers.
     this.#pingTimer = ping > 0 ? setInterval(this.#pingAll, ping) : null;
     this.#pingTimer?.unref();
-    this.#unsubscribe = adapter.onCycle(this.#onCycle);
+  }
+
+  /** Listen to the body from the first subscriber on (sampled at the stream's rate where the body can). */
+  #listen(): void {
+    if (this.#unsubscribe) return;
+    this.#nextDueMs = Number.NaN;
+    this.#unsubscribe = this.#adapter.onSample(this.#periodMs, this.#onSample) ?? this.#adapter.onCycle(this.#onCycle);
+  }
+
+  /** The last subscriber left: nothing listens to the body for the stream any more. */
+  #quiet(): void {
+    if (this.#sockets.size > 0 || !this.#unsubscribe) return;
+    this.#unsubscribe();
+    this.#unsubscribe = null;
+  }
+
+  #remove(s: WebSocket): void {
+    this.#sockets.delete(s);
+    this.#quiet();
   }
 
   /** True when one more subscriber would exceed the cap (the route answers 503 before upgrading). */
@@ -119,7 +141,7 @@ export class StateStream {
   /** Close a subscriber that does not read, with a reason it can show (and count it). */
   #drop(s: WebSocket, reason: string): void {
     this.subscribersDropped++;
-    this.#sockets.delete(s);
+    this.#remove(s);
     s.close(STREAM_DROP_CODE, reason);
     // A peer that reads nothing may never complete the closing handshake either.
     setTimeout(() => s.terminate(), 2000).unref();
@@ -151,10 +173,11 @@ export class StateStream {
       return;
     }
     this.#sockets.add(socket);
+    this.#listen();
     this.#alive.set(socket, true);
     socket.on("pong", () => this.#alive.set(socket, true));
-    socket.on("close", () => this.#sockets.delete(socket));
-    socket.on("error", () => this.#sockets.delete(socket));
+    socket.on("close", () => this.#remove(socket));
+    socket.on("error", () => this.#remove(socket));
     // Messages from clients carry no meaning yet; ignore them rather than fail.
     const a = this.#adapter;
     socket.send(
@@ -203,11 +226,21 @@ export class StateStream {
 
   /** Stop pacing and close every subscriber (server shutdown). */
   close(code = 1001, reason = "server shutting down"): void {
-    this.#unsubscribe();
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
     if (this.#pingTimer) clearInterval(this.#pingTimer);
     for (const s of this.#sockets) s.close(code, reason);
     this.#sockets.clear();
   }
+
+  /** A sample at the stream's rate (the body's sampler): one broadcast. */
+  readonly #onSample = (): void => {
+    if (this.#sockets.size === 0) return;
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(this.#broadcast);
+    }
+  };
 
   /** Perform side, after every cycle: a comparison, and one setImmediate per period. */
   readonly #onCycle = (_seq: number, nowMs: number): void => {

@@ -39,10 +39,14 @@
  * - a client's bytes are read into its own 16 KiB buffer (`onread`: no Buffer, no external memory,
  *   no stream machinery per read; Node 20's server has no such option for accepted connections,
  *   so a `net.Socket` is built on each accepted handle) and decoded in place
- *   (`LolaCommandReader` with `reuseUpdate`).
+ *   (`LolaCommandReader` with `reuseUpdate`);
+ * - with `pollCommands` (on top of an upstream LoLA, whose messages start the cycles), the
+ *   controlling client's socket is not watched by the event loop at all: `pollCommands()` reads it
+ *   with one read(2) at the start of each cycle, so its answer costs the thread no wake-up of its
+ *   own (it lands in the same cycle either way: the cycle after the message it answers).
  */
 import { lstat, stat, unlink } from "node:fs/promises";
-import { chmodSync, chownSync, mkdtempSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isMainThread } from "node:worker_threads";
 import { type Server, Socket, connect, createServer } from "node:net";
@@ -111,6 +115,14 @@ export interface LolaServerOptions {
    */
   holdUntilValid?: boolean;
   /**
+   * Read the controlling client's commands only when `LolaServer.pollCommands()` is called (the
+   * caller calls it at the start of every cycle), not as they arrive: its socket is not watched by
+   * the event loop, so the thread does not wake for it. For a runtime whose cycles start on an
+   * event of their own (an upstream LoLA's message): a command then lands in the same cycle as it
+   * would have. Defaults to false (read as it arrives).
+   */
+  pollCommands?: boolean;
+  /**
    * Called for every command the controlling client sends, after it is applied (lockstep: its
    * answer lets simulated time run the next cycle; runtime/lockstep.ts). Defaults to none.
    */
@@ -169,7 +181,15 @@ export interface LolaServer {
    * clients it was written to whole.
    */
   sendFinalFrame(): number;
+  /**
+   * Perform side, with the `pollCommands` option: read what the controlling client sent since the
+   * last call (one read(2) on its descriptor; more only while the buffer fills) and apply it now.
+   * Nothing without that option.
+   */
+  pollCommands(): void;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 const defaultLog: LolaLog = (level, message) => {
   console.error(`LoLA server: ${level === "warn" ? "warning: " : ""}${message}`);
@@ -178,6 +198,10 @@ const defaultLog: LolaLog = (level, message) => {
 class Client {
   readonly name: string;
   readonly out = Buffer.alloc(LOLA_SENSOR_MESSAGE_BYTES);
+  /** Its read buffer (what a read brought is valid until the next read). */
+  inbox: Buffer = EMPTY;
+  /** Read by `pollCommands()`, not by the event loop. */
+  polled = false;
   readonly reader: LolaCommandReader | null;
   /** The socket's descriptor for direct writes, or -1 (none: every frame goes through socket.write). */
   readonly fd: number;
@@ -253,6 +277,7 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
   const server = createServer({ allowHalfOpen: false, pauseOnConnect: true });
   const state = new ServerState(robot, server, writer, path, readers, graceMs, log, opts.tap ?? null);
   state.holdUntilValid = opts.holdUntilValid ?? false;
+  state.pollCommands = opts.pollCommands ?? false;
   state.onControllerCommand = opts.onControllerCommand ?? null;
   if (opts.robotConfigSource) {
     const source = opts.robotConfigSource;
@@ -310,6 +335,7 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
     clients: () => state.info(),
     close: () => state.close(),
     sendFinalFrame: () => state.sendFinalFrame(),
+    pollCommands: () => state.poll(),
   };
 }
 
@@ -322,14 +348,15 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
  * (its close decrements it, so `server.close()` still waits for it). The server accepts paused, so
  * nothing was read before. test/lola/server.test.ts checks the bytes both ways.
  */
-function withReadBuffer(accepted: Socket, server: Server, buffer: Buffer, onRead: (n: number) => void): Socket | null {
+function withReadBuffer(accepted: Socket, server: Server, buffer: Buffer, onRead: (n: number) => void, paused = false): Socket | null {
   const internals = accepted as unknown as { _handle: object | null; _server: Server | null };
   const handle = internals._handle;
   if (!handle || accepted.destroyed) return null;
   accepted.removeAllListeners();
   internals._handle = null;
   internals._server = null;
-  const s = new Socket({ handle, allowHalfOpen: false, onread: { buffer, callback: (n: number) => void onRead(n) } } as ConstructorParameters<typeof Socket>[0]);
+  // `paused` (pollCommands): the handle never starts reading; the caller reads the descriptor itself.
+  const s = new Socket({ handle, allowHalfOpen: false, pauseOnCreate: paused, onread: { buffer, callback: (n: number) => void onRead(n) } } as ConstructorParameters<typeof Socket>[0]);
   const own = s as unknown as { _server: Server | null; server: Server | null };
   own._server = server;
   own.server = server;
@@ -435,6 +462,8 @@ class ServerState {
   holdUntilValid = false;
   /** See LolaServerOptions.onControllerCommand. */
   onControllerCommand: (() => void) | null = null;
+  /** See LolaServerOptions.pollCommands. */
+  pollCommands = false;
   #configSource: (() => Partial<LolaRobotConfig> | null) | null = null;
   #configNormalize: ((c: Partial<LolaRobotConfig>) => { config: LolaRobotConfig; notes: string[] }) | null = null;
   #configSeen: Partial<LolaRobotConfig> | null = null;
@@ -562,12 +591,22 @@ class ServerState {
   #admit(accepted: Socket, id: number, role: LolaClientRole): void {
     const inbox = Buffer.alloc(READ_BUFFER_BYTES);
     let client: Client | null = null;
-    const socket = withReadBuffer(accepted, this.server, inbox, (n) => {
-      if (client) this.#onData(client, inbox, n);
-    });
+    const polled = this.pollCommands && role === "controller";
+    const socket = withReadBuffer(
+      accepted,
+      this.server,
+      inbox,
+      (n) => {
+        if (client) this.#onData(client, inbox, n);
+      },
+      polled,
+    );
     if (!socket) return; // gone meanwhile
     const c = new Client(id, role, socket, this.robot.clock.nowMs());
     client = c;
+    c.inbox = inbox;
+    c.polled = polled && c.fd >= 0;
+    if (polled && !c.polled) socket.resume(); // no descriptor to read: the event loop reads it after all
     c.onMessage = (update, problems) => this.#onCommand(c, update, problems);
     if (role === "controller") {
       this.#controller = c;
@@ -601,6 +640,35 @@ class ServerState {
     socket.on("close", () => this.#lingering.delete(socket));
     socket.end(pack({ Error: `bodylink LoLA: ${reason}` }));
     setTimeout(() => socket.destroy(), REFUSE_LINGER_MS).unref();
+  }
+
+  /**
+   * See LolaServer.pollCommands. Perform side: one read(2) when the client sent something (its
+   * bytes decoded and applied as they would be on arrival), one that fails with EAGAIN when it did
+   * not (a thrown error: a client that answers every message never costs it); end of file or an
+   * error closes the client as the event loop would have.
+   */
+  poll(): void {
+    const c = this.#controller;
+    if (!c?.polled || c.closed) return;
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(c.fd, c.inbox, 0, c.inbox.length, null);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === "EAGAIN" || code === "EWOULDBLOCK") return;
+        if (!c.closed) this.log("warn", `${c.name}: socket error ${code ?? ""} ${(e as Error).message}; closing it`);
+        this.#drop(c);
+        return;
+      }
+      if (n === 0) {
+        this.#drop(c); // end of file: the client closed
+        return;
+      }
+      this.#onData(c, c.inbox, n);
+      if (n < c.inbox.length || c.closed) return;
+    }
   }
 
   /** See LolaServer.sendFinalFrame. Prepare side (on the way out). */

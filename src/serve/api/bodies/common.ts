@@ -37,6 +37,11 @@ export abstract class AdapterBase<R extends AdaptedRobot> {
     return this.body.onCycle(listener);
   }
 
+  /** The body's sampler (BodyRuntime.onSample), or null when it has none (decimate onCycle). */
+  onSample(periodMs: number, listener: CycleListener): (() => void) | null {
+    return this.body.onSample ? this.body.onSample(periodMs, listener) : null;
+  }
+
   /** Drop the adapter's own cycle listeners (server close). */
   close(): void {
     for (const off of this.#unsubscribe.splice(0)) off();

@@ -10,7 +10,8 @@
  *   `current > 0`;
  * - `touch` folds LoLA's 14 sensors into booleans, one per hand and per foot (any of its sensors);
  * - `joint_velocities` are estimated (the NAO has no velocity sensor): the finite difference of
- *   two consecutive cycles' positions, rad/s, updated every cycle by a cheap listener.
+ *   two consecutive fresh states' positions, rad/s, computed by the runtime in its cycle
+ *   (`NaoState.velocity`), so the adapter reads it on demand and listens to no cycle.
  *
  * Commands arrive in the API's order and are mapped to LoLA keys for `NaoBody.command` (NaoRobot, or NaoHost for a core in a worker). Joint
  * positions outside the limits are **clamped** (the answer lists what was clamped); stiffness and
@@ -18,7 +19,7 @@
  * (400) before the robot sees them. RHipYawPitch: one motor drives both hip yaw-pitch joints, so
  * LHipYawPitch's value is used and a differing RHipYawPitch is reported in `notes`.
  *
- * Prepare side (allocates), except the per-cycle velocity listener (allocation-free).
+ * Prepare side (allocates); nothing here runs per cycle.
  */
 import Type, { type TArray, type TNumber, type TOptional, type TSchema } from "typebox";
 import { BodylinkError } from "../../../errors.js";
@@ -255,14 +256,8 @@ export class NaoAdapter extends AdapterBase<NaoBody> implements BodyAdapter {
   readonly schemas = { stream: NaoStreamFieldsSchema, rest: NaoRestFieldsSchema };
   readonly reads: readonly ReadRoute[];
   readonly commands: readonly CommandRoute[];
-  // Velocity estimate (LoLA order), updated every cycle without allocating.
-  readonly #prevPosition = new Float32Array(LOLA_JOINT_COUNT);
-  readonly #velocity = new Float32Array(LOLA_JOINT_COUNT);
-  #prevTimestampMs = Number.NaN;
-
   constructor(robot: NaoBody) {
     super(robot);
-    this.listen(() => this.#estimateVelocity());
     this.reads = [
       {
         path: "/v1/preferences",
@@ -369,7 +364,7 @@ export class NaoAdapter extends AdapterBase<NaoBody> implements BodyAdapter {
       center_of_pressure: { left: f32Array(s.centerOfPressureM.subarray(0, 2)), right: f32Array(s.centerOfPressureM.subarray(2, 4)) },
       touch,
       joint_positions: f32Array(s.position, API_TO_LOLA),
-      joint_velocities: f32Array(this.#velocity, API_TO_LOLA),
+      joint_velocities: f32Array(s.velocity, API_TO_LOLA),
       joint_currents: f32Array(s.current, API_TO_LOLA),
       joint_temperatures: f32Array(s.temperature, API_TO_LOLA),
       joint_status: intArray(s.status, API_TO_LOLA),
@@ -382,22 +377,6 @@ export class NaoAdapter extends AdapterBase<NaoBody> implements BodyAdapter {
         face_temperature: f32(s.head.faceTemperatureC),
       },
     };
-  }
-
-
-  /** Perform side, every cycle: allocation-free finite difference. */
-  #estimateVelocity(): void {
-    const s = this.body.state;
-    if (!s.valid) return;
-    const dtS = (s.timestampMs - this.#prevTimestampMs) / 1000;
-    const pos = s.position;
-    if (dtS > 0) {
-      for (let i = 0; i < LOLA_JOINT_COUNT; i++) this.#velocity[i] = (pos[i]! - this.#prevPosition[i]!) / dtS;
-    }
-    if (dtS !== 0) {
-      this.#prevPosition.set(pos);
-      this.#prevTimestampMs = s.timestampMs;
-    }
   }
 
   #joints(leaseId: string, body: JointsCommand): CommandOutcome {

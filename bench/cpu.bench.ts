@@ -1,0 +1,306 @@
+/**
+ * `npm run bench -- cpu`: what the NAO's runtime costs the robot's CPU at 83 Hz, per thread and for
+ * the process, in ONE run (the figures and their breakdown: docs/performance.md):
+ *
+ *   nao, client       `bodylink serve` (simulated chest board, its core in its worker thread, the
+ *                     robot API idle) with a LoLA client answering every frame with a full command
+ *   nao, no client    the same process once the client has gone
+ *   proxy             `serve --lola-upstream` between an upstream LoLA (a simulated bodylink NAO,
+ *                     byte-exact LoLA) and one client answering every message, beside the floor,
+ *                     bench/lola-relay.mjs (a Node process that only copies the upstream's bytes to
+ *                     its client), measured over the same window
+ *
+ * Each as % of one core and µs per cycle, for the process (/proc/PID/stat) and per thread
+ * (/proc/PID/task/TID/schedstat: CPU time and timeslices, i.e. wake-ups): the main thread, the
+ * real-time core's thread (the one at SCHED_FIFO, else the worker that runs most) and the rest
+ * (V8's and libuv's helper threads). With BL_CPU_BASELINE=<another checkout>, the NAO phases and
+ * the proxy also run from that checkout in the same run, interleaved, for a same-run ratio.
+ * BENCH_QUICK=1 (or --quick) shortens every window for a smoke run. Verdicts: the process ≤ 3 %,
+ * the core's thread ≤ 2.5 % (NAO, one client answering), the proxy ≤ 2× the relay.
+ *
+ * The machine here is a shared 2-core VM: the load average is printed with every figure; compare
+ * ratios within a run, not absolute numbers across runs.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { LolaCommandWriter } from "../src/wire/lola/command-message.js";
+import { fmt } from "./util.js";
+
+const QUICK = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick");
+const WINDOW_MS = QUICK ? 5000 : 20_000;
+const WARMUP_MS = QUICK ? 2000 : 4000;
+const PERIOD_MS = 12;
+const CLK_TCK = 100; // Linux USER_HZ: /proc/PID/stat counts CPU in 1/100 s
+const ROOT = new URL("..", import.meta.url).pathname;
+const TARGET_PROCESS_PCT = 3;
+const TARGET_CORE_PCT = 2.5;
+const TARGET_PROXY_RATIO = 2;
+
+interface ThreadSample {
+  tid: number;
+  comm: string;
+  /** SCHED_FIFO (policy 1) or another policy. */
+  fifo: boolean;
+  cpuNs: number;
+  slices: number;
+}
+
+/** Every thread of `pid`: its CPU time (ns, exact) and timeslices, from schedstat. */
+export function threads(pid: number): Map<number, ThreadSample> {
+  const out = new Map<number, ThreadSample>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const t of tids) {
+    try {
+      const [ns, , slices] = readFileSync(`/proc/${pid}/task/${t}/schedstat`, "latin1").split(" ");
+      const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, "latin1");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const comm = readFileSync(`/proc/${pid}/task/${t}/comm`, "latin1").trim();
+      out.set(Number(t), { tid: Number(t), comm, fifo: fields[38] === "1", cpuNs: Number(ns), slices: Number(slices) });
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
+function processTicks(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]); // utime + stime
+}
+
+interface Usage {
+  /** % of one core over the window. */
+  pct: number;
+  /** µs of CPU per 12 ms cycle. */
+  usPerCycle: number;
+  /** Timeslices (wake-ups) per cycle. */
+  wakeupsPerCycle: number;
+}
+
+export interface CpuReport {
+  process: Usage;
+  main: Usage;
+  core: Usage | null;
+  rest: Usage;
+  loadavg: string;
+}
+
+/** Sample `pid` over `ms`: the process and its threads, split into main, the core's thread and the rest. */
+export async function measure(pid: number, ms: number): Promise<CpuReport> {
+  const t0 = threads(pid);
+  const p0 = processTicks(pid);
+  const w0 = performance.now();
+  await sleep(ms);
+  const t1 = threads(pid);
+  const p1 = processTicks(pid);
+  const wallMs = performance.now() - w0;
+  const cycles = wallMs / PERIOD_MS;
+  const usage = (ns: number, slices: number): Usage => ({ pct: (ns / 1e6 / wallMs) * 100, usPerCycle: ns / 1e3 / cycles, wakeupsPerCycle: slices / cycles });
+  const delta = [...t1.values()].map((b) => {
+    const a = t0.get(b.tid);
+    return { ...b, cpuNs: b.cpuNs - (a?.cpuNs ?? 0), slices: b.slices - (a?.slices ?? 0) };
+  });
+  const main = delta.find((d) => d.tid === pid);
+  const others = delta.filter((d) => d.tid !== pid);
+  // The core: the SCHED_FIFO thread (serve asks for it), else the busiest thread that is not main.
+  const core = others.find((d) => d.fifo) ?? (others.length ? others.reduce((x, y) => (y.cpuNs > x.cpuNs ? y : x)) : undefined);
+  const rest = others.filter((d) => d !== core);
+  const sum = (xs: typeof delta, k: "cpuNs" | "slices") => xs.reduce((a, d) => a + d[k], 0);
+  const procNs = ((p1 - p0) / CLK_TCK) * 1e9;
+  return {
+    process: usage(procNs, sum(delta, "slices")),
+    main: usage(main?.cpuNs ?? 0, main?.slices ?? 0),
+    core: core ? usage(core.cpuNs, core.slices) : null,
+    rest: usage(sum(rest, "cpuNs"), sum(rest, "slices")),
+    loadavg: loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" "),
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Served {
+  child: ChildProcess;
+  out: () => string;
+}
+
+function serve(root: string, args: string[], env: NodeJS.ProcessEnv, extraNode: string[] = []): Promise<Served> {
+  const child = spawn(process.execPath, [...extraNode, join(root, "bin/bodylink.js"), "serve", "--api-port", "0", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout!.on("data", (b: Buffer) => {
+    out += b.toString();
+  });
+  child.stderr!.on("data", (b: Buffer) => {
+    out += b.toString();
+  });
+  return new Promise((resolve, reject) => {
+    const t = setInterval(() => {
+      if (out.includes("Ctrl-C to stop")) {
+        clearInterval(t);
+        resolve({ child, out: () => out });
+      }
+    }, 50);
+    child.once("exit", (code) => {
+      clearInterval(t);
+      reject(new Error(`serve ${args.join(" ")} exited (${code}): ${out}`));
+    });
+  });
+}
+
+async function stop(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  const exited = new Promise((r) => c.once("exit", r));
+  c.kill("SIGINT");
+  const t = setTimeout(() => c.kill("SIGKILL"), 5000);
+  await exited;
+  clearTimeout(t);
+}
+
+/** A LoLA client that answers every 896-byte message with a full 11-key command (as LoLA clients do). */
+async function answeringClient(path: string): Promise<Socket> {
+  const command = new LolaCommandWriter().setFloats("Stiffness", new Float32Array(25).fill(0.5));
+  for (let i = 0; ; i++) {
+    try {
+      return await new Promise<Socket>((resolve, reject) => {
+        const s = connect(path);
+        let pending = 0;
+        s.on("data", (b: Buffer) => {
+          pending += b.length;
+          while (pending >= 896) {
+            pending -= 896;
+            s.write(command.bytes);
+          }
+        });
+        s.once("connect", () => resolve(s));
+        s.once("error", reject);
+      });
+    } catch (e) {
+      if (i > 200) throw e;
+      await sleep(50);
+    }
+  }
+}
+
+/** A client that only reads (the relay's). */
+async function readingClient(path: string): Promise<Socket> {
+  for (let i = 0; ; i++) {
+    try {
+      return await new Promise<Socket>((resolve, reject) => {
+        const s = connect(path);
+        s.on("data", () => {});
+        s.once("connect", () => resolve(s));
+        s.once("error", reject);
+      });
+    } catch (e) {
+      if (i > 200) throw e;
+      await sleep(50);
+    }
+  }
+}
+
+function line(name: string, r: CpuReport): string {
+  const u = (x: Usage | null) => (x ? `${fmt(x.pct, 2)} % ${fmt(x.usPerCycle, 0).padStart(4)} µs ${fmt(x.wakeupsPerCycle, 2)} w` : "-");
+  return `  ${name.padEnd(34)} process ${u(r.process)} | core ${u(r.core)} | main ${u(r.main)} | rest ${u(r.rest)}   (load ${r.loadavg})`;
+}
+
+interface NaoFigures {
+  client: CpuReport;
+  noClient: CpuReport;
+}
+
+async function naoRuntime(root: string, dir: string, tag: string): Promise<NaoFigures> {
+  const lolaPath = join(dir, `${tag}.lola`);
+  const s = await serve(root, ["--name", `cpu-${tag}`, "--lola-path", lolaPath], { ...process.env, BODYLINK_RUNTIME_DIR: join(dir, `rt-${tag}`) });
+  try {
+    const c = await answeringClient(lolaPath);
+    await sleep(WARMUP_MS);
+    const client = await measure(s.child.pid!, WINDOW_MS);
+    c.destroy();
+    await sleep(1000);
+    const noClient = await measure(s.child.pid!, WINDOW_MS);
+    return { client, noClient };
+  } finally {
+    await stop(s.child);
+  }
+}
+
+interface ProxyFigures {
+  proxy: CpuReport;
+  relay: CpuReport;
+}
+
+async function proxyBesideRelay(root: string, dir: string, tag: string): Promise<ProxyFigures> {
+  const env = { ...process.env, BODYLINK_RUNTIME_DIR: join(dir, `rt-${tag}`) };
+  const upPath = join(dir, `${tag}-up.sock`);
+  const downPath = join(dir, `${tag}-down.sock`);
+  const relayPath = join(dir, `${tag}-relay.sock`);
+  const children: ChildProcess[] = [];
+  try {
+    const up = await serve(ROOT, ["--name", `cpu-up-${tag}`, "--lola-path", upPath, "--lola-readers", "1"], env);
+    children.push(up.child);
+    const proxy = await serve(root, ["--name", `cpu-proxy-${tag}`, "--lola-upstream", upPath, "--lola-path", downPath], env);
+    children.push(proxy.child); // the proxy connects first: it is the upstream's controlling client
+    const relay = spawn(process.execPath, [join(ROOT, "bench/lola-relay.mjs"), upPath, relayPath], { env, stdio: ["ignore", "pipe", "inherit"] });
+    children.push(relay);
+    await new Promise<void>((resolve, reject) => {
+      relay.stdout!.on("data", (b: Buffer) => b.toString().includes("relay ready") && resolve());
+      relay.once("exit", (code) => reject(new Error(`the relay exited (${code})`)));
+    });
+    const pc = await answeringClient(downPath);
+    const rc = await readingClient(relayPath);
+    await sleep(WARMUP_MS);
+    const [proxyR, relayR] = await Promise.all([measure(proxy.child.pid!, WINDOW_MS), measure(relay.pid!, WINDOW_MS)]);
+    pc.destroy();
+    rc.destroy();
+    return { proxy: proxyR, relay: relayR };
+  } finally {
+    for (const c of children.reverse()) await stop(c);
+  }
+}
+
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "bl-cpu-"));
+  const base = process.env.BL_CPU_BASELINE || null;
+  console.log(`windows ${WINDOW_MS / 1000} s${QUICK ? " (quick: a smoke run)" : ""}; ${base ? `baseline checkout ${base} beside this one, interleaved` : "no baseline checkout (BL_CPU_BASELINE)"}; load ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log("  per 12 ms cycle: % of one core, µs of CPU, w = wake-ups (timeslices); core = the real-time core's thread, rest = V8/libuv helpers");
+  try {
+    const nao = await naoRuntime(ROOT, dir, "this");
+    const naoBase = base ? await naoRuntime(base, dir, "base") : null;
+    console.log("NAO runtime, simulated chest board, robot API idle:");
+    console.log(line("this, one LoLA client answering", nao.client));
+    if (naoBase) console.log(line("baseline, one LoLA client answering", naoBase.client));
+    console.log(line("this, no LoLA client", nao.noClient));
+    if (naoBase) console.log(line("baseline, no LoLA client", naoBase.noClient));
+    if (naoBase) {
+      console.log(`  this/baseline with a client: process ${fmt(nao.client.process.pct / naoBase.client.process.pct, 2)}×, core ${fmt((nao.client.core?.pct ?? Number.NaN) / (naoBase.client.core?.pct ?? Number.NaN), 2)}×, main ${fmt(nao.client.main.pct / naoBase.client.main.pct, 2)}×`);
+    }
+    const proxy = await proxyBesideRelay(ROOT, dir, "this");
+    const proxyBase = base ? await proxyBesideRelay(base, dir, "base") : null;
+    console.log("--lola-upstream proxy, one client answering every message, beside the raw relay (same window):");
+    console.log(line("this proxy", proxy.proxy));
+    console.log(line("relay (the floor)", proxy.relay));
+    if (proxyBase) {
+      console.log(line("baseline proxy", proxyBase.proxy));
+      console.log(line("relay beside the baseline", proxyBase.relay));
+    }
+    const ratio = proxy.proxy.process.pct / proxy.relay.process.pct;
+    console.log(`  proxy/relay: ${fmt(ratio, 2)}×${proxyBase ? ` (baseline ${fmt(proxyBase.proxy.process.pct / proxyBase.relay.process.pct, 2)}×)` : ""}`);
+    const q = QUICK ? " (quick run)" : "";
+    const c = nao.client;
+    console.log(`verdict, NAO process ≤ ${TARGET_PROCESS_PCT} % of a core with a client answering${q}: ${c.process.pct <= TARGET_PROCESS_PCT ? "MET" : "NOT MET"} (${fmt(c.process.pct, 2)} %)`);
+    console.log(`verdict, NAO core thread ≤ ${TARGET_CORE_PCT} %${q}: ${c.core && c.core.pct <= TARGET_CORE_PCT ? "MET" : "NOT MET"} (${fmt(c.core?.pct ?? Number.NaN, 2)} %)`);
+    console.log(`verdict, proxy ≤ ${TARGET_PROXY_RATIO}× the relay in the same window${q}: ${ratio <= TARGET_PROXY_RATIO ? "MET" : "NOT MET"} (${fmt(ratio, 2)}×; latency: npm run bench -- lola-upstream)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
