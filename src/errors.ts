@@ -30,6 +30,7 @@ export const ERRORS = {
   BL_ERR_RECORD_WRITE: { status: 500, message: "recording stopped: %s; the runtime goes on (free disk space, or record to another disk)" },
   BL_ERR_RECORD_READ: { status: 400, message: "cannot read %s: %s" },
   BL_ERR_VERIFY_INPUT: { status: 400, message: "cannot verify: %s" },
+  BL_ERR_REPLAY_INPUT: { status: 400, message: "cannot replay: %s" },
   BL_ERR_EXPORT_INPUT: { status: 400, message: "cannot export: %s" },
   BL_ERR_VERIFY_DIFFERENT: { status: 422, message: "%s values differ (in %s of %s LoLA messages); the first differences are listed above" },
   BL_ERR_CLI_NO_RUNTIME: { status: 503, message: "no runtime answers at %s; start one with `bodylink serve` (or pass --url)" },

@@ -65,6 +65,32 @@ async function readableFile(path: string): Promise<void> {
     throw new BodylinkError("BL_ERR_RECORD_READ", path, fileErrorText(e));
   }
   if (!isFile) throw new BodylinkError("BL_ERR_RECORD_READ", path, "not a file (a directory?)");
+  await requireMcapMagic(path);
+}
+
+/** MCAP's magic, the file's first bytes (the spec's Magic: 0x89 "MCAP" "0" "\r\n"). */
+const MCAP_MAGIC = Uint8Array.of(0x89, 0x4d, 0x43, 0x41, 0x50, 0x30, 0x0d, 0x0a);
+
+/**
+ * The one check every reader of a recording makes first (`record --info`, `verify`, `replay`,
+ * `export`): an empty file, a text file, a capture or anything else without MCAP's magic is
+ * "not an MCAP file", in the same words for all of them.
+ */
+async function requireMcapMagic(path: string): Promise<void> {
+  const head = new Uint8Array(MCAP_MAGIC.length);
+  let n: number;
+  try {
+    const fh = await open(path, "r");
+    try {
+      n = (await fh.read(head, 0, head.length, 0)).bytesRead;
+    } finally {
+      await fh.close();
+    }
+  } catch (e) {
+    throw new BodylinkError("BL_ERR_RECORD_READ", path, fileErrorText(e));
+  }
+  if (n === 0) throw new BodylinkError("BL_ERR_RECORD_READ", path, "not an MCAP file (it is empty)");
+  if (n < head.length || !head.every((b, i) => b === MCAP_MAGIC[i])) throw new BodylinkError("BL_ERR_RECORD_READ", path, "not an MCAP file (no header)");
 }
 
 /** Stream every record of `path` (file order). Yields the stream's records; the last value says where it stopped. */

@@ -77,8 +77,11 @@ export class ReplayDriver implements NaoDriver {
     });
   }
 
-  /** Read a recording into steps. Throws BL_ERR_RECORD_READ / BL_ERR_VERIFY_INPUT with what is missing. */
+  /** Read a recording into steps. Throws BL_ERR_RECORD_READ / BL_ERR_REPLAY_INPUT with what is missing. */
   static async load(path: string): Promise<ReplayDriver> {
+    // Another body's recording is refused before it is read through (replay drives a NAO).
+    const other = await notANaoRecording(path, "replay");
+    if (other) throw new BodylinkError("BL_ERR_REPLAY_INPUT", other);
     const steps: ReplayStep[] = [];
     let answers: Uint8Array[] = [];
     let command: Uint8Array | null = null;
@@ -102,12 +105,12 @@ export class ReplayDriver implements NaoDriver {
         if (e.type === "handshake" && Array.isArray(e.boards)) boards = e.boards.map(boardReport);
       }
     }
-    if (steps.length === 0) throw new BodylinkError("BL_ERR_VERIFY_INPUT", (await notANaoRecording(path, "replay")) ?? `${path} holds no LoLA messages to replay`);
-    if (!steps.some((s) => s.answers.length > 0)) throw new BodylinkError("BL_ERR_VERIFY_INPUT", `${path} holds no raw chest-board frames: replay needs a recording of the chest board (bodylink record), not a LoLA dump`);
+    if (steps.length === 0) throw new BodylinkError("BL_ERR_REPLAY_INPUT", `${path} holds no LoLA messages to replay`);
+    if (!steps.some((s) => s.answers.length > 0)) throw new BodylinkError("BL_ERR_REPLAY_INPUT", `${path} holds no raw chest-board frames: replay needs a recording of the chest board (bodylink record), not a LoLA dump`);
     const block = assembler.result() ?? (await readAttachments(path)).get(PREFS_ATTACHMENT) ?? null;
-    if (!block) throw new BodylinkError("BL_ERR_VERIFY_INPUT", `${path} holds no preference block`);
+    if (!block) throw new BodylinkError("BL_ERR_REPLAY_INPUT", `${path} holds no preference block`);
     const p = preferencesFromBlock(block);
-    if (!p.ok) throw new BodylinkError("BL_ERR_VERIFY_INPUT", `${path}: preference block unusable: ${p.reason}`);
+    if (!p.ok) throw new BodylinkError("BL_ERR_REPLAY_INPUT", `${path}: preference block unusable: ${p.reason}`);
     boards ??= BOARDS.filter((b) => b.handshake).map((b) => boardReport({ name: b.name, accepted: b.type !== BoardType.Chest, reason: null, version: null, serial: null }));
     return new ReplayDriver(path, steps, p.prefs, boards);
   }

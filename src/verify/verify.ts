@@ -42,7 +42,10 @@ async function prefsFromFile(path: string): Promise<Uint8Array | null> {
     throw new BodylinkError("BL_ERR_VERIFY_INPUT", `--prefs ${path}: ${(e as Error).message}`);
   }
   if (bytes.length === PREFS.BLOCK_BYTES) return bytes;
-  const fromRecording = await prefsFromRecording(path);
+  const fromRecording = await prefsFromRecording(path).catch((e: unknown) => {
+    if (e instanceof BodylinkError && e.code === "BL_ERR_RECORD_READ") return null; // neither: said below
+    throw e;
+  });
   if (!fromRecording) throw new BodylinkError("BL_ERR_VERIFY_INPUT", `--prefs ${path}: neither a ${PREFS.BLOCK_BYTES}-byte preference block nor a recording that holds one`);
   return fromRecording;
 }
