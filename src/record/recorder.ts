@@ -17,10 +17,8 @@
  */
 import type { EventEmitter } from "node:events";
 import { basename, dirname, extname, join } from "node:path";
-import type { NaoRobot } from "../runtime/nao-robot.js";
-import type { P7Robot } from "../runtime/p7-robot.js";
-import type { BodyRuntime } from "../runtime/robot.js";
-import type { CycleListener, CycleLoop } from "../runtime/loop.js";
+import { RECORDER_BODIES, type RecordedBody, type RecordedRuntime, type RecordEvent, UNKNOWN_BODY } from "./bodies.js";
+import type { CycleListener } from "../runtime/loop.js";
 import type { BodyAdapter } from "../serve/api/adapter.js";
 import { adapterFor } from "../serve/api/build.js";
 import { stateSchema } from "../serve/api/schemas.js";
@@ -44,7 +42,7 @@ import {
   VIEWER_3D_CHANNELS,
   channelBody,
 } from "./channels.js";
-import { type DecodedState, P7_COMMAND_RECORD_SCHEMA, P7_STATE_RECORD_SCHEMA, readP7Command, type P7Mirror, p7StateDecoder, type StateRecordDecoder, TNY360_STATE_RECORD_SCHEMA, type Tny360Mirror, tny360StateDecoder } from "./body-state-record.js";
+import { type DecodedState, P7_COMMAND_RECORD_SCHEMA, P7_STATE_RECORD_SCHEMA, readP7Command, type StateRecordDecoder, TNY360_STATE_RECORD_SCHEMA } from "./body-state-record.js";
 import { LogTimeOrder } from "./log-time-order.js";
 import { FileWritable, compressZstd, loadZstd } from "./mcap-io.js";
 import { StrictMcapWriter } from "./mcap-writer.js";
@@ -109,7 +107,7 @@ export interface RecordingProgress {
 export interface RecordSource {
   readonly tap: RecordTap;
   /** The body; its `loop` when the core runs on this thread (a threaded core records into `core` instead). */
-  readonly robot: BodyRuntime & { readonly loop?: CycleLoop; onCycle(listener: CycleListener): () => void };
+  readonly robot: RecordedRuntime;
   /** "sim", "usb", "replay", … for the metadata. */
   readonly transport: string;
   /**
@@ -149,8 +147,9 @@ export class Recorder {
   readonly #opts: RecorderOptions;
   readonly #log: (line: string) => void;
   readonly #adapter: BodyAdapter | null;
-  readonly #nao: NaoRobot | null;
-  /** The P7's or the TNY-360's per-cycle state: its ring channel and decoder (null for a NAO). */
+  /** What this body records of its own (record/bodies.ts). */
+  readonly #body: RecordedBody;
+  /** The body's per-cycle state record: its ring channel and decoder (null for a NAO: frames and NaoState). */
   readonly #bodyState: { readonly ring: number; readonly decode: StateRecordDecoder } | null;
   #lastBodyLink = "";
   readonly #prefs = new PreferenceAssembler();
@@ -184,8 +183,6 @@ export class Recorder {
   readonly #unsubscribe: Array<() => void> = [];
   readonly #timers: NodeJS.Timeout[] = [];
   // Per-cycle change detection (perform side: compares, allocates only on a change).
-  #lastLink = "";
-  #lastSafety: string | null = null;
   #lastLate = 0;
   #lastApiSeq = -1;
 
@@ -197,14 +194,9 @@ export class Recorder {
     this.#onCoreRecord = this.#core ? this.#recordFrom(this.#core) : null;
     this.#opts = opts;
     this.#log = opts.log ?? ((l) => console.error(l));
-    this.#nao = src.robot.kind === "nao" ? (src.robot as NaoRobot) : null;
     const kind = src.robot.kind;
-    this.#bodyState =
-      kind === "p7"
-        ? { ring: RING_CHANNEL.p7State, decode: p7StateDecoder() }
-        : kind === "tny360"
-          ? { ring: RING_CHANNEL.tny360State, decode: tny360StateDecoder((src.robot as unknown as { source: "sim" | "remote" }).source) }
-          : null;
+    this.#body = (RECORDER_BODIES[kind] ?? UNKNOWN_BODY)(src.robot, src.tap, !this.#core);
+    this.#bodyState = this.#body.stateRecord;
     let adapter: BodyAdapter | null = null;
     try {
       adapter = adapterFor(src.robot as Parameters<typeof adapterFor>[0]);
@@ -277,6 +269,8 @@ export class Recorder {
 
   // ---- producers (main thread, outside the cycle) ---------------------------------------------
 
+  readonly #event: RecordEvent = (type, text, extra) => this.event(type, text, extra);
+
   /** Record a runtime event (JSON) through the ring, so it sits in order with the frames. */
   event(type: string, text: string, extra: Record<string, unknown> = {}): void {
     if (this.#stopped) return;
@@ -285,8 +279,7 @@ export class Recorder {
 
   /** The runtime's cycle count (a threaded core's: its host's count, or the NAO's mirrored state's). */
   #cycleSeq(): number {
-    if (!this.#core) return this.#src.robot.loop!.seq;
-    return this.#nao ? this.#nao.state.seq : ((this.#src.robot as { readonly cycles?: number }).cycles ?? 0);
+    return this.#body.cycleSeq();
   }
 
   #dropped(): number {
@@ -297,12 +290,6 @@ export class Recorder {
     const robot = this.#src.robot;
     this.#startedMs = robot.clock.nowMs();
     this.#unsubscribe.push(robot.onCycle(this.#onCycle));
-    if (robot.kind === "p7" && !this.#core) {
-      // A core on this thread: the commands it takes (a threaded core records its own).
-      const p7 = robot as unknown as P7Robot;
-      const tap = this.#src.tap;
-      this.#unsubscribe.push(p7.onCommand((kind, targets, speeds, joint) => tap.p7Command(p7.loop.seq, kind, targets, speeds, joint)));
-    }
     const auth = robot.authority;
     const onAcquired = (info: { owner: string; source: string; expiresAtEpochMs: number }) =>
       this.event("lease_acquired", `${info.owner} (${info.source}) took control`, { owner: info.owner, source: info.source });
@@ -324,13 +311,7 @@ export class Recorder {
       em.off("estop", onEstop);
       em.off("reset", onReset);
     });
-    if (this.#nao) {
-      const boards = this.#nao.boards;
-      const ok = boards.filter((b) => b.accepted).length;
-      this.event("handshake", `${ok}/${boards.length} motor boards started`, {
-        boards: boards.map((b) => ({ name: b.name, accepted: b.accepted, reason: b.reason, version: b.configVersion, serial: b.serial })),
-      });
-    }
+    this.#unsubscribe.push(...this.#body.attach(this.#event));
     this.event("recording_started", this.#files[0] ? `recording to ${this.#files[0]}` : "live stream (no file)", { body: robot.kind, transport: this.#src.transport });
     if (this.#adapter) this.#timers.push(setInterval(() => this.#apiState(), API_STATE_EVERY_MS));
     // Drains also when no cycle runs (a paused replay, a stopped body).
@@ -347,25 +328,7 @@ export class Recorder {
 
   /** Perform side: the decoded state, and events on a change. */
   readonly #onCycle: CycleListener = () => {
-    const nao = this.#nao;
-    if (nao) {
-      const s = nao.state;
-      if (!this.#core) this.#src.tap.naoState(s); // a threaded core records its own, every cycle
-      if (s.link !== this.#lastLink) {
-        const from = this.#lastLink;
-        this.#lastLink = s.link;
-        if (from) this.event("link", `body link ${from} → ${s.link}`, { from, to: s.link });
-      }
-      if (s.safetyReason !== this.#lastSafety) {
-        this.#lastSafety = s.safetyReason;
-        this.event("safety", s.safetyReason ? `stiffness ramps to 0: ${s.safetyReason}` : "commands flow normally", { reason: s.safetyReason });
-      }
-    } else if (this.#bodyState && !this.#core) {
-      // A core on this thread: its state, as a threaded core records its own (the same bytes).
-      const robot = this.#src.robot;
-      if (robot.kind === "p7") this.#src.tap.p7State(robot.loop!.seq, robot as unknown as P7Mirror);
-      else this.#src.tap.tny360State(robot.loop!.seq, robot as unknown as Tny360Mirror);
-    }
+    this.#body.cycle(this.#event); // an in-thread core's state (a threaded core records its own); the body's events
     const late = this.#core ? this.#lastLate : this.#src.robot.loop!.timing.lateCycles; // a threaded core records its own
     if (late !== this.#lastLate) {
       const n = late - this.#lastLate;
@@ -581,10 +544,7 @@ export class Recorder {
       ["part", String(this.#files.length + 1)],
       ["started_epoch_ms", String(this.#src.robot.clock.epochMs())],
     ]);
-    if (this.#nao?.prefs) {
-      meta.set("body_id", this.#nao.prefs.bodyId);
-      meta.set("body_version", this.#nao.prefs.bodyVersion);
-    }
+    for (const [k, v] of this.#body.metadata()) meta.set(k, v);
     await writer.addMetadata({ name: METADATA_NAME, metadata: meta });
     this.#writer = writer;
     this.#file = file;
