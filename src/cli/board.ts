@@ -6,6 +6,7 @@
  * - otherwise the real chest board over USB (the default, as Aldebaran's tools do);
  * - `--sim`: the simulated board, said in the first line of the output.
  */
+import { hasChestBoard } from "../bodies/parts.js";
 import { BodylinkError } from "../errors.js";
 import { chooseRuntime, listRuntimes, type RuntimeRecord, type TargetOptions } from "./discovery.js";
 import { usageError } from "./errors.js";
@@ -30,12 +31,12 @@ export async function readSource(o: BoardFlags, command: string): Promise<BoardS
   if (o.url) {
     const base = o.url.replace(/\/$/, "");
     const body = await bodyAt(base);
-    if (body !== "nao") throw new BodylinkError("BL_ERR_CMD_UNSUPPORTED", `${body} at ${base}`, "chest board (prefs and boards are the NAO's)");
+    if (!hasChestBoard(body)) throw new BodylinkError("BL_ERR_CMD_UNSUPPORTED", `${body} at ${base}`, "chest board (prefs and boards are the NAO's)");
     return { kind: "api", base, runtime: null };
   }
   if (o.robot === undefined && listRuntimes().length === 0) return { kind: "usb" };
   const r = chooseRuntime(o.robot);
-  if (r.body !== "nao") throw noChestBoard(r);
+  if (!hasChestBoard(r.body)) throw noChestBoard(r);
   if (!r.apiUrl) throw new BodylinkError("BL_ERR_CLI_NO_RUNTIME", `${r.name} (it serves no robot API yet)`);
   return { kind: "api", base: r.apiUrl, runtime: r };
 }
@@ -48,7 +49,7 @@ export function toolSource(o: BoardFlags, command: string): Exclude<BoardSource,
   if (o.sim && o.usb) throw usageError("--sim and --usb exclude each other", command);
   if (o.sim) return { kind: "sim" };
   const all = listRuntimes();
-  const naos = all.filter((x) => x.body === "nao");
+  const naos = all.filter((x) => hasChestBoard(x.body));
   const holder = naos.find((x) => x.transport === "usb") ?? naos[0];
   if (holder) throw new BodylinkError("BL_ERR_LINK_BUSY", `${holder.name}, pid ${holder.pid}, ${holder.transport}`, holder.pid);
   if (all[0]) throw noChestBoard(all[0]);

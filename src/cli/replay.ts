@@ -107,6 +107,7 @@ export function registerReplay(program: Command): void {
 export function replayEntry(driver: ReplayDriver, clock: Clock): BodyEntry & { robot: NaoRobot | null } {
   return {
     robot: null,
+    flagWarnings: () => [], // replay's own options are checked by replay
     async start({ o, name, others }) {
       const nao = await NaoRobot.create({ driver, clock, seed: o.seed, acceptBoardVersions: o.acceptBoardVersion, youngGcEveryMs: o.gcEveryMs ?? 100 });
       this.robot = nao;

@@ -173,7 +173,7 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
   }
   const operatorKey = o.fleetOperatorDir !== undefined ? loadBundle(o.fleetOperatorDir).signingKey : null;
   if (!isBodyKind(o.body)) throw usageError(`unknown body ${JSON.stringify(o.body)}; choose ${bodyChoicesText()}`, "serve");
-  if (o.lolaUpstream && o.body !== "nao") throw new CliError(`--lola-upstream runs a NAO on top of its LoLA; it does not apply to --body ${o.body}`, 2);
+  if (o.lolaUpstream && o.body !== LOLA_UPSTREAM_BODY) throw new CliError(`--lola-upstream runs a NAO on top of its LoLA; it does not apply to --body ${o.body}`, 2);
   // Off loopback, a token or nothing (docs/security.md); checked before anything is opened.
   const token = o.token ?? (process.env.BODYLINK_TOKEN || undefined);
   requireTokenOffLoopback(o.host, token);
@@ -512,6 +512,9 @@ export function registerServe(program: Command): void {
     });
 }
 
+/** The body `--lola-upstream` starts (on top of a LoLA): an error with another, not a warning. */
+const LOLA_UPSTREAM_BODY: BodyKind = "nao";
+
 /** Options (commander's keys) that only one body reads. */
 const BODY_FLAGS: ReadonlyArray<readonly [key: string, flag: string, body: BodyKind]> = [
   ["usb", "--usb", "nao"],
@@ -536,14 +539,6 @@ export function inapplicableFlags(o: ServeOptions, given: (key: string) => boole
   for (const [key, flag, body] of BODY_FLAGS) {
     if (given(key) && o.body !== body) out.push(`${flag} applies to --body ${body} only; ignored with --body ${o.body}`);
   }
-  if (o.body === "nao" && !o.lola) {
-    for (const [key, flag] of [["lolaPath", "--lola-path"], ["lolaReaders", "--lola-readers"], ["lolaGraceMs", "--lola-grace-ms"], ["lolaGroup", "--lola-group"]] as const) {
-      if (given(key)) out.push(`${flag} has no effect with --no-lola; ignored`);
-    }
-  }
-  if (o.body === "tny360" && !o.tny && given("tnyPort")) out.push("--tny-port has no effect with --no-tny; ignored");
-  const real = (o.body === "nao" && o.usb) || (o.body === "tny360" && o.tnyHost);
-  if (real && given("sim")) out.push(`--sim chooses the simulator's mechanics; ignored with ${o.body === "nao" ? "--usb" : "--tny-host"} (a real robot)`);
-  if (real && given("seed")) out.push(`--seed sets the simulator's noise; ignored with ${o.body === "nao" ? "--usb" : "--tny-host"} (a real robot)`);
+  if (isBodyKind(o.body)) out.push(...SERVE_ENTRIES[o.body].flagWarnings(o, given));
   return out;
 }

@@ -33,7 +33,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { parquetWriteBuffer } from "hyparquet-writer";
-import type { BodyKind } from "../bodies/registry.js";
+import { type BodyKind, isBodyKind } from "../bodies/registry.js";
 import { CommandStiffnessDecoder } from "../bodies/nao/frames.js";
 import { LOLA_JOINT_COUNT, LOLA_ORDER } from "../bodies/nao/joints.js";
 import { P7_JOINT_NAMES } from "../bodies/p7/joints.js";
@@ -275,7 +275,7 @@ const decoder = new TextDecoder();
 async function firstPass(path: string): Promise<Timeline> {
   const info = await readRecordingInfo(path);
   const meta = info.metadata.find((m) => m.name === "bodylink")?.values.body;
-  let body: BodyKind | null = meta === "nao" || meta === "p7" || meta === "tny360" ? meta : null;
+  let body: BodyKind | null = isBodyKind(meta) ? meta : null;
   for (const c of info.channels) body ??= channelBody(c.topic);
   const t: Timeline = { body, sessions: [], changes: [], window: [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY] };
   let open: number | null = null;

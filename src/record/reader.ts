@@ -11,6 +11,7 @@
  */
 import { open, stat } from "node:fs/promises";
 import { McapIndexedReader, McapStreamReader, type TypedMcapRecord } from "@mcap/core";
+import { hasChestBoard } from "../bodies/parts.js";
 import { BodylinkError, fileErrorText } from "../errors.js";
 import { ChunkTooLargeError, DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "./mcap-io.js";
 import { METADATA_NAME } from "./channels.js";
@@ -286,7 +287,7 @@ export async function notANaoRecording(path: string, what: "verify" | "replay"):
   } catch {
     return null; // unreadable: the caller's own error says what is missing
   }
-  if (!body || body === "nao") return null;
+  if (!body || hasChestBoard(body)) return null; // verify and replay read chest-board frames
   return `${path} records a ${body} (metadata body=${body}): ${what} works on NAO recordings (chest-board frames and LoLA messages); read its /${body}/state with any MCAP reader (docs/recordings.md)`;
 }
 

@@ -61,6 +61,20 @@ export interface StartedBody {
 /** One body's way to start. */
 export interface BodyEntry {
   start(ctx: EntryContext): Promise<StartedBody>;
+  /**
+   * One warning per flag of this body's own that the user gave (`given`) and its other flags make
+   * pointless (`--lola-path` with `--no-lola`, `--seed` with a real robot). Flags of other bodies
+   * are serve's (BODY_FLAGS).
+   */
+  flagWarnings(o: ServeOptions, given: (key: string) => boolean): string[];
+}
+
+/** The simulator's flags, pointless with a real robot (`how`: the flag that chose it). */
+export function realRobotWarnings(how: string, given: (key: string) => boolean): string[] {
+  const out: string[] = [];
+  if (given("sim")) out.push(`--sim chooses the simulator's mechanics; ignored with ${how} (a real robot)`);
+  if (given("seed")) out.push(`--seed sets the simulator's noise; ignored with ${how} (a real robot)`);
+  return out;
 }
 
 /**

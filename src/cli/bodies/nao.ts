@@ -17,9 +17,18 @@ import { BodylinkError } from "../../errors.js";
 import { checkRuntimeDir } from "../discovery.js";
 import { CliError } from "../errors.js";
 import { DEFAULT_LOLA_PATH, DEFAULT_UPSTREAM_LOLA_PATH, type ServeOptions } from "../serve-options.js";
-import { type BodyEntry, coreOptions, type EntryContext, type StartedBody } from "./entry.js";
+import { type BodyEntry, coreOptions, type EntryContext, realRobotWarnings, type StartedBody } from "./entry.js";
 
 export const NAO_ENTRY: BodyEntry = {
+  flagWarnings(o, given) {
+    const out: string[] = [];
+    if (!o.lola) {
+      for (const [key, flag] of [["lolaPath", "--lola-path"], ["lolaReaders", "--lola-readers"], ["lolaGraceMs", "--lola-grace-ms"], ["lolaGroup", "--lola-group"]] as const) {
+        if (given(key)) out.push(`${flag} has no effect with --no-lola; ignored`);
+      }
+    }
+    return o.usb ? [...out, ...realRobotWarnings("--usb", given)] : out;
+  },
   async start(ctx) {
     const { o, name, others, recordRing, estopSocket } = ctx;
     const upstreamPath = o.lolaUpstream === true ? DEFAULT_LOLA_PATH : o.lolaUpstream || null;

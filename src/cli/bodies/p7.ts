@@ -8,6 +8,7 @@ import { P7_PERIOD_MS, P7Robot } from "../../runtime/p7-robot.js";
 import { type BodyEntry, coreOptions, type EntryContext, type StartedBody } from "./entry.js";
 
 export const P7_ENTRY: BodyEntry = {
+  flagWarnings: () => [], // serve's own flags only: a simulated arm
   async start(ctx) {
     const { o, recordRing, estopSocket } = ctx;
     if (o.lockstep) return startLockstep(ctx);

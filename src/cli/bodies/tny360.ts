@@ -11,12 +11,16 @@ import { SIM_PERIOD_MS } from "../../sim/tny360/firmware.js";
 import { CliError } from "../errors.js";
 import { TNY_DEFAULT_PORT } from "../../wire/tny/constants.js";
 import { listenError, usageError } from "../errors.js";
-import { type BodyEntry, coreOptions, type EntryContext, type StartedBody } from "./entry.js";
+import { type BodyEntry, coreOptions, type EntryContext, realRobotWarnings, type StartedBody } from "./entry.js";
 
 /** The listen errors the worker reports by errno (its Error does not cross the thread with its `code`). */
 const LISTEN_ERRNOS = new Set(["EADDRINUSE", "EACCES", "EADDRNOTAVAIL"]);
 
 export const TNY360_ENTRY: BodyEntry = {
+  flagWarnings(o, given) {
+    const out = !o.tny && given("tnyPort") ? ["--tny-port has no effect with --no-tny; ignored"] : [];
+    return o.tnyHost ? [...out, ...realRobotWarnings("--tny-host", given)] : out;
+  },
   async start(ctx) {
     const { o, access, recordRing, estopSocket } = ctx;
     let target: { host: string; port: number } | null = null;
