@@ -3,7 +3,7 @@
  * registry: a body without one does not compile), so the recorder itself never asks which body it
  * records. An entry gets the runtime (an in-thread robot, or a threaded core's host) and says:
  * its per-cycle state record (channel and decoder; the NAO's state goes as frames and NaoState),
- * how an in-thread core's state goes into the tap each cycle (a threaded core records its own),
+ * how an in-thread robot's state goes into the tap each cycle (a threaded core records its own),
  * what it adds when the recording starts (the NAO's handshake, an in-thread P7's commands) and the
  * events its state changes make (the NAO's link and safety), and its cycle count.
  */
@@ -29,7 +29,7 @@ export interface RecordedBody {
   cycleSeq(): number;
   /** When the recording starts: events to record, subscriptions to undo at the end. */
   attach(event: RecordEvent): Array<() => void>;
-  /** Perform side, after every cycle: an in-thread core's state into the tap, events on a change. */
+  /** Perform side, after every cycle: an in-thread robot's state into the tap, events on a change. */
   cycle(event: RecordEvent): void;
   /** The body's identity for each file's metadata (the NAO's body id and version from its preferences). */
   metadata(): ReadonlyArray<readonly [string, string]>;

@@ -4,7 +4,7 @@
  * Producer (perform side, allocation-free): the state in its shared-memory layout (the same table
  * and binding that carry it from a worker core to its host: src/shm/p7-state.ts, tny360-state.ts),
  * behind the loop's cycle number (src/shm/state-record.ts). A core in its worker writes it into its
- * own ring; a core on the main thread into the tap's; the bytes are the same.
+ * own ring; an in-thread robot on the main thread into the tap's; the bytes are the same.
  *
  * Consumer (the recorder): decoded with the binding into a state object, then written as the robot
  * API's state message for that cycle (its envelope, `cycle`, `valid`, and the body's API fields,

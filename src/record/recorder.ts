@@ -328,7 +328,7 @@ export class Recorder {
 
   /** Perform side: the decoded state, and events on a change. */
   readonly #onCycle: CycleListener = () => {
-    this.#body.cycle(this.#event); // an in-thread core's state (a threaded core records its own); the body's events
+    this.#body.cycle(this.#event); // an in-thread robot's state (a threaded core records its own); the body's events
     const late = this.#core ? this.#lastLate : this.#src.robot.loop!.timing.lateCycles; // a threaded core records its own
     if (late !== this.#lastLate) {
       const n = late - this.#lastLate;

@@ -2,7 +2,7 @@
  * A body's state as one recording record, in the same layout table that carries it across threads
  * (src/bodies/<body>/layout.ts, bound by src/shm/<body>-state.ts): payload = f64 cycle number
  * (the loop's count, which the state's own `seq` is not: a lost link runs cycles without data)
- * followed by the layout's bytes. So a core in its worker and a core on the main thread write the
+ * followed by the layout's bytes. So a core in its worker and an in-thread robot on the main thread write the
  * same bytes, and the recorder decodes both with the binding's `read`.
  *
  * The writer is perform side (allocation-free: the views over its scratch buffer are made once);

@@ -14,9 +14,9 @@
  * seconds, and once 51 ms in 4 s), so the core may count at most as many late cycles as the
  * placebo counted stalls over the same run, and at most as many ramps as it counted stalls past
  * 22 ms; with none there, none here. The core's thread runs at SCHED_FIFO
- * where allowed and blocks in a futex between cycles (docs/architecture.md, "Threads" says what
- * was measured without that: nice −10 alone left 5–6 wake-ups per 15 s more than 24 ms late at
- * load 20 on the 2-core development VM). With the core on the main thread (a mode serve had
+ * where allowed and blocks in a futex between cycles (docs/performance.md says what was measured
+ * without that: nice −10 alone left 5–6 wake-ups per 15 s more than 24 ms late at
+ * load 20 on the 2-vCPU development VM). With the robot on the main thread (a mode serve had
  * once) the stall alone was ~83 frames missing and a ramp, so this cannot pass by luck.
  *
  * The one thing it cannot control is the machine: at a load average of 20–30 on the 2-core shared
@@ -25,7 +25,7 @@
  * above three times its cores when the test starts, it runs the loads, checks the refusals, prints
  * what it counted and skips the counter assertions with one line saying why (as it does when the
  * core's thread got no SCHED_FIFO: not root, no CAP_SYS_NICE); `npm run bench -- isolation` compares against the
- * in-thread core in the same run on such a machine.
+ * in-thread robot in the same run on such a machine.
  */
 import type { ChildProcess } from "node:child_process";
 import { availableParallelism, loadavg } from "node:os";
