@@ -18,6 +18,7 @@ import {
   type EstopAnswer,
   type HealthAnswer,
   type LinkStatus,
+  type NaoStateMessage,
   type RobotClient,
   SAFETY_FAULT,
   type StateMessage,
@@ -89,6 +90,38 @@ async function api(method: string, path: string, body?: unknown): Promise<unknow
     throw Object.assign(new Error(`HTTP ${r.status}: ${msg}`), { status: r.status });
   }
   return text ? JSON.parse(text) : null;
+}
+
+const WORLD_VIEW_NOTE = "Physics (MuJoCo): the torso where the simulator has it, over its floor; red discs mark the links touching the floor.";
+
+/** The simulation bar beside the 3D view (a physics body only): simulated time, real-time factor, a fall. */
+function renderSim(world: NaoStateMessage["sim"] | null): void {
+  const bar = el("sim-bar");
+  const was = !bar.hidden;
+  bar.hidden = world === null;
+  const body = client?.body;
+  if ((world !== null) !== was && body) setText(el("view-note"), world ? WORLD_VIEW_NOTE : DASHBOARD_BODIES[body].viewNote);
+  if (!world) return;
+  setText(el("sim-text"), `simulated ${world.time_s.toFixed(1)} s, ${world.real_time_factor.toFixed(2)}× real time`);
+  el("sim-fallen").hidden = !world.fallen;
+}
+
+/** "Reset simulation": the chosen pose, under this page's lease (as any command). */
+async function simReset(): Promise<void> {
+  const c = client;
+  if (c?.body !== "nao") return;
+  const pose = el<HTMLSelectElement>("sim-pose").value as "stand" | "crouch" | "lying";
+  if (!teleop?.held) {
+    status("Take control first: a simulation reset needs the lease, as any command.");
+    return;
+  }
+  try {
+    const r = await (c as BodyClient<"nao">).nao.simReset(pose);
+    logEvent("command", `simulation reset to ${pose} (time ${r.timeS.toFixed(1)} s)`);
+  } catch (e) {
+    status(`simulation reset refused: ${errorText(e)}`);
+    logEvent("command", `simulation reset refused: ${errorText(e)}`, "warn");
+  }
 }
 
 async function emergencyStop(): Promise<void> {
@@ -519,8 +552,11 @@ function render(now: number): void {
   const msg = c.getBodyState();
   const j = c.getJointState();
   const q = j?.angles ?? msg?.joint_positions ?? null;
+  // A physics body's world (docs/simulation.md): the robot where the simulator has it, the ground, contacts, a fall.
+  const world = msg?.body === "nao" ? (msg.sim ?? null) : null;
   if (view && q) {
     const tilt = msg ? withEntry(msg, (d, m) => d.tilt(m)) : null;
+    view.setWorld(world);
     view.update(q, tilt, teleop?.commanded() ?? null);
   }
   if (plots?.due(now)) plots.tick(now);
@@ -531,6 +567,7 @@ function render(now: number): void {
     const age = c.ageMs();
     setText(el("age"), Number.isFinite(age) ? `${Math.max(0, age).toFixed(0)} ms` : "—");
     if (msg?.body === "nao" && j) naoKin.update(j.angles);
+    renderSim(world);
     panel?.update(msg);
     plots?.tick(now); // not due: only the rows counter (it keeps counting while paused)
   }
@@ -608,6 +645,7 @@ function setUp(c: RobotClient): void {
 async function main(): Promise<void> {
   el("estop").addEventListener("click", () => void emergencyStop());
   el("estop-reset").addEventListener("click", () => void resetEstop());
+  el("sim-reset").addEventListener("click", () => void simReset());
   for (;;) {
     try {
       setUp(await connect(location.origin, { owner: "dashboard", ...(TOKEN ? { token: TOKEN } : {}) }));

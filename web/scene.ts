@@ -4,6 +4,10 @@
  * pose as a translucent ghost while this page holds control (or, on the TNY-360, the runtime's
  * joint targets). Orbit with the mouse (drag, wheel, right-drag pans).
  *
+ * With a physics body (`setWorld`, from the state's `sim`) the robot stands where the simulator
+ * has it instead: its torso at the world pose (walking, falling, lying), a ground plane under the
+ * grid, a red disc under each link touching the floor, and the view's `data-fallen` set.
+ *
  * Rendered on demand only: a new state or a camera move asks for one frame, so an idle page
  * costs nothing and a 20 Hz stream costs 20 frames a second, whatever the display's rate.
  */
@@ -20,6 +24,7 @@ import {
   Mesh,
   MeshStandardMaterial,
   PerspectiveCamera,
+  PlaneGeometry,
   Quaternion,
   Scene,
   SphereGeometry,
@@ -118,23 +123,55 @@ class Figure {
   }
 }
 
+/** A physics body's world, as the state's `sim` carries it (docs/simulation.md). */
+export interface ViewWorld {
+  readonly base_position_m: readonly number[];
+  readonly base_orientation_xyzw: readonly number[];
+  readonly fallen: boolean;
+  readonly contacts: ReadonlyArray<{ readonly link: string; readonly force_n: number }>;
+}
+
 /** Turns joint angles (+ orientation) into points and rotations on the ground, per body. */
 interface BodyModel {
   readonly points: Float64Array;
   readonly rotations: Float64Array;
   build(f: Figure): void;
-  /** `q`: joint angles (API order); `tilt`: [roll, pitch] rad of the base, or null. */
-  solve(q: ArrayLike<number>, tilt: readonly number[] | null): void;
+  /**
+   * `q`: joint angles (API order); `tilt`: [roll, pitch] rad of the base, or null; `world`: the
+   * base's pose in the world (a physics body), which replaces the tilt and the grounding.
+   */
+  solve(q: ArrayLike<number>, tilt: readonly number[] | null, world?: ViewWorld | null): void;
+  /** Per physics contact link, the two points whose midpoint stands for it (none for a body without physics). */
+  readonly contactPoints?: Readonly<Record<string, readonly [number, number]>>;
   /** Camera target height and distance. */
   readonly view: { readonly targetZ: number; readonly distance: number };
 }
 
-/** Rotate all points/rotations by R = Ry(pitch)·Rx(roll) and lift the lowest of `feet` to z = 0. */
-function tiltAndGround(points: Float64Array, rotations: Float64Array, tilt: readonly number[] | null, feet: readonly number[]): void {
+/** Row-major rotation matrix of the unit quaternion (x, y, z, w). */
+function quaternionMatrix(x: number, y: number, z: number, w: number, R: Float64Array): void {
+  R[0] = 1 - 2 * (y * y + z * z);
+  R[1] = 2 * (x * y - z * w);
+  R[2] = 2 * (x * z + y * w);
+  R[3] = 2 * (x * y + z * w);
+  R[4] = 1 - 2 * (x * x + z * z);
+  R[5] = 2 * (y * z - x * w);
+  R[6] = 2 * (x * z - y * w);
+  R[7] = 2 * (y * z + x * w);
+  R[8] = 1 - 2 * (x * x + y * y);
+}
+
+/**
+ * Rotate all points/rotations by R = Ry(pitch)·Rx(roll) and lift the lowest of `feet` to z = 0;
+ * with `world`, by the base's orientation and then to its position instead (the simulator's floor is z = 0).
+ */
+function tiltAndGround(points: Float64Array, rotations: Float64Array, tilt: readonly number[] | null, feet: readonly number[], world: ViewWorld | null = null): void {
   const roll = tilt?.[0] ?? 0;
   const pitch = tilt?.[1] ?? 0;
   const R = new Float64Array(9);
-  rotationXYZ(roll, pitch, 0, R);
+  if (world) {
+    const o = world.base_orientation_xyzw;
+    quaternionMatrix(o[0]!, o[1]!, o[2]!, o[3]!, R);
+  } else rotationXYZ(roll, pitch, 0, R);
   const n = points.length / 3;
   for (let i = 0; i < n; i++) {
     const x = points[3 * i]!, y = points[3 * i + 1]!, z = points[3 * i + 2]!;
@@ -144,6 +181,11 @@ function tiltAndGround(points: Float64Array, rotations: Float64Array, tilt: read
     const o = 9 * i;
     const m = rotations.slice(o, o + 9);
     for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) rotations[o + 3 * r + c] = R[3 * r]! * m[c]! + R[3 * r + 1]! * m[3 + c]! + R[3 * r + 2]! * m[6 + c]!;
+  }
+  if (world) {
+    const b = world.base_position_m;
+    for (let i = 0; i < n; i++) for (let k = 0; k < 3; k++) points[3 * i + k] = points[3 * i + k]! + b[k]!;
+    return;
   }
   let minZ = Number.POSITIVE_INFINITY;
   for (const f of feet) minZ = Math.min(minZ, points[3 * f + 2]!);
@@ -170,6 +212,7 @@ function naoModel(): BodyModel {
     points,
     rotations,
     view: { targetZ: 0.28, distance: 0.95 },
+    contactPoints: naoContactPoints(),
     build(f) {
       for (const [a, b] of NAO_BONES) if (a !== NF.Torso) f.bone(a, b, a === NF.LHip || a === NF.RHip || a === NF.LKnee || a === NF.RKnee ? 0.022 : 0.017);
       for (const i of [NF.LShoulder, NF.RShoulder, NF.LElbow, NF.RElbow, NF.LWrist, NF.RWrist, NF.LHip, NF.RHip, NF.LKnee, NF.RKnee, NF.LAnkle, NF.RAnkle]) f.joint(i, 0.024);
@@ -186,7 +229,7 @@ function naoModel(): BodyModel {
       f.bone(com, comGround, 0.0025, m);
       f.joint(comGround, 0.008, m);
     },
-    solve(q, tilt) {
+    solve(q, tilt, world) {
       k.update(q);
       for (let i = 0; i < n; i++) {
         points[3 * i] = k.poses[12 * i + 9]!;
@@ -195,13 +238,28 @@ function naoModel(): BodyModel {
         rotations.set(k.poses.subarray(12 * i, 12 * i + 9), 9 * i);
       }
       points.set(k.centerOfMass, 3 * com);
-      tiltAndGround(points, rotations, tilt, [NF.LSole, NF.RSole]);
+      tiltAndGround(points, rotations, tilt, [NF.LSole, NF.RSole], world ?? null);
       // Straight down (gravity is −z once tilted), onto the floor the soles stand on.
       points[3 * comGround] = points[3 * com]!;
       points[3 * comGround + 1] = points[3 * com + 1]!;
       points[3 * comGround + 2] = 0;
     },
   };
+}
+
+/** The physics model's colliding links (bodies/nao/mjcf.ts) on the kinematics' points: a limb between two joints, a foot at its sole. */
+function naoContactPoints(): Record<string, readonly [number, number]> {
+  const out: Record<string, readonly [number, number]> = { Torso: [NF.Torso, NF.Torso], Head: [NF.Head, NF.Head] };
+  for (const p of ["L", "R"] as const) {
+    const f = (name: string) => NF[`${p}${name}` as keyof typeof NF];
+    out[`${p}Biceps`] = [f("Shoulder"), f("Elbow")];
+    out[`${p}ForeArm`] = [f("Elbow"), f("Wrist")];
+    out[`${p}Hand`] = [f("Wrist"), f("Hand")];
+    out[`${p}Thigh`] = [f("Hip"), f("Knee")];
+    out[`${p}Tibia`] = [f("Knee"), f("Ankle")];
+    out[`${p}Foot`] = [f("Sole"), f("Sole")];
+  }
+  return out;
 }
 
 function p7Model(): BodyModel {
@@ -398,6 +456,11 @@ export class BodyView {
   readonly #drawnQ: Float64Array = new Float64Array(64).fill(Number.NaN);
   readonly #drawnTilt = [Number.NaN, Number.NaN, Number.NaN];
   #drawnGhost: Float64Array | null = null;
+  /** A physics body's world (null: on the grid as before), the ground under it, the contact discs. */
+  #world: ViewWorld | null = null;
+  #worldChanged = false;
+  readonly #ground: Mesh;
+  readonly #contactDiscs: Mesh[] = [];
   #dirty = false;
   #pending = false;
   #lastFrameMs = Number.NEGATIVE_INFINITY;
@@ -439,6 +502,20 @@ export class BodyView {
     const grid = new GridHelper(2, 20, 0x9aa7b4, 0xd5dbe1);
     grid.rotation.x = Math.PI / 2; // three's grid lies in x–z; the robot's ground is x–y
     this.#scene.add(grid);
+    // A physics body's floor (z = 0, 6 m square), just under the grid; and a disc per touching link.
+    this.#ground = new Mesh(new PlaneGeometry(6, 6), new MeshStandardMaterial({ color: 0x9fbf9a, roughness: 0.9, metalness: 0 }));
+    this.#ground.position.z = -0.001;
+    this.#ground.visible = false;
+    this.#scene.add(this.#ground);
+    const discMaterial = new MeshStandardMaterial({ color: 0xd0342c, roughness: 0.5, metalness: 0, transparent: true, opacity: 0.85 });
+    for (let i = 0; i < 16; i++) {
+      const disc = new Mesh(BONE_GEOMETRY, discMaterial);
+      disc.rotation.x = Math.PI / 2; // the cylinder's axis (y) up (z)
+      disc.scale.set(0.028, 0.004, 0.028);
+      disc.visible = false;
+      this.#contactDiscs.push(disc);
+      this.#scene.add(disc);
+    }
 
     const factory = MODELS[body];
     this.#model = factory();
@@ -476,18 +553,70 @@ export class BodyView {
     let apart = false;
     if (ghost) for (let i = 0; i < ghost.length && i < q.length; i++) if (Math.abs(ghost[i]! - q[i]!) > GHOST_APART_RAD) apart = true;
     const shownGhost = apart ? ghost : null;
-    if (!this.#moved(q, tilt, shownGhost)) {
+    const world = this.#world;
+    if (!this.#moved(q, tilt, shownGhost) && !this.#worldChanged) {
       this.skipped++;
       return;
     }
-    this.#model.solve(q, tilt);
+    this.#worldChanged = false;
+    this.#model.solve(q, tilt, world);
     this.#figure.pose(this.#model.points, this.#model.rotations);
     this.#ghost.group.visible = apart;
     if (ghost && apart) {
-      this.#ghostModel.solve(ghost, tilt);
+      this.#ghostModel.solve(ghost, tilt, world);
       this.#ghost.pose(this.#ghostModel.points, this.#ghostModel.rotations);
     }
+    this.#placeContacts();
     this.request(false);
+  }
+
+  /**
+   * A physics body's world from its state's `sim` (null without one): the robot is drawn at the
+   * base pose over the ground, the view follows it, each touching link gets a disc, a fall is
+   * shown (`data-fallen` on the view's host). Drawn with the next `update`.
+   */
+  setWorld(w: ViewWorld | null): void {
+    const before = this.#world;
+    const moved =
+      (w === null) !== (before === null) ||
+      (w !== null && before !== null && (w.fallen !== before.fallen || w.contacts.length !== before.contacts.length || w.base_position_m.some((v, i) => Math.abs(v - before.base_position_m[i]!) > 1e-4) || w.base_orientation_xyzw.some((v, i) => Math.abs(v - before.base_orientation_xyzw[i]!) > 1e-4)));
+    this.#world = w;
+    if (!moved) return;
+    this.#worldChanged = true;
+    this.#ground.visible = w !== null;
+    this.host.dataset.world = String(w !== null);
+    this.host.dataset.fallen = String(w?.fallen === true);
+    this.host.dataset.contacts = String(w?.contacts.length ?? 0);
+    // Follow the robot over the floor: move the orbit's target (and the camera with it) to the base.
+    const target = this.#controls.target;
+    const dx = (w ? w.base_position_m[0]! : 0) - target.x;
+    const dy = (w ? w.base_position_m[1]! : 0) - target.y;
+    if (Math.abs(dx) > 0.05 || Math.abs(dy) > 0.05) {
+      target.x += dx;
+      target.y += dy;
+      this.#camera.position.x += dx;
+      this.#camera.position.y += dy;
+      this.#controls.update();
+    }
+  }
+
+  /** The contact discs on the floor under each touching link (after the model was solved). */
+  #placeContacts(): void {
+    const w = this.#world;
+    const cp = this.#model.contactPoints;
+    const p = this.#model.points;
+    let used = 0;
+    if (w && cp) {
+      for (const c of w.contacts) {
+        const pair = cp[c.link];
+        if (!pair || !(c.force_n > 0) || used >= this.#contactDiscs.length) continue;
+        const [a, b] = pair;
+        const disc = this.#contactDiscs[used++]!;
+        disc.position.set((p[3 * a]! + p[3 * b]!) / 2, (p[3 * a + 1]! + p[3 * b + 1]!) / 2, 0.002);
+        disc.visible = true;
+      }
+    }
+    for (let i = used; i < this.#contactDiscs.length; i++) this.#contactDiscs[i]!.visible = false;
   }
 
   /** Whether (q, tilt, ghost) differs visibly from what was drawn last; remembers it if so. */

@@ -228,6 +228,19 @@ export class NaoFacet extends Facet<"nao"> {
     return this.smooth("smoothDisable");
   }
 
+  /**
+   * Put the simulated world into `pose` (POST /v1/sim/reset; the physics simulator, docs/simulation.md):
+   * stand (the zero posture), crouch (the rest posture) or lying (on its back). Needs the lease;
+   * refused while an e-stop is latched, and on a robot (404 BL_ERR_CMD_UNSUPPORTED). Resolves the
+   * simulated time after it, s (0).
+   */
+  async simReset(pose: "stand" | "crouch" | "lying"): Promise<{ timeS: number }> {
+    this.check("simReset");
+    this.#sent = NOTHING_SENT; // the reset makes the pose every target
+    const r = await this.host.command<{ pose: string; time_s: number }>("/v1/sim/reset", { pose });
+    return { timeS: r.time_s };
+  }
+
   /** What this client last sent under `lease` (26 values each), for joints a command by name leaves out. */
   #sent: SentTargets = NOTHING_SENT;
 
