@@ -6,7 +6,7 @@
  */
 import type { LinkStatus } from "../src/bodies/link.js";
 import type { BodyDriver } from "../src/drivers/driver.js";
-import type { RemoteTny360 } from "../src/runtime/tny360-driver.js";
+import type { RemoteTny360 } from "../src/runtime/tny360-remote.js";
 import type { CycleRobot } from "../src/rt/lifecycle.js";
 import type { NaoRobot } from "../src/runtime/nao-robot.js";
 import type { P7Robot } from "../src/runtime/p7-robot.js";

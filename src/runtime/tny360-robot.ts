@@ -78,7 +78,7 @@ import { SimTimeMeter } from "./sim-time.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
 import type { BodyRuntime, HealthOptions, RobotBase, RobotHealth } from "./robot.js";
-import type { RemoteTny360 } from "./tny360-driver.js";
+import type { RemoteTny360 } from "./tny360-remote.js";
 
 /** The TNY-360's documented default stop category: velocity 0, then the smooth disable (it sits down). */
 export const TNY360_DEFAULT_STOP_CATEGORY: StopCategory = 1;

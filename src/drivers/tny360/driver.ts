@@ -19,7 +19,7 @@ import { TNY360_ALL_JOINTS, TNY360_COMMAND_FLAG, TNY360_COMMAND_HEADER, TNY360_C
 import { copyTny360State, type Tny360State, type TnyReply } from "../../bodies/tny360/state.js";
 import type { TnyWebSocketConstructor } from "../../client/tny/index.js";
 import type { Clock } from "../../runtime/clock.js";
-import { RemoteTny360 } from "../../runtime/tny360-driver.js";
+import { RemoteTny360 } from "../../runtime/tny360-remote.js";
 import { SimTny360 } from "../../sim/tny360/quadruped.js";
 import { TnyWebSocketTransport } from "../../transport/tny-websocket.js";
 import { type ActionSpec, actionSpec, JOINT_COUNT, type LogLevelCode, type ModuleSpec, Status, TNY_DEFAULT_PORT } from "../../wire/tny/constants.js";

@@ -1,6 +1,7 @@
 /**
- * Driver for a REAL TNY-360 over its WebSocket API (`Tny360Robot.create({ host })`). It fills the
- * same `Tny360State` the simulator fills, by polling (the firmware never pushes, tny360.md §3.3),
+ * The remote: a REAL TNY-360's protocol client over its WebSocket API, the link its driver
+ * (`TnyRemoteDriver`, src/drivers/tny360/driver.ts) talks through (`Tny360Robot.create({ host })`;
+ * words: docs/glossary.md). It fills the same `Tny360State` the simulator fills, by polling (the firmware never pushes, tny360.md §3.3),
  * and forwards commands.
  *
  * Polling, at most `pollHz` (≤ 50 Hz), one poll in flight at a time, pipelined requests:
