@@ -8,7 +8,9 @@ function fail(e: unknown): void {
   process.exitCode = 1;
 }
 
-const url = process.env.BODYLINK_URL ?? "http://127.0.0.1:8780";
+// Where the runtime is: --url URL, else $BODYLINK_URL, else the default port on this machine.
+const urlAt = process.argv.indexOf("--url");
+const url = (urlAt > 0 ? process.argv[urlAt + 1] : undefined) ?? process.env.BODYLINK_URL ?? "http://127.0.0.1:8780";
 const robot = await connect(url, { WebSocket, owner: "any-body" }).catch((e: unknown) => {
   fail(e);
   process.exit();

@@ -92,6 +92,8 @@ socket.on("close", () => {
 });
 
 function onMessage(m: SensorMessage): void {
+  // Messages already on their way after the last command (the socket is ending): not another cycle.
+  if (cycle >= totalCycles) return;
   if (cycle === 0) {
     console.log(`connected to ${path}: body ${m.RobotConfig[0]} (version ${m.RobotConfig[1]}), head ${m.RobotConfig[2]}`);
     start = [m.Position[HEAD_YAW]!, m.Position[HEAD_PITCH]!];

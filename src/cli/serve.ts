@@ -457,8 +457,10 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   });
   if (process.env.BODYLINK_TEST_HOOKS === "1") {
     // Test hook (test/rt/isolation.test.ts): SIGUSR2 blocks the main thread for 1 s, synchronously
-    // (BODYLINK_TEST_STALL_MAIN_MS: that long instead; test/rt/host-watchdog.test.ts).
+    // (BODYLINK_TEST_STALL_MAIN_MS: that long instead; test/rt/host-watchdog.test.ts); with
+    // BODYLINK_TEST_CRASH_CORE=1 the core crashes instead (test/rt/core-death.test.ts).
     process.on("SIGUSR2", () => {
+      if (process.env.BODYLINK_TEST_CRASH_CORE === "1" && rt.host) return void rt.host.testCrashCore();
       if (stallCoreMs() > 0 && rt.host) return void rt.host.testStallCore(stallCoreMs());
       const until = performance.now() + (Number(process.env.BODYLINK_TEST_STALL_MAIN_MS) || 1000);
       while (performance.now() < until) {

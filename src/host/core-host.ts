@@ -901,6 +901,11 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
   }
   readonly #stallsBegun: Array<() => void> = [];
 
+  /** Test hook (a core started with testFaults): the core's thread throws, uncaught, as a bug in it would. */
+  testCrashCore(): void {
+    void this.#common.call("testCrash", 10_000).catch(() => {});
+  }
+
   /** Test hook (a core started with testFaults): the driver throws in read and/or write until told otherwise. */
   injectDriverFault(f: { read: boolean; write: boolean }): Promise<boolean> {
     return this.#common.call("testFault", this.core.timeoutMs, f);

@@ -77,6 +77,8 @@ export interface CommonRequests {
   testStall(ms: number): boolean;
   /** Test hook (a core started with testFaults): the driver throws in read and/or write until told otherwise. */
   testFault(f: DriverFaults): boolean;
+  /** Test hook (a core started with testFaults): the core's thread throws, uncaught, on its next turn (a core that dies). */
+  testCrash(): boolean;
 }
 
 /** Request names that only a core started for tests answers (CoreBaseOptions.testStalls / testFaults). */

@@ -129,9 +129,7 @@ export interface CoreBaseOptions {
   estopSocket?: string | null;
   /** Test hook: the request "testStall" blocks the core's thread for that many ms (a stalled core). */
   testStalls?: boolean;
-  /** Test hook: throw an uncaught error in the core after this many ms. */
-  testCrashAfterMs?: number;
-  /** Test hook: the driver can be told to throw in read or write (request "testFault"). */
+  /** Test hook: the driver can be told to throw in read or write (request "testFault"), and the core to crash ("testCrash"). */
   testFaults?: boolean;
 }
 

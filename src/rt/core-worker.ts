@@ -156,6 +156,12 @@ function commonHandlers<R extends CoreRobot>(post: (m: CoreNotice) => void, faul
       while (performance.now() < end); // the core's thread runs nothing else meanwhile: no cycle, no answer
       return true;
     },
+    testCrash: () => {
+      setTimeout(() => {
+        throw new Error("test hook: the real-time core crashes (testCrash)");
+      }, 0);
+      return true;
+    },
     testFault: (_r, f) => {
       faults.read = f.read;
       faults.write = f.write;
@@ -400,11 +406,6 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions, Q extend
     });
     for (const ev of ["acquired", "released", "estop", "reset"] as const) {
       r.authority.on(ev, (...args: AuthorityEvents[typeof ev]) => post({ type: "event", event: ev, args: structuredClone(args) }));
-    }
-    if (options.testCrashAfterMs) {
-      setTimeout(() => {
-        throw new Error("test hook: the real-time core crashes (BODYLINK_TEST_CRASH_CORE_MS)");
-      }, options.testCrashAfterMs);
     }
     post({ type: "ready", defaultStopCategory: r.defaultStopCategory, transport: body.transport(r), scheduling, estopSocket: estopSocket?.path ?? null, body: body.ready(r, served?.facts ?? null) });
   }

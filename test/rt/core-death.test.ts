@@ -11,8 +11,13 @@ import { LEASE_HEADER } from "../../src/bodies/link.js";
 import { until } from "../lola/client.js";
 import { type ServeRig, StiffController, startServe } from "./serve-rig.js";
 
-// 12 s: on a loaded 2-core VM serve may take most of 8 s to print its lines, and the NAO test connects two LoLA clients first.
-const HOOKS = { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_CRASH_CORE_MS: "12000" };
+// The core crashes when the test says so (SIGUSR2 to serve), once its clients hold control: no
+// timer races a slow start on a loaded machine (it did: a P7 test's command met a dead core, ECONNRESET).
+const HOOKS = { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_FAULTS: "1", BODYLINK_TEST_CRASH_CORE: "1" };
+
+function crashCore(rig: ServeRig): void {
+  rig.child.kill("SIGUSR2");
+}
 
 async function exitOf(rig: ServeRig): Promise<number | null> {
   return new Promise<number | null>((resolve) => {
@@ -21,8 +26,15 @@ async function exitOf(rig: ServeRig): Promise<number | null> {
   });
 }
 
-/** The `bodylink: ` lines serve printed on stderr (the safety log's JSON lines are not these). */
-const bodylinkLines = (rig: ServeRig): string[] => rig.stderr().split("\n").filter((l) => l.startsWith("bodylink: "));
+/** The messages of the log's error and fatal records (serve's log is JSON off a terminal; the safety log's warnings are not these). */
+const bodylinkLines = (rig: ServeRig): string[] =>
+  rig
+    .stderr()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as { level: number; msg: string })
+    .filter((r) => r.level >= 50)
+    .map((r) => `bodylink: ${r.msg}`);
 
 /** Take control over the robot API and send one command (the lease is long: the core dies holding it). */
 async function commandOverApi(rig: ServeRig, path: string, body: unknown): Promise<void> {
@@ -40,6 +52,10 @@ describe("a real-time core that dies", () => {
       await until(() => lola.reached || rig.child.exitCode !== null, "stiffness 1.0", 20_000);
       const reader = await StiffController.connect(rig.lolaPath); // a read-only client (its commands are ignored)
       await until(() => reader.reached || rig.child.exitCode !== null, "the reader's frames at 1.0", 20_000);
+      // Both clients settled into reading every cycle (a hundred frames, whatever the clock says) before the core dies.
+      const settled = reader.frames + 100;
+      await until(() => reader.frames >= settled || rig.child.exitCode !== null, "the reader reading steadily", 60_000);
+      crashCore(rig);
       const trace = lola.trace();
       const code = await exitOf(rig);
       await Promise.all([lola.done, reader.done]); // both read until EOF
@@ -64,6 +80,7 @@ describe("a real-time core that dies", () => {
     const rig = await startServe([], HOOKS, { body: "p7" });
     try {
       await commandOverApi(rig, "/v1/commands/move-joints", { positions: [0.5, 0.2, 0, 0, 0, 0, 0], speed: 0.1 });
+      crashCore(rig);
       expect(await exitOf(rig)).toBe(1);
       const lines = bodylinkLines(rig);
       expect(lines, rig.stderr()).toHaveLength(1);
@@ -77,6 +94,7 @@ describe("a real-time core that dies", () => {
     const rig = await startServe([], HOOKS, { body: "tny360" });
     try {
       await commandOverApi(rig, "/v1/commands/velocity", { x: 0.1, y: 0, yaw: 0 });
+      crashCore(rig);
       expect(await exitOf(rig)).toBe(1);
       const lines = bodylinkLines(rig);
       expect(lines, rig.stderr()).toHaveLength(1);

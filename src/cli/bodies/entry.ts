@@ -78,14 +78,13 @@ export function realRobotWarnings(how: string, given: (key: string) => boolean):
 }
 
 /**
- * Test hooks for a threaded core (BODYLINK_TEST_HOOKS=1): BODYLINK_TEST_CRASH_CORE_MS kills it after
- * that long; BODYLINK_TEST_FAULTS=1 gives it the fault hooks (driver faults, a P7's link loss).
+ * Test hooks for a threaded core (BODYLINK_TEST_HOOKS=1): BODYLINK_TEST_FAULTS=1 gives it the fault
+ * hooks (driver faults, a P7's link loss, a crash: with BODYLINK_TEST_CRASH_CORE=1, SIGUSR2 to serve
+ * makes the core throw, uncaught).
  */
-export function testCoreHooks(): { testCrashAfterMs?: number; testStalls?: boolean; testFaults?: boolean } {
+export function testCoreHooks(): { testStalls?: boolean; testFaults?: boolean } {
   if (process.env.BODYLINK_TEST_HOOKS !== "1") return {};
-  const crash = Number(process.env.BODYLINK_TEST_CRASH_CORE_MS);
   return {
-    ...(crash > 0 ? { testCrashAfterMs: crash } : {}),
     ...(stallCoreMs() > 0 ? { testStalls: true } : {}),
     ...(process.env.BODYLINK_TEST_FAULTS === "1" ? { testFaults: true } : {}),
   };
@@ -98,7 +97,7 @@ export function stallCoreMs(): number {
 }
 
 /** A core's wake-up and the options every host takes from serve's flags (each unset one keeps the core's default). */
-export function coreOptions(o: Pick<ServeOptions, "coreWake" | "coreSpinMs" | "gcEveryMs" | "seed">): { seed: number; gcEveryMs: number; wake?: WakeMode; spinMs?: number | "auto"; testCrashAfterMs?: number; testStalls?: boolean; testFaults?: boolean } {
+export function coreOptions(o: Pick<ServeOptions, "coreWake" | "coreSpinMs" | "gcEveryMs" | "seed">): { seed: number; gcEveryMs: number; wake?: WakeMode; spinMs?: number | "auto"; testStalls?: boolean; testFaults?: boolean } {
   return {
     seed: o.seed,
     gcEveryMs: o.gcEveryMs ?? 100,

@@ -821,7 +821,8 @@ class ServerState {
       c.lease = null;
       if (lease && this.robot.authority.isHeld(lease.id)) {
         lease.release();
-        if (!this.#closing) this.log("warn", `${c.name} disconnected while in control: control released, stiffness ramps to 0`);
+        // LoLA has no release: a controller that ends its connection is LoLA's normal end, not a fault.
+        if (!this.#closing) this.log("info", `${c.name} disconnected while in control: control released, stiffness ramps to 0`);
       }
     }
     const repeats = [...c.problemsSeen.values()].reduce((a, b) => a + b, 0) - c.problemsSeen.size;
