@@ -90,9 +90,38 @@ class ImuState:
 # --- NAO (docs/api.md "State per body") ---
 
 
+NAO_JOINT_NAMES: tuple[str, ...] = (
+    "HeadYaw", "HeadPitch",
+    "LShoulderPitch", "LShoulderRoll", "LElbowYaw", "LElbowRoll", "LWristYaw", "LHand",
+    "LHipYawPitch", "LHipRoll", "LHipPitch", "LKneePitch", "LAnklePitch", "LAnkleRoll",
+    "RHipYawPitch", "RHipRoll", "RHipPitch", "RKneePitch", "RAnklePitch", "RAnkleRoll",
+    "RShoulderPitch", "RShoulderRoll", "RElbowYaw", "RElbowRoll", "RWristYaw", "RHand",
+)  # fmt: skip
+"""The API's NAO joint order (NAOqi's Body chain, 26): both hip yaw-pitch names, one motor (docs/api.md)."""
+
+
+@dataclass(frozen=True)
+class NaoJoint:
+    """One NAO joint's reading, from one cycle."""
+
+    angle: float
+    """rad (hands: opening 0..1)."""
+    velocity: float
+    """rad/s, estimated."""
+    current: float
+    """A."""
+    stiffness: float
+    """0..1, as commanded this cycle."""
+
+
 @dataclass(frozen=True)
 class NaoJointState:
-    """The NAO's 26 joints in the API's order (``robot.joint_names``), with the runtime's stamp."""
+    """The NAO's 26 joints in the API's order (``robot.joint_names``), with the runtime's stamp.
+
+    ``state.joint("HeadYaw")`` reads one by name. ``LHipYawPitch`` and ``RHipYawPitch`` are one motor
+    on the robot (LoLA's ``LHipYawPitch``, slot 7 of its 25; LoLA has no ``RHipYawPitch``): both names
+    read it.
+    """
 
     angles: Vector
     """rad (hands: opening 0..1, 0 closed)."""
@@ -105,6 +134,14 @@ class NaoJointState:
     seq: int
     timestamp_ms: float
     epoch_ms: float
+
+    def joint(self, name: str) -> NaoJoint:
+        """The joint ``name`` (NAOqi's spelling, ``NAO_JOINT_NAMES``); KeyError for another name."""
+        try:
+            i = NAO_JOINT_NAMES.index(name)
+        except ValueError:
+            raise KeyError(f"no NAO joint {name!r} (names: NAO_JOINT_NAMES)") from None
+        return NaoJoint(self.angles[i], self.velocities[i], self.currents[i], self.stiffness[i])
 
 
 @dataclass(frozen=True)

@@ -248,6 +248,18 @@ class Builders(unittest.TestCase):
         self.assertIsNone(models.battery_state({"battery": {**m["battery"], "charging": 0}}, self.S))
         self.assertIsNone(models.nao_joint_state({"joint_positions": [0] * 25}, self.S))
 
+    def test_nao_joints_by_name(self) -> None:
+        m: dict[str, Any] = {k: [float(i) + 0.5 * j for i in range(26)] for j, k in enumerate(["joint_positions", "joint_velocities", "joint_currents", "joint_stiffness"])}
+        m["joint_positions"][8] = m["joint_positions"][14] = -0.25  # the one hip yaw-pitch motor, read twice
+        s = models.nao_joint_state(m, self.S)
+        assert s is not None
+        self.assertEqual(len(models.NAO_JOINT_NAMES), 26)
+        self.assertEqual(s.joint("HeadPitch"), models.NaoJoint(1.0, 1.5, 2.0, 2.5))
+        self.assertEqual(s.joint("RHand").angle, 25.0)
+        self.assertEqual(s.joint("RHipYawPitch").angle, s.joint("LHipYawPitch").angle)
+        with self.assertRaises(KeyError):
+            s.joint("Tail")
+
     def test_tny_efforts_may_be_null_on_a_real_robot(self) -> None:
         m: dict[str, Any] = {"joint_positions": [0] * 14, "joint_targets": [0] * 14, "joint_velocities": [0] * 14, "joint_enabled": [True] * 14, "joint_efforts": None}
         j = models.tny_joint_state(m, self.S)
