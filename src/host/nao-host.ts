@@ -16,10 +16,12 @@ import { BODIES } from "../bodies/registry.js";
 import { leaseError } from "../runtime/authority.js";
 import type { NaoBody, NaoRefusal } from "../runtime/nao-body.js";
 import { Mailbox, mailboxBytes } from "../shm/mailbox.js";
+import type { ShmViews } from "../shm/layout.js";
 import type { NaoCoreOptions, NaoReady, NaoRequests } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
 import { NAO_STATE_BYTES, NaoStateChannel } from "../shm/nao-state.js";
 import type { BoardReport } from "../transport/chestboard-link.js";
+import { CommandOutbox } from "./command-outbox.js";
 import { CoreHost, type CoreHostOptions, HostAuthority, splitHostOptions } from "./core-host.js";
 
 export type NaoHostOptions = NaoCoreOptions & CoreHostOptions;
@@ -27,17 +29,27 @@ export type NaoHostOptions = NaoCoreOptions & CoreHostOptions;
 /** The NAO core's body region: its command mailbox. */
 export const NAO_MAILBOX_BYTES = mailboxBytes(NAO_COMMAND_LAYOUT);
 
+/** The NAO's merged commands: the values, the keys present, the lease generation they were validated under. */
+interface NaoMerge {
+  readonly out: NaoCommands;
+  mask: number;
+  generation: number;
+}
+
+function copyNaoMerge(m: NaoMerge, slot: ShmViews<typeof NAO_COMMAND_LAYOUT>): void {
+  slot.header[0] = m.mask;
+  slot.header[1] = m.generation;
+  slot.Position.set(m.out.position);
+  slot.Stiffness.set(m.out.stiffness);
+  for (const g of LED_GROUP_NAMES) slot[g].set(m.out.leds[g]);
+  slot.Sonar.set(m.out.sonar);
+}
+
 export class NaoHost extends CoreHost<NaoRequests> implements NaoBody {
   readonly kind = "nao" as const;
   readonly authority = new HostAuthority(this.control);
-  /** Commands merged since the core last took one (so no key is lost when two come within a cycle). */
-  readonly #out = new NaoCommands();
-  #outMask = 0;
-  #outGeneration = -1;
-  #lastWrite = 0;
-  /** Merged keys not written yet (held back while a smooth motion request is on its way). */
-  #dirty = false;
-  #mailbox: Mailbox<typeof NAO_COMMAND_LAYOUT> | null = null;
+  /** Commands merged since the core last took one (so no key is lost when two come within a cycle), and their writes. */
+  #outbox: CommandOutbox<typeof NAO_COMMAND_LAYOUT, NaoMerge> | null = null;
   /** The mirror `state` returns (copied on demand: CoreHost.sync). */
   readonly #state = new NaoState();
   /**
@@ -76,7 +88,7 @@ export class NaoHost extends CoreHost<NaoRequests> implements NaoBody {
       },
       (worker, buffer, channel, regions) => {
         const h = new NaoHost(BODIES.nao.periodMs, worker, buffer, channel, hostOpts);
-        h.#mailbox = new Mailbox(NAO_COMMAND_LAYOUT, buffer, regions.bodyStart);
+        h.#outbox = new CommandOutbox(new Mailbox(NAO_COMMAND_LAYOUT, buffer, regions.bodyStart), { out: new NaoCommands(), mask: 0, generation: -1 }, copyNaoMerge, () => h.core.ordering);
         return h;
       },
     );
@@ -103,36 +115,24 @@ export class NaoHost extends CoreHost<NaoRequests> implements NaoBody {
     const generation = this.authority.generation();
     const refused = leaseError(this.authority, leaseId);
     if (refused) return { ok: false, error: refused };
-    const box = this.#mailbox!;
+    const box = this.#outbox!;
+    const m = box.merged;
     // The core took the last write (and nothing is held back), or the lease changed: start a new merge.
-    if ((!this.#dirty && box.taken === this.#lastWrite) || generation !== this.#outGeneration) this.#outMask = 0;
-    this.#outGeneration = generation;
-    const problems = applyCommandUpdate(this.#out, update);
+    if (box.taken || generation !== m.generation) m.mask = 0;
+    m.generation = generation;
+    const problems = applyCommandUpdate(m.out, update);
     const bad = new Set(problems.map((p) => p.key));
     let mask = 0;
     for (const k of Object.keys(NAO_COMMAND_KEY) as Array<keyof typeof NAO_COMMAND_KEY>) if (update[k] !== undefined && !bad.has(k)) mask |= NAO_COMMAND_KEY[k];
     if (mask === 0) return { ok: true, problems };
-    this.#outMask |= mask;
-    this.#dirty = true;
-    if (!this.core.ordering) this.commandsReleased();
+    m.mask |= mask;
+    box.post();
     return { ok: true, problems };
   }
 
   /** Write the merge (held back while a smooth motion request is on its way: a command after it must reach the core after it). */
   protected override commandsReleased(): void {
-    if (!this.#dirty) return;
-    this.#dirty = false;
-    const out = this.#out;
-    const m = this.#outMask;
-    const generation = this.#outGeneration;
-    this.#lastWrite = this.#mailbox!.write((slot) => {
-      slot.header[0] = m;
-      slot.header[1] = generation;
-      slot.Position.set(out.position);
-      slot.Stiffness.set(out.stiffness);
-      for (const g of LED_GROUP_NAMES) slot[g].set(out.leds[g]);
-      slot.Sonar.set(out.sonar);
-    });
+    this.#outbox!.release();
   }
   smoothEnable(leaseId: string): Promise<{ ok: true; estimatedS: number } | NaoRefusal> {
     return this.core.callOrdered("smoothEnable", this.core.timeoutMs, leaseId);

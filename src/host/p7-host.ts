@@ -20,7 +20,9 @@ import type { P7Body, P7ClearAccepted, P7CommandResult, P7MoveAccepted, P7MoveOp
 import type { P7CoreOptions, P7Ready, P7Requests } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
 import { Mailbox, mailboxBytes } from "../shm/mailbox.js";
+import type { ShmViews } from "../shm/layout.js";
 import { P7_STATE_BYTES, p7StateChannel } from "../shm/p7-state.js";
+import { CommandOutbox } from "./command-outbox.js";
 import { CoreHost, type CoreHostOptions, HostAuthority, splitHostOptions } from "./core-host.js";
 
 export type P7HostOptions = Omit<P7CoreOptions, "gcEveryMs"> & Partial<Pick<P7CoreOptions, "gcEveryMs">> & CoreHostOptions;
@@ -29,6 +31,19 @@ export type P7HostOptions = Omit<P7CoreOptions, "gcEveryMs"> & Partial<Pick<P7Co
 export const P7_MAILBOX_BYTES = mailboxBytes(P7_COMMAND_LAYOUT);
 
 const OK = Object.freeze({ ok: true as const });
+
+/** The P7's newest command: [kind, lease generation], targets, speeds (the mailbox slot's fields). */
+interface P7Held {
+  readonly header: Uint32Array;
+  readonly targetsRad: Float64Array;
+  readonly speedRadS: Float64Array;
+}
+
+function copyP7Held(held: P7Held, slot: ShmViews<typeof P7_COMMAND_LAYOUT>): void {
+  slot.header.set(held.header);
+  slot.targetsRad.set(held.targetsRad);
+  slot.speedRadS.set(held.speedRadS);
+}
 
 export class P7Host extends CoreHost<P7Requests> implements P7Body {
   readonly kind = "p7" as const;
@@ -40,13 +55,11 @@ export class P7Host extends CoreHost<P7Requests> implements P7Body {
   link: LinkStatus = "starting";
   /** The arm's link as the core published it, even while the core is stalled (commands are admitted on it, as in the core). */
   #armLink: LinkStatus = "starting";
-  #mailbox: Mailbox<typeof P7_COMMAND_LAYOUT> | null = null;
   readonly #targets = new Float64Array(P7_JOINT_COUNT);
   readonly #speeds = new Float64Array(P7_JOINT_COUNT);
   readonly #scales = new Float64Array(2);
   /** The newest validated command, until it is written (held back while a clearError is on its way). */
-  readonly #held = { header: new Uint32Array(2), targetsRad: new Float64Array(P7_JOINT_COUNT), speedRadS: new Float64Array(P7_JOINT_COUNT) };
-  #heldBack = false;
+  #outbox: CommandOutbox<typeof P7_COMMAND_LAYOUT, P7Held> | null = null;
 
   /** Start the P7 core in its worker; resolves once it is cycling. */
   static async start(opts: P7HostOptions): Promise<P7Host> {
@@ -63,7 +76,8 @@ export class P7Host extends CoreHost<P7Requests> implements P7Body {
       },
       (worker, buffer, channel, regions) => {
         const h = new P7Host(BODIES.p7.periodMs, worker, buffer, channel, hostOpts);
-        h.#mailbox = new Mailbox(P7_COMMAND_LAYOUT, buffer, regions.bodyStart);
+        const held = { header: new Uint32Array(2), targetsRad: new Float64Array(P7_JOINT_COUNT), speedRadS: new Float64Array(P7_JOINT_COUNT) };
+        h.#outbox = new CommandOutbox(new Mailbox(P7_COMMAND_LAYOUT, buffer, regions.bodyStart), held, copyP7Held, () => h.core.ordering);
         return h;
       },
     );
@@ -132,23 +146,17 @@ export class P7Host extends CoreHost<P7Requests> implements P7Body {
    * command is held here and written once the core answered it (so it lands after it, as in one thread).
    */
   #post(kind: number, generation: number): void {
-    this.#held.header[0] = kind;
-    this.#held.header[1] = generation;
-    this.#held.targetsRad.set(this.#targets);
-    this.#held.speedRadS.set(this.#speeds);
-    this.#heldBack = true;
-    if (!this.core.ordering) this.commandsReleased();
+    const out = this.#outbox!;
+    const held = out.merged; // each command replaces the last, as on the arm: no merge
+    held.header[0] = kind;
+    held.header[1] = generation;
+    held.targetsRad.set(this.#targets);
+    held.speedRadS.set(this.#speeds);
+    out.post();
   }
 
   protected override commandsReleased(): void {
-    if (!this.#heldBack) return;
-    this.#heldBack = false;
-    const held = this.#held;
-    this.#mailbox!.write((slot) => {
-      slot.header.set(held.header);
-      slot.targetsRad.set(held.targetsRad);
-      slot.speedRadS.set(held.speedRadS);
-    });
+    this.#outbox!.release();
   }
 
   /** Test hook (a core started with testFaults): the simulated arm's link drops (true) or comes back (false). */

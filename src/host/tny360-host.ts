@@ -34,6 +34,7 @@ import { Mailbox, mailboxBytes } from "../shm/mailbox.js";
 import { TNY360_STATE_BYTES, tny360StateChannel } from "../shm/tny360-state.js";
 import { type GaitName, GaitType } from "../wire/tny/constants.js";
 import type { Worker } from "node:worker_threads";
+import { CommandOutbox } from "./command-outbox.js";
 import { CoreHost, type CoreHostOptions, HostAuthority, type StateReader, splitHostOptions } from "./core-host.js";
 
 export type Tny360HostOptions = Omit<Tny360CoreOptions, "gcEveryMs"> & Partial<Pick<Tny360CoreOptions, "gcEveryMs">> & CoreHostOptions;
@@ -58,12 +59,8 @@ export class Tny360Host extends CoreHost<Tny360Requests> implements Tny360Body, 
   tnyPort: number | null = null;
   /** The body's link as the core published it, even while the core is stalled (commands are admitted on it, as in the core). */
   #bodyLink: LinkStatus = "starting";
-  #mailbox: Mailbox<typeof TNY360_COMMAND_LAYOUT> | null = null;
-  /** Commands merged since the core last took one (so none is lost when several come within a cycle). */
-  readonly #out = new Tny360Commands();
-  #lastWrite = 0;
-  /** Merged commands not written yet (held back while a request that must come first is on its way). */
-  #dirty = false;
+  /** Commands merged since the core last took one (so none is lost when several come within a cycle), and their writes. */
+  #outbox: CommandOutbox<typeof TNY360_COMMAND_LAYOUT, Tny360Commands> | null = null;
 
   private constructor(source: "sim" | "remote", periodMs: number, worker: Worker, buffer: SharedArrayBuffer, channel: StateReader<Tny360Host>, opts: CoreHostOptions) {
     super(periodMs, worker, buffer, channel, opts);
@@ -87,7 +84,7 @@ export class Tny360Host extends CoreHost<Tny360Requests> implements Tny360Body, 
       },
       (worker, buffer, channel, regions) => {
         const h = new Tny360Host(source, core.remote ? REMOTE_PERIOD_MS : BODIES.tny360.periodMs, worker, buffer, channel, hostOpts);
-        h.#mailbox = new Mailbox(TNY360_COMMAND_LAYOUT, buffer, regions.bodyStart);
+        h.#outbox = new CommandOutbox(new Mailbox(TNY360_COMMAND_LAYOUT, buffer, regions.bodyStart), new Tny360Commands(), copyTny360Commands, () => h.core.ordering);
         return h;
       },
     );
@@ -116,38 +113,38 @@ export class Tny360Host extends CoreHost<Tny360Requests> implements Tny360Body, 
   setVelocity(leaseId: string, xMS: number, yMS: number, yawRadS: number, clearOverrides = true): Tny360CommandResult {
     const refused = this.#admit(leaseId, TNY_TYPED.setVelocity, TNY360_CHECKS.velocity(xMS, yMS, yawRadS, clearOverrides));
     if (refused) return refused;
-    mergeVelocity(this.#out, xMS, yMS, yawRadS, clearOverrides);
+    mergeVelocity(this.#outbox!.merged, xMS, yMS, yawRadS, clearOverrides);
     return this.#posted();
   }
   setPosture(leaseId: string, p: Tny360Posture, clearOverrides = true): Tny360CommandResult {
     const refused = this.#admit(leaseId, TNY_TYPED.setPosture, TNY360_CHECKS.posture(p, clearOverrides));
     if (refused) return refused;
-    mergePosture(this.#out, p, clearOverrides);
+    mergePosture(this.#outbox!.merged, p, clearOverrides);
     return this.#posted();
   }
   setEnabledMask(leaseId: string, mask: number): Tny360CommandResult {
     const refused = this.#admit(leaseId, TNY_TYPED.setEnabled, TNY360_CHECKS.enabledMask(mask));
     if (refused) return refused;
-    mergeEnabledMask(this.#out, mask);
+    mergeEnabledMask(this.#outbox!.merged, mask);
     return this.#posted();
   }
   setGait(leaseId: string, gait: number | GaitName): Tny360CommandResult {
     const g = typeof gait === "string" ? GaitType[gait] : gait;
     const refused = this.#admit(leaseId, TNY_TYPED.setGait, TNY360_CHECKS.gait(g));
     if (refused) return refused;
-    mergeGait(this.#out, g);
+    mergeGait(this.#outbox!.merged, g);
     return this.#posted();
   }
   setJointAngle(leaseId: string, jointId: number, angleRad: number): Tny360CommandResult {
     const refused = this.#admit(leaseId, TNY_TYPED.setAngle, TNY360_CHECKS.jointAngle(jointId, angleRad));
     if (refused) return refused;
-    mergeJointAngle(this.#out, jointId, angleRad);
+    mergeJointAngle(this.#outbox!.merged, jointId, angleRad);
     return this.#posted();
   }
   setJointAngles(leaseId: string, anglesRad: ArrayLike<number>): Tny360CommandResult {
     const refused = this.#admit(leaseId, TNY_TYPED.setJointAngles, TNY360_CHECKS.jointAngles(anglesRad));
     if (refused) return refused;
-    mergeJointAngles(this.#out, anglesRad);
+    mergeJointAngles(this.#outbox!.merged, anglesRad);
     return this.#posted();
   }
   /** Whether the leg reaches the foot depends on the core's posture: asked of the core (bounded by the request timeout). */
@@ -198,26 +195,21 @@ export class Tny360Host extends CoreHost<Tny360Requests> implements Tny360Body, 
       if (denied.counter) this.countHostError(denied.counter);
       return denied.refusal;
     }
-    const out = this.#out;
-    // The core took the last write (and nothing is held back): a new merge.
-    if (!this.#dirty && this.#mailbox!.taken === this.#lastWrite) clearTny360Commands(out);
-    openTny360Merge(out, generation);
+    const out = this.#outbox!;
+    if (out.taken) clearTny360Commands(out.merged); // a new merge
+    openTny360Merge(out.merged, generation);
     return null;
   }
 
   /** The merge is written (or held back while an ordered request is on its way); answered at once. */
   #posted(): Tny360CommandResult {
-    this.#dirty = true;
-    if (!this.core.ordering) this.commandsReleased();
+    this.#outbox!.post();
     return this.source === "remote" ? FORWARDED : APPLIED;
   }
 
   /** Write the merge (held back while an ordered request is on its way: commands after it reach the core after it). */
   protected override commandsReleased(): void {
-    if (!this.#dirty) return;
-    const out = this.#out;
-    this.#lastWrite = this.#mailbox!.write((slot) => copyTny360Commands(out, slot));
-    this.#dirty = false;
+    this.#outbox!.release();
   }
 
   // ---- test hooks ----------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TnyClient, TnyStatusError } from "../../src/client/tny/index.js";
 import { SimClock } from "../../src/runtime/clock.js";
+import { Tny360Host } from "../../src/host/tny360-host.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { startTnyServer, type TnyServer } from "../../src/serve/tny/server.js";
 import { fromHex, toHex } from "../../src/wire/bytes.js";
@@ -60,22 +61,55 @@ describe("TNY server: every served action round-trips through a real WebSocket",
   });
 });
 
-describe("TNY server: statuses and limits (raw frames)", () => {
-  let robot: Tny360Robot;
-  let server: TnyServer;
+/** A TNY-360 API server on a free port: its port, its counters where this thread can read them, its end. */
+interface TnyRig {
+  readonly port: number;
+  /** The server's counters (the in-thread server's; a threaded core's server keeps them in its worker). */
+  readonly stats: (() => ReturnType<TnyServer["stats"]>) | null;
+  close(): Promise<void>;
+}
+
+/**
+ * The runtimes the contract runs against: the threaded core `bodylink serve` runs (the server in the
+ * core's worker, src/rt/tny360-worker.ts) and the in-thread robot of the library.
+ */
+const TNY_RIGS: Record<"threaded core (serve)" | "in-thread robot", () => Promise<TnyRig>> = {
+  "threaded core (serve)": async () => {
+    const host = await Tny360Host.start({
+      seed: 1,
+      remote: null,
+      server: { host: "127.0.0.1", port: 0, fallbackToFreePort: false, token: null, allowHosts: [], allowOrigins: [] },
+      gcEveryMs: 0,
+    });
+    return { port: host.tnyPort!, stats: null, close: () => host.shutdown() };
+  },
+  "in-thread robot": async () => {
+    const robot = await Tny360Robot.create();
+    await robot.start();
+    const server = await startTnyServer(robot, { port: 0 });
+    return {
+      port: server.port,
+      stats: () => server.stats(),
+      close: async () => {
+        await server.close();
+        await robot.stop();
+      },
+    };
+  },
+};
+
+describe.each(Object.keys(TNY_RIGS) as Array<keyof typeof TNY_RIGS>)("TNY server: statuses and limits (raw frames), %s", (rigName) => {
+  let server: TnyRig;
   let a: RawSocket;
   const url = () => `ws://127.0.0.1:${server.port}/`;
 
   beforeAll(async () => {
-    robot = await Tny360Robot.create();
-    await robot.start();
-    server = await startTnyServer(robot, { port: 0 });
+    server = await TNY_RIGS[rigName]();
     a = await RawSocket.open(url());
-  });
+  }, 30_000);
   afterAll(async () => {
-    await a.close();
-    await server.close();
-    await robot.stop();
+    await a?.close();
+    await server?.close();
   });
 
   it("golden: the reference's setVelocity bytes get the reference's Ok bytes", async () => {
@@ -152,7 +186,7 @@ describe("TNY server: statuses and limits (raw frames)", () => {
     a.send(fromHex("03 00 09 00 00 00 00 00")); // an Event
     const r = statusOf(await a.roundTrip(req(77, "system", "ping", [])));
     expect(r).toEqual({ msgId: 77, status: 0, length: 0 });
-    expect(server.stats().ignoredFrames).toBeGreaterThanOrEqual(3);
+    if (server.stats) expect(server.stats().ignoredFrames).toBeGreaterThanOrEqual(3);
   });
 
   it("a text frame closes the connection with 1003", async () => {
@@ -176,7 +210,7 @@ describe("TNY server: statuses and limits (raw frames)", () => {
     expect(statusOf(await d.roundTrip(req(1, "system", "ping", []))).status).toBe(0);
     await d.close();
     await b.close();
-    expect(server.stats().refusedConnections).toBe(1);
+    if (server.stats) expect(server.stats().refusedConnections).toBe(1);
   });
 });
 
