@@ -296,6 +296,33 @@ describe("SDK snapshots", () => {
   });
 });
 
+describe("NAO joints by name", () => {
+  it("getJoints() reads each of the 26 names from one message; null when any of its columns does not fit", async () => {
+    const { client, ws } = await rig();
+    clients.push(client);
+    const [m] = await naoMessages(1);
+    ws.send(m);
+    const j = nao(client).getJoints()!;
+    expect(Object.isFrozen(j)).toBe(true);
+    expect(j.seq).toBe(m!.seq);
+    API_ORDER.forEach((name, i) => {
+      expect(j[name]).toEqual({
+        positionRad: (m!.joint_positions as number[])[i],
+        velocityRadS: (m!.joint_velocities as number[])[i],
+        currentA: (m!.joint_currents as number[])[i],
+        temperatureC: (m!.joint_temperatures as number[])[i],
+        stiffness: (m!.joint_stiffness as number[])[i],
+        status: (m!.joint_status as number[])[i],
+      });
+    });
+    expect(j.RHipYawPitch).toEqual(j.LHipYawPitch);
+    for (const key of ["joint_positions", "joint_velocities", "joint_currents", "joint_temperatures", "joint_stiffness", "joint_status"]) {
+      ws.send({ ...m!, [key]: (m![key] as number[]).slice(1) });
+      expect(nao(client).getJoints(), key).toBeNull();
+    }
+  });
+});
+
 describe("waitForState / waitForMessage", () => {
   it("resolves the current complete state at once, else the next one; the same object getState() returns", async () => {
     const { client, ws } = await rig();

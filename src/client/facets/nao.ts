@@ -254,7 +254,7 @@ export class NaoFacet extends Facet<"nao"> {
     if (!base) {
       // The newest report, even past staleAfterMs: a limp or held joint is where it was.
       const m = this.host.newest();
-      const reported = m?.body === "nao" ? finiteArray(key === "positions" ? m.joint_positions : m.joint_stiffness, NAO_JOINT_NAMES.length) : null;
+      const reported = m?.body === this.kind ? finiteArray(key === "positions" ? m.joint_positions : m.joint_stiffness, NAO_JOINT_NAMES.length) : null;
       if (!reported) throw localError("BL_ERR_STATE_NONE");
       base = reported;
     }
@@ -276,7 +276,7 @@ export class NaoFacet extends Facet<"nao"> {
   #now(what: string): { f: Partially<NaoStateMessage>; meta: SnapshotMeta } | null {
     this.check(what);
     const c = this.host.current();
-    return c && c.message.body === "nao" ? { f: c.message as Partially<NaoStateMessage>, meta: c.meta } : null;
+    return c && c.message.body === this.kind ? { f: c.message as Partially<NaoStateMessage>, meta: c.meta } : null;
   }
 }
 
