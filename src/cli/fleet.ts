@@ -12,6 +12,7 @@ import type { FleetHealth } from "../fleet/subjects.js";
 import { BodylinkError, type ErrorCode } from "../errors.js";
 import { CliError, parseIntOption } from "./errors.js";
 import { formatState } from "./inspect.js";
+import type { ControlAnswer } from "./state-view.js";
 import { formatUptime, table } from "./ls.js";
 import { addFleetCredentialOptions, type FleetFlags as ServeFleetFlags, fleetBundleOf, fleetConnectOptions } from "./serve.js";
 import { requireFleetCredentials } from "../fleet/connect.js";
@@ -38,6 +39,10 @@ async function withFleet<T>(o: FleetFlags, f: (c: FleetClient) => Promise<T>): P
 }
 
 const fmtEstop = (e: FleetHealth["estop"]) => (e.latched ? `LATCHED${e.phase && e.phase !== "none" ? ` (${e.phase})` : ""}` : "-");
+/** A fleet health's control as `formatState`'s control line takes it. */
+function controlOf(c: FleetHealth["control"]): ControlAnswer {
+  return c ? { held: true, holder: { owner: c.owner, source: c.source, expires_at: new Date(c.expires_at_epoch_ms).toISOString() } } : { held: false, holder: null };
+}
 const fmtControl = (c: FleetHealth["control"]) => (c ? `${c.owner} (${c.source})` : "-");
 
 /** Every present robot with its health (asked in parallel; "no answer" when it does not answer in time). */
@@ -104,11 +109,21 @@ export function registerFleet(program: Command): void {
       await withFleet(o, async (c) => {
         if (name === undefined) {
           const rows = await overview(c);
-          return console.log(JSON.stringify(rows.map((r) => r.health ?? { name: r.presence.name, health: null }), null, o.json ? 2 : undefined));
+          if (o.json) return console.log(JSON.stringify(rows.map((r) => r.health ?? { name: r.presence.name, health: null }), null, 2));
+          if (rows.length === 0) return console.log("no robot is in the fleet (start one with `bodylink serve --fleet URL`)");
+          return console.log(
+            table(
+              ["NAME", "BODY", "LINK", "CYCLE", "CONTROL", "E-STOP"],
+              rows.map(({ presence: p, health: h }) => [p.name, p.body, h ? h.link : "no answer", h ? `${h.cycle.late_cycles}/${h.cycle.cycles} late` : "-", h ? fmtControl(h.control) : "-", h ? fmtEstop(h.estop) : "-"]),
+            ),
+          );
         }
-        const s = await c.request<Record<string, unknown>>(name, "state");
+        // The state, and who holds control (the robot's health says: a state message does not).
+        const [s, h] = await Promise.all([c.request<Record<string, unknown>>(name, "state"), c.health(name).catch(() => null)]);
         if (isErrorAnswer(s)) throw new CliError(`${name}: ${s.message}`, 1, s.code as ErrorCode);
-        console.log(o.json ? JSON.stringify(s, null, 2) : formatState(s));
+        const health = h && !isErrorAnswer(h) ? h : null;
+        if (o.json) return console.log(JSON.stringify(health ? { ...s, control: health.control } : s, null, 2));
+        console.log(formatState(s, undefined, health ? controlOf(health.control) : null));
       });
     },
   );
