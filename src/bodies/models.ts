@@ -4,7 +4,9 @@
  * test/bodies/models.test.ts checks each shipped file equals what its generator writes now.
  */
 import { naoMjcf } from "./nao/mjcf.js";
+import { p7Mjcf } from "./p7/mjcf.js";
 
 export const MODEL_FILES: Readonly<Record<string, () => string>> = {
   "models/nao.xml": naoMjcf,
+  "models/p7.xml": p7Mjcf,
 };
