@@ -41,6 +41,13 @@ interface Slider {
   readonly value: HTMLElement;
 }
 
+/** Set a slider's thumb and label (display only: no input event, so nothing is sent). */
+function showValue(s: Slider, v: number, unit: string): void {
+  const text = String(v);
+  if (s.input.value !== text) s.input.value = text;
+  setText(s.value, `${fmt(v, 2)} ${unit}`);
+}
+
 function slider(parent: HTMLElement, label: string, min: number, max: number, step: number, value: number, unit: string, id?: string): Slider {
   const row = make("label", "slider");
   const name = make("span", "slider-name", label);
@@ -89,6 +96,8 @@ export class Teleop {
   /** Per-body refresh on every state while held (slider labels, pad). */
   #onState: (m: Readonly<StateMessage>) => void = () => {};
   #onHeld: () => void = () => {};
+  /** Per-body display while not held: the disabled controls show the body as measured (after an e-stop: stiffness 0). */
+  #onIdle: (m: Readonly<StateMessage>) => void = () => {};
 
   constructor(host: HTMLElement, client: BodylinkClient, log: LogFn) {
     this.#client = client;
@@ -133,6 +142,7 @@ export class Teleop {
   /** Call with every state message. */
   state(m: Readonly<StateMessage>): void {
     if (this.held) this.#onState(m);
+    else this.#onIdle(m);
   }
 
   async take(): Promise<void> {
@@ -239,6 +249,13 @@ export class Teleop {
       }
       this.#onTargets();
     };
+    // Not held: every slider shows the body as it is (the pose, each chain's stiffness).
+    this.#onIdle = (m) => {
+      if (m.body !== "nao") return;
+      const a = measured();
+      if (a) for (const [name, s] of sliders) showValue(s, a[API_INDEX[name]!]!, name.endsWith("Hand") ? "" : "rad");
+      for (const [chain, names] of Object.entries(NAO_CHAINS)) showValue(chainStiffness[chain]!, m.joint_stiffness[API_INDEX[names[0]!]!] ?? 0, "");
+    };
     // The posture moves by itself; the sliders follow once it is there.
     this.#powerRow("Power", "nao", nao, (estimatedS) => setTimeout(sync, Math.min(10_000, estimatedS * 1000 + 300)));
 
@@ -335,6 +352,11 @@ export class Teleop {
         this.#log("command", r.clearedJoints.length ? `cleared errors on joints ${r.clearedJoints.map((j) => j + 1).join(", ")}` : "clear error: no joint had an error");
       }),
     ).id = "p7-clear-error";
+    // Not held: thumbs and labels both show the measured pose.
+    this.#onIdle = () => {
+      const a = c.getJointState()?.angles;
+      if (a) for (let i = 0; i < sliders.length; i++) showValue(sliders[i]!, a[i]!, "rad");
+    };
     this.#onHeld = () => {
       const a = c.getJointState()?.angles;
       this.#targets = Float64Array.from(a ?? new Array(P7_MIN_RAD.length).fill(0));

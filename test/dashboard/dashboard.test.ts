@@ -132,11 +132,15 @@ async function estopAndReset(page: Page, sdk: BodylinkClient, holding = false): 
   expect((await sdk.fetchEstop()).source).toBe("dashboard");
   await page.waitForSelector("#estop-banner:not([hidden])", { timeout: 5000 });
   expect(await page.textContent("#estop-banner")).toMatch(/Emergency stop latched.*by dashboard.*Commands are refused until it is reset/s);
+  // Latched, "Take control" is no longer the bright primary button (a lease would be refused).
+  const takeBg = () => page.$eval("#take-control", (b) => getComputedStyle(b).backgroundColor);
+  expect(await takeBg()).toBe("rgb(255, 255, 255)");
   await page.waitForFunction(() => /emergency stop latched by dashboard/.test(document.querySelector("#events")?.textContent ?? ""));
   await page.click("#estop-reset");
   await page.waitForSelector("#estop-banner[hidden]", { state: "attached", timeout: 5000 });
   expect((await sdk.fetchEstop()).latched).toBe(false);
   await page.waitForFunction(() => /emergency stop reset/.test(document.querySelector("#events")?.textContent ?? ""));
+  expect(await takeBg()).not.toBe("rgb(255, 255, 255)");
 }
 
 const takeControl = async (page: Page) => {
@@ -227,6 +231,9 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
 
       await secondClientHolds(page, sdk);
       await estopAndReset(page, sdk);
+      // After the stop, the (disabled) stiffness sliders show the body's stiffness, 0, not what was last commanded.
+      const headStiffness = () => page.$eval("#stiffness-Head", (i) => [(i as HTMLInputElement).value, i.parentElement?.querySelector("output")?.textContent?.trim()]);
+      await expect.poll(headStiffness, { timeout: 5000 }).toEqual(["0", "0.00"]);
       await page.screenshot({ path: "/tmp/bodylink-dashboard-nao.png" });
     });
   });
