@@ -33,6 +33,7 @@ import {
 } from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { NAO_BONES, NAO_FRAME_INDEX as NF, NAO_FRAMES, NaoKinematics } from "../src/bodies/nao/kinematics.js";
+import { NAO_CONTACT_FRAMES } from "../src/bodies/nao/sim-world.js";
 import { P7_JOINT_COUNT } from "../src/bodies/p7/joints.js";
 import { P7Kinematics } from "../src/bodies/p7/kinematics.js";
 import { LEG_Y_INVERTED } from "../src/bodies/tny360/joints.js";
@@ -212,7 +213,7 @@ function naoModel(): BodyModel {
     points,
     rotations,
     view: { targetZ: 0.28, distance: 0.95 },
-    contactPoints: naoContactPoints(),
+    contactPoints: NAO_CONTACT_FRAMES,
     build(f) {
       for (const [a, b] of NAO_BONES) if (a !== NF.Torso) f.bone(a, b, a === NF.LHip || a === NF.RHip || a === NF.LKnee || a === NF.RKnee ? 0.022 : 0.017);
       for (const i of [NF.LShoulder, NF.RShoulder, NF.LElbow, NF.RElbow, NF.LWrist, NF.RWrist, NF.LHip, NF.RHip, NF.LKnee, NF.RKnee, NF.LAnkle, NF.RAnkle]) f.joint(i, 0.024);
@@ -245,21 +246,6 @@ function naoModel(): BodyModel {
       points[3 * comGround + 2] = 0;
     },
   };
-}
-
-/** The physics model's colliding links (bodies/nao/mjcf.ts) on the kinematics' points: a limb between two joints, a foot at its sole. */
-function naoContactPoints(): Record<string, readonly [number, number]> {
-  const out: Record<string, readonly [number, number]> = { Torso: [NF.Torso, NF.Torso], Head: [NF.Head, NF.Head] };
-  for (const p of ["L", "R"] as const) {
-    const f = (name: string) => NF[`${p}${name}` as keyof typeof NF];
-    out[`${p}Biceps`] = [f("Shoulder"), f("Elbow")];
-    out[`${p}ForeArm`] = [f("Elbow"), f("Wrist")];
-    out[`${p}Hand`] = [f("Wrist"), f("Hand")];
-    out[`${p}Thigh`] = [f("Hip"), f("Knee")];
-    out[`${p}Tibia`] = [f("Knee"), f("Ankle")];
-    out[`${p}Foot`] = [f("Sole"), f("Sole")];
-  }
-  return out;
 }
 
 function p7Model(): BodyModel {

@@ -22,6 +22,7 @@
 import type { BodyKind } from "../bodies/registry.js";
 import { API_ORDER, API_TO_LOLA } from "../bodies/nao/joints.js";
 import { NAO_FRAMES, NAO_LINKS_M, NaoKinematics } from "../bodies/nao/kinematics.js";
+import { NAO_CONTACT_FRAMES } from "../bodies/nao/sim-world.js";
 import { P7_BASE_HEIGHT_M, P7_JOINT_COUNT } from "../bodies/p7/joints.js";
 import { P7Kinematics } from "../bodies/p7/kinematics.js";
 import { LEG_NAMES, LEG_Y_INVERTED } from "../bodies/tny360/joints.js";
@@ -99,7 +100,7 @@ function naoFrames(): BodyFrames {
       out.set(fk.poses);
     },
     color: [0.92, 0.92, 0.95],
-    contactFrames: naoContactFrames(at),
+    contactFrames: NAO_CONTACT_FRAMES,
     solids: [
       { frame: at("Torso"), kind: "cube", sizeM: [0.08, 0.14, 0.16], atM: [-0.01, 0, 0.03] },
       { frame: at("Head"), kind: "sphere", sizeM: [0.12, 0.12, 0.12], atM: [0, 0, 0.06] },
@@ -108,21 +109,6 @@ function naoFrames(): BodyFrames {
       { frame: at("Torso"), kind: "cube", sizeM: [0.06, 2 * L.hipOffsetY + 0.04, 0.03], atM: [0, 0, -L.hipOffsetZ] },
     ],
   };
-}
-
-/** The physics model's colliding links on the viewer's frames: a limb between two joints, a foot at its sole. */
-function naoContactFrames(at: (f: (typeof NAO_FRAMES)[number]) => number): Record<string, readonly [number, number]> {
-  const out: Record<string, readonly [number, number]> = { Torso: [at("Torso"), at("Torso")], Head: [at("Head"), at("Head")] };
-  for (const p of ["L", "R"] as const) {
-    const f = (n: string) => at(`${p}${n}` as (typeof NAO_FRAMES)[number]);
-    out[`${p}Biceps`] = [f("Shoulder"), f("Elbow")];
-    out[`${p}ForeArm`] = [f("Elbow"), f("Wrist")];
-    out[`${p}Hand`] = [f("Wrist"), f("Hand")];
-    out[`${p}Thigh`] = [f("Hip"), f("Knee")];
-    out[`${p}Tibia`] = [f("Knee"), f("Ankle")];
-    out[`${p}Foot`] = [f("Sole"), f("Sole")];
-  }
-  return out;
 }
 
 // ---- AIRBOT P7 ---------------------------------------------------------------------------------
