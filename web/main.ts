@@ -263,7 +263,7 @@ function renderJoints(c: BodylinkClient, m: Readonly<StateMessage> | null): void
     const frac = Math.min(1, Math.max(0, (v - minRad) / (maxRad - minRad)));
     row.mark.hidden = false;
     row.mark.style.left = `${(frac * 100).toFixed(2)}%`;
-    row.bar.classList.toggle("near", frac < 0.03 || frac > 0.97);
+    row.bar.classList.toggle("near", !row.limit.endsAreNormal && (frac < 0.03 || frac > 0.97));
     row.bar.setAttribute("aria-valuenow", v.toFixed(3));
     row.bar.setAttribute("aria-valuetext", `${v.toFixed(3)}, limits ${minRad} to ${maxRad}`);
   }

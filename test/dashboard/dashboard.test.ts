@@ -179,6 +179,15 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
         if (recent.length > 200) recent.shift();
       });
       await page.waitForFunction(() => document.querySelectorAll("#joints tbody tr").length === 26);
+      // A hand's closed (0) and open (1) are its working ends: its mark is shown, never red as "near a limit".
+      const hands = () =>
+        page.$$eval("#joints tbody tr", (rows) =>
+          rows
+            .filter((r) => /Hand$/.test(r.querySelector("th")?.textContent ?? ""))
+            .map((r) => ({ shown: !(r.querySelector(".mark") as HTMLElement | null)?.hidden, near: r.querySelector(".bar")?.classList.contains("near") ?? false, at: Number(r.querySelector(".bar")?.getAttribute("aria-valuenow")) })),
+        );
+      await expect.poll(async () => (await hands()).every((h) => h.shown)).toBe(true);
+      for (const h of await hands()) expect(h, `at ${h.at}`).toMatchObject({ near: false });
       const moved = await plotsMove(page, 2000);
       expect(moved.rows).toBeGreaterThanOrEqual(15); // 20 Hz for 2 s, with room for a loaded machine
       expect(moved.draws).toBeGreaterThan(0);

@@ -13,6 +13,8 @@ export type MessageOf<K extends BodyKind> = Extract<StateMessage, { readonly bod
 export interface Limit {
   readonly minRad: number;
   readonly maxRad: number;
+  /** The ends are where the joint is meant to rest (a hand fully closed or open), not a stop to warn of. Defaults to false. */
+  readonly endsAreNormal?: boolean;
 }
 
 /** One history row's per-joint columns (store.ts), written in place. */

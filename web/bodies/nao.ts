@@ -14,7 +14,11 @@ export const NAO_DASHBOARD: DashboardBody<"nao"> = {
   temperatures: true,
   effort: { title: "Motor current (A)", unit: "A" },
   defaultPlotted: ["HeadYaw", "LKneePitch", "RKneePitch"],
-  limits: (names) => names.map((name) => (JOINT_LIMITS as Readonly<Record<string, Limit>>)[name] ?? null),
+  // A hand's 0 (closed) and 1 (open) are its working ends, not limits to warn of.
+  limits: (names) => names.map((name) => {
+    const l = (JOINT_LIMITS as Readonly<Record<string, Limit>>)[name];
+    return l ? (name.endsWith("Hand") ? { ...l, endsAreNormal: true } : l) : null;
+  }),
   panel: (host, c, kin) => naoPanel(host, c, kin),
   anglesChart: {
     id: "imu-angles",
