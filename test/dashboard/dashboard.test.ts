@@ -238,6 +238,10 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
       expect(Math.abs(comXY[1]!)).toBeLessThan(0.02); // near the midline between the feet
       await release(page);
 
+      // At 1280x720 the preferences table fits its panel: no value is cut off behind a sideways scroll.
+      await page.waitForFunction(() => (document.querySelector("#prefs tbody")?.children.length ?? 0) > 10);
+      const prefsFit = await page.$eval("#prefs", (t) => ({ table: t.scrollWidth, box: (t.parentElement as HTMLElement).clientWidth }));
+      expect(prefsFit.table, JSON.stringify(prefsFit)).toBeLessThanOrEqual(prefsFit.box);
       await secondClientHolds(page, sdk);
       await estopAndReset(page, sdk);
       // After the stop, the (disabled) stiffness sliders show the body's stiffness, 0, not what was last commanded.
