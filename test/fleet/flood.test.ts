@@ -152,7 +152,7 @@ describe.skipIf(!hasNats)("a fleet e-stop under a 90k/s request flood", { timeou
     expect((flooded.codes.BL_ERR_FLEET_RATE_LIMITED ?? 0) + (flooded.codes.BL_ERR_FLEET_BUSY ?? 0)).toBeGreaterThan(0);
     expect(h.fleet.requests.sheds).toBeGreaterThanOrEqual(1);
     expect(h.fleet.requests.admitted).toBeLessThan(0.01 * flooded.sent);
-    expect(rts[0]!.err).toMatch(/warn fleet: a request flood \(500 refused within 250 ms\): taking no requests for 1000 ms/);
+    expect(rts[0]!.err).toMatch(/"level":40,[^\n]*"component":"fleet"[^\n]*"msg":"fleet: a request flood \(500 refused within 250 ms\): taking no requests for 1000 ms/);
     expect(h.fleet.estop).toMatchObject({ connection: "connected", disconnects: 0 });
     await client.reset(null, { reason: "area clear" }, { expect: names });
   });
