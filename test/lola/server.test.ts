@@ -455,7 +455,7 @@ describe("LoLA server: pollCommands (the cycle reads the controlling client, iss
     await c.frame();
     await c.send(cmd(1));
     await c.send(cmd(2).subarray(0, 100));
-    await new Promise((res) => setTimeout(res, 100)); // arrived in the kernel, and nobody reads it
+    await new Promise((res) => setTimeout(res, 30)); // arrived in the kernel, and nobody reads it (the fallback waits 250 ms)
     expect(r.server.clients()[0]).toMatchObject({ role: "controller", commands: 0 });
     expect(r.robot.authority.holder()).toBeNull();
     r.server.pollCommands();
@@ -495,6 +495,17 @@ describe("LoLA server: pollCommands (the cycle reads the controlling client, iss
     await d.send(cmd(3));
     await polledUntil(r, 1);
     expect(r.robot.authority.holder()?.owner).toBe("lola:client#2");
+  });
+
+  it("when no cycle polls (a stopped loop), a timer reads the client within a quarter second: it is never left blocked", async () => {
+    const r = await rig({ pollCommands: true });
+    const c = await r.connect();
+    await c.frame();
+    await c.send(cmd(5));
+    const t0 = performance.now();
+    await until(() => r.server.clients()[0]!.commands === 1, "the fallback's read", 3000);
+    expect(performance.now() - t0).toBeGreaterThan(50); // not at once: only a cycle's poll is
+    expect(r.robot.authority.holder()?.owner).toBe("lola:client#1");
   });
 
   it("garbage is dropped as on arrival; readers are read by the event loop as before", async () => {

@@ -76,6 +76,11 @@ const ADMIT_RECHECK_MS = 25;
 const FINAL_FRAME_LINGER_MS = 200;
 /** A refused client is given this long to read its error and close, then it is closed. */
 const REFUSE_LINGER_MS = 1000;
+/**
+ * With pollCommands: when no cycle polled the controlling client for this long (the body's loop is
+ * stopped, or stalls), a timer reads it instead, so a client is never left blocked on a full socket.
+ */
+const POLL_FALLBACK_MS = 250;
 /** Each client's read buffer: a read takes at most this much (a full command is 786 bytes; the reader reassembles). */
 const READ_BUFFER_BYTES = 16 * 1024;
 
@@ -464,6 +469,9 @@ class ServerState {
   onControllerCommand: (() => void) | null = null;
   /** See LolaServerOptions.pollCommands. */
   pollCommands = false;
+  /** When a cycle (or the fallback) last polled, performance.now() ms: wall time, whatever the robot's clock. */
+  readonly #polledAtMs = Float64Array.of(0);
+  #pollFallback: ReturnType<typeof setInterval> | null = null;
   #configSource: (() => Partial<LolaRobotConfig> | null) | null = null;
   #configNormalize: ((c: Partial<LolaRobotConfig>) => { config: LolaRobotConfig; notes: string[] }) | null = null;
   #configSeen: Partial<LolaRobotConfig> | null = null;
@@ -607,6 +615,14 @@ class ServerState {
     c.inbox = inbox;
     c.polled = polled && c.fd >= 0;
     if (polled && !c.polled) socket.resume(); // no descriptor to read: the event loop reads it after all
+    if (c.polled && !this.#pollFallback) {
+      // Prepare side: a net under the cycle's polls (a stopped loop polls nothing), 4 ticks a second.
+      this.#polledAtMs[0] = performance.now();
+      this.#pollFallback = setInterval(() => {
+        if (performance.now() - this.#polledAtMs[0]! >= POLL_FALLBACK_MS) this.poll();
+      }, POLL_FALLBACK_MS);
+      this.#pollFallback.unref();
+    }
     c.onMessage = (update, problems) => this.#onCommand(c, update, problems);
     if (role === "controller") {
       this.#controller = c;
@@ -651,6 +667,7 @@ class ServerState {
   poll(): void {
     const c = this.#controller;
     if (!c?.polled || c.closed) return;
+    this.#polledAtMs[0] = performance.now();
     for (;;) {
       let n: number;
       try {
@@ -836,6 +853,7 @@ class ServerState {
     if (this.#closing) return this.#closing;
     this.#closing = (async () => {
       this.#unsubscribe?.();
+      if (this.#pollFallback) clearInterval(this.#pollFallback);
       this.robot.authority.off("released", this.#onReleased);
       const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
       // end(), not destroy(): the last sensor message written (after the stop path's safe cycle:
