@@ -3,8 +3,8 @@
  * preloaded with `node --require` into the processes of the bench (it runs in worker threads too),
  * it stamps, with process.hrtime.bigint() (CLOCK_MONOTONIC: comparable across processes), every
  * socket read and write of a LoLA-sized chunk:
- *   kind 1: a 'data' event of a chunk that is a whole number of 896-byte sensor messages (stamped
- *           when the JS callback starts; the hash is of its last message),
+ *   kind 1: a 'data' event (or a net.connect onread callback) of a chunk that is a whole number of
+ *           896-byte sensor messages (stamped when the JS callback starts; the hash is of its last message),
  *   kind 2: the start of a write of an 896-byte sensor message, kind 3: that write returned,
  *   kind 4: the start of a write of a command (any other length ≥ 64 bytes), kind 5: it returned.
  * Writes are stamped on both paths a LoLA peer uses: `socket.write` and `fs.writeSync` on the
@@ -69,6 +69,26 @@ if (dir) {
     const r = writeSync.call(this, fd, buf, offset, length, ...rest);
     stamp(kind + 1, h);
     return r;
+  };
+  // A client that reads into its own buffer (net.connect's onread: the proxy's upstream socket)
+  // emits no 'data': its callback is stamped as kind 1 instead.
+  const connect = net.connect;
+  net.connect = net.createConnection = function stampedConnect(opts, ...rest) {
+    const cb = opts && typeof opts === "object" && opts.onread ? opts.onread.callback : null;
+    if (cb) {
+      const buffer = opts.onread.buffer;
+      opts = {
+        ...opts,
+        onread: {
+          buffer,
+          callback(nread, buf) {
+            if (nread >= 896 && nread % 896 === 0) stamp(1, hash(buf, nread - 896));
+            return cb(nread, buf);
+          },
+        },
+      };
+    }
+    return connect.call(this, opts, ...rest);
   };
   require("node:module").syncBuiltinESMExports();
   const emit = net.Socket.prototype.emit;

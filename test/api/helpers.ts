@@ -69,3 +69,25 @@ export async function call(app: FastifyInstance, method: string, url: string, pa
   const r = await app.inject({ method: method as "GET", url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
   return { status: r.statusCode, body: r.body ? (JSON.parse(r.body) as Json) : {} };
 }
+
+/** A stand-in for a stream subscriber's WebSocket: records what was sent; `close()` runs its close handler. */
+export class StubSocket {
+  readyState = 1;
+  bufferedAmount = 0;
+  readonly sent: Array<{ type: string; seq?: number }> = [];
+  readonly #handlers = new Map<string, () => void>();
+  send(data: string | Buffer): void {
+    this.sent.push(JSON.parse(data.toString()) as { type: string; seq?: number });
+  }
+  on(ev: string, fn: () => void): this {
+    this.#handlers.set(ev, fn);
+    return this;
+  }
+  close(): void {
+    this.readyState = 3;
+    this.#handlers.get("close")?.();
+  }
+  states(): number[] {
+    return this.sent.filter((m) => m.type === "state").map((m) => m.seq!);
+  }
+}

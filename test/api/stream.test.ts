@@ -8,28 +8,7 @@ import { describe, expect, it } from "vitest";
 import { SimClock } from "../../src/runtime/clock.js";
 import { adapterFor } from "../../src/serve/api/build.js";
 import { StateStream } from "../../src/serve/api/stream.js";
-import { type AnyRobot, simNao, simP7, simTny, step } from "./helpers.js";
-
-class StubSocket {
-  readyState = 1;
-  bufferedAmount = 0;
-  readonly sent: Array<{ type: string; seq?: number }> = [];
-  readonly #handlers = new Map<string, () => void>();
-  send(data: string | Buffer): void {
-    this.sent.push(JSON.parse(data.toString()) as { type: string; seq?: number });
-  }
-  on(ev: string, fn: () => void): this {
-    this.#handlers.set(ev, fn);
-    return this;
-  }
-  close(): void {
-    this.readyState = 3;
-    this.#handlers.get("close")?.();
-  }
-  states(): number[] {
-    return this.sent.filter((m) => m.type === "state").map((m) => m.seq!);
-  }
-}
+import { type AnyRobot, StubSocket, simNao, simP7, simTny, step } from "./helpers.js";
 
 const flush = () => new Promise<void>((r) => setImmediate(r));
 

@@ -11,7 +11,7 @@ import { NaoHost } from "../../src/host/nao-host.js";
 import { SimClock } from "../../src/runtime/clock.js";
 import { adapterFor } from "../../src/serve/api/build.js";
 import { StateStream } from "../../src/serve/api/stream.js";
-import { simNao, step } from "../api/helpers.js";
+import { simNao, StubSocket, step } from "../api/helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -20,24 +20,6 @@ async function eventually(ok: () => boolean, what: string, ms = 5000): Promise<v
   while (!ok()) {
     if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
     await sleep(5);
-  }
-}
-
-class StubSocket {
-  readyState = 1;
-  bufferedAmount = 0;
-  readonly sent: Array<{ type: string; seq?: number }> = [];
-  readonly #handlers = new Map<string, () => void>();
-  send(data: string | Buffer): void {
-    this.sent.push(JSON.parse(data.toString()) as { type: string; seq?: number });
-  }
-  on(ev: string, fn: () => void): this {
-    this.#handlers.set(ev, fn);
-    return this;
-  }
-  close(): void {
-    this.readyState = 3;
-    this.#handlers.get("close")?.();
   }
 }
 

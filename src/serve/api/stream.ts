@@ -75,7 +75,9 @@ export class StateStream {
   /** Messages skipped in a row, per subscriber; and whether it answered the last ping. */
   readonly #skippedInRow = new WeakMap<WebSocket, number>();
   readonly #alive = new WeakMap<WebSocket, boolean>();
-  readonly #pingTimer: ReturnType<typeof setInterval> | null;
+  readonly #pingMs: number;
+  /** The ping timer, running only while there are subscribers (an idle stream has no timer). */
+  #pingTimer: ReturnType<typeof setInterval> | null = null;
   /** Subscribers dropped for not reading (skips, unsent bytes) or not answering pings. */
   subscribersDropped = 0;
   /** Listening to the body (while there are subscribers), or null. */
@@ -106,15 +108,18 @@ export class StateStream {
     this.#dropAfterSkipped = opts.dropAfterSkipped ?? 40;
     this.#dropBufferedBytes = opts.dropBufferedBytes ?? 1 << 20;
     const ping = opts.pingIntervalMs ?? 10_000;
-    // Wall-clock timer on the server's side, never in the cycle: pings find dead peers.
-    this.#pingTimer = ping > 0 ? setInterval(this.#pingAll, ping) : null;
-    this.#pingTimer?.unref();
+    // Wall-clock timer on the server's side, never in the cycle: pings find dead peers (#listen starts it).
+    this.#pingMs = ping;
   }
 
   /** Listen to the body from the first subscriber on (sampled at the stream's rate where the body can). */
   #listen(): void {
     if (this.#unsubscribe) return;
     this.#nextDueMs = Number.NaN;
+    if (this.#pingMs > 0 && !this.#pingTimer) {
+      this.#pingTimer = setInterval(this.#pingAll, this.#pingMs);
+      this.#pingTimer.unref();
+    }
     this.#unsubscribe = this.#adapter.onSample(this.#periodMs, this.#onSample) ?? this.#adapter.onCycle(this.#onCycle);
   }
 
@@ -123,6 +128,8 @@ export class StateStream {
     if (this.#sockets.size > 0 || !this.#unsubscribe) return;
     this.#unsubscribe();
     this.#unsubscribe = null;
+    if (this.#pingTimer) clearInterval(this.#pingTimer);
+    this.#pingTimer = null;
   }
 
   #remove(s: WebSocket): void {
@@ -229,6 +236,7 @@ export class StateStream {
     this.#unsubscribe?.();
     this.#unsubscribe = null;
     if (this.#pingTimer) clearInterval(this.#pingTimer);
+    this.#pingTimer = null;
     for (const s of this.#sockets) s.close(code, reason);
     this.#sockets.clear();
   }
