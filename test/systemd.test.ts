@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli } from "./support/cli.js";
+import { locate, SYSTEM_PACKAGES, skipLine } from "./support/system-packages.js";
 
 const run = promisify(execFile);
 const UNITS = { "bodylink-nao.service": "nao", "bodylink-lola.service": "nao", "bodylink-p7.service": "p7", "bodylink-tny360.service": "tny360" } as const;
@@ -37,7 +38,8 @@ function parseUnit(text: string): Map<string, Map<string, string[]>> {
   return out;
 }
 
-const hasAnalyze = existsSync("/usr/bin/systemd-analyze") || existsSync("/bin/systemd-analyze");
+const analyze = locate(SYSTEM_PACKAGES.systemd);
+const ANALYZE_SKIP = skipLine(SYSTEM_PACKAGES.systemd) ?? "";
 
 describe("the systemd units", () => {
   for (const [unit, body] of Object.entries(UNITS)) {
@@ -58,11 +60,11 @@ describe("the systemd units", () => {
         if (unit === "bodylink-nao.service") expect(u.get("Unit")!.get("Conflicts")).toEqual(["hal.service lola.service"]);
       });
 
-      it.skipIf(!hasAnalyze)("passes systemd-analyze verify", async () => {
+      it.skipIf(!analyze)(analyze ? "passes systemd-analyze verify" : ANALYZE_SKIP, async () => {
         // Its ExecStart pointed at this checkout's entry, so the executable exists here.
         const copy = join(dir, unit);
         writeFileSync(copy, text.replace(/^ExecStart=\S+/m, `ExecStart=${resolve("bin/bodylink.js")}`));
-        const r = await run("systemd-analyze", ["verify", "--man=no", copy], { timeout: 30_000 }).catch((e: { stderr: string; code: number }) => e);
+        const r = await run(analyze!, ["verify", "--man=no", copy], { timeout: 30_000 }).catch((e: { stderr: string; code: number }) => e);
         expect("code" in r ? r.code : 0, r.stderr).toBe(0);
         expect(r.stderr.split("\n").filter((l) => l.includes(unit))).toEqual([]);
       });

@@ -22,6 +22,7 @@ export interface SystemPackage {
 export const SYSTEM_PACKAGES = {
   chromium: { debian: "chromium", executable: "chromium", override: "BODYLINK_CHROMIUM", tests: "the browser tests (test/dashboard/)" },
   natsServer: { debian: "nats-server", executable: "nats-server", override: "BODYLINK_NATS_SERVER", tests: "the fleet tests (test/fleet/, the fleet page)" },
+  systemd: { debian: "systemd", executable: "systemd-analyze", override: "BODYLINK_SYSTEMD_ANALYZE", tests: "systemd-analyze verify of the units (test/systemd.test.ts)" },
 } as const satisfies Record<string, SystemPackage>;
 
 export const SBIN_DIRS: readonly string[] = ["/usr/local/sbin", "/usr/sbin", "/sbin"];
