@@ -14,15 +14,15 @@
  * Skips, saying why in one line, only when Debian's chromium is missing (.ci/run installs it).
  */
 import { readFile } from "node:fs/promises";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { type BodylinkClient, connect } from "../../src/client/index.js";
 import { NaoRobot } from "../../src/runtime/nao-robot.js";
 import { P7Robot } from "../../src/runtime/p7-robot.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { type RunningApiServer, startApiServer } from "../../src/serve/api/build.js";
-import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP, HAVE_CHROMIUM } from "./chromium.js";
+import { CHROMIUM_SKIP, HAVE_CHROMIUM, suiteBrowser } from "./chromium.js";
 
 const TITLE = CHROMIUM_SKIP ?? "dashboard in chromium (real clock, simulated bodies)";
 
@@ -158,18 +158,12 @@ const release = async (page: Page) => {
 const BROWSER_TEST_MS = 90_000;
 
 describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = suiteBrowser();
 
   it("NAO: plots, 3D from the kinematics, feet with the CoP where the stream says, take control + smooth enable, holder, e-stop", async () => {
     // The safety ramp on late cycles is tested elsewhere (test/nao/robot.test.ts); here a loaded
     // 2-core machine would cut the stiffness the page asks for, so the bound is wide.
-    await onDashboard(browser, await NaoRobot.create({ seed: 11, youngGcEveryMs: 100, safetyLateBoundMs: 2000 }), async ({ page, sdk }) => {
+    await onDashboard(browser(), await NaoRobot.create({ seed: 11, youngGcEveryMs: 100, safetyLateBoundMs: 2000 }), async ({ page, sdk }) => {
       expect(await page.textContent("#body-name")).toBe("NAO v6");
       // Every CoP the SDK receives from here on (the feet view is checked against them below).
       const recent: Array<{ left: readonly number[]; right: readonly number[] }> = [];
@@ -252,7 +246,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
   });
 
   it("P7: plots, 3D, a joint move from the sliders reaches the arm, error ids, holder, e-stop", async () => {
-    await onDashboard(browser, await P7Robot.create({ seed: 3 }), async ({ page, sdk }) => {
+    await onDashboard(browser(), await P7Robot.create({ seed: 3 }), async ({ page, sdk }) => {
       expect(await page.textContent("#body-name")).toBe("AIRBOT P7");
       const moved = await plotsMove(page, 2000);
       expect(moved.rows).toBeGreaterThanOrEqual(15);
@@ -289,7 +283,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
   });
 
   it("TNY-360: plots, 3D, a velocity from the keyboard reaches the robot, odometry and paws, holder, e-stop", async () => {
-    await onDashboard(browser, await Tny360Robot.create({ seed: 5 }), async ({ page, sdk }) => {
+    await onDashboard(browser(), await Tny360Robot.create({ seed: 5 }), async ({ page, sdk }) => {
       expect(await page.textContent("#body-name")).toBe("TNY-360");
       const moved = await plotsMove(page, 2000);
       expect(moved.rows).toBeGreaterThanOrEqual(15);
@@ -326,7 +320,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
   it("with a token (serve --token): the page opened with ?token= streams, takes control and stops; the API refuses without it", async () => {
     const token = "dash-test-token-1234";
     await onDashboard(
-      browser,
+      browser(),
       await P7Robot.create({ seed: 4 }),
       async ({ api, page, sdk }) => {
         expect((await fetch(`${api.url}/v1/health`)).status).toBe(401);

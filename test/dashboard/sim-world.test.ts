@@ -10,32 +10,25 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { connect } from "../../src/client/index.js";
 import { NaoRobot } from "../../src/runtime/nao-robot.js";
 import { startApiServer } from "../../src/serve/api/build.js";
 import { MujocoNaoModel, PHYSICS_START_POSE } from "../../src/sim/nao/physics/mujoco-nao.js";
-import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP, HAVE_CHROMIUM } from "./chromium.js";
+import { CHROMIUM_SKIP, HAVE_CHROMIUM, suiteBrowser } from "./chromium.js";
 
 const TITLE = CHROMIUM_SKIP ?? "dashboard: the physics NAO's world and the reset button (chromium)";
 
 describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: 120_000 }, () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = suiteBrowser();
 
   it("shows the world pose, ground and contacts; resets to lying (a fall) and back to a crouch under the page's lease", async () => {
     const robot = await NaoRobot.create({ seed: 5, youngGcEveryMs: 100, safetyLateBoundMs: 2000, simModel: await MujocoNaoModel.create(PHYSICS_START_POSE) });
     await robot.start();
     const api = await startApiServer(robot, { port: 0 });
     const sdk = await connect(api.url, { WebSocket: WebSocket as never, owner: "observer" });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 720 } });
     const problems: string[] = [];
     page.on("console", (m) => {
       if (m.type() === "error") problems.push(`console: ${m.text()}`);
