@@ -17,6 +17,7 @@ import { StrictMcapWriter } from "../../src/record/mcap-writer.js";
 import { checkMcapFileStrict, checkMcapStrict, loadStrictZstd } from "../support/mcap-strict.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
 import { SIM_RUNTIME_OPTIONS } from "../support/sim-runtime.js";
+import { officialProblems } from "../support/foxglove-official.js";
 import { singleTypeProblems } from "../support/single-type.js";
 import { Compile } from "typebox/compile";
 
@@ -222,6 +223,9 @@ describe.each(["nao", "p7", "tny360"] as const)("serve --body %s --record, no cl
       const value = JSON.parse(new TextDecoder().decode(m.data)) as unknown;
       const ok = checks.get(ch.schemaId)!.Check(value);
       if (!ok) expect.fail(`${ch.topic}: ${JSON.stringify(value).slice(0, 300)} does not match its schema`);
+      // foxglove.* messages also under Foxglove's own definitions (what its panels read).
+      const schemaName = r.schemas.get(ch.schemaId)!.name;
+      if (schemaName.startsWith("foxglove.")) expect(officialProblems(schemaName, value), ch.topic).toEqual([]);
     }
   }, 60_000);
 });

@@ -15,8 +15,9 @@ import { P7Kinematics } from "../../src/bodies/p7/kinematics.js";
 import { footInBody } from "../../src/bodies/tny360/kinematics.js";
 import { BODY_KINDS } from "../../src/bodies/registry.js";
 import { API_TO_LOLA } from "../../src/bodies/nao/joints.js";
-import { FRAME_TRANSFORMS_SCHEMA, SCENE_UPDATE_SCHEMA } from "../../src/record/foxglove-schemas.js";
+import { FRAME_TRANSFORMS_SCHEMA, FRAME_TRANSFORMS_SCHEMA_NAME, SCENE_UPDATE_SCHEMA, SCENE_UPDATE_SCHEMA_NAME } from "../../src/record/foxglove-schemas.js";
 import { Viewer3d } from "../../src/record/viewer-3d.js";
+import { officialProblems } from "../support/foxglove-official.js";
 import { singleTypeProblems } from "../support/single-type.js";
 
 type Json = Record<string, unknown>;
@@ -228,5 +229,38 @@ describe("a physics body's world (the state's sim): rooted at world, the ground,
     const [f] = fallen.entities as Json[];
     expect(f!.spheres).toEqual([]);
     expect((f!.texts as Array<{ text: string }>).map((t) => t.text)).toEqual(["fallen"]);
+  });
+});
+
+describe("Foxglove's own definitions (@foxglove/schemas, the panels' types): every message bodylink builds is valid", () => {
+  it.each(BODY_KINDS)("%s: transforms for any joint angles and the scene", (kind) => {
+    const v = new Viewer3d(kind);
+    const n = { nao: 25, p7: 7, tny360: 16 }[kind];
+    fc.assert(
+      fc.property(angles(n), (q) => {
+        const msg = kind === "nao" ? v.transforms({ position: q }, 3n) : v.transforms({ joint_positions: q }, 3n);
+        expect(officialProblems(FRAME_TRANSFORMS_SCHEMA_NAME, msg)).toEqual([]);
+      }),
+      { numRuns: 50 },
+    );
+    expect(officialProblems(SCENE_UPDATE_SCHEMA_NAME, v.scene(1_500_000_000n))).toEqual([]);
+  });
+
+  it("NAO with a physics world: transforms from world, the ground, contacts and a fall", () => {
+    const v = new Viewer3d("nao");
+    const lola = Array.from({ length: 25 }, (_, i) => 0.05 * i);
+    for (const fallen of [false, true]) {
+      const sim = { time_s: 2, base_position_m: [0.1, -0.2, 0.3], base_orientation_xyzw: [0, 0, 0, 1], fallen, real_time_factor: 1, contacts: [{ link: "LFoot", force_n: 26 }, { link: "RTibia", force_n: 300 }] };
+      expect(officialProblems(FRAME_TRANSFORMS_SCHEMA_NAME, v.transforms({ position: lola, sim }, 2_000_000_000n))).toEqual([]);
+      expect(officialProblems(SCENE_UPDATE_SCHEMA_NAME, v.scene(2_000_000_000n, true))).toEqual([]);
+      expect(officialProblems(SCENE_UPDATE_SCHEMA_NAME, v.contacts({ position: lola, sim }, 2_000_000_000n))).toEqual([]);
+    }
+  });
+
+  it("the check is Foxglove's: a transform without its timestamp, or a quaternion as an array, is refused", () => {
+    const msg = new Viewer3d("p7").transforms({ joint_positions: [0, 0, 0, 0, 0, 0, 0] }, 3n) as { transforms: Array<Record<string, unknown>> };
+    const { timestamp: _, ...noStamp } = msg.transforms[0]!;
+    expect(officialProblems(FRAME_TRANSFORMS_SCHEMA_NAME, { transforms: [noStamp] }).join()).toMatch(/timestamp/);
+    expect(officialProblems(FRAME_TRANSFORMS_SCHEMA_NAME, { transforms: [{ ...msg.transforms[0], rotation: [0, 0, 0, 1] }] }).join()).toMatch(/rotation/);
   });
 });
