@@ -31,8 +31,13 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
 }
 
-/** Per-cycle cost of NaoRobot.cycle on the simulated board with `kind` underneath, µs. */
-async function stepCost(kind: NaoSimKind, cycles: number): Promise<{ p50: number; p99: number; max: number }> {
+/**
+ * Per-cycle cost of NaoRobot.cycle on the simulated board with `kind` underneath, µs: wall time
+ * and the process's CPU time (getrusage, µs resolution). On a shared VM the wall time's tail is
+ * the scheduler's (another process ran mid-cycle), not the step's; the CPU time is the step's own
+ * cost whatever the load, and on a robot the core runs at SCHED_FIFO where the two agree.
+ */
+async function stepCost(kind: NaoSimKind, cycles: number): Promise<{ p50: number; p99: number; max: number; cpuP50: number; cpuP99: number }> {
   const clock = new SimClock();
   const robot = await NaoRobot.create({ clock, ...(kind === "physics" ? { simModel: await MujocoNaoModel.create("crouch") } : {}) });
   await robot.configure();
@@ -42,21 +47,28 @@ async function stepCost(kind: NaoSimKind, cycles: number): Promise<{ p50: number
   robot.command(lease.lease.id, { Stiffness: new Array(25).fill(1), Position: Array.from(robot.sim!.body.positionRad) });
   let t = 0;
   const us: number[] = [];
+  const cpuUs: number[] = [];
   for (let i = 0; i < cycles + 200; i++) {
     t += CYCLE_MS;
     clock.set(t);
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     robot.cycle(t);
-    if (i >= 200) us.push((performance.now() - t0) * 1000);
+    const wall = (performance.now() - t0) * 1000;
+    const c = process.cpuUsage(c0);
+    if (i >= 200) {
+      us.push(wall);
+      cpuUs.push(c.user + c.system);
+    }
   }
-  return { p50: percentile(us, 0.5), p99: percentile(us, 0.99), max: Math.max(...us) };
+  return { p50: percentile(us, 0.5), p99: percentile(us, 0.99), max: Math.max(...us), cpuP50: percentile(cpuUs, 0.5), cpuP99: percentile(cpuUs, 0.99) };
 }
 
 async function serveNao(kind: NaoSimKind, lockstep: boolean): Promise<{ rt: RunningRuntime; lolaPath: string }> {
   const lolaPath = tmpSocketPath();
   const rt = await startRuntime({
     body: "nao", sim: kind, lockstep, host: "127.0.0.1", apiPort: 0, lola: true, lolaPath,
-    lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [10, 11], seed: 1, tny: false,
+    lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [10, 11], seed: 1, tny: false, quiet: true,
   });
   return { rt, lolaPath };
 }
@@ -92,10 +104,13 @@ export async function run(): Promise<void> {
     console.log(`1. step cost: NaoRobot.cycle on the simulated chest board, ${cycles} cycles each (µs)`);
     const kin = await stepCost("kinematic", cycles);
     const phy = await stepCost("physics", cycles);
-    console.log(`   kinematic  p50 ${fmt(kin.p50, 1)}  p99 ${fmt(kin.p99, 1)}  max ${fmt(kin.max, 1)}`);
-    console.log(`   physics    p50 ${fmt(phy.p50, 1)}  p99 ${fmt(phy.p99, 1)}  max ${fmt(phy.max, 1)}   (${fmt(phy.p50 / kin.p50, 1)}x kinematic at p50)`);
+    for (const [name, r] of [["kinematic", kin], ["physics", phy]] as const) {
+      console.log(`   ${name.padEnd(10)} wall p50 ${fmt(r.p50, 1)}  p99 ${fmt(r.p99, 1)}  max ${fmt(r.max, 1)}   CPU p50 ${fmt(r.cpuP50, 1)}  p99 ${fmt(r.cpuP99, 1)}`);
+    }
+    console.log(`   physics/kinematic at p50: ${fmt(phy.p50 / kin.p50, 1)}x wall, ${fmt(phy.cpuP50 / Math.max(1, kin.cpuP50), 1)}x CPU`);
     const budget = phy.p99 / (CYCLE_MS * 1000);
-    console.log(`   physics budget used at p99: ${fmt(budget * 100, 1)} % of the 12 ms cycle (target ≤ 16.7 %, 2 ms): ${budget <= 2 / 12 ? "MET" : "NOT MET"}`);
+    const cpuBudget = phy.cpuP99 / (CYCLE_MS * 1000);
+    console.log(`   physics budget used at p99: wall ${fmt(budget * 100, 1)} %, CPU ${fmt(cpuBudget * 100, 1)} % of the 12 ms cycle (target ≤ 16.7 %, 2 ms): wall ${budget <= 2 / 12 ? "MET" : "NOT MET"}, CPU ${cpuBudget <= 2 / 12 ? "MET" : "NOT MET"}`);
 
     const seconds = QUICK ? 10 : 60;
     console.log(`2. real time: serve --sim X (core in a worker), a LoLA controller for ${seconds} s`);
