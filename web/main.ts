@@ -9,22 +9,8 @@
  * happens at most once per animation frame (tables, 3D view, feet) and at most ten times a second
  * for the plots, which only redraw what is on screen.
  */
-import { NaoKinematics } from "../src/bodies/nao/kinematics.js";
-import {
-  type BodyClient,
-  type BodyKind,
-  type BodylinkClient,
-  connect,
-  type EstopAnswer,
-  type HealthAnswer,
-  type LinkStatus,
-  type NaoStateMessage,
-  type RobotClient,
-  SAFETY_FAULT,
-  type StateMessage,
-} from "../src/client/index.js";
-import { DASHBOARD_BODIES, type DashboardBody, type JointColumns, type Limit, type MessageOf, withEntry } from "./bodies/index.js";
-import type { BodyPanel } from "./panels.js";
+import { type BodyKind, type BodylinkClient, connect, type EstopAnswer, type HealthAnswer, type LinkStatus, type RobotClient, SAFETY_FAULT, type StateMessage } from "../src/client/index.js";
+import { DASHBOARD_BODIES, type DashboardBody, type JointColumns, type Limit, type MessageOf, messageOf, type SimPose, type SimWorld, withClient, withEntry } from "./bodies/index.js";
 import { type ChartSpec, PALETTE, Plots, type SeriesSpec, WINDOWS_S } from "./plots.js";
 import { BodyView } from "./scene.js";
 import { SeriesStore } from "./store.js";
@@ -48,13 +34,13 @@ const TOKEN = new URLSearchParams(location.search).get("token") ?? undefined;
 
 // ---- shared state ---------------------------------------------------------------------------------
 
-let client: BodylinkClient | null = null;
+let client: RobotClient | null = null;
 let teleop: Teleop | null = null;
 let view: BodyView | null = null;
 let plots: Plots | null = null;
-let panel: BodyPanel | null = null;
+/** The body panel, taking the client's newest message. */
+let panel: ((m: Readonly<StateMessage> | null) => void) | null = null;
 const store = new SeriesStore(HISTORY_ROWS);
-const naoKin = new NaoKinematics();
 
 function status(text: string): void {
   setText(el("status"), `${clockTime(Date.now())}: ${text}`);
@@ -95,7 +81,7 @@ async function api(method: string, path: string, body?: unknown): Promise<unknow
 const WORLD_VIEW_NOTE = "Physics (MuJoCo): the torso where the simulator has it, over its floor; red discs mark the links touching the floor.";
 
 /** The simulation bar beside the 3D view (a physics body only): simulated time, real-time factor, a fall. */
-function renderSim(world: NaoStateMessage["sim"] | null): void {
+function renderSim(world: SimWorld | null): void {
   const bar = el("sim-bar");
   const was = !bar.hidden;
   bar.hidden = world === null;
@@ -109,14 +95,16 @@ function renderSim(world: NaoStateMessage["sim"] | null): void {
 /** "Reset simulation": the chosen pose, under this page's lease (as any command). */
 async function simReset(): Promise<void> {
   const c = client;
-  if (c?.body !== "nao") return;
-  const pose = el<HTMLSelectElement>("sim-pose").value as "stand" | "crouch" | "lying";
+  // Only a body whose simulator resets shows the bar and its button.
+  const reset = c ? withClient(c, (d, cc) => (d.simReset ? (pose: SimPose) => d.simReset!(cc, pose) : null)) : null;
+  if (!reset) return;
+  const pose = el<HTMLSelectElement>("sim-pose").value as SimPose;
   if (!teleop?.held) {
     status("Take control first: a simulation reset needs the lease, as any command.");
     return;
   }
   try {
-    const r = await (c as BodyClient<"nao">).nao.simReset(pose);
+    const r = await reset(pose);
     logEvent("command", `simulation reset to ${pose} (time ${r.timeS.toFixed(1)} s)`);
   } catch (e) {
     status(`simulation reset refused: ${errorText(e)}`);
@@ -553,7 +541,7 @@ function render(now: number): void {
   const j = c.getJointState();
   const q = j?.angles ?? msg?.joint_positions ?? null;
   // A physics body's world (docs/simulation.md): the robot where the simulator has it, the ground, contacts, a fall.
-  const world = msg?.body === "nao" ? (msg.sim ?? null) : null;
+  const world = msg ? withEntry(msg, (d, m) => d.world(m)) : null;
   if (view && q) {
     const tilt = msg ? withEntry(msg, (d, m) => d.tilt(m)) : null;
     view.setWorld(world);
@@ -566,9 +554,8 @@ function render(now: number): void {
     renderImu(c, msg);
     const age = c.ageMs();
     setText(el("age"), Number.isFinite(age) ? `${Math.max(0, age).toFixed(0)} ms` : "—");
-    if (msg?.body === "nao" && j) naoKin.update(j.angles);
     renderSim(world);
-    panel?.update(msg);
+    panel?.(msg);
     plots?.tick(now); // not due: only the rows counter (it keeps counting while paused)
   }
   // User Timing for the frame-budget bench: the page's whole work in this frame; bounded.
@@ -579,9 +566,12 @@ function render(now: number): void {
   }
 }
 
-/** The body panel from the body's table entry, with the client typed for that body. */
-function panelFor<K extends BodyKind>(c: BodyClient<K>, host: HTMLElement): BodyPanel {
-  return (DASHBOARD_BODIES[c.body as K] as DashboardBody<K>).panel(host, c, naoKin);
+/** The body panel from the body's table entry, with the client typed for that body; it takes the client's messages (only its body's). */
+function panelFor(c: RobotClient, host: HTMLElement): (m: Readonly<StateMessage> | null) => void {
+  return withClient(c, (d, cc, kind) => {
+    const p = d.panel(host, cc);
+    return (m) => p.update(messageOf(kind, m));
+  });
 }
 
 function scheduleRender(): void {

@@ -4,14 +4,16 @@
  * refuse exactly the registry-typed tables a body registers in, each in its file. That list is
  * `REGISTER_IN`, and docs/architecture.md's "Adding a body" names every one of them. A shared file
  * that chose bodies by comparing kinds would compile here and is therefore not in the list: it is
- * what this test keeps out.
+ * what this test keeps out. The files a body adds (the table's "Add" column) exist for every
+ * body of the registry, under the same names.
  */
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { BODY_KINDS } from "../../src/bodies/registry.js";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -37,7 +39,6 @@ const REGISTER_IN = [
   "test/rt/lifecycle.test.ts",
   "web/bodies/index.ts",
   "web/scene.ts",
-  "web/teleop.ts",
 ];
 
 const FAKE = `  hexapod: { title: "Hexapod", periodMs: 10, description: "a fake body (test/bodies/fake-body.test.ts)", safeStop: "legs hold" },\n} as const;`;
@@ -73,4 +74,15 @@ describe("a fake body in the registry", () => {
     const section = doc.slice(doc.indexOf("## Adding a body"), doc.indexOf("\n## ", doc.indexOf("## Adding a body") + 3));
     for (const f of REGISTER_IN) expect(section, `docs' "Adding a body" names ${f}`).toContain(f);
   }, 300_000);
+});
+
+describe("the files a body adds", () => {
+  it("every path the 'Adding a body' table names for `hexapod` exists for each registry body", () => {
+    const doc = readFileSync(join(ROOT, "docs", "architecture.md"), "utf8");
+    const section = doc.slice(doc.indexOf("## Adding a body"), doc.indexOf("\n## ", doc.indexOf("## Adding a body") + 3));
+    const paths = [...new Set([...section.matchAll(/`((?:src|web)\/[\w./-]*hexapod[\w./-]*)`/g)].map((m) => m[1]!))];
+    // the folders and files of every layer, the dashboard's entry, panel and controls among them
+    expect(paths).toEqual(expect.arrayContaining(["src/drivers/hexapod/", "src/serve/api/bodies/hexapod.ts", "web/bodies/hexapod.ts", "web/bodies/hexapod-panel.ts", "web/bodies/hexapod-controls.ts"]));
+    for (const kind of BODY_KINDS) for (const p of paths) expect(existsSync(join(ROOT, p.replaceAll("hexapod", kind))), `${kind}: ${p}`).toBe(true);
+  });
 });

@@ -1,14 +1,41 @@
 /**
  * What the dashboard knows about a body, one entry per registry body (`index.ts`): words, limits,
- * the body panel, the body's own charts and table cells, and how its messages fill the history.
+ * the body panel, its teleoperation controls, its own charts and table cells, how its messages
+ * fill the history, and its simulated world if it has one. Every part is typed for its body
+ * (`MessageOf<K>`, `BodyClient<K>`), so a body's code never asks which body it is.
  */
-import type { NaoKinematics } from "../../src/bodies/nao/kinematics.js";
 import type { BodyKind } from "../../src/bodies/registry.js";
-import type { BodyClient, MotorState, StateMessage } from "../../src/client/index.js";
-import type { BodyPanel } from "../panels.js";
+import type { BodyClient, MotorState, NaoStateMessage, StateMessage } from "../../src/client/index.js";
+import type { TeleopKit } from "../controls.js";
 import type { ChartSpec, SeriesSpec } from "../plots.js";
 
 export type MessageOf<K extends BodyKind> = Extract<StateMessage, { readonly body: K }>;
+
+/** A simulated body's world (docs/simulation.md): simulated time, the real-time factor, a fall, the torso and contacts. */
+export type SimWorld = NonNullable<NaoStateMessage["sim"]>;
+/** The poses "Reset simulation" offers. */
+export type SimPose = "stand" | "crouch" | "lying";
+
+/** The body panel: what only this body has. */
+export interface BodyPanel<K extends BodyKind> {
+  /** At most ten times a second, with the newest current message of this body (null while there is none). */
+  update(m: Readonly<MessageOf<K>> | null): void;
+}
+
+/** A body's teleoperation controls, built into the teleop fieldset (enabled only while this page holds control). */
+export interface BodyControls<K extends BodyKind> {
+  /** Every message while this page holds control (slider labels, the pad). */
+  onState(m: Readonly<MessageOf<K>>): void;
+  /** Every message while it does not: the disabled controls show the body as measured (after an e-stop: stiffness 0). */
+  onIdle(m: Readonly<MessageOf<K>>): void;
+  /** When this page takes control: start from the measured pose, so nothing jumps. */
+  onHeld(): void;
+}
+
+/** `m` as a message of `kind`, or null when it is another body's (the check the client's stream already made). */
+export function messageOf<K extends BodyKind>(kind: K, m: Readonly<StateMessage> | null): Readonly<MessageOf<K>> | null {
+  return m !== null && m.body === kind ? (m as Readonly<MessageOf<K>>) : null;
+}
 
 export interface Limit {
   readonly minRad: number;
@@ -44,7 +71,13 @@ export interface DashboardBody<K extends BodyKind> {
   /** Joints plotted by default (those the body has). */
   readonly defaultPlotted: readonly string[];
   limits(names: readonly string[]): Array<Limit | null>;
-  panel(host: HTMLElement, c: BodyClient<K>, kin: NaoKinematics): BodyPanel;
+  panel(host: HTMLElement, c: BodyClient<K>): BodyPanel<K>;
+  /** Its controls, built with the page's teleop kit (the lease, the group boxes, sending). */
+  controls(kit: TeleopKit, c: BodyClient<K>): BodyControls<K>;
+  /** Its simulated world, when the simulator reports one (a physics NAO), else null. */
+  world(m: Readonly<MessageOf<K>>): SimWorld | null;
+  /** "Reset simulation" for a body whose simulator has one (under the page's lease), else null. */
+  readonly simReset: ((c: BodyClient<K>, pose: SimPose) => Promise<{ readonly timeS: number }>) | null;
   /** The orientation chart (after the IMU's), if the body reports angles. */
   readonly anglesChart: ChartSpec | null;
   /** The body's own charts, after the cycle chart. */

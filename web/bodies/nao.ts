@@ -1,9 +1,10 @@
-/** The NAO's dashboard entry (words, limits, panel, charts, cells, history). */
+/** The NAO's dashboard entry (words, limits, panel, controls, charts, cells, history, its simulated world). */
 import { JOINT_LIMITS } from "../../src/bodies/nao/joints.js";
-import { naoPanel } from "../panels.js";
 import { PALETTE } from "../plots.js";
 import { fmt } from "../util.js";
 import { type DashboardBody, type Limit, num, twoAxes } from "./common.js";
+import { naoControls } from "./nao-controls.js";
+import { naoPanel } from "./nao-panel.js";
 
 export const NAO_DASHBOARD: DashboardBody<"nao"> = {
   name: "NAO v6",
@@ -19,7 +20,11 @@ export const NAO_DASHBOARD: DashboardBody<"nao"> = {
     const l = (JOINT_LIMITS as Readonly<Record<string, Limit>>)[name];
     return l ? (name.endsWith("Hand") ? { ...l, endsAreNormal: true } : l) : null;
   }),
-  panel: (host, c, kin) => naoPanel(host, c, kin),
+  panel: naoPanel,
+  controls: naoControls,
+  // A physics NAO's world (docs/simulation.md): the robot where the simulator has it, the ground, contacts, a fall.
+  world: (m) => m.sim ?? null,
+  simReset: (c, pose) => c.nao.simReset(pose),
   anglesChart: {
     id: "imu-angles",
     title: "Torso angles, inertial unit (rad)",

@@ -1,7 +1,8 @@
-/** The AIRBOT P7's dashboard entry (words, limits, panel, charts, cells, history). */
+/** The AIRBOT P7's dashboard entry (words, limits, panel, controls, charts, cells, history). */
 import { P7_MAX_RAD, P7_MIN_RAD } from "../../src/bodies/p7/joints.js";
-import { p7Panel } from "../panels.js";
 import { arrayLimits, type DashboardBody, num } from "./common.js";
+import { p7Controls } from "./p7-controls.js";
+import { p7Panel } from "./p7-panel.js";
 
 export const P7_DASHBOARD: DashboardBody<"p7"> = {
   name: "AIRBOT P7",
@@ -13,7 +14,10 @@ export const P7_DASHBOARD: DashboardBody<"p7"> = {
   effort: { title: "Effort (N·m)", unit: "N·m" },
   defaultPlotted: ["joint1", "joint2", "joint4"],
   limits: (names) => arrayLimits(names, P7_MIN_RAD, P7_MAX_RAD),
-  panel: (host, c) => p7Panel(host, c),
+  panel: p7Panel,
+  controls: p7Controls,
+  world: () => null,
+  simReset: null,
   anglesChart: null,
   extraCharts: [],
   extraCell: (_m, i, motors) => {

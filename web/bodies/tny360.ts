@@ -1,9 +1,10 @@
-/** The TNY-360's dashboard entry (words, limits, panel, charts, cells, history). */
+/** The TNY-360's dashboard entry (words, limits, panel, controls, charts, cells, history). */
 import { JOINT_MAX_RAD, JOINT_MIN_RAD } from "../../src/bodies/tny360/joints.js";
-import { tnyPanel } from "../panels.js";
 import { PALETTE } from "../plots.js";
 import { fmt } from "../util.js";
 import { arrayLimits, type DashboardBody, num, twoAxes } from "./common.js";
+import { tny360Controls } from "./tny360-controls.js";
+import { tny360Panel } from "./tny360-panel.js";
 
 export const TNY360_DASHBOARD: DashboardBody<"tny360"> = {
   name: "TNY-360",
@@ -15,7 +16,10 @@ export const TNY360_DASHBOARD: DashboardBody<"tny360"> = {
   effort: { title: "Effort (N·m)", unit: "N·m" },
   defaultPlotted: ["FrontLeftHipPitch", "FrontLeftKneePitch", "BackRightKneePitch"],
   limits: (names) => arrayLimits(names, JOINT_MIN_RAD, JOINT_MAX_RAD),
-  panel: (host) => tnyPanel(host),
+  panel: (host) => tny360Panel(host),
+  controls: tny360Controls,
+  world: () => null,
+  simReset: null,
   anglesChart: { id: "imu-angles", title: "Orientation (rad)", axes: [{ scale: "r", label: "rad" }], series: ["roll", "pitch", "yaw"].map((k, i) => ({ key: `angle.${k}`, label: k, color: PALETTE[i]! })) },
   extraCharts: [twoAxes("Power", { key: "power.voltage", label: "voltage V", color: PALETTE[2]!, unit: "V" }, { key: "power.current", label: "current A", color: PALETTE[1]!, unit: "A" })],
   extraCell: (m, i) => ({ text: fmt(m.joint_targets[i]), bad: false }),
