@@ -5,8 +5,10 @@
  */
 import { naoMjcf } from "./nao/mjcf.js";
 import { p7Mjcf } from "./p7/mjcf.js";
+import { tny360Mjcf } from "./tny360/mjcf.js";
 
 export const MODEL_FILES: Readonly<Record<string, () => string>> = {
   "models/nao.xml": naoMjcf,
   "models/p7.xml": p7Mjcf,
+  "models/tny360.xml": tny360Mjcf,
 };

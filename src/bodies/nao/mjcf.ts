@@ -31,6 +31,7 @@
  * Pure and deterministic: `naoMjcf()` returns the same text every time, the text shipped as
  * models/nao.xml (`npm run models` rewrites it; test/nao/mjcf.test.ts checks they agree).
  */
+import { type MjcfShape, mjcfNum, mjcfVec, shapeInertia } from "../mjcf-text.js";
 import { FSR_POSITIONS_M } from "./feet.js";
 import { JOINT_LIMITS, LOLA_ORDER, REST_POSTURE_RAD } from "./joints.js";
 import { NAO_FRAME_INDEX, NaoKinematics, NAO_LINKS_M } from "./kinematics.js";
@@ -57,10 +58,7 @@ export const NAO_MJCF_JOINTS: readonly string[] = [...NAO_DRIVEN_JOINTS.slice(0,
  */
 export const NAO_SENSOR_ADR = Object.freeze({ fsr: 0, accelerometer: 8, gyro: 11, quat: 14, contacts: 18, contactStride: 4 });
 
-type Shape =
-  | { readonly kind: "box"; readonly half: readonly [number, number, number]; readonly at: readonly [number, number, number] }
-  | { readonly kind: "capsule"; readonly from: readonly [number, number, number]; readonly to: readonly [number, number, number]; readonly r: number }
-  | { readonly kind: "sphere"; readonly r: number; readonly at: readonly [number, number, number] };
+type Shape = MjcfShape;
 
 interface Link {
   readonly name: string;
@@ -83,31 +81,9 @@ const Z = [0, 0, 1] as const;
 const O = [0, 0, 0] as const;
 const small = (r: number): Shape => ({ kind: "sphere", r, at: O });
 
-/** A number as MJCF text: 9 significant digits (the tables' values exactly, sums without float noise), no "-0". */
-export function num(x: number): string {
-  const v = Number(x.toPrecision(9));
-  return Object.is(v, -0) || v === 0 ? "0" : String(v);
-}
-const vec = (v: readonly number[]): string => v.map(num).join(" ");
-
-/** Principal moments (Ixx, Iyy, Izz) of a solid shape of mass m. Capsules count as cylinders. */
-export function shapeInertia(s: Shape, m: number): [number, number, number] {
-  if (s.kind === "sphere") {
-    const i = 0.4 * m * s.r * s.r;
-    return [i, i, i];
-  }
-  if (s.kind === "box") {
-    const [a, b, c] = s.half;
-    return [(m * (b * b + c * c)) / 3, (m * (a * a + c * c)) / 3, (m * (a * a + b * b)) / 3];
-  }
-  const d = [s.to[0] - s.from[0], s.to[1] - s.from[1], s.to[2] - s.from[2]];
-  const h = Math.hypot(d[0]!, d[1]!, d[2]!);
-  const along = 0.5 * m * s.r * s.r;
-  const across = (m * (3 * s.r * s.r + h * h)) / 12;
-  // Principal axis: the segment's dominant component (the segments here run along one axis).
-  const k = d.map(Math.abs).indexOf(Math.max(...d.map(Math.abs)));
-  return [0, 1, 2].map((i) => (i === k ? along : across)) as [number, number, number];
-}
+export { mjcfNum as num, shapeInertia };
+const num = mjcfNum;
+const vec = mjcfVec;
 
 function arm(side: 1 | -1): Link {
   const p = side === 1 ? "L" : "R";

@@ -13,7 +13,7 @@ import { GaitType, JOINT_COUNT, LogLevel, MotorCalibrationState, Status, type St
 import type { ActionKey, KeyDecodedArgs, KeyReturnTuple } from "../../wire/tny/types.js";
 import type { Controller } from "./controller.js";
 import { CALIBRATION, type Firmware } from "./firmware.js";
-import type { Physics } from "./physics.js";
+import type { Tny360BodyModel } from "./model.js";
 
 /** The empty reply of every setter, one shared tuple (a command answered Ok allocates nothing). */
 export const DONE = Object.freeze([]) as unknown as [];
@@ -22,7 +22,7 @@ type Handler<K extends ActionKey> = (args: KeyDecodedArgs<K>) => KeyReturnTuple<
 export type Handlers = { [K in ActionKey]?: Handler<K> };
 
 /** The handler table over one simulator's firmware state, controller and physics. */
-export function buildHandlers(fw: Firmware, ctl: Controller, physics: Physics): Handlers {
+export function buildHandlers(fw: Firmware, ctl: Controller, physics: Tny360BodyModel): Handlers {
   const leg3 = (leg: number, flags: number): void => {
     for (let k = 0; k < 3; k++) fw.enable(leg * 3 + k, (flags & (1 << k)) !== 0);
   };

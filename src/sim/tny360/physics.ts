@@ -1,5 +1,5 @@
 /**
- * The simulated TNY-360's physical model and sensors, in tick order: the realized posture, feet,
+ * The simulated TNY-360's kinematic model (`serve --sim kinematic`; the seam: model.ts), in tick order: the realized posture, feet,
  * body height and paw contacts; odometry from the planted feet and the IMU; joint feedback,
  * estimates, velocities and holding torques; power draw, battery and the ADC channels.
  *
@@ -8,28 +8,25 @@
  * feet do not slip, so odometry is the motion of the planted feet. Allocation-free per step.
  */
 import { eulerXYZ, footInBody, legFK, rotationXYZ } from "../../bodies/tny360/kinematics.js";
-import { ADC_CHANNEL_COUNT, JOINTS, LEG_Y_INVERTED, PAW_ADC_CHANNELS } from "../../bodies/tny360/joints.js";
-import { angleToFeedbackV, PAW_PRESSED_V, PAW_RELEASED_V } from "../../bodies/tny360/units.js";
+import { ADC_CHANNEL_COUNT, JOINTS, LEG_Y_INVERTED } from "../../bodies/tny360/joints.js";
 import { JOINT_COUNT, LEG_COUNT } from "../../wire/tny/constants.js";
 import { Rng } from "../random.js";
-import { CALIBRATION, DT_S, type Firmware, HEIGHT_PREV_M, SOC } from "./firmware.js";
+import { DT_S, type Firmware, HEIGHT_PREV_M } from "./firmware.js";
+import { ACCEL_NOISE_MS2, FEEDBACK_NOISE_RAD, powerAndAdc, type Tny360BodyModel } from "./model.js";
 
 // Physical model (inferred values; see the header).
 const G = 9.81;
 const BODY_MASS_KG = 1.8;
 const BELLY_CLEARANCE_M = 0.035;
 const CONTACT_M = 0.002;
-const FEEDBACK_NOISE_RAD = 0.002;
-const ACCEL_NOISE_MS2 = 0.02;
 const POSTURE_SHIFT_RATE_MS = 0.5;
 const POSTURE_ROTATION_RATE_RADS = 2.0;
-const BATTERY_CAPACITY_AH = 2.2;
-const BATTERY_R_OHM = 0.1;
-const ELECTRONICS_A = 0.45;
 /** Posture components the body follows by rate limit (z is the measured height). */
 const POSTURE_FOLLOW: readonly number[] = [0, 1, 3, 4, 5];
 
-export class Physics {
+export class KinematicTnyModel implements Tny360BodyModel {
+  readonly kind = "kinematic";
+  readonly world = null;
   readonly #fw: Firmware;
   readonly #seed: number;
   #rand = new Rng(1);
@@ -63,6 +60,11 @@ export class Physics {
   constructor(fw: Firmware, seed: number) {
     this.#fw = fw;
     this.#seed = seed;
+  }
+
+  /** Body centre above the ground, m (the realized posture's height). */
+  get heightM(): number {
+    return this.realized[2]!;
   }
 
   /** Back to boot: the noise generator restarts, nothing moves, the next step has no history. */
@@ -269,27 +271,7 @@ export class Physics {
 
   /** Last part: power draw and battery, the ADC channels. */
   powerAdc(): void {
-    const fw = this.#fw;
-    const f = fw.f;
-    const dtS = f[DT_S]!;
-    const j = fw.state.joints;
-    // power: electronics + servos (holding torque and motion), a 2S LiPo with internal resistance
-    let amps = ELECTRONICS_A;
-    for (let i = 0; i < JOINT_COUNT; i++) {
-      if (!fw.enabled[i]) continue;
-      amps += i < 12 ? 0.05 + 0.8 * Math.abs(j.effortNm[i]!) + 0.03 * Math.abs(j.velocityRadS[i]!) : 0.02 + 0.01 * Math.abs(j.velocityRadS[i]!);
-    }
-    f[SOC] = Math.max(0, f[SOC]! - (amps * dtS) / (BATTERY_CAPACITY_AH * 3600));
-    const volts = 6.8 + 1.6 * f[SOC]! - BATTERY_R_OHM * amps;
-    const pw = fw.state.power;
-    pw.currentA = amps;
-    pw.voltageV = volts;
-    pw.powerW = volts * amps;
-
-    // ADC: joint feedback voltages and paw switches (getAllChannels)
-    for (let i = 0; i < 12; i++) this.adc[JOINTS[i]!.adcChannel!] = angleToFeedbackV(i, fw.feedback[i]!, CALIBRATION[i]!);
-    for (let leg = 0; leg < LEG_COUNT; leg++) this.adc[PAW_ADC_CHANNELS[leg]!] = this.grounded[leg] ? PAW_PRESSED_V : PAW_RELEASED_V;
-
+    powerAndAdc(this.#fw, this.grounded, this.adc);
     this.#firstPhysics = false;
   }
 }

@@ -47,7 +47,8 @@ import type { ActionKey, KeyDecodedArgs } from "../../wire/tny/types.js";
 import { Controller } from "./controller.js";
 import { BOOT_MS, DT_S, Firmware, INTENT_STAMP_MS, LAST_NOW_MS, NEXT_DECISION_MS, NOW_MS, SIM_ERROR_IDS, SIM_PERIOD_MS, SOC, SPEED_SCALE } from "./firmware.js";
 import { buildHandlers, DONE, type Handlers } from "./handlers.js";
-import { Physics } from "./physics.js";
+import type { Tny360BodyModel, Tny360ModelFactory } from "./model.js";
+import { KinematicTnyModel } from "./physics.js";
 import type { ErrorRing, LogRing } from "./rings.js";
 
 export { SIM_ERROR_IDS, SIM_LIMITS, SIM_PERIOD_MS } from "./firmware.js";
@@ -64,6 +65,11 @@ export interface SimTny360Options {
    * the time of the last tick.
    */
   nowMs?: () => number;
+  /**
+   * The body under the firmware (model.ts): builds it over the firmware state. Defaults to the
+   * kinematic model; `drivers/tny360` makes MuJoCo's (`tny360PhysicsModel()`).
+   */
+  model?: Tny360ModelFactory;
 }
 
 /** `RPC_QUEUE_SIZE`. */
@@ -80,7 +86,7 @@ export class SimTny360 {
   readonly periodMs = SIM_PERIOD_MS;
   readonly #fw: Firmware;
   readonly #ctl: Controller;
-  readonly #physics: Physics;
+  readonly #physics: Tny360BodyModel;
   readonly #rpc: RpcJob[] = [];
   /** Simulated time since boot, s (a typed slot: never boxed). */
   readonly #simTimeS = new Float64Array(1);
@@ -109,7 +115,8 @@ export class SimTny360 {
     const keeper = new VelocityKeepAlive({ timeoutMs: opts.velocityTimeoutMs, decayMs: opts.velocityDecayMs });
     this.#fw = new Firmware(keeper, opts.nowMs ?? null);
     this.#ctl = new Controller(this.#fw);
-    this.#physics = new Physics(this.#fw, (opts.seed ?? 1) >>> 0);
+    const seed = (opts.seed ?? 1) >>> 0;
+    this.#physics = opts.model ? opts.model(this.#fw, seed) : new KinematicTnyModel(this.#fw, seed);
     this.#handlers = buildHandlers(this.#fw, this.#ctl, this.#physics);
     for (const mod of MODULES as readonly ModuleSpec[]) {
       for (const act of mod.actions) {
@@ -120,6 +127,11 @@ export class SimTny360 {
     this.#fw.f[SOC] = 0.9;
     this.#fw.f[NOW_MS] = 0;
     this.#boot();
+  }
+
+  /** The body under the firmware (model.ts): its kind, and the physics world when it has one. */
+  get model(): Tny360BodyModel {
+    return this.#physics;
   }
 
   /** The published state (updated at the end of each tick). */
@@ -267,7 +279,7 @@ export class SimTny360 {
       s.body.posturePositionM[k] = fw.posture[k]!;
       s.body.postureRotationRad[k] = fw.posture[3 + k]!;
     }
-    s.body.heightM = this.#physics.realized[2]!;
+    s.body.heightM = this.#physics.heightM;
     s.body.gait = fw.gait;
     s.body.enabledMask = fw.enabledMask();
     s.body.smooth = this.#ctl.smoothPhase;
