@@ -22,3 +22,6 @@ export function linkStatusText(code: number): LinkStatus {
 
 /** HTTP header that carries the control lease id with every command (robot API, SDK, CLI). */
 export const LEASE_HEADER = "x-bodylink-lease";
+
+/** The robot API's state stream rate, Hz (docs/api.md: 20 Hz; the CLI's flags read it without loading the schemas). */
+export const STREAM_RATE_HZ = 20;

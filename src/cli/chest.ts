@@ -5,15 +5,16 @@
  * line says so. None of them puts the board into its boot loader.
  */
 import type { Command } from "commander";
-import { SimChestboard } from "../sim/nao/chestboard.js";
+import type { SimChestboard } from "../sim/nao/chestboard.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
-import { ChestboardLink } from "../transport/chestboard-link.js";
-import { openUsbChestboard } from "../transport/usb.js";
+import type { ChestboardLink } from "../transport/chestboard-link.js";
 import { type BoardFlags, SIM_NOTE, toolSource } from "./board.js";
 import { CliError } from "./errors.js";
 
 async function withFreeBoard<T>(o: BoardFlags, command: string, f: (link: ChestboardLink, sim: SimChestboard | null) => Promise<T>): Promise<T> {
   const source = toolSource(o, command);
+  // The board's modules load when a tool runs, not with the CLI.
+  const [{ SimChestboard }, { ChestboardLink }, { openUsbChestboard }] = await Promise.all([import("../sim/nao/chestboard.js"), import("../transport/chestboard-link.js"), import("../transport/usb.js")]);
   const sim = source.kind === "sim" ? new SimChestboard() : null;
   const transport: ChestboardTransport = sim ?? (await openUsbChestboard());
   if (sim) console.log(SIM_NOTE);

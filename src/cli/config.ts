@@ -18,7 +18,6 @@
  */
 import { readFileSync } from "node:fs";
 import type { Command, Option } from "commander";
-import { LineCounter, parseDocument } from "yaml";
 import { BodylinkError } from "../errors.js";
 
 /** Keys whose values are secrets: from a file or the environment, never in the file, never printed. */
@@ -62,7 +61,7 @@ export function configKeys(cmd: Command): Map<string, Key> {
  * Read FILE for `cmd` (serve's flags), choosing the robot section `name` (or the only one).
  * Throws BL_ERR_CLI_CONFIG after writing each problem as one line to `problemSink` (stderr).
  */
-export function loadConfig(file: string, cmd: Command, name: string | undefined, problemSink: (line: string) => void = (l) => console.error(l)): LoadedConfig {
+export async function loadConfig(file: string, cmd: Command, name: string | undefined, problemSink: (line: string) => void = (l) => console.error(l)): Promise<LoadedConfig> {
   const problems: string[] = [];
   const fail = (): never => {
     for (const p of problems) problemSink(`bodylink: ${file}: ${p}`);
@@ -75,6 +74,8 @@ export function loadConfig(file: string, cmd: Command, name: string | undefined,
     problems.push(`cannot read it: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     return fail();
   }
+  // Loaded here, not with the CLI: only a --config reads YAML.
+  const { LineCounter, parseDocument } = await import("yaml");
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   for (const e of doc.errors) {
@@ -274,10 +275,10 @@ export function printConfig(cmd: Command, config: LoadedConfig | null): string[]
  * `cmd`'s options with its `--config FILE` merged in (flags win), and the file as loaded (null
  * without --config). The robot section is the one `--name` names, or the file's only one.
  */
-export function optionsWithConfig(cmd: Command): { opts: Record<string, unknown>; config: LoadedConfig | null } {
+export async function optionsWithConfig(cmd: Command): Promise<{ opts: Record<string, unknown>; config: LoadedConfig | null }> {
   const o = cmd.opts() as { config?: string; name?: string };
   if (o.config === undefined) return { opts: cmd.opts(), config: null };
-  const config = loadConfig(o.config, cmd, cmd.getOptionValueSource("name") === "cli" ? o.name : undefined);
+  const config = await loadConfig(o.config, cmd, cmd.getOptionValueSource("name") === "cli" ? o.name : undefined);
   applyConfig(cmd, config);
   return { opts: cmd.opts(), config };
 }
@@ -287,8 +288,8 @@ export function registerConfig(program: Command, addServeOptions: (cmd: Command)
   const config = program.command("config").description("the config file `serve --config FILE` reads (YAML; docs/operations.md)");
   addServeOptions(config.command("print").description("print the effective configuration of `serve` with these flags and --config FILE: every value and where it comes from; secrets by their source, never their value"))
     .option("--record <file>", "as serve's --record")
-    .action((_raw: unknown, cmd: Command) => {
-      const { config: loaded } = optionsWithConfig(cmd);
+    .action(async (_raw: unknown, cmd: Command) => {
+      const { config: loaded } = await optionsWithConfig(cmd);
       for (const l of printConfig(cmd, loaded)) console.log(l);
     });
 }

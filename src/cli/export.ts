@@ -6,8 +6,8 @@
 import { readdir } from "node:fs/promises";
 import type { Command } from "commander";
 import { BodylinkError } from "../errors.js";
-import { EPISODE_SPLITS, type EpisodeSplit, exportLerobot, LEROBOT_FORMATS, type LerobotFormat } from "../export/lerobot.js";
-import { STREAM_RATE_HZ } from "../serve/api/schemas.js";
+import { STREAM_RATE_HZ } from "../bodies/link.js";
+import { EPISODE_SPLITS, type EpisodeSplit, LEROBOT_FORMATS, type LerobotFormat } from "../export/formats.js";
 import { parseChoice, parseIntOption } from "./errors.js";
 
 /** An OUT_DIR that already holds files would mix two datasets: refuse it. */
@@ -34,6 +34,7 @@ export function registerExport(program: Command): void {
     .option("--task <text>", "the task (language instruction) of every episode", "bodylink recording")
     .action(async (outDir: string, recordings: string[], o: { format: LerobotFormat; fps?: number; episodes: EpisodeSplit; task: string }) => {
       await emptyOrMissing(outDir);
+      const { exportLerobot } = await import("../export/lerobot.js");
       const s = await exportLerobot({ outDir, recordings, format: o.format, episodes: o.episodes, task: o.task, ...(o.fps === undefined ? {} : { fps: o.fps }) });
       console.log(`${s.body} → LeRobot ${s.format} dataset in ${outDir}: ${s.episodes.length} episode(s), ${s.totalFrames} frames at ${s.fps} fps`);
       for (const e of s.episodes) console.log(`  episode ${e.episodeIndex}: ${e.frames} frames (${((e.toMs - e.fromMs) / 1000).toFixed(2)} s) from ${e.recording}`);

@@ -6,19 +6,15 @@
  * `bodylink fleet init | keys`: a closed fleet's keys and broker configuration (roster.ts).
  */
 import type { Command } from "commander";
-import { isErrorAnswer, FleetClient, type ScatterResult } from "../fleet/client.js";
-import { DEFAULT_FLEET_URL } from "../fleet/connect.js";
-import type { FleetHealth } from "../fleet/subjects.js";
+import type { FleetClient, ScatterResult } from "../fleet/client.js";
+import { DEFAULT_FLEET_URL, type FleetHealth } from "../fleet/subjects.js";
 import { BodylinkError, type ErrorCode } from "../errors.js";
 import { CliError, parseIntOption } from "./errors.js";
-import { formatState } from "./inspect.js";
-import type { ControlAnswer } from "./state-view.js";
+import { type ControlAnswer, formatState } from "./state-view.js";
 import { formatUptime, table } from "./ls.js";
-import { addFleetCredentialOptions, type FleetFlags as ServeFleetFlags, fleetBundleOf, fleetConnectOptions } from "./serve.js";
-import { requireFleetCredentials } from "../fleet/connect.js";
-import { addIdentity, initFleet, readRoster, removeIdentity } from "../fleet/roster.js";
+import type { FleetFlags as ServeFleetFlags } from "./fleet-flags.js";
+import { addFleetCredentialOptions } from "./serve-command.js";
 import { type FleetRole, FLEET_ROLES } from "../fleet/broker-config.js";
-import { keyIdOf } from "../fleet/sign.js";
 
 type FleetFlags = ServeFleetFlags & { json?: boolean };
 
@@ -26,7 +22,11 @@ function withConnection(cmd: Command): Command {
   return addFleetCredentialOptions(cmd.option("--fleet <url>", `the fleet's NATS server (default: BODYLINK_FLEET, else ${DEFAULT_FLEET_URL})`)).option("--json", "print JSON");
 }
 
+/** NATS, the roster and the signatures are loaded when a command runs, not with the CLI. */
+const fleetModules = () => Promise.all([import("../fleet/client.js"), import("../fleet/connect.js"), import("./fleet-flags.js")]);
+
 async function withFleet<T>(o: FleetFlags, f: (c: FleetClient) => Promise<T>): Promise<T> {
+  const [{ FleetClient }, { requireFleetCredentials }, { fleetBundleOf, fleetConnectOptions }] = await fleetModules();
   const bundle = fleetBundleOf(o);
   const opts = fleetConnectOptions(o, bundle);
   requireFleetCredentials(opts, o.fleetInsecure === true);
@@ -47,6 +47,7 @@ const fmtControl = (c: FleetHealth["control"]) => (c ? `${c.owner} (${c.source})
 
 /** Every present robot with its health (asked in parallel; "no answer" when it does not answer in time). */
 async function overview(c: FleetClient) {
+  const { isErrorAnswer } = await import("../fleet/client.js");
   const robots = await c.robots();
   return Promise.all(
     robots.map(async (r) => {
@@ -107,6 +108,7 @@ export function registerFleet(program: Command): void {
   withConnection(fleet.command("state").description("one robot's state (REST units), or every robot's health with no NAME").argument("[name]", "the robot (`bodylink fleet ls`)")).action(
     async (name: string | undefined, o: FleetFlags) => {
       await withFleet(o, async (c) => {
+        const { isErrorAnswer } = await import("../fleet/client.js");
         if (name === undefined) {
           const rows = await overview(c);
           if (o.json) return console.log(JSON.stringify(rows.map((r) => r.health ?? { name: r.presence.name, health: null }), null, 2));
@@ -172,9 +174,10 @@ function registerKeys(fleet: Command): void {
     .option("--viewer <name>", "a read-only identity (repeat)", collect, [])
     .option("--listen <host:port>", "where the broker listens (nats.conf)", "0.0.0.0:4222")
     .option("--store-dir <dir>", "the broker's JetStream store (default DIR/jetstream)")
-    .action((dir: string, o: { url: string; robot: string[]; operator: string[]; viewer: string[]; listen: string; storeDir?: string }) => {
+    .action(async (dir: string, o: { url: string; robot: string[]; operator: string[]; viewer: string[]; listen: string; storeDir?: string }) => {
+      const { initFleet } = await import("../fleet/roster.js");
       const r = initFleet(dir, { url: o.url, listen: o.listen, ...(o.storeDir ? { storeDir: o.storeDir } : {}), robots: o.robot, operators: o.operator, viewers: o.viewer });
-      printRoster(dir, r.identities);
+      await printRoster(dir, r.identities);
       console.log(`\nbroker:  nats-server -c ${dir}/nats.conf`);
       console.log(`robots:  copy ${dir}/NAME/ to the robot, then bodylink serve --fleet-dir DIR`);
       console.log(`people:  bodylink fleet ls --fleet-dir ${dir}/OPERATOR   (secrets are 0600; keep ${dir} with the admin)`);
@@ -184,26 +187,27 @@ function registerKeys(fleet: Command): void {
     .command("ls")
     .description("every identity: role, NATS key, signing key id")
     .argument("<dir>", "the fleet directory (`bodylink fleet init`)")
-    .action((dir: string) => printRoster(dir, readRoster(dir).identities));
+    .action(async (dir: string) => printRoster(dir, (await import("../fleet/roster.js")).readRoster(dir).identities));
   keys
     .command("add")
     .description("add an identity; then redistribute its bundle, every trust.json, and reload the broker (nats-server --signal reload)")
     .argument("<dir>", "the fleet directory")
     .argument("<role>", FLEET_ROLES.join(" | "))
     .argument("<name>", "its name (a robot's is its serve --name)")
-    .action((dir: string, role: string, name: string) => {
+    .action(async (dir: string, role: string, name: string) => {
       if (!(FLEET_ROLES as readonly string[]).includes(role)) throw new CliError(`role must be one of ${FLEET_ROLES.join(", ")}`, 2);
-      printRoster(dir, addIdentity(dir, role as FleetRole, name).identities);
+      await printRoster(dir, (await import("../fleet/roster.js")).addIdentity(dir, role as FleetRole, name).identities);
     });
   keys
     .command("remove")
     .description("remove an identity: the broker and every trust.json forget its keys; redistribute and reload")
     .argument("<dir>", "the fleet directory")
     .argument("<name>", "the identity")
-    .action((dir: string, name: string) => printRoster(dir, removeIdentity(dir, name).identities));
+    .action(async (dir: string, name: string) => printRoster(dir, (await import("../fleet/roster.js")).removeIdentity(dir, name).identities));
 }
 
-function printRoster(dir: string, ids: ReadonlyArray<{ name: string; role: string; nkey: string; sign?: `ed25519:${string}` }>): void {
+async function printRoster(dir: string, ids: ReadonlyArray<{ name: string; role: string; nkey: string; sign?: `ed25519:${string}` }>): Promise<void> {
+  const { keyIdOf } = await import("../fleet/sign.js");
   console.log(table(["NAME", "ROLE", "NATS KEY", "SIGNING KEY", "BUNDLE"], ids.map((e) => [e.name, e.role, e.nkey, e.sign ? keyIdOf(e.sign) : "-", `${dir}/${e.name}/`])));
 }
 

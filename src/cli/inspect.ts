@@ -2,13 +2,11 @@
  * `bodylink state`, `prefs`, `boards`: read from the running runtime's robot API when there is one
  * (found through the runtime record, or --url); with none, prefs and boards open the real chest
  * board over USB, or the simulated one with --sim (board.ts), which the first line then says.
+ * A local board's modules (the robot, the simulator, USB), the API's answer shapes and the stream's
+ * WebSocket are loaded by the command that needs them.
  */
 import type { Command } from "commander";
-import WebSocket from "ws";
-import { NaoRobot } from "../runtime/nao-robot.js";
-import { boardAnswer, prefsAnswer } from "../serve/api/bodies/nao.js";
-import { SimChestboard } from "../sim/nao/chestboard.js";
-import { openUsbChestboard } from "../transport/usb.js";
+import type { NaoRobot } from "../runtime/nao-robot.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
 import { type BoardFlags, type BoardSource, readSource, SIM_NOTE } from "./board.js";
 import { apiUrlFor, type TargetOptions } from "./discovery.js";
@@ -25,6 +23,7 @@ export { getJson };
 type Json = Record<string, unknown>;
 
 async function withLocalNao<T>(o: { usb?: boolean; acceptBoardVersion?: number[] }, sim: boolean, f: (r: NaoRobot) => Promise<T>): Promise<T> {
+  const [{ NaoRobot }, { SimChestboard }, { openUsbChestboard }] = await Promise.all([import("../runtime/nao-robot.js"), import("../sim/nao/chestboard.js"), import("../transport/usb.js")]);
   const transport = sim ? new SimChestboard() : await openUsbChestboard();
   const r = await NaoRobot.create({ transport, acceptBoardVersions: o.acceptBoardVersion ?? HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS });
   try {
@@ -84,6 +83,7 @@ export function registerInspect(program: Command): void {
     .option("--url <url>", "robot API base URL (default: the runtime running on this machine)")
     .action(async (o: BoardFlags & { json?: boolean }) => {
       const source = await readSource(o, "prefs");
+      const { prefsAnswer } = await import("../serve/api/bodies/nao.js");
       const p = await readBoard(source, o, "/v1/preferences", (r) => prefsAnswer(r.prefs!));
       if (o.json) return console.log(JSON.stringify(p, null, 2));
       const w = Math.max(...p.values.map((v) => v.key.length));
@@ -102,6 +102,7 @@ export function registerInspect(program: Command): void {
     .option("--url <url>", "robot API base URL (default: the runtime running on this machine)")
     .action(async (o: BoardFlags & { json?: boolean; acceptBoardVersion?: number[] }) => {
       const source = await readSource(o, "boards");
+      const { boardAnswer } = await import("../serve/api/bodies/nao.js");
       const boards = await readBoard(source, o, "/v1/boards", (r) => r.boards.map(boardAnswer));
       if (o.json) return console.log(JSON.stringify(boards, null, 2));
       console.log(`${"board".padEnd(20)} ${"bus/addr".padEnd(9)} ${"serial".padEnd(10)} ver  hw  type   status`);
@@ -117,6 +118,7 @@ export function registerInspect(program: Command): void {
 /** --watch: one JSON line per message, or the formatted state (in place on a terminal). */
 async function watch(base: string, o: { json?: boolean; count?: number }, view: Awaited<ReturnType<typeof fetchView>> | null): Promise<void> {
   const tty = Boolean(process.stdout.isTTY) && !o.json;
+  const { default: WebSocket } = await import("ws");
   let control: ControlAnswer | null = null;
   const refreshControl = async () => {
     control = (await getJson(base, "/v1/control").catch(() => null)) as ControlAnswer | null;

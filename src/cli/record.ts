@@ -4,11 +4,8 @@
  * whether the file was cut short. Formats and channels: docs/recordings.md.
  */
 import type { Command } from "commander";
-import { LolaDump } from "../record/lola-dump.js";
-import { formatRecordingInfo, readRecordingInfo } from "../record/reader.js";
 import { CliError, parseIntOption } from "./errors.js";
-import { optionsWithConfig } from "./config.js";
-import { addServeOptions, runServe } from "./serve.js";
+import { addServeOptions } from "./serve-command.js";
 
 export function registerLolaDump(program: Command): void {
   program
@@ -17,6 +14,7 @@ export function registerLolaDump(program: Command): void {
     .option("--lola-path <path>", "the LoLA socket", "/tmp/robocup")
     .option("--duration <s>", "stop after N seconds (default: Ctrl-C)", parseIntOption("--duration", 1, 31_536_000))
     .action(async (file: string, o: { lolaPath: string; duration?: number }) => {
+      const { LolaDump } = await import("../record/lola-dump.js");
       const dump = await LolaDump.start({ path: file, lolaPath: o.lolaPath });
       console.log(`dumping LoLA messages from ${o.lolaPath} to ${file}${o.duration ? ` for ${o.duration} s` : ""}; Ctrl-C to stop.`);
       const done = new Promise<string>((resolve) => {
@@ -39,14 +37,17 @@ export function registerRecord(program: Command): void {
       .option("--info", "describe an existing recording instead: channels, schemas, counts, duration, size")
       .option("--json", "with --info: print JSON"),
   ).action(async (file: string | undefined, _raw: Record<string, unknown>, cmd: Command) => {
-    const raw = optionsWithConfig(cmd).opts;
+    const { optionsWithConfig } = await import("./config.js");
+    const raw = (await optionsWithConfig(cmd)).opts;
     if (!file) throw new CliError("record needs a FILE (e.g. bodylink record run.mcap)", 2);
     if (raw.info) {
+      const { formatRecordingInfo, readRecordingInfo } = await import("../record/reader.js");
       const info = await readRecordingInfo(file);
       if (raw.json) console.log(JSON.stringify(info, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2));
       else for (const l of formatRecordingInfo(info)) console.log(l);
       return;
     }
+    const { runServe } = await import("./serve.js");
     await runServe({ ...(raw as Parameters<typeof runServe>[0]), record: file }, { exitWhenRecordingEnds: true });
   });
 }

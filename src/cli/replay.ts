@@ -6,16 +6,14 @@
  */
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
-import { ReplayDriver } from "../replay/driver.js";
-import { ScaledClock } from "../replay/clock.js";
+import type { ReplayDriver } from "../replay/driver.js";
 import { type Clock, MonotonicClock, SimClock } from "../runtime/clock.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
 import { CliError, parseIntOption } from "./errors.js";
-import { DEFAULT_API_PORT, DEFAULT_LOLA_PATH, type ServeOptions, startRuntime } from "./serve.js";
+import { DEFAULT_API_PORT, DEFAULT_LOLA_PATH, type ServeOptions } from "./serve-options.js";
 import { checkRuntimeDir, removeRuntimeRecord } from "./discovery.js";
 import type { BodyEntry } from "./bodies/entry.js";
-import { NaoRobot } from "../runtime/nao-robot.js";
-import { startLolaServer } from "../serve/lola/server.js";
+import type { NaoRobot } from "../runtime/nao-robot.js";
 import { BodylinkError } from "../errors.js";
 import { join } from "node:path";
 
@@ -48,6 +46,8 @@ export function registerReplay(program: Command): void {
     .option("--lola-readers <n>", "read-only LoLA clients allowed besides the controlling one", parseIntOption("--lola-readers", 0, 16), 0)
     .action(async (file: string, o: ReplayCliOptions) => {
       if (o.step && o.speed) throw new CliError("--step and --speed exclude each other", 2);
+      // The recording's reader and the servers load when a replay runs, not with the CLI.
+      const [{ ReplayDriver }, { ScaledClock }, { startRuntime }] = await Promise.all([import("../replay/driver.js"), import("../replay/clock.js"), import("./serve.js")]);
       const driver = await ReplayDriver.load(file);
       const sim = o.step ? new SimClock() : null;
       const clock: Clock = sim ?? (o.speed && o.speed !== 1 ? new ScaledClock(o.speed) : new MonotonicClock());
@@ -109,6 +109,7 @@ export function replayEntry(driver: ReplayDriver, clock: Clock): BodyEntry & { r
     robot: null,
     flagWarnings: () => [], // replay's own options are checked by replay
     async start({ o, name, others }) {
+      const [{ NaoRobot }, { startLolaServer }] = await Promise.all([import("../runtime/nao-robot.js"), import("../serve/lola/server.js")]);
       const nao = await NaoRobot.create({ driver, clock, seed: o.seed, acceptBoardVersions: o.acceptBoardVersion, youngGcEveryMs: o.gcEveryMs ?? 100 });
       this.robot = nao;
       await nao.start();

@@ -7,8 +7,7 @@
 import { open, stat } from "node:fs/promises";
 import type { Command } from "commander";
 import { BodylinkError, fileErrorText } from "../errors.js";
-import { formatVerifyResult } from "../verify/verifier.js";
-import { type VerifyReport, verifyCapture, verifyRecording } from "../verify/verify.js";
+import type { VerifyReport } from "../verify/verify.js";
 import { CliError, parseIntOption } from "./errors.js";
 
 async function isCapture(path: string): Promise<boolean> {
@@ -46,6 +45,7 @@ export function registerVerify(program: Command): void {
     .option("--max-differences <n>", "list at most this many differences", parseIntOption("--max-differences", 0, 1_000_000), 20)
     .option("--json", "print the result as JSON")
     .action(async (file: string, o: { lola?: string; prefs?: string; lolaTopic?: string; offsetMs?: number; usbDevice?: string; maxDifferences: number; json?: boolean }) => {
+      const [{ formatVerifyResult }, { verifyCapture, verifyRecording }] = await Promise.all([import("../verify/verifier.js"), import("../verify/verify.js")]);
       const opts = { maxDifferences: o.maxDifferences, prefsPath: o.prefs, lolaTopic: o.lolaTopic, offsetMs: o.offsetMs, usbDevice: o.usbDevice };
       let report: VerifyReport;
       if (await isCapture(file)) {

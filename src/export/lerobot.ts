@@ -41,13 +41,12 @@ import { JOINT_NAMES as TNY_JOINT_NAMES } from "../bodies/tny360/joints.js";
 import { BodylinkError } from "../errors.js";
 import { channelBody, PREFS_ATTACHMENT } from "../record/channels.js";
 import { readAttachments, readRecordingInfo, streamRecording } from "../record/reader.js";
-import { STREAM_RATE_HZ } from "../serve/api/schemas.js";
+import { STREAM_RATE_HZ } from "../bodies/link.js";
 import { preferencesFromBlock } from "../verify/verifier.js";
 
-export type LerobotFormat = "v2.1" | "v3.0";
-export const LEROBOT_FORMATS: readonly LerobotFormat[] = ["v2.1", "v3.0"];
-export type EpisodeSplit = "file" | "control";
-export const EPISODE_SPLITS: readonly EpisodeSplit[] = ["file", "control"];
+import { EPISODE_SPLITS, type EpisodeSplit, LEROBOT_FORMATS, type LerobotFormat } from "./formats.js";
+
+export { EPISODE_SPLITS, type EpisodeSplit, LEROBOT_FORMATS, type LerobotFormat };
 
 export interface LerobotExportOptions {
   readonly outDir: string;

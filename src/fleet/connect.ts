@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import { credsAuthenticator, type NodeConnectionOptions, nkeyAuthenticator } from "@nats-io/transport-node";
 import { BodylinkError } from "../errors.js";
 
-export const DEFAULT_FLEET_URL = "nats://127.0.0.1:4222";
+// Defined with the fleet's names (subjects.ts), which the CLI's flags read without loading NATS.
+export { DEFAULT_FLEET_URL } from "./subjects.js";
 
 export interface FleetConnectOptions {
   /** nats://HOST:PORT or tls://HOST:PORT; user and password may sit in it. */

@@ -15,6 +15,8 @@
  */
 import { LEASE_HEADER } from "../bodies/link.js";
 
+/** The broker a runtime or the CLI reaches without --fleet, BODYLINK_FLEET or a bundle's URL. */
+export const DEFAULT_FLEET_URL = "nats://127.0.0.1:4222";
 export const SUBJECT_ROOT = "bodylink";
 /** Presence: key NAME, value {@link PresenceRecord}; entries expire (bucket max age) unless refreshed. */
 export const ROBOTS_BUCKET = "bodylink_robots";

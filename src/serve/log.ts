@@ -3,8 +3,17 @@
  * reason may hold newlines or terminal escapes; written raw they forge log lines or drive the
  * operator's terminal. `escapeForLog` keeps printable text as it is and writes every control
  * character (C0, DEL, C1, and the line/paragraph separators) as a \uXXXX escape, and bounds the
- * length. Pure; browser-safe.
+ * length. Pure; browser-safe. Also the log's choices (`serve --log-format`, `--log-level`), here
+ * so the CLI's flags read them without loading pino (logger.ts).
  */
+import type { LevelWithSilent } from "pino";
+
+export const LOG_FORMATS = ["pretty", "json"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** pino's levels, most severe first; `silent` logs nothing. */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const satisfies readonly LevelWithSilent[];
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Longest client text a log line carries (the rest is cut with "…"). */
 export const MAX_LOGGED_TEXT = 200;

@@ -12,15 +12,11 @@
  */
 import { closeSync, openSync } from "node:fs";
 import { hostname } from "node:os";
-import { type DestinationStream, type Logger, type LevelWithSilent, pino } from "pino";
-import { escapeForLog } from "./log.js";
+import { type DestinationStream, type Logger, pino } from "pino";
+import { escapeForLog, type LogFormat, type LogLevel } from "./log.js";
 
-export const LOG_FORMATS = ["pretty", "json"] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
-
-/** pino's levels, most severe first; `silent` logs nothing. */
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const satisfies readonly LevelWithSilent[];
-export type LogLevel = (typeof LOG_LEVELS)[number];
+// The choices (`serve --log-format`, `--log-level`) live in log.ts, which the CLI's flags read without loading pino.
+export { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from "./log.js";
 
 /** pino's numbers for its levels (a JSON line's `level`). */
 export const LEVEL_NUMBER = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Command } from "commander";
 import { loadConfig, optionsWithConfig, printConfig } from "../../src/cli/config.js";
-import { registerServe } from "../../src/cli/serve.js";
+import { registerServe } from "../../src/cli/serve-command.js";
 import { cli, serve } from "../support/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bodylink-config-"));
@@ -52,26 +52,26 @@ robots:
 );
 
 describe("the config file", () => {
-  it("holds serve's flags (a key is a flag without its dashes, --no-x is x: false), per robot; --name chooses the robot", () => {
+  it("holds serve's flags (a key is a flag without its dashes, --no-x is x: false), per robot; --name chooses the robot", async () => {
     const cmd = parsed("--config", ROBOTS, "--name", "nao-7");
-    const { opts } = optionsWithConfig(cmd);
+    const { opts } = await optionsWithConfig(cmd);
     expect(opts).toMatchObject({ body: "nao", name: "nao-7", lola: false, acceptBoardVersion: [10, 11], lolaGraceMs: 250, host: "127.0.0.1", logLevel: "warn" });
     expect(cmd.getOptionValueSource("lolaGraceMs")).toBe("config");
   });
 
-  it("flags override the file", () => {
-    const { opts } = optionsWithConfig(parsed("--config", ROBOTS, "--name", "arm", "--api-port", "0"));
+  it("flags override the file", async () => {
+    const { opts } = await optionsWithConfig(parsed("--config", ROBOTS, "--name", "arm", "--api-port", "0"));
     expect(opts).toMatchObject({ body: "p7", apiPort: 0, token: "s3cret-from-file" });
   });
 
-  it("JSON is YAML: a .json file reads the same; a file without robots: is one robot", () => {
+  it("JSON is YAML: a .json file reads the same; a file without robots: is one robot", async () => {
     const json = file("one.json", JSON.stringify({ body: "tny360", "tny-port": 0, fleet: true }));
-    const { opts, config } = optionsWithConfig(parsed("--config", json));
+    const { opts, config } = await optionsWithConfig(parsed("--config", json));
     expect(config?.robot).toBeNull();
     expect(opts).toMatchObject({ body: "tny360", tnyPort: 0, fleet: true });
   });
 
-  it("every problem is one line with the key's path: unknown keys, wrong types, refused values, secrets in the file", () => {
+  it("every problem is one line with the key's path: unknown keys, wrong types, refused values, secrets in the file", async () => {
     const bad = file(
       "bad.yaml",
       `api_port: 80
@@ -87,7 +87,7 @@ robots:
 `,
     );
     const lines: string[] = [];
-    expect(() => loadConfig(bad, parsed(), undefined, (l) => lines.push(l))).toThrow(expect.objectContaining({ code: "BL_ERR_CLI_CONFIG", message: expect.stringMatching(/has 8 problems/) }));
+    await expect(loadConfig(bad, parsed(), undefined, (l) => lines.push(l))).rejects.toThrow(expect.objectContaining({ code: "BL_ERR_CLI_CONFIG", message: expect.stringMatching(/has 8 problems/) }));
     expect(lines).toEqual([
       `bodylink: ${bad}: api_port: unknown key (did you mean api-port?)`,
       `bodylink: ${bad}: robots.nao-1.lola-readers: --lola-readers must be an integer in 0..16, got "many"`,
@@ -100,18 +100,18 @@ robots:
     ]);
   });
 
-  it("YAML syntax errors give the line and column; several robots without --name say which", () => {
+  it("YAML syntax errors give the line and column; several robots without --name say which", async () => {
     const lines: string[] = [];
-    expect(() => loadConfig(file("broken.yaml", "body: nao\n  api-port: [1\n"), parsed(), undefined, (l) => lines.push(l))).toThrow(/BL_ERR_CLI_CONFIG|problem/);
+    await expect(loadConfig(file("broken.yaml", "body: nao\n  api-port: [1\n"), parsed(), undefined, (l) => lines.push(l))).rejects.toThrow(/BL_ERR_CLI_CONFIG|problem/);
     expect(lines[0]).toMatch(/: line \d+, column \d+: /);
     const which: string[] = [];
-    expect(() => loadConfig(ROBOTS, parsed(), undefined, (l) => which.push(l))).toThrow();
+    await expect(loadConfig(ROBOTS, parsed(), undefined, (l) => which.push(l))).rejects.toThrow();
     expect(which).toEqual([`bodylink: ${ROBOTS}: robots: the file has 2 robots (nao-7, arm); choose one with --name`]);
   });
 
-  it("config print: every value and where it comes from; a secret by its source, never its value", () => {
+  it("config print: every value and where it comes from; a secret by its source, never its value", async () => {
     const cmd = parsed("--config", ROBOTS, "--name", "arm", "--seed", "9");
-    const { config } = optionsWithConfig(cmd);
+    const { config } = await optionsWithConfig(cmd);
     const text = printConfig(cmd, config).join("\n");
     expect(text).toContain(`body: "p7"  # ${ROBOTS}`);
     expect(text).toContain("seed: 9  # flag");

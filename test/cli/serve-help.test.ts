@@ -4,7 +4,7 @@
  */
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { registerServe } from "../../src/cli/serve.js";
+import { registerServe } from "../../src/cli/serve-command.js";
 
 function serveHelpFlags(): string[] {
   const program = new Command("bodylink");

@@ -9,7 +9,7 @@
  */
 import { BODIES, BODY_KINDS, type BodyKind } from "../../bodies/registry.js";
 import Type, { type TArray, type TNumber, type TObject } from "typebox";
-import { LEASE_HEADER } from "../../bodies/link.js";
+import { LEASE_HEADER, STREAM_RATE_HZ } from "../../bodies/link.js";
 import { SAFETY_CODES, SAFETY_TEXT, type SafetyCode } from "../../bodies/safety.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
 import { TIMING_RING_CYCLES } from "../../runtime/timing.js";
@@ -18,8 +18,8 @@ import { TIMING_RING_CYCLES } from "../../runtime/timing.js";
 export { LEASE_HEADER };
 /** Version of the API's shapes; bumped on incompatible changes, sent in /v1/info and the hello. */
 export const API_VERSION = 1;
-/** The state stream's rate, Hz (docs/api.md: 20 Hz). */
-export const STREAM_RATE_HZ = 20;
+/** The state stream's rate, Hz (docs/api.md: 20 Hz; defined once, in bodies/link.ts). */
+export { STREAM_RATE_HZ };
 export const STREAM_PATH = "/v1/stream";
 
 /** A fixed-length array of finite numbers (typed, so the SDK's message types can be checked against it). */

@@ -36,8 +36,9 @@ import { CHANNELS } from "../../record/channels.js";
 import type { Recorder } from "../../record/recorder.js";
 import { WebAccess, type WebAccessOptions, requireTokenOffLoopback } from "../web-access.js";
 
-export const FOXGLOVE_SUBPROTOCOL = "foxglove.websocket.v1";
-export const DEFAULT_FOXGLOVE_PORT = 8765;
+import { DEFAULT_FOXGLOVE_PORT, FOXGLOVE_SUBPROTOCOL } from "./constants.js";
+
+export { DEFAULT_FOXGLOVE_PORT, FOXGLOVE_SUBPROTOCOL };
 /** Server binary opcode: message data. */
 const MESSAGE_DATA = 0x01;
 /** Client binary opcode: service call request. */
