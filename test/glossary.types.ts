@@ -20,7 +20,7 @@ export type DriversAreTheSeam = [Is<Driver, NaoRobot["driver"]>, Is<Driver, P7Ro
 export type RemoteIsTheTnyClient = Is<RemoteTny360 | null, Tny360Robot["remote"]>;
 export type RobotsPlugIntoTheLifecycle = [
   Is<CycleRobot<NaoRobot["state"], NaoRobot["output"]>, NaoRobot>,
-  Is<CycleRobot<P7Robot["state"], null>, P7Robot>,
+  Is<CycleRobot<P7Robot["state"], P7Robot["output"]>, P7Robot>,
   Is<CycleRobot<Tny360Robot["state"], Tny360Robot["output"]>, Tny360Robot>,
 ];
 export type LinkIsTheWord = [Is<LinkStatus, RobotHealth["link"]>, Is<LinkStatus, P7Robot["link"]>];
@@ -28,3 +28,9 @@ export type LinkIsTheWord = [Is<LinkStatus, RobotHealth["link"]>, Is<LinkStatus,
 declare const tny: Tny360Robot;
 // @ts-expect-error the TNY-360's driver is `driver`, not `link` (the old, contradicting name)
 void tny.link;
+
+declare const p7: P7Robot;
+// @ts-expect-error the P7's command goes through the driver's `write` (P7Commands), not a side method
+void p7.driver.moveTo;
+// @ts-expect-error the P7's command goes through the driver's `write` (P7Commands), not a side method
+void p7.driver.servo;

@@ -8,7 +8,7 @@
  * posted to the core's command mailbox (P7_COMMAND_LAYOUT), which the core reads at the start of
  * every cycle. What crosses, and how: core-host.ts, src/rt/core-shm.ts.
  */
-import { p7MoveScales, validateJointTargets, validateSpeed } from "../bodies/p7/commands.js";
+import { copyP7Commands, P7Commands, p7MoveScales, setP7Write, validateJointTargets, validateSpeed } from "../bodies/p7/commands.js";
 import { P7_JOINT_COUNT } from "../bodies/p7/joints.js";
 import { P7_COMMAND_KIND, P7_COMMAND_LAYOUT } from "../bodies/p7/layout.js";
 import type { LinkStatus } from "../bodies/link.js";
@@ -20,7 +20,6 @@ import type { P7Body, P7ClearAccepted, P7CommandResult, P7MoveAccepted, P7MoveOp
 import type { P7CoreOptions, P7Ready, P7Requests } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
 import { Mailbox, mailboxBytes } from "../shm/mailbox.js";
-import type { ShmViews } from "../shm/layout.js";
 import { P7_STATE_BYTES, p7StateChannel } from "../shm/p7-state.js";
 import { CommandOutbox } from "./command-outbox.js";
 import { CoreHost, type CoreHostOptions, HostAuthority, splitHostOptions } from "./core-host.js";
@@ -32,18 +31,6 @@ export const P7_MAILBOX_BYTES = mailboxBytes(P7_COMMAND_LAYOUT);
 
 const OK = Object.freeze({ ok: true as const });
 
-/** The P7's newest command: [kind, lease generation], targets, speeds (the mailbox slot's fields). */
-interface P7Held {
-  readonly header: Uint32Array;
-  readonly targetsRad: Float64Array;
-  readonly speedRadS: Float64Array;
-}
-
-function copyP7Held(held: P7Held, slot: ShmViews<typeof P7_COMMAND_LAYOUT>): void {
-  slot.header.set(held.header);
-  slot.targetsRad.set(held.targetsRad);
-  slot.speedRadS.set(held.speedRadS);
-}
 
 export class P7Host extends CoreHost<P7Requests> implements P7Body {
   readonly kind = "p7" as const;
@@ -59,7 +46,7 @@ export class P7Host extends CoreHost<P7Requests> implements P7Body {
   readonly #speeds = new Float64Array(P7_JOINT_COUNT);
   readonly #scales = new Float64Array(2);
   /** The newest validated command, until it is written (held back while a clearError is on its way). */
-  #outbox: CommandOutbox<typeof P7_COMMAND_LAYOUT, P7Held> | null = null;
+  #outbox: CommandOutbox<typeof P7_COMMAND_LAYOUT, P7Commands> | null = null;
 
   /** Start the P7 core in its worker; resolves once it is cycling. */
   static async start(opts: P7HostOptions): Promise<P7Host> {
@@ -76,8 +63,7 @@ export class P7Host extends CoreHost<P7Requests> implements P7Body {
       },
       (worker, buffer, channel, regions) => {
         const h = new P7Host(BODIES.p7.periodMs, worker, buffer, channel, hostOpts);
-        const held = { header: new Uint32Array(2), targetsRad: new Float64Array(P7_JOINT_COUNT), speedRadS: new Float64Array(P7_JOINT_COUNT) };
-        h.#outbox = new CommandOutbox(new Mailbox(P7_COMMAND_LAYOUT, buffer, regions.bodyStart), held, copyP7Held, () => h.core.ordering);
+        h.#outbox = new CommandOutbox(new Mailbox(P7_COMMAND_LAYOUT, buffer, regions.bodyStart), new P7Commands(), copyP7Commands, () => h.core.ordering);
         return h;
       },
     );
@@ -145,13 +131,12 @@ export class P7Host extends CoreHost<P7Requests> implements P7Body {
    * check: newest wins, never waits. While a clearError is on its way to the core, the newest
    * command is held here and written once the core answered it (so it lands after it, as in one thread).
    */
-  #post(kind: number, generation: number): void {
+  #post(kind: typeof P7_COMMAND_KIND.moveJoints | typeof P7_COMMAND_KIND.servoJoints, generation: number): void {
     const out = this.#outbox!;
     const held = out.merged; // each command replaces the last, as on the arm: no merge
-    held.header[0] = kind;
-    held.header[1] = generation;
     held.targetsRad.set(this.#targets);
     held.speedRadS.set(this.#speeds);
+    setP7Write(held, kind, generation);
     out.post();
   }
 

@@ -14,7 +14,7 @@ import { coreClock, runCore } from "./core-worker.js";
 import { p7StateChannel } from "../shm/p7-state.js";
 import { ByteRing } from "../shm/ring.js";
 
-import { P7_JOINT_COUNT } from "../bodies/p7/joints.js";
+import { copyP7Commands, P7Commands } from "../bodies/p7/commands.js";
 import { P7_COMMAND_LAYOUT } from "../bodies/p7/layout.js";
 import type { ShmViews } from "../shm/layout.js";
 import { Mailbox } from "../shm/mailbox.js";
@@ -40,17 +40,11 @@ runCore<P7Robot, P7CoreOptions, P7Requests, P7Ready>({
   // The command mailbox (the host validated what is in it): the newest command at the start of each cycle.
   input(buffer, start) {
     const mailbox = new Mailbox(P7_COMMAND_LAYOUT, buffer, start);
-    // Copied here first (made once: the cycle allocates nothing), applied only under its lease.
-    const header = new Uint32Array(2);
-    const targets = new Float64Array(P7_JOINT_COUNT);
-    const speeds = new Float64Array(P7_JOINT_COUNT);
-    const copy = (slot: ShmViews<typeof P7_COMMAND_LAYOUT>): void => {
-      header.set(slot.header);
-      targets.set(slot.targetsRad);
-      speeds.set(slot.speedRadS);
-    };
+    // Copied here first (made once: the cycle allocates nothing), taken only under its lease.
+    const command = new P7Commands();
+    const copy = (slot: ShmViews<typeof P7_COMMAND_LAYOUT>): void => copyP7Commands(slot, command);
     return (r) => {
-      if (mailbox.take(copy) !== 0) r.applyValidated(header[0]!, targets, speeds, header[1]!);
+      if (mailbox.take(copy) !== 0) r.applyValidated(command);
     };
   },
   handlers: {
@@ -70,7 +64,7 @@ runCore<P7Robot, P7CoreOptions, P7Requests, P7Ready>({
   },
   transport: (r) => r.driver.name,
   safeNow: (r) => {
-    r.driver.halt();
+    r.haltNow();
     return true;
   },
   safeLater: (r) => r.driver.deactivate(),

@@ -22,6 +22,12 @@
  *   stops itself; after the link returns the arm holds until commanded again.
  */
 import {
+  copyP7Commands,
+  P7_WRITE_KIND,
+  P7Commands,
+  type P7WriteKind,
+  p7MoveScales,
+  setP7Write,
   validateJointIndex,
   validateJointTargets,
   validateSpeed,
@@ -112,7 +118,7 @@ export interface P7ClearAccepted {
   readonly clearedJoints: readonly number[];
 }
 
-export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
+export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, P7Commands> {
   readonly kind = "p7" as const;
   readonly periodMs = P7_PERIOD_MS;
   readonly clock: Clock;
@@ -121,7 +127,7 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
   /** The driver, the body seam (src/drivers/p7/): the simulated arm. */
   readonly driver: P7Driver;
   /** Owns the transitions and the cycle (src/rt/lifecycle.ts). */
-  readonly lifecycle: Lifecycle<P7State, null>;
+  readonly lifecycle: Lifecycle<P7State, P7Commands>;
   /** The simulated arm, for fault hooks in tests (`injectError`, `setReportedLengths`). */
   readonly sim: P7Sim;
   /** The simulator's time against the wall (health's `sim`). */
@@ -129,7 +135,11 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
   readonly defaultStopCategory: StopCategory = P7_DEFAULT_STOP_CATEGORY;
   /** Live state, overwritten in place every cycle: read it on the perform side, never hand it out. */
   readonly state = new P7State();
-  readonly output = null;
+  /**
+   * The command the driver's next `write` hands the arm (a client's move or servo, or the core's
+   * own hold or halt); a newer one replaces it, as on the arm. Perform side reads it; never hand it out.
+   */
+  readonly output = new P7Commands();
 
   #link: P7LinkStatus = "starting";
   #safetyReason: string | null = "no control lease held: holding position";
@@ -144,6 +154,7 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
   readonly #targets = new Float64Array(P7_JOINT_COUNT);
   readonly #speeds = new Float64Array(P7_JOINT_COUNT);
   readonly #errorScratch = new Float64Array(P7_JOINT_COUNT);
+  readonly #scales = new Float64Array(2);
   /** staleCommands: validated commands (a worker core's mailbox) dropped because their lease had ended or the e-stop latched. */
   readonly #counters = { linkLost: 0, lengthMismatch: 0, emergencyStops: 0, refusedCommands: 0, leaseEndedStops: 0, staleCommands: 0 };
   readonly #commandListeners: P7CommandListener[] = [];
@@ -159,7 +170,7 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
   readonly #onReleased = (info: LeaseInfo, why: "released" | "expired" | "revoked"): void => {
     if (info.id !== this.#commandLease) return;
     this.#commandLease = null;
-    this.driver.stopAll();
+    this.#stop(P7_WRITE_KIND.hold, false);
     this.#counters.leaseEndedStops++;
     this.#setSafety(leaseEndCode(why), `control lease ${why}: holding position`);
   };
@@ -211,7 +222,7 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
   }
 
   onDeactivating(): void {
-    this.driver.stopAll();
+    this.#stop(P7_WRITE_KIND.hold, false); // the driver's deactivate holds the arm; a restart starts from this hold
     this.authority.revoke();
     this.#commandLease = null;
   }
@@ -222,7 +233,7 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
   }
 
   onDriverError(message: string): void {
-    this.driver.stopAll();
+    this.#stop(P7_WRITE_KIND.hold, false);
     this.authority.revoke(); // after a restart, nothing moves until a client commands again
     this.#commandLease = null;
     if (this.#link !== "lost") this.#counters.linkLost++;
@@ -316,7 +327,9 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
     if (bad) return this.#refuse(new BodylinkError("BL_ERR_CMD_INVALID", bad));
     const fault = this.#faultRefusal();
     if (fault) return fault;
-    const etaS = this.driver.moveTo(this.#targets, this.#speeds);
+    // The arm's own rule from where it is (its state is its newest frame: it moves only in write).
+    const etaS = p7MoveScales(this.state.angles, this.#targets, this.#speeds, this.#errorScratch, this.#scales);
+    this.#command(P7_WRITE_KIND.moveJoints, this.#targets, this.#speeds);
     this.#accepted(leaseId);
     this.#took(P7_TAKEN_KIND.moveJoints, -1);
     return { ok: true, etaS, speedRadS: Object.freeze(Array.from(this.#speeds)) };
@@ -334,31 +347,32 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
     if (bad) return this.#refuse(new BodylinkError("BL_ERR_CMD_INVALID", bad));
     const fault = this.#faultRefusal();
     if (fault) return fault;
-    this.driver.servo(this.#targets);
+    this.#command(P7_WRITE_KIND.servoJoints, this.#targets, this.#speeds);
     this.#accepted(leaseId);
     this.#took(P7_TAKEN_KIND.servoJoints, -1);
     return OK;
   }
 
   /**
-   * Apply a motion command a host validated and posted to this core's mailbox (src/host/p7-host.ts):
-   * `kind` (P7_COMMAND_KIND), targets and speeds already checked, `generation` the lease generation
-   * it was validated under. Dropped (errors.staleCommands) when control changed hands since or the
-   * e-stop latched; refused like a direct command (errors.refusedCommands) when the link or a joint
-   * fault changed since. Perform side (the cycle's input): no allocation.
+   * Take a motion command a host validated and posted to this core's mailbox (src/host/p7-host.ts):
+   * its kind (P7_COMMAND_KIND), targets and speeds already checked, its lease generation the one it
+   * was validated under. Only what can change between the threads is checked again: dropped
+   * (errors.staleCommands) when control changed hands since or the e-stop latched; refused like a
+   * direct command (errors.refusedCommands) when the link or a joint fault changed since. Perform
+   * side (the cycle's input): no allocation.
    */
-  applyValidated(kind: number, targetsRad: Float64Array, speedRadS: Float64Array, generation: number): boolean {
+  applyValidated(command: P7Commands): boolean {
+    const kind = command.header[0]!;
     const holder = this.authority.activeHolder();
-    if (holder === null || generation !== this.authority.generation || this.authority.latched) {
+    if (holder === null || command.header[1] !== this.authority.generation || this.authority.latched) {
       this.#counters.staleCommands++;
       return false;
     }
+    if (kind !== P7_COMMAND_KIND.moveJoints && kind !== P7_COMMAND_KIND.servoJoints) return false;
     if (this.#admit(holder.id) || this.#faultRefusal()) return false;
-    if (kind === P7_COMMAND_KIND.moveJoints) this.driver.moveTo(targetsRad, speedRadS);
-    else if (kind === P7_COMMAND_KIND.servoJoints) this.driver.servo(targetsRad);
-    else return false;
+    copyP7Commands(command, this.output);
     this.#accepted(holder.id);
-    this.#took(kind, -1, targetsRad, speedRadS);
+    this.#took(kind, -1, command.targetsRad, command.speedRadS);
     return true;
   }
 
@@ -372,6 +386,7 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
     if (refused) return refused;
     const bad = validateJointIndex(joint);
     if (bad) return this.#refuse(new BodylinkError("BL_ERR_CMD_INVALID", bad));
+    this.driver.apply(this.output); // a command sent before reaches the arm before the clear, as sent
     const cleared = this.driver.clearError(joint);
     this.#copyErrorIds();
     this.#took(P7_TAKEN_KIND.clearError, joint ?? -1);
@@ -385,8 +400,9 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
     if (first) this.#counters.emergencyStops++;
     this.#commandLease = null;
     const e = this.authority.estop;
-    if (e.category === 0) this.driver.halt();
-    else if (first) this.driver.stopAll();
+    // Now, not at the next write: the stop waits for no cycle.
+    if (e.category === 0) this.#stop(P7_WRITE_KIND.halt, true);
+    else if (first) this.#stop(P7_WRITE_KIND.hold, true);
     if (e.phase === "settling" && this.driver.atRest) this.authority.setEstopPhase("cut");
     this.#setSafety("estop", describeEstop(this.authority.estop));
     return this.authority.estop;
@@ -407,6 +423,11 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
 
   estopState(): EstopState {
     return this.authority.estop;
+  }
+
+  /** Every joint halts where it is, now (a dying core's safe state; synchronous on the simulated arm). */
+  haltNow(): void {
+    this.#stop(P7_WRITE_KIND.halt, true);
   }
 
   // ---- fault hooks (tests) -----------------------------------------------------------------
@@ -505,6 +526,20 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, null> {
       speedRadS = this.#speeds;
     }
     for (let i = 0; i < ls.length; i++) ls[i]!(kind, targetsRad, speedRadS, joint);
+  }
+
+  /** A client's motion into the output: the next write hands it to the arm. */
+  #command(kind: P7WriteKind, targetsRad: Float64Array, speedRadS: Float64Array): void {
+    const o = this.output;
+    o.targetsRad.set(targetsRad);
+    o.speedRadS.set(speedRadS);
+    setP7Write(o, kind, this.authority.generation);
+  }
+
+  /** The core's own stop replaces any pending motion; `now` hands it to the arm at once instead of at the next write. */
+  #stop(kind: typeof P7_WRITE_KIND.hold | typeof P7_WRITE_KIND.halt, now: boolean): void {
+    setP7Write(this.output, kind, this.authority.generation);
+    if (now) this.driver.apply(this.output);
   }
 
   #accepted(leaseId: string): void {

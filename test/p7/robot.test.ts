@@ -7,6 +7,10 @@
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
 import { P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "../../src/bodies/p7/joints.js";
+import { P7_WRITE_KIND, P7Commands } from "../../src/bodies/p7/commands.js";
+import { P7SimDriver } from "../../src/drivers/p7/sim.js";
+import { IO } from "../../src/drivers/driver.js";
+import { P7Sim } from "../../src/sim/p7/arm-sim.js";
 import { P7_COMMAND_KIND } from "../../src/bodies/p7/layout.js";
 import { BodylinkError } from "../../src/errors.js";
 import { SimClock } from "../../src/runtime/clock.js";
@@ -389,14 +393,21 @@ describe("link and lifecycle", () => {
 });
 
 describe("commands a worker core's host validated (the mailbox: applyValidated)", () => {
-  const targets = Float64Array.from(TARGET);
-  const speeds = new Float64Array(7).fill(0.5);
+  /** A mailbox slot's command as the worker hands it over: kind, generation, targets, speeds. */
+  const posted = (kind: number, generation: number): P7Commands => {
+    const c = new P7Commands();
+    c.header[0] = kind;
+    c.header[1] = generation;
+    c.targetsRad.set(TARGET);
+    c.speedRadS.fill(0.5);
+    return c;
+  };
 
   it("applies under the holder's generation; drops and counts one of an ended lease, or while latched, and the arm holds", async () => {
     tick(robot, clock, 2);
     const first = lease(robot);
     const g1 = robot.authority.generation;
-    expect(robot.applyValidated(P7_COMMAND_KIND.moveJoints, targets, speeds, g1)).toBe(true);
+    expect(robot.applyValidated(posted(P7_COMMAND_KIND.moveJoints, g1))).toBe(true);
     tick(robot, clock, 25);
     const moved = robot.getJointState()!.angles[0]!;
     expect(moved).toBeGreaterThan(0.01); // on its way to 0.8 rad
@@ -407,7 +418,7 @@ describe("commands a worker core's host validated (the mailbox: applyValidated)"
     const stopped = robot.getJointState()!.angles[0]!;
     tick(robot, clock, 60); // the released lease stopped the arm: it decelerates and holds
     const held = robot.getJointState()!.angles[0]!;
-    expect(robot.applyValidated(P7_COMMAND_KIND.moveJoints, targets, speeds, g1)).toBe(false);
+    expect(robot.applyValidated(posted(P7_COMMAND_KIND.moveJoints, g1))).toBe(false);
     tick(robot, clock, 25);
     expect(robot.getJointState()!.angles[0]).toBe(held);
     expect(held).toBeGreaterThanOrEqual(stopped);
@@ -415,7 +426,7 @@ describe("commands a worker core's host validated (the mailbox: applyValidated)"
 
     // While latched: dropped too, even under the current generation.
     robot.estop({ source: "test", reason: "mailbox" });
-    expect(robot.applyValidated(P7_COMMAND_KIND.servoJoints, targets, speeds, robot.authority.generation)).toBe(false);
+    expect(robot.applyValidated(posted(P7_COMMAND_KIND.servoJoints, robot.authority.generation))).toBe(false);
     expect(robot.health().errors.staleCommands).toBe(2);
   });
 
@@ -423,9 +434,76 @@ describe("commands a worker core's host validated (the mailbox: applyValidated)"
     tick(robot, clock, 2);
     lease(robot);
     robot.sim.injectError(2, 0x40);
-    expect(robot.applyValidated(P7_COMMAND_KIND.servoJoints, targets, speeds, robot.authority.generation)).toBe(false);
+    expect(robot.applyValidated(posted(P7_COMMAND_KIND.servoJoints, robot.authority.generation))).toBe(false);
     tick(robot, clock, 25);
     expect(robot.getJointState()!.angles[0]).toBe(0);
     expect(robot.health().errors.refusedCommands).toBe(1);
+  });
+});
+
+describe("the command through the driver's write (no side methods)", () => {
+  it("a move waits in the robot's output until the cycle's write hands it to the arm; its estimate is the arm's own", () => {
+    tick(robot, clock, 2);
+    const id = lease(robot);
+    const before = Array.from(robot.sim.read()!.angles);
+    const r = robot.moveJoints(id, TARGET, { speedRadS: 0.7 });
+    if (!r.ok) throw r.error;
+    expect(robot.output.header[0]).toBe(P7_WRITE_KIND.moveJoints);
+    expect(Array.from(robot.output.targetsRad)).toEqual(TARGET);
+    // An arm in the same place, told directly, estimates the same duration.
+    const twin = new P7Sim({ seed: 5, initialAnglesRad: before });
+    expect(r.etaS).toBe(twin.moveTo(TARGET, new Array(7).fill(0.7)));
+    expect(robot.sim.atRest).toBe(true); // nothing reached the arm yet
+    tick(robot, clock, 1);
+    expect(robot.output.header[0]).toBe(P7_WRITE_KIND.none); // taken
+    tick(robot, clock, 10);
+    expect(robot.getJointState()!.angles[0]).toBeGreaterThan(0);
+  });
+
+  it("a newer command replaces a pending one; a clearError after a move reaches the arm after it (the arm holds), as sent", () => {
+    tick(robot, clock, 2);
+    const id = lease(robot);
+    expect(robot.moveJoints(id, TARGET).ok).toBe(true);
+    expect(robot.servoJoints(id, [0.1, 0, 0, 0, 0, 0, 0]).ok).toBe(true);
+    expect(robot.output.header[0]).toBe(P7_WRITE_KIND.servoJoints);
+    expect(robot.moveJoints(id, TARGET).ok).toBe(true);
+    const c = robot.clearError(id);
+    if (!c.ok) throw c.error;
+    expect(robot.output.header[0]).toBe(P7_WRITE_KIND.none); // applied before the clear
+    tick(robot, clock, 25);
+    for (let i = 0; i < 7; i++) expect(robot.getJointState()!.angles[i]).toBe(0); // the clear held every joint
+  });
+
+  it("the e-stop does not wait for the cycle: category 1 stops the arm at once, category 0 halts it", () => {
+    tick(robot, clock, 2);
+    const id = lease(robot);
+    expect(robot.moveJoints(id, TARGET, { speedRadS: 1 }).ok).toBe(true);
+    tick(robot, clock, 40);
+    robot.estop({ source: "test", reason: "cat 1", category: 1 });
+    expect(robot.sim.atRest).toBe(false); // decelerating
+    expect(robot.output.header[0]).toBe(P7_WRITE_KIND.none); // handed over, not waiting for a write
+    robot.estop({ source: "test", reason: "cat 0", category: 0 });
+    expect(robot.sim.atRest).toBe(true); // halted where it is, before any further cycle
+  });
+
+  it("the simulated arm's driver: write applies the record's kind once and clears it; an unknown kind is a bug (throws)", async () => {
+    const d = new P7SimDriver({ seed: 1 });
+    await d.configure();
+    await d.activate();
+    const c = new P7Commands();
+    c.targetsRad.set(TARGET);
+    c.speedRadS.fill(1);
+    c.header[0] = P7_WRITE_KIND.moveJoints;
+    expect(d.write(0, c)).toBe(IO.Sent);
+    expect(c.header[0]).toBe(P7_WRITE_KIND.none);
+    expect(d.write(50, c)).toBe(IO.Sent);
+    expect(d.atRest).toBe(false);
+    c.header[0] = P7_WRITE_KIND.halt;
+    d.write(54, c);
+    const halted = Array.from(d.peek()!.angles);
+    d.write(80, c); // nothing pending: the arm stays halted
+    expect(Array.from(d.peek()!.angles)).toEqual(halted);
+    c.header[0] = 3; // a recording's clearError, never a write
+    expect(() => d.write(90, c)).toThrow(RangeError);
   });
 });

@@ -12,10 +12,64 @@
  *   faster than asked); the command's answer reports the speeds applied.
  * - joint index (clearError): an integer 0..6, or omitted for all joints.
  *
+ * The typed command (`P7Commands`): what the arm is asked to do at the next write, values in SI
+ * units, from the route (validated once, by the validators below) to the driver's `write`. One
+ * preallocated record per holder (a threaded host's outbox, the core's output), field for field
+ * the mailbox slot (P7_COMMAND_LAYOUT), so it crosses threads without allocating. A command
+ * replaces the one before it, as on the arm (no merge).
+ *
  * Pure and browser-safe. The validators write into a caller-owned Float64Array and allocate only
  * the reason string of a refusal, so a 250 Hz servo stream does not allocate.
  */
 import { P7_DEFAULT_SPEED_RAD_S, P7_JOINT_COUNT, P7_JOINT_NAMES, P7_MAX_ACCEL_RAD_S2, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "./joints.js";
+import { P7_COMMAND_KIND, type P7_COMMAND_LAYOUT } from "./layout.js";
+
+/**
+ * What a command record asks the arm at the next write (`header[0]`): a client's motion (the
+ * mailbox's kinds, P7_COMMAND_KIND) or one of the core's own stops. 3 is a recording's clearError
+ * (P7_TAKEN_KIND), never a write.
+ */
+export const P7_WRITE_KIND = {
+  /** Nothing pending: the arm goes on with what it was given. */
+  none: 0,
+  /** Point-to-point to `targetsRad` under `speedRadS`, joints arriving together. */
+  moveJoints: P7_COMMAND_KIND.moveJoints,
+  /** Each joint tracks `targetsRad` at its maximum speed and acceleration. */
+  servoJoints: P7_COMMAND_KIND.servoJoints,
+  /** Every joint decelerates at its stop rate and holds (a lease ended, a category-1 e-stop). */
+  hold: 4,
+  /** Every joint halts where it is, no ramp (a category-0 e-stop, a dying core). */
+  halt: 5,
+} as const;
+export type P7WriteKind = (typeof P7_WRITE_KIND)[keyof typeof P7_WRITE_KIND];
+
+/** The P7's command record: [kind (P7_WRITE_KIND), lease generation], targets rad, speed limits rad/s. */
+export class P7Commands {
+  readonly header = new Uint32Array(2);
+  readonly targetsRad = new Float64Array(P7_JOINT_COUNT);
+  /** moveJoints: the speed limit applied per joint, clamped (unused by the others). */
+  readonly speedRadS = new Float64Array(P7_JOINT_COUNT);
+}
+
+type Fields = { readonly [F in (typeof P7_COMMAND_LAYOUT)[number] as F["name"]]: { set(a: ArrayLike<number>): void } & ArrayLike<number> };
+
+/** Copy every field from `from` to `to` (a mailbox slot's views or a P7Commands). No allocation. */
+export function copyP7Commands(from: Fields, to: Fields): void {
+  to.header.set(from.header);
+  to.targetsRad.set(from.targetsRad);
+  to.speedRadS.set(from.speedRadS);
+}
+
+/** The pending kind (P7_WRITE_KIND.none: nothing to apply). */
+export function p7WriteKind(c: P7Commands): number {
+  return c.header[0]!;
+}
+
+/** Ask for `kind` at the next write under `generation` (targets and speeds as the record holds them). */
+export function setP7Write(c: P7Commands, kind: P7WriteKind, generation: number): void {
+  c.header[0] = kind;
+  c.header[1] = generation;
+}
 
 function isArrayLike(v: unknown): v is ArrayLike<unknown> {
   return Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView));

@@ -1,13 +1,19 @@
 /**
- * The AIRBOT P7 driver: the body seam (../driver.ts) over the simulated arm. The arm holds
- * set-points (point-to-point moves, servo targets) that the core hands it on the prepare side
- * (`moveTo`, `servo`, `stopAll`, `clearError`); `write` lets it execute them for the time elapsed
- * since the last write (at most 100 ms: a paused process must not lurch the arm); `read` copies its
- * frame into the state model by model, with the SDK's length checks.
+ * The AIRBOT P7 driver: the body seam (../driver.ts) over the simulated arm. `write` takes the
+ * core's command (bodies/p7/commands.ts: a move, servo targets, or the core's own hold or halt;
+ * validated once before it got here), hands it to the arm and clears it, then lets the arm execute
+ * for the time elapsed since the last write (at most 100 ms: a paused process must not lurch the
+ * arm); `read` copies its frame into the state model by model, with the SDK's length checks.
+ *
+ * Besides the command, the driver answers what its caller needs now: `clearError` (which joints it
+ * cleared), and the arm's link, rest and error ids. `apply` is `write` without the step: what the
+ * core does before a request that must come after the pending command (clearError) or must not
+ * wait for the next cycle (the e-stop).
  *
  * A real arm's driver would implement the same P7Driver over its SDK's transport.
- * Perform side (`read`, `write`) allocates nothing.
+ * Perform side (`read`, `write`, `apply`) allocates nothing.
  */
+import { type P7Commands, P7_WRITE_KIND } from "../../bodies/p7/commands.js";
 import { P7_JOINT_COUNT } from "../../bodies/p7/joints.js";
 import type { P7State } from "../../bodies/p7/state.js";
 import { P7Sim, type P7SimFrame } from "../../sim/p7/arm-sim.js";
@@ -17,16 +23,11 @@ import { type BodyDriver, IO } from "../driver.js";
 /** Elapsed time beyond this between two writes is not simulated. */
 export const P7_MAX_STEP_MS = 100;
 
-export interface P7Driver extends BodyDriver<P7State, null> {
+export interface P7Driver extends BodyDriver<P7State, P7Commands> {
   /** True while the arm answers. */
   readonly linkUp: boolean;
-  /** Point-to-point move; returns the estimated duration, s. */
-  moveTo(targetsRad: ArrayLike<number>, speedRadS: ArrayLike<number>): number;
-  servo(targetsRad: ArrayLike<number>): void;
-  /** Every joint decelerates at its stop rate and holds. */
-  stopAll(): void;
-  /** Every joint stops where it is, now (category-0 emergency stop). */
-  halt(): void;
+  /** Hand the pending command (if any) to the arm now and clear it; `write` does this before its step. */
+  apply(command: P7Commands): void;
   /** True when no joint is moving and none is stopping. */
   readonly atRest: boolean;
   errorId(joint: number): number;
@@ -64,7 +65,8 @@ export class P7SimDriver implements P7Driver {
     this.#lastWriteMs = Number.NaN; // time spent stopped is not simulated
   }
 
-  write(nowMs: number): number {
+  write(nowMs: number, command: P7Commands): number {
+    this.apply(command);
     const dtMs = Number.isNaN(this.#lastWriteMs) ? 0 : Math.min(P7_MAX_STEP_MS, Math.max(0, nowMs - this.#lastWriteMs));
     this.#lastWriteMs = nowMs;
     this.sim.advance(dtMs / 1000);
@@ -103,17 +105,15 @@ export class P7SimDriver implements P7Driver {
 
   async close(): Promise<void> {}
 
-  moveTo(targetsRad: ArrayLike<number>, speedRadS: ArrayLike<number>): number {
-    return this.sim.moveTo(targetsRad, speedRadS);
-  }
-  servo(targetsRad: ArrayLike<number>): void {
-    this.sim.servo(targetsRad);
-  }
-  stopAll(): void {
-    this.sim.stopAll();
-  }
-  halt(): void {
-    this.sim.halt();
+  apply(c: P7Commands): void {
+    const kind = c.header[0]!;
+    if (kind === P7_WRITE_KIND.none) return;
+    c.header[0] = P7_WRITE_KIND.none;
+    if (kind === P7_WRITE_KIND.moveJoints) this.sim.moveTo(c.targetsRad, c.speedRadS);
+    else if (kind === P7_WRITE_KIND.servoJoints) this.sim.servo(c.targetsRad);
+    else if (kind === P7_WRITE_KIND.hold) this.sim.stopAll();
+    else if (kind === P7_WRITE_KIND.halt) this.sim.halt();
+    else throw new RangeError(`P7 command kind ${kind} is not one of P7_WRITE_KIND`); // a bug: the core writes only these
   }
   get atRest(): boolean {
     return this.sim.atRest;

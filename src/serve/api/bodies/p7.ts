@@ -13,7 +13,8 @@
  * with its own source stamp and the current link status, so a client sees both why values stopped
  * changing and how old they are (the SDK turns that into null).
  *
- * Commands (lease in the header; the runtime validates): move-joints (point to point with a speed
+ * Commands (lease in the header; each body typed by its route's schema, `Static<S>`; the runtime
+ * checks the values against the arm's limits once, and its driver's `write` takes them): move-joints (point to point with a speed
  * limit), servo-joints (track targets at full speed), clear-error. Targets outside the command
  * limits are **refused** by the P7 runtime (400 with the joint named), not clamped; speeds above
  * a joint's maximum are clamped and the answer lists the speeds applied; a joint with a nonzero
@@ -21,7 +22,7 @@
  *
  * Prepare side (allocates).
  */
-import Type from "typebox";
+import Type, { type Static } from "typebox";
 import { P7_JOINT_COUNT, P7_JOINT_NAMES, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "../../../bodies/p7/joints.js";
 import type { P7State } from "../../../bodies/p7/state.js";
 import type { P7Body } from "../../../runtime/p7-robot.js";
@@ -91,7 +92,7 @@ export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
   constructor(robot: P7Body) {
     super(robot);
     this.listen(() => this.#copy());
-    const move: CommandRoute<{ positions: number[]; speed?: number | number[] }> = {
+    const move: CommandRoute<Static<typeof MoveSchema>> = {
       path: "/v1/commands/move-joints",
       summary: "Move all 7 joints to targets (rad) under a speed limit; joints arrive together",
       description: "Replaces any motion in progress. Answers the estimated duration and the speed limits applied.",
@@ -102,7 +103,7 @@ export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
         return r.ok ? { ok: true, result: { eta_s: r.etaS, speed_rad_s: [...r.speedRadS] } } : r;
       },
     };
-    const servo: CommandRoute<{ positions: number[] }> = {
+    const servo: CommandRoute<Static<typeof ServoSchema>> = {
       path: "/v1/commands/servo-joints",
       summary: "Servo: each joint tracks its target (rad) at full speed; each call replaces the last",
       request: ServoSchema,
@@ -112,7 +113,7 @@ export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
         return r.ok ? { ok: true, result: {} } : r;
       },
     };
-    const clear: CommandRoute<{ joint?: number }> = {
+    const clear: CommandRoute<Static<typeof ClearSchema>> = {
       path: "/v1/commands/clear-error",
       summary: "Clear a joint's error id (or every joint's); diagnose the fault first",
       request: ClearSchema,
