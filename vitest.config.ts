@@ -9,6 +9,13 @@ const REALTIME = ["test/rt/isolation.test.ts"];
  */
 const FLOOD = ["test/fleet/flood.test.ts"];
 
+/**
+ * The NAO's contract suites (LoLA's bytes and arbitration, the robot API and its stream), run a
+ * second time on the MuJoCo NAO (test/support/nao-sim.ts): a user who picks `--sim physics` gets
+ * the same contracts. About 1.6x their kinematic time (a physics cycle costs ~0.4 ms).
+ */
+const PHYSICS_CONTRACTS = ["test/lola/server.test.ts", "test/api/server.test.ts", "test/api/stream.test.ts"];
+
 export default defineConfig({
   test: {
     testTimeout: 20_000,
@@ -37,6 +44,10 @@ export default defineConfig({
       {
         extends: true,
         test: { name: "node", include: ["test/**/*.test.ts"], exclude: ["test/dashboard/**", ...REALTIME, ...FLOOD], sequence: { groupOrder: 2 } },
+      },
+      {
+        extends: true,
+        test: { name: "physics", include: PHYSICS_CONTRACTS, env: { BODYLINK_TEST_SIM: "physics" }, sequence: { groupOrder: 2 } },
       },
       {
         // The browser test starts chromium, which takes a core: run it after the rest, so timing

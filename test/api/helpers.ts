@@ -5,12 +5,13 @@ import { NaoRobot } from "../../src/runtime/nao-robot.js";
 import { P7Robot } from "../../src/runtime/p7-robot.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { buildApiServer } from "../../src/serve/api/build.js";
+import { naoTestSimModel } from "../support/nao-sim.js";
 
 export const LEASE = "x-bodylink-lease";
 
 /** A NAO runtime on the simulated chest board, configured (prefs, handshake), loop not started. */
 export async function simNao(clock: Clock = new SimClock()): Promise<NaoRobot> {
-  const robot = await NaoRobot.create({ clock, seed: 7 });
+  const robot = await NaoRobot.create({ clock, seed: 7, ...(await naoTestSimModel()) });
   await robot.configure();
   return robot;
 }

@@ -11,6 +11,7 @@ import { LolaCommandWriter } from "../../src/wire/lola/command-message.js";
 import { LOLA_SENSOR_KEYS, type LolaCommandKeyName } from "../../src/wire/lola/constants.js";
 import { type LogLine, TestLolaClient, tmpSocketPath, until } from "./client.js";
 import { f32At, walkMap } from "./helpers.js";
+import { NAO_TEST_SIM, naoTestSimModel } from "../support/nao-sim.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -31,7 +32,7 @@ interface Rig {
 
 async function rig(opts: LolaServerOptions = {}, robotOpts: { stiffnessRampMs?: number } = {}): Promise<Rig> {
   const clock = new SimClock();
-  const robot = await NaoRobot.create({ clock, ...robotOpts });
+  const robot = await NaoRobot.create({ clock, ...robotOpts, ...(await naoTestSimModel()) });
   await robot.configure();
   const logs: LogLine[] = [];
   const path = opts.path ?? tmpSocketPath();
@@ -73,6 +74,11 @@ async function sendAndWait(r: Rig, c: TestLolaClient, bytes: Uint8Array, command
 }
 
 describe("LoLA server: sensor messages", () => {
+  it(`runs on this project's body model: ${NAO_TEST_SIM} (vitest.config.ts runs this file on both)`, async () => {
+    const r = await rig();
+    expect(r.robot.sim!.body.model.kind).toBe(NAO_TEST_SIM);
+  });
+
   it("sends the first 896-byte message right after accept, with the body id from the preferences", async () => {
     const r = await rig({ robotConfig: { headId: "P0000074A05S93M00061" } });
     expect(r.server.path).toBe(r.path);

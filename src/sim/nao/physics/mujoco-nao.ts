@@ -37,6 +37,9 @@ const TIMESTEP_US = Math.round(NAO_TIMESTEP_S * 1e6);
 /** Torso and Head: touching the floor with these is a fall. */
 const FALL_LINKS = ["Torso", "Head"].map((l) => NAO_CONTACT_LINKS.indexOf(l));
 
+/** The NAO compiled once per MuJoCo module (one per thread), never modified: the template bodies copy. */
+const COMPILED = new WeakMap<Mujoco, MjModel>();
+
 export class MujocoNaoModel extends NaoModelOutputs implements NaoBodyModel {
   readonly kind = "physics";
   readonly contactLinks = NAO_CONTACT_LINKS;
@@ -74,7 +77,11 @@ export class MujocoNaoModel extends NaoModelOutputs implements NaoBodyModel {
   constructor(mj: Mujoco, pose: NaoSimPose = "stand") {
     super();
     this.mj = mj;
-    const m = mj.MjModel.from_xml_string(naoMjcf());
+    // Compiling the MJCF takes ~50-150 ms; each body gets a copy of the thread's compiled model
+    // (it changes its own actuator gains), which takes well under a millisecond.
+    const compiled = COMPILED.get(mj) ?? mj.MjModel.from_xml_string(naoMjcf());
+    COMPILED.set(mj, compiled);
+    const m = new mj.MjModel(compiled);
     const d = new mj.MjData(m);
     this.mjModel = m;
     this.mjData = d;
