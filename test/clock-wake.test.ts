@@ -109,7 +109,7 @@ describe("MonotonicClock options", () => {
  * message, with or without waking it. What the worker saw when it served the message: whether
  * its sleep was still pending and how many waits the interrupt had ended by then.
  */
-async function serveWhileSleeping(wake: boolean): Promise<{ pending: boolean; interrupted: number; after: { interrupted: number; timedOut: number } }> {
+async function serveWhileSleeping(wake: boolean, turnAfterWait = true): Promise<{ pending: boolean; interrupted: number; after: { interrupted: number; timedOut: number } }> {
   const words = new Int32Array(new SharedArrayBuffer(4));
   const clockUrl = new URL("../src/runtime/clock.ts", import.meta.url).href;
   const source = `
@@ -117,18 +117,19 @@ async function serveWhileSleeping(wake: boolean): Promise<{ pending: boolean; in
     import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then(async (tsx) => {
       tsx.register();
       const { MonotonicClock } = await import(${JSON.stringify(clockUrl)});
-      const clock = new MonotonicClock({ wake: "block", interrupt: { words: workerData.words, index: 0 } });
+      const clock = new MonotonicClock({ wake: "block", interrupt: { words: workerData.words, index: 0 }, turnAfterWait: workerData.turnAfterWait });
       let pending = true;
       parentPort.on("message", () => parentPort.postMessage({ type: "served", pending, interrupted: clock.wakeCounts.interrupted }));
       const slept = clock.sleepUntil(clock.nowMs() + 2500);
       parentPort.postMessage({ type: "sleeping" });
       await slept;
       pending = false;
+      await new Promise((r) => setImmediate(r)); // a turn: a message not served yet is served now
       parentPort.postMessage({ type: "done", counts: clock.wakeCounts });
       parentPort.close();
     });
   `;
-  const w = new Worker(source, { eval: true, workerData: { words } });
+  const w = new Worker(source, { eval: true, workerData: { words, turnAfterWait } });
   try {
     let served: { pending: boolean; interrupted: number } | null = null;
     const done = await new Promise<{ interrupted: number; timedOut: number }>((resolve, reject) => {
@@ -160,7 +161,19 @@ describe("MonotonicClock block: the interrupt word", () => {
   }, 20_000);
   it("without the word's wake-up the same message waits for the turn before the deadline", async () => {
     const r = await serveWhileSleeping(false);
+    expect(r.pending).toBe(true); // served in the turn between the wait and the deadline
     expect(r.interrupted).toBe(0);
     expect(r.after.interrupted).toBe(0);
+  }, 20_000);
+  it("turnAfterWait false: no turn between the wait and the deadline, the message is served right after it", async () => {
+    const r = await serveWhileSleeping(false, false);
+    expect(r.pending).toBe(false); // the sleep had resolved: one turn per wait, the one before it
+    expect(r.interrupted).toBe(0);
+    expect(r.after.timedOut).toBe(1);
+  }, 20_000);
+  it("turnAfterWait false: the word's wake-up still serves a message at once", async () => {
+    const r = await serveWhileSleeping(true, false);
+    expect(r.pending).toBe(true);
+    expect(r.interrupted).toBeGreaterThanOrEqual(1);
   }, 20_000);
 });

@@ -226,11 +226,12 @@ function raisePriority(fifo: number, nice: number): string {
  * The clock a core's cycle runs on: the wake mode asked for (CoreBaseOptions.wake), else the
  * body's (`fallback`: WORKER_WAKE_DEFAULT, one futex wait per cycle), and the host's requests end
  * its blocking wait early through the wake word (CTL.wake, bumped by CoreLink after every message),
- * so a request is served at once, not at the next cycle. Call from the body's `create`.
+ * so a request is served at once, not at the next cycle. `turnAfterWait`: see
+ * MonotonicClockOptions (false for a core whose cycle reads its own inputs). Call from the body's `create`.
  */
-export function coreClock(o: CoreBaseOptions, fallback: WakeMode = WORKER_WAKE_DEFAULT): MonotonicClock {
+export function coreClock(o: CoreBaseOptions, fallback: WakeMode = WORKER_WAKE_DEFAULT, turnAfterWait = true): MonotonicClock {
   const { buffer } = workerData as { buffer: SharedArrayBuffer };
-  return new MonotonicClock({ wake: o.wake ?? fallback, spinMs: o.spinMs ?? "auto", interrupt: { words: new Int32Array(buffer, 0, CTL.words), index: CTL.wake } });
+  return new MonotonicClock({ wake: o.wake ?? fallback, spinMs: o.spinMs ?? "auto", interrupt: { words: new Int32Array(buffer, 0, CTL.words), index: CTL.wake }, turnAfterWait });
 }
 
 /** Run `body`'s core on this worker thread (call once, from the body's worker entry). */

@@ -36,9 +36,12 @@ runCore<NaoRobot, NaoCoreOptions, NaoRequests, NaoReady, { lolaPath: string | nu
     return { publish: (r) => ch.publish(r.state) };
   },
   create: async (o, wrap) => {
-    // One futex wait per cycle ("block"): LoLA clients' answers are read in the turn before the
-    // cycle (they land in the next cycle, as always); the host's requests wake it at once.
-    const clock = coreClock(o);
+    // One futex wait per cycle ("block"), the host's requests wake it at once. One event-loop turn
+    // per cycle (before the wait) when nothing the cycle needs comes through the event loop: the
+    // LoLA controller's answer is read by the cycle itself (pollCommands), the simulated chest board
+    // answers synchronously. USB's transfers complete through the event loop: a turn after the
+    // wait serves them before the cycle. (docs/performance.md, "CPU per body".)
+    const clock = coreClock(o, undefined, o.usb);
     tap = o.recordRing ? new RecordTap(new ByteRing(o.recordRing), clock) : null;
     upstream = o.upstream ? new LolaUpstreamDriver({ path: o.upstream.path, clock, tap: tap?.lolaUpstream ?? null, ...(o.upstream.stallMs ? { stallMs: o.upstream.stallMs } : {}) }) : null;
     const t = tap;
@@ -89,16 +92,17 @@ runCore<NaoRobot, NaoCoreOptions, NaoRequests, NaoReady, { lolaPath: string | nu
       graceMs: l.graceMs,
       ...(l.group !== undefined ? { group: l.group } : {}),
       ...(tap ? { tap: tap.lola } : {}),
+      // The controlling client's answers are read by the cycle (one read(2) at its start), not by
+      // the event loop: no wake-up or turn of their own (docs/performance.md).
+      pollCommands: true,
       // On top of LoLA: the robot is named by the upstream's messages, and nothing is sent while it is not there.
-      // … and its messages start the cycles: the controlling client's answers are read by the
-      // cycle (one read at its start), not by a wake-up of their own (docs/performance.md).
-      ...(up ? { robotConfigSource: () => up.robotConfig, holdUntilValid: true, pollCommands: true } : {}),
+      ...(up ? { robotConfigSource: () => up.robotConfig, holdUntilValid: true } : {}),
     };
     const lola = await startLolaServer(r, { path: l.path, ...lolaOpts }).catch((e: unknown) => {
       if (l.fallbackPath && e instanceof BodylinkError && e.code === "BL_ERR_LOLA_SOCKET") return startLolaServer(r, { path: l.fallbackPath, ...lolaOpts });
       throw e;
     });
-    if (up) control.onInput(() => lola.pollCommands());
+    control.onInput(() => lola.pollCommands());
     return { close: () => lola.close(), facts: { lolaPath: lola.path }, lastWords: () => lola.sendFinalFrame() };
   },
   afterCycle: (r, seq) => {

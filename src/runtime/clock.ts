@@ -79,6 +79,15 @@ export interface MonotonicClockOptions {
   spinMs?: number | "auto";
   /** "block" (and "wait"): a futex word that ends the wait early so the event loop serves a message at once. */
   interrupt?: WakeInterrupt;
+  /**
+   * "block": turn the event loop once more between the end of the futex wait and the deadline, so
+   * what arrived during the wait is served before the cycle (the default, true). false: one turn
+   * per cycle, the one before the wait; the wait ends in the spin and the deadline's callback, and
+   * what arrived during it is served right after that cycle. For a thread whose cycle reads what
+   * it needs itself (the NAO's core: its LoLA server's `pollCommands`, the simulated chest board);
+   * not for a link whose answers come through the event loop (USB's transfers).
+   */
+  turnAfterWait?: boolean;
 }
 
 /**
@@ -174,6 +183,7 @@ export class MonotonicClock implements Clock {
   readonly #cell: Int32Array;
   readonly #index: number;
   readonly #interruptible: boolean;
+  readonly #turnAfterWait: boolean;
   /** [0] interrupt value last served; [1] wake-ups ended early by the interrupt; [2] blocking waits that timed out. */
   readonly #counts = new Float64Array(3);
 
@@ -190,6 +200,7 @@ export class MonotonicClock implements Clock {
     this.#cell = i ? i.words : SLEEP_CELL;
     this.#index = i ? i.index : 0;
     this.#interruptible = i !== undefined;
+    this.#turnAfterWait = opts.turnAfterWait ?? true;
     if (i) this.#counts[0] = Atomics.load(i.words, i.index);
     if (this.wake === "block") this.wakeAt = this.#wakeAtBlock;
   }
@@ -245,7 +256,9 @@ export class MonotonicClock implements Clock {
     const b = this.#blk;
     b[1] = b[0]! - this.#leadMs();
     b[2] = this.#block(b[1]!);
-    setImmediate(b[2] === INTERRUPTED ? this.#blkPhase : this.#blkFinish);
+    if (b[2] === INTERRUPTED) setImmediate(this.#blkPhase);
+    else if (this.#turnAfterWait) setImmediate(this.#blkFinish);
+    else this.#blkFinish(); // one turn per cycle: the one before this wait
   };
   readonly #blkFinish = (): void => {
     const b = this.#blk;
