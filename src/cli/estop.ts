@@ -14,7 +14,7 @@ import type { EstopAnswer, EstopStateAnswer } from "../client/messages.js";
 import { requestEstopSocket } from "../serve/estop-socket.js";
 import { getJson } from "./http.js";
 import { CliError, usageError } from "./errors.js";
-import { apiUrlFor as apiUrl, chooseRuntime, listRuntimes, type RuntimeRecord, type TargetOptions as UrlOption } from "./discovery.js";
+import { apiUrlFor as apiUrl, chooseRuntime, findRuntime, listRuntimes, type RuntimeRecord, type TargetOptions as UrlOption } from "./discovery.js";
 import { BodylinkError } from "../errors.js";
 
 interface EstopOptions extends UrlOption {
@@ -46,8 +46,35 @@ function parseCategory(v: string): 0 | 1 {
 type Target = Pick<RuntimeRecord, "name" | "apiUrl"> & { estopPath?: string | null };
 type Stopped = { name: string; via: "local socket" | "robot API"; answer: EstopAnswer } | { name: string; error: string };
 
+/**
+ * How long a stop waits for a runtime that is still starting (its record claims the name before the
+ * body opens) to serve its e-stop socket or API, ms. Its body is not commanded before it serves them.
+ */
+const STARTING_WAIT_MS = 5000;
+
+/** A runtime still starting: wait (bounded) until its record names a way to stop it; null if it never did. */
+async function whenServing(t: Target): Promise<Target | null> {
+  if (t.estopPath || t.apiUrl || !isLocalRecord(t)) return t;
+  process.stderr.write(`bodylink: ${t.name} is starting; waiting up to ${STARTING_WAIT_MS / 1000} s for its e-stop socket\n`);
+  const until = Date.now() + STARTING_WAIT_MS;
+  while (Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 25));
+    const now = findRuntime(t.name);
+    if (!now) return null;
+    if (now.estopPath || now.apiUrl) return now;
+  }
+  return null;
+}
+
+const isLocalRecord = (t: Target): t is RuntimeRecord => "pid" in t;
+
 /** Stop one runtime: its local socket first, the robot API when the socket does not answer. */
-async function stopOne(t: Target, req: { source: string; reason: string; category?: 0 | 1 }): Promise<Stopped> {
+async function stopOne(target: Target, req: { source: string; reason: string; category?: 0 | 1 }): Promise<Stopped> {
+  const t = await whenServing(target);
+  if (!t) {
+    const gone = !findRuntime(target.name);
+    return { name: target.name, error: gone ? "it exited while starting" : `still starting after ${STARTING_WAIT_MS / 1000} s: no e-stop socket or robot API yet` };
+  }
   let socketProblem = "";
   if (t.estopPath) {
     try {
@@ -90,7 +117,7 @@ export function registerEstop(program: Command): void {
     .option("--robot <name>", "only the runtime of this name on this machine (`bodylink ls`); --status and --reset need it when several run")
     .addHelpText(
       "after",
-      "\nA stop tries each runtime's local e-stop socket (in its runtime directory) first, then its robot API.\n\nExamples:\n  bodylink estop                         stop every runtime here with its body's default category\n  bodylink estop --robot nao-1           stop one\n  bodylink estop --category 0            cut at once (a standing NAO falls)\n  bodylink estop --reset --reason \"area clear\"",
+      "\nA stop tries each runtime's local e-stop socket (in its runtime directory) first, then its robot API;\na runtime still starting is waited for up to 5 s (its socket comes up with its body, before its API).\n\nExamples:\n  bodylink estop                         stop every runtime here with its body's default category\n  bodylink estop --robot nao-1           stop one\n  bodylink estop --category 0            cut at once (a standing NAO falls)\n  bodylink estop --reset --reason \"area clear\"",
     )
     .action(async (o: EstopOptions) => {
       if (o.reset && o.status) throw new CliError("--reset and --status exclude each other", 2);

@@ -181,6 +181,11 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
       closers.unshift(() => es.close());
     }
     lines.push(estopPath ? `local e-stop: ${estopPath} (\`bodylink estop\` tries it before the API)` : `local e-stop: none (${estopCandidate} is too long for a socket; set BODYLINK_RUNTIME_DIR shorter)`);
+    // The stop socket is live before the API: say so at once, so `bodylink estop` reaches a runtime still starting.
+    if (estopPath) {
+      record = { ...record, estopPath };
+      updateRuntime(record);
+    }
     const slog = attachSafetyLog(robot, log.child({ component: "safety" }));
     safety = slog;
     closers.push(async () => slog.close());

@@ -1,0 +1,60 @@
+/**
+ * `bodylink estop` against a runtime that is still starting: its record claims the name before
+ * the body opens, and the e-stop socket comes with the body, before the robot API. An e-stop typed
+ * in that window waits (bounded) for the socket and stops, instead of answering "NOT STOPPED: no
+ * robot API" for a runtime about to drive its body.
+ */
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ownProcStart, removeRuntimeRecord, type RuntimeRecord, updateRuntime, writeRuntime } from "../../src/cli/discovery.js";
+import type { P7Robot } from "../../src/runtime/p7-robot.js";
+import { type EstopSocket, serveEstopSocket } from "../../src/serve/estop-socket.js";
+import { simP7 } from "../api/helpers.js";
+import { cli } from "../support/cli.js";
+import { useRuntimeDir } from "../support/runtime-dir.js";
+
+const dir = useRuntimeDir("bl-estop-start-");
+let robot: P7Robot | null = null;
+let sock: EstopSocket | null = null;
+afterEach(async () => {
+  removeRuntimeRecord("arm-starting");
+  await sock?.close();
+  await robot?.stop();
+  sock = null;
+  robot = null;
+});
+
+/** A record as serve writes it first: this (live) process, no e-stop socket, no API yet. */
+function starting(): RuntimeRecord {
+  const r: RuntimeRecord = { name: "arm-starting", pid: process.pid, procStart: ownProcStart(), body: "p7", transport: "sim", apiUrl: null, lolaPath: null, tnyUrl: null, startedAt: new Date().toISOString() };
+  writeRuntime(r);
+  return r;
+}
+
+describe("bodylink estop while a runtime starts", () => {
+  it("waits for its e-stop socket and latches it (the socket is recorded before the API)", async () => {
+    const record = starting();
+    const env = { ...process.env, BODYLINK_RUNTIME_DIR: dir };
+    const stop = cli(env, "estop", "--reason", "typed during start");
+    // The body comes up 0.8 s later with its socket, as serve's start does; the API is not there yet.
+    await new Promise((r) => setTimeout(r, 800));
+    robot = await simP7();
+    await robot.start();
+    const path = join(dir, "arm-starting.estop");
+    sock = await serveEstopSocket(path, robot);
+    updateRuntime({ ...record, estopPath: path });
+    const r = await stop;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/arm-starting is starting; waiting up to 5 s for its e-stop socket/);
+    expect(r.stdout).toMatch(/LATCHED .*by cli: typed during start/);
+    expect(robot.estopState()).toMatchObject({ latched: true, reason: "typed during start" });
+  }, 60_000);
+
+  it("one that never serves within 5 s is named NOT STOPPED, with why, and the exit is non-zero", async () => {
+    starting();
+    const r = await cli({ ...process.env, BODYLINK_RUNTIME_DIR: dir }, "estop", "--robot", "arm-starting");
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/arm-starting.*still starting after 5 s: no e-stop socket or robot API yet/s);
+    expect(r.stderr).toMatch(/not confirmed by arm-starting/);
+  }, 60_000);
+});
