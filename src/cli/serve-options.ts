@@ -4,7 +4,7 @@
  * (src/cli/bodies/) read them without importing serve.
  */
 import type { WakeMode } from "../runtime/clock.js";
-import type { NaoSimKind } from "../bodies/nao/sim-world.js";
+import type { SimKind } from "../bodies/sim-world.js";
 import type { LogFormat, Logger, LogLevel } from "../serve/logger.js";
 
 export const VERSION = "0.1.0";
@@ -42,8 +42,8 @@ export interface ServeOptions {
   lolaGraceMs: number;
   acceptBoardVersion: number[];
   seed: number;
-  /** NAO simulator: the body's mechanics, "kinematic" (the default) or "physics" (MuJoCo; docs/simulation.md). */
-  sim?: NaoSimKind;
+  /** NAO and P7 simulators: the body's mechanics, "kinematic" (the default) or "physics" (MuJoCo; docs/simulation.md). */
+  sim?: SimKind;
   /**
    * Simulators: lockstep time (runtime/lockstep.ts): a cycle runs when the controlling LoLA client
    * has answered the last one (NAO), or as many as a robot API client asks for (POST /v1/sim/step,

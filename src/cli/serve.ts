@@ -413,7 +413,7 @@ function say(line: string): void {
 const LOLA_UPSTREAM_BODY: BodyKind = "nao";
 
 /** Options (commander's keys) that only one body reads. */
-const BODY_FLAGS: ReadonlyArray<readonly [key: string, flag: string, body: BodyKind]> = [
+const BODY_FLAGS: ReadonlyArray<readonly [key: string, flag: string, body: BodyKind | readonly BodyKind[]]> = [
   ["usb", "--usb", "nao"],
   ["lola", "--no-lola", "nao"],
   ["lolaPath", "--lola-path", "nao"],
@@ -421,7 +421,7 @@ const BODY_FLAGS: ReadonlyArray<readonly [key: string, flag: string, body: BodyK
   ["lolaGraceMs", "--lola-grace-ms", "nao"],
   ["lolaGroup", "--lola-group", "nao"],
   ["acceptBoardVersion", "--accept-board-version", "nao"],
-  ["sim", "--sim", "nao"],
+  ["sim", "--sim", ["nao", "p7"]],
   ["tny", "--no-tny", "tny360"],
   ["tnyPort", "--tny-port", "tny360"],
   ["tnyHost", "--tny-host", "tny360"],
@@ -434,7 +434,8 @@ const BODY_FLAGS: ReadonlyArray<readonly [key: string, flag: string, body: BodyK
 export function inapplicableFlags(o: ServeOptions, given: (key: string) => boolean): string[] {
   const out: string[] = [];
   for (const [key, flag, body] of BODY_FLAGS) {
-    if (given(key) && o.body !== body) out.push(`${flag} applies to --body ${body} only; ignored with --body ${o.body}`);
+    const bodies: readonly string[] = typeof body === "string" ? [body] : body;
+    if (given(key) && !bodies.includes(o.body)) out.push(`${flag} applies to --body ${bodies.join(" or ")} only; ignored with --body ${o.body}`);
   }
   if (isBodyKind(o.body)) out.push(...SERVE_ENTRIES[o.body].flagWarnings(o, given));
   return out;

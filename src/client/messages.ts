@@ -71,16 +71,20 @@ export interface NaoFields {
   readonly joint_status: readonly number[];
   readonly joint_stiffness: readonly number[];
   /** A physics simulator's world (`serve --sim physics`, docs/simulation.md); absent otherwise. */
-  readonly sim?: {
-    readonly time_s: number;
-    readonly base_position_m: readonly number[];
-    readonly base_orientation_xyzw: readonly number[];
-    readonly fallen: boolean;
-    /** Simulated seconds per real second over the last second (about 1 in real time; 0 while lockstep time stands still). */
-    readonly real_time_factor: number;
-    readonly contacts: ReadonlyArray<{ readonly link: string; readonly force_n: number }>;
-  };
+  readonly sim?: SimWorld;
   readonly head: { readonly voltage: number; readonly power: number; readonly current: number; readonly face_temperature: number };
+}
+
+/** A physics simulator's world in the state (`serve --sim physics`, docs/simulation.md). */
+export interface SimWorld {
+  readonly time_s: number;
+  /** The base's origin in the world, m (the NAO's torso; the P7's base, bolted at the origin). */
+  readonly base_position_m: readonly number[];
+  readonly base_orientation_xyzw: readonly number[];
+  readonly fallen: boolean;
+  /** Simulated seconds per real second over the last second (about 1 in real time; 0 while lockstep time stands still). */
+  readonly real_time_factor: number;
+  readonly contacts: ReadonlyArray<{ readonly link: string; readonly force_n: number }>;
 }
 
 export interface P7Fields {
@@ -90,6 +94,8 @@ export interface P7Fields {
   readonly motor_temperatures: readonly number[];
   readonly error_ids: readonly number[];
   readonly imu: { readonly angular_velocity: readonly number[]; readonly linear_acceleration: readonly number[] };
+  /** The physics arm's world (`serve --body p7 --sim physics`); absent otherwise. */
+  readonly sim?: SimWorld;
 }
 
 export type NaoStateMessage = StateEnvelope & { readonly body: "nao" } & NaoFields;

@@ -4,6 +4,7 @@
  * body's state region (src/bodies/<body>/layout.ts).
  */
 import type { NaoSimKind } from "../bodies/nao/sim-world.js";
+import type { SimKind } from "../bodies/sim-world.js";
 import type { CoreBaseOptions } from "./core-shm.js";
 import type { NaoPreferences } from "../bodies/nao/prefs.js";
 import type { P7ClearAccepted, P7CommandResult } from "../runtime/p7-robot.js";
@@ -28,6 +29,8 @@ export interface NaoCoreOptions extends CoreBaseOptions {
 
 export interface P7CoreOptions extends CoreBaseOptions {
   seed: number;
+  /** The simulated arm's mechanics: the kinematic model (the default) or MuJoCo physics. */
+  sim?: SimKind;
 }
 
 export interface Tny360CoreOptions extends CoreBaseOptions {

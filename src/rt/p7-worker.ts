@@ -7,7 +7,7 @@
  */
 import { RecordTap } from "../record/tap.js";
 import { P7Robot } from "../runtime/p7-robot.js";
-import { P7SimDriver } from "../drivers/p7/sim.js";
+import { P7SimDriver, physicsP7Model } from "../drivers/p7/sim.js";
 import { CTL } from "./core-shm.js";
 import type { P7CoreOptions, P7Ready, P7Requests } from "./core-options.js";
 import { coreClock, runCore } from "./core-worker.js";
@@ -27,15 +27,15 @@ runCore<P7Robot, P7CoreOptions, P7Requests, P7Ready>({
     const ch = p7StateChannel(buffer, start, ctl, CTL.stateSeq);
     return { publish: (r) => ch.publish(r) };
   },
-  create: (o, wrap) => {
+  create: async (o, wrap) => {
     const clock = coreClock(o);
     tap = o.recordRing ? new RecordTap(new ByteRing(o.recordRing), clock) : null;
     const t = tap;
-    return P7Robot.create({ seed: o.seed, youngGcEveryMs: o.gcEveryMs, clock, driver: wrap(new P7SimDriver({ seed: o.seed })) }).then((r) => {
-      // Every command the arm takes, whichever way it arrived, with the values it applied.
-      if (t) r.onCommand((kind, targets, speeds, joint) => t.p7Command(r.loop.seq, kind, targets, speeds, joint));
-      return r;
-    });
+    const model = o.sim === "physics" ? await physicsP7Model() : undefined;
+    const r = await P7Robot.create({ seed: o.seed, youngGcEveryMs: o.gcEveryMs, clock, driver: wrap(new P7SimDriver({ seed: o.seed, ...(model ? { model } : {}) })) });
+    // Every command the arm takes, whichever way it arrived, with the values it applied.
+    if (t) r.onCommand((kind, targets, speeds, joint) => t.p7Command(r.loop.seq, kind, targets, speeds, joint));
+    return r;
   },
   // The command mailbox (the host validated what is in it): the newest command at the start of each cycle.
   input(buffer, start) {

@@ -53,6 +53,8 @@ import { type P7Driver, P7SimDriver } from "../drivers/p7/sim.js";
 import { type CycleRobot, Lifecycle, type Phase } from "../rt/lifecycle.js";
 import type { P7SimParams } from "../sim/p7/constants.js";
 import type { P7Sim } from "../sim/p7/arm-sim.js";
+import type { P7BodyModel } from "../sim/p7/model.js";
+import { SIM_WORLD } from "../bodies/sim-world.js";
 import { Authority, type Awaitable, type LeaseInfo } from "./authority.js";
 import { p7Admission, p7FaultRefusal } from "./p7-checks.js";
 import { type Clock, MonotonicClock } from "./clock.js";
@@ -80,7 +82,9 @@ export interface P7RobotOptions {
   initialAnglesRad?: ArrayLike<number>;
   /** See LoopOptions.youngGcEveryMs: collect the young generation between cycles this often, ms. Defaults to 0 (V8 decides); `bodylink serve` sets 100. */
   youngGcEveryMs?: number;
-  /** The arm's link. Defaults to the simulated arm (seed, simParams, initialAnglesRad); `sim` stays that simulator. */
+  /** The simulated arm's mechanics (`physicsP7Model()` for physics); defaults to the kinematic model. */
+  simModel?: P7BodyModel;
+  /** The arm's link. Defaults to the simulated arm (seed, simParams, initialAnglesRad, simModel); `sim` stays that simulator. */
   driver?: P7Driver;
 }
 
@@ -179,7 +183,7 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, P7Command
     this.clock = opts.clock ?? new MonotonicClock();
     this.authority = opts.authority ?? new Authority(this.clock);
     // A simulated arm given as the driver (the core's worker builds its own) is the one `sim` names.
-    const simDriver = opts.driver instanceof P7SimDriver ? opts.driver : new P7SimDriver({ seed: opts.seed ?? 1, params: opts.simParams, initialAnglesRad: opts.initialAnglesRad });
+    const simDriver = opts.driver instanceof P7SimDriver ? opts.driver : new P7SimDriver({ seed: opts.seed ?? 1, params: opts.simParams, initialAnglesRad: opts.initialAnglesRad, ...(opts.simModel ? { model: opts.simModel } : {}) });
     this.sim = simDriver.sim;
     this.driver = opts.driver ?? simDriver;
     this.lifecycle = new Lifecycle(this.driver, this, this.clock, opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs });
@@ -255,7 +259,7 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, P7Command
       errors: { ...this.#counters, jointErrors },
       control: h ? { owner: h.owner, source: h.source, expiresAtEpochMs: h.expiresAtEpochMs } : null,
       estop: this.authority.estop,
-      sim: this.#simTime.health(this.clock, "kinematic"),
+      sim: this.#simTime.health(this.clock, this.sim.model.kind),
     };
   }
 
@@ -474,6 +478,7 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, P7Command
     s.timestampMs = nowMs;
     s.epochMs = this.clock.epochMs();
     this.#simTime.sample(this.sim.timeS);
+    if (this.sim.model.kind === "physics") writeP7SimWorld(s.simWorld, this.sim.timeS, this.#simTime);
     if (!s.jointValid || !s.motorValid || !s.imuValid) this.#counters.lengthMismatch++;
     this.#link = "ok";
   }
@@ -549,6 +554,18 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, P7Command
 }
 
 const OK = Object.freeze({ ok: true as const });
+
+/**
+ * A physics arm's world into the state (perform side, allocation-free): its base is bolted to the
+ * world's origin, upright, so only time moves; it cannot fall and its links touch nothing.
+ */
+function writeP7SimWorld(w: Float64Array, timeS: number, time: SimTimeMeter): void {
+  w.fill(0);
+  w[SIM_WORLD.present] = 1;
+  w[SIM_WORLD.timeS] = timeS;
+  w[SIM_WORLD.qw] = 1;
+  w[SIM_WORLD.realTimeFactor] = time.realTimeFactor();
+}
 
 /**
  * What the robot API serves of a P7: the core in this thread (P7Robot) or in a worker (P7Host);

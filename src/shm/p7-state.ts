@@ -26,6 +26,7 @@ export const P7_BINDING: StateBinding<P7Mirror, typeof P7_STATE_LAYOUT> = {
     errorIds: s.errorIds,
     angularVelocity: s.angularVelocity,
     linearAcceleration: s.linearAcceleration,
+    simWorld: s.simWorld,
   }),
   write(v, m) {
     const s = m.state;

@@ -35,9 +35,11 @@ import type {
   StateMessage,
   Tny360Fields,
   Tny360StateMessage,
+  SimWorld,
 } from "../../src/client/messages.js";
 import type { AppliedResultSchema, NaoRestFieldsSchema, NaoStreamFieldsSchema } from "../../src/serve/api/bodies/nao.js";
 import type { P7FieldsSchema } from "../../src/serve/api/bodies/p7.js";
+import type { SimWorldSchema } from "../../src/serve/api/bodies/sim-world.js";
 import { TnyFieldsSchema } from "../../src/serve/api/bodies/tny360.js";
 import { GAIT_NAMES, type GaitName } from "../../src/wire/tny/constants.js";
 import type {
@@ -72,6 +74,7 @@ const CHECKED = {
   StateEnvelope: agree<StateEnvelope, Envelope>(true),
   NaoFields: agree<NaoFields, Static<typeof NaoStreamFieldsSchema>>(true) && agree<NaoFields, Static<typeof NaoRestFieldsSchema>>(true),
   P7Fields: agree<P7Fields, Static<typeof P7FieldsSchema>>(true),
+  SimWorld: agree<SimWorld, Static<typeof SimWorldSchema>>(true),
   Tny360Fields: agree<Tny360Fields, Static<typeof TnyFieldsSchema>>(true),
   NaoStateMessage: agree<NaoStateMessage, StateOf<"nao", Static<typeof NaoStreamFieldsSchema>>>(true),
   P7StateMessage: agree<P7StateMessage, StateOf<"p7", Static<typeof P7FieldsSchema>>>(true),

@@ -3,11 +3,12 @@
  * `POST /v1/sim/reset`, the core, the host): data only, so servers and the host can name them
  * without importing the simulator (docs/architecture.md's layout table).
  */
+import { SIM_KINDS, type SimKind } from "../sim-world.js";
 import { NAO_FRAME_INDEX, type NaoFrame } from "./kinematics.js";
 
-/** Which mechanics a simulated NAO has (`serve --sim`). */
-export const NAO_SIM_KINDS = ["physics", "kinematic"] as const;
-export type NaoSimKind = (typeof NAO_SIM_KINDS)[number];
+/** Which mechanics a simulated NAO has (`serve --sim`): every body's choice (../sim-world.ts). */
+export const NAO_SIM_KINDS = SIM_KINDS;
+export type NaoSimKind = SimKind;
 /** Poses a simulated world can be reset to (`POST /v1/sim/reset`). */
 export const NAO_SIM_POSES = ["stand", "crouch", "lying"] as const;
 export type NaoSimPose = (typeof NAO_SIM_POSES)[number];

@@ -10,6 +10,7 @@
 
 import type { LinkStatus } from "../link.js";
 import type { SafetyCode } from "../safety.js";
+import { SIM_WORLD_SLOTS } from "../sim-world.js";
 
 export type { LinkStatus };
 
@@ -25,7 +26,7 @@ export interface HeadReadings {
 }
 
 /** Slots of `NaoState.simWorld` (a physics simulator's world; all 0 on a robot or the kinematic simulator). */
-export const SIM_WORLD = { present: 0, timeS: 1, x: 2, y: 3, z: 4, qx: 5, qy: 6, qz: 7, qw: 8, fallen: 9, realTimeFactor: 10 } as const;
+export { SIM_WORLD } from "../sim-world.js";
 /** Slots in `NaoState.simContacts`: NAO_CONTACT_LINKS' order (bodies/nao/mjcf.ts), room for 16. */
 export const SIM_CONTACT_SLOTS = 16;
 
@@ -116,7 +117,7 @@ export class NaoState {
    * time s, torso position m (x, y, z; the floor at z = 0), orientation (x, y, z, w), fallen (0/1),
    * simulated seconds per real second over the last second (runtime/sim-time.ts).
    */
-  readonly simWorld = new Float64Array(11);
+  readonly simWorld = new Float64Array(SIM_WORLD_SLOTS);
   /** Net floor contact force per link, N, in NAO_CONTACT_LINKS' order (0: not touching). */
   readonly simContacts = new Float32Array(SIM_CONTACT_SLOTS);
 

@@ -4,6 +4,7 @@
  * of it, test/rt/shm.test.ts checks it against P7State. Order is free; the builder aligns each
  * field to its element size. Values stay float64, as P7State holds them (error ids are exact).
  */
+import { SIM_WORLD_SLOTS } from "../sim-world.js";
 import { P7_JOINT_COUNT } from "./joints.js";
 
 export const P7_STATE_LAYOUT = [
@@ -16,6 +17,8 @@ export const P7_STATE_LAYOUT = [
   { name: "errorIds", type: "f64", count: P7_JOINT_COUNT },
   { name: "angularVelocity", type: "f64", count: 3 },
   { name: "linearAcceleration", type: "f64", count: 3 },
+  // a physics simulator's world (SIM_WORLD's slots; all 0 without one)
+  { name: "simWorld", type: "f64", count: SIM_WORLD_SLOTS },
   // jointValid, motorValid, imuValid (0/1), link (LINK_CODE)
   { name: "flags", type: "u8", count: 4 },
 ] as const;

@@ -12,6 +12,7 @@
  *
  * Pure and browser-safe.
  */
+import { SIM_WORLD_SLOTS } from "../sim-world.js";
 import { P7_JOINT_COUNT } from "./joints.js";
 
 /** When and in which cycle a snapshot was taken. */
@@ -78,6 +79,12 @@ export class P7State {
   readonly errorIds = new Float64Array(P7_JOINT_COUNT);
   readonly angularVelocity = new Float64Array(3);
   readonly linearAcceleration = new Float64Array(3);
+  /**
+   * A physics simulator's world (slots in SIM_WORLD, ../sim-world.ts): present (1 with the
+   * physics arm), simulated time, the base's pose (bolted at the origin), fallen (never), the
+   * real-time factor. All 0 on a real arm and the kinematic simulator.
+   */
+  readonly simWorld = new Float64Array(SIM_WORLD_SLOTS);
 
   invalidate(): void {
     this.jointValid = false;

@@ -14,10 +14,12 @@
  * Perform side (`read`, `write`, `apply`) allocates nothing.
  */
 import { type P7Commands, P7_WRITE_KIND } from "../../bodies/p7/commands.js";
-import { P7_JOINT_COUNT } from "../../bodies/p7/joints.js";
+import { P7_HOME_RAD, P7_JOINT_COUNT } from "../../bodies/p7/joints.js";
 import type { P7State } from "../../bodies/p7/state.js";
 import { P7Sim, type P7SimFrame } from "../../sim/p7/arm-sim.js";
 import type { P7SimParams } from "../../sim/p7/constants.js";
+import type { P7BodyModel } from "../../sim/p7/model.js";
+import { MujocoP7Model } from "../../sim/p7/physics/mujoco-p7.js";
 import { type BodyDriver, IO } from "../driver.js";
 
 /** Elapsed time beyond this between two writes is not simulated. */
@@ -41,6 +43,13 @@ export interface P7SimDriverOptions {
   seed?: number;
   params?: Partial<P7SimParams>;
   initialAnglesRad?: ArrayLike<number>;
+  /** The arm's mechanics (`physicsP7Model()` for `serve --sim physics`); defaults to the kinematic model. */
+  model?: P7BodyModel;
+}
+
+/** The MuJoCo P7 (`serve --body p7 --sim physics`), at rest in the home pose (the simulator resets it to its start). */
+export function physicsP7Model(): Promise<MujocoP7Model> {
+  return MujocoP7Model.create(P7_HOME_RAD);
 }
 
 export class P7SimDriver implements P7Driver {
@@ -52,7 +61,7 @@ export class P7SimDriver implements P7Driver {
   #fresh = false;
 
   constructor(opts: P7SimDriverOptions = {}) {
-    this.sim = new P7Sim({ seed: opts.seed ?? 1, params: opts.params, initialAnglesRad: opts.initialAnglesRad });
+    this.sim = new P7Sim({ seed: opts.seed ?? 1, params: opts.params, initialAnglesRad: opts.initialAnglesRad, ...(opts.model ? { model: opts.model } : {}) });
   }
 
   get linkUp(): boolean {

@@ -2,24 +2,24 @@
  * A simulated AIRBOT Arm-P7: the arm-side service a runtime reads every 4 ms. It produces what
  * the P7's service publishes (joint angles, velocities, efforts; motor temperatures and raw error
  * ids; IMU angular velocity and linear acceleration in its own frame, gravity included) from a
- * simple dynamics model, and takes joint targets.
+ * model of the arm's mechanics (model.ts: kinematic, or MuJoCo physics), and takes joint targets.
  *
  * The P7 speaks a closed gRPC/DDS protocol, so there are no bytes to mirror here: the simulator's
  * interface is the arm service's data model (`P7SimFrame`) and its motion verbs. The runtime
  * (src/runtime/p7-robot.ts) validates every command before calling in; the simulator still
  * clamps targets to the mechanical limits so a bug cannot drive it out of range.
  *
- * Model, per 4 ms step (docs/p7.md):
- * - motion: each joint tracks its target with a trapezoidal velocity profile (speed and
- *   acceleration limited; moves are scaled so all joints arrive together); a joint with a nonzero
- *   error id, or told to stop, decelerates at its stop rate and then holds where it stopped;
- * - effort = diagonal inertia · acceleration + viscous friction · velocity + gravity torque,
- *   saturated at the effort limit, plus sensor noise;
+ * Per 4 ms step (docs/p7.md):
+ * - the arm service's trajectory: each joint's set-point tracks its target with a trapezoidal
+ *   velocity profile (speed and acceleration limited; moves are scaled so all joints arrive
+ *   together); a joint with a nonzero error id, or told to stop, decelerates at its stop rate and
+ *   then holds where it stopped;
+ * - the mechanics (model.ts) take that set-point: the kinematic model is exactly there, with
+ *   efforts from the point-mass model and the IMU from the second difference of its position;
+ *   the physics model's servos track it in MuJoCo, which gives the positions, efforts and IMU;
  * - temperature: first order towards ambient + idle rise + rise-at-limit · (effort/limit)²;
  *   above `overTemperatureC` the motor latches `P7_SIM_ERROR.overTemperature`;
- * - IMU on link 7: angular velocity = Σ joint rate · joint axis; linear acceleration = the IMU
- *   point's acceleration (second difference of its position) minus gravity, both rotated into the
- *   IMU frame, plus noise.
+ * - sensor noise on the efforts and the IMU.
  * Deterministic: the same seed and the same calls give the same frames, bit for bit.
  *
  * Allocation: `step()`/`advance()`/`read()` and the motion verbs create no objects or arrays
@@ -28,10 +28,8 @@
  * short-lived). `clearError` returns a small array; `setReportedLengths` allocates views once.
  */
 import {
-  GRAVITY_M_S2,
   P7_EFFORT_LIMIT_NM,
   P7_HOME_RAD,
-  P7_IMU_MOUNT,
   P7_JOINT_COUNT,
   P7_MAX_ACCEL_RAD_S2,
   P7_MAX_RAD,
@@ -39,10 +37,9 @@ import {
   P7_MIN_RAD,
   P7_RAW_LIMIT_MARGIN_RAD,
   P7_STOP_DECEL_RAD_S2,
-  P7_VISCOUS_NM_S_RAD,
 } from "../../bodies/p7/joints.js";
 import { clampP7Target, P7_SNAP_RAD, p7MoveScales } from "../../bodies/p7/commands.js";
-import { P7Kinematics } from "../../bodies/p7/kinematics.js";
+import { KinematicP7Model, type P7BodyModel } from "./model.js";
 import { DEFAULT_P7_SIM_PARAMS, P7_SIM_ERROR, P7_SIM_MAX_CATCHUP_STEPS, P7_SIM_STEP_MS, type P7SimParams } from "./constants.js";
 import { Rng } from "../random.js";
 
@@ -53,7 +50,6 @@ const SNAP_RAD = P7_SNAP_RAD;
 /** Arrays can be reported one longer than the body, to simulate an upstream length mismatch. */
 const JOINT_CAPACITY = N + 1;
 const IMU_CAPACITY = 4;
-const IMU_ROTATION_OFFSET = 9 * (P7_IMU_MOUNT.link - 1);
 
 /**
  * One published reading of the arm service. The arrays are views owned by the simulator and are
@@ -83,6 +79,8 @@ export interface P7SimOptions {
   params?: Partial<P7SimParams>;
   /** Starting joint angles, rad (inside the command limits). Defaults to `P7_HOME_RAD`. */
   initialAnglesRad?: ArrayLike<number>;
+  /** The arm's mechanics (reset to the starting angles here). Defaults to a `KinematicP7Model`. */
+  model?: P7BodyModel;
 }
 
 class Frame implements P7SimFrame {
@@ -117,10 +115,11 @@ function hasBit(value: number, bit: number): boolean {
 
 export class P7Sim {
   readonly params: Readonly<P7SimParams>;
+  /** The arm's mechanics under the trajectory (kinematic or physics). */
+  readonly model: P7BodyModel;
   readonly #rng: Rng;
-  readonly #kin = new P7Kinematics();
 
-  // True joint state.
+  // The trajectory's set-point (the kinematic model's arm is exactly here; the physics model's servos track it).
   readonly #q = new Float64Array(N);
   readonly #v = new Float64Array(N);
   readonly #acc = new Float64Array(N);
@@ -131,17 +130,8 @@ export class P7Sim {
   readonly #aProfile = new Float64Array(N);
   readonly #stopping = new Uint8Array(N);
   readonly #errorIds = new Float64Array(N);
-  readonly #effort = new Float64Array(N);
   readonly #tempC = new Float64Array(N);
-  readonly #gravity = new Float64Array(N);
-  readonly #inertia = new Float64Array(N);
   readonly #thermalAlpha: number;
-
-  // IMU history (world frame) for the second difference.
-  readonly #imuPrevM = new Float64Array(3);
-  readonly #imuPrevVel = new Float64Array(3);
-  readonly #gyro = new Float64Array(3);
-  readonly #accel = new Float64Array(3);
 
   readonly #frame: Frame;
   readonly #noise = new Float64Array(N + 6);
@@ -171,10 +161,8 @@ export class P7Sim {
       errorIds: new Float64Array(JOINT_CAPACITY), angularVelocity: new Float64Array(IMU_CAPACITY),
       linearAcceleration: new Float64Array(IMU_CAPACITY),
     });
-    this.#kin.update(this.#q);
-    this.#imuPrevM.set(this.#kin.imuM);
-    this.#computeEfforts();
-    this.#computeImu(false);
+    this.model = opts.model ?? new KinematicP7Model(this.#q);
+    if (opts.model) opts.model.reset(this.#q);
     this.#publish();
   }
 
@@ -185,10 +173,6 @@ export class P7Sim {
   /** False while the link is dropped (`dropLink`). */
   get linkUp(): boolean {
     return this.#linkUp;
-  }
-  /** The kinematics of the current (true) pose; read-only use. */
-  get kinematics(): P7Kinematics {
-    return this.#kin;
   }
 
   /**
@@ -254,10 +238,8 @@ export class P7Sim {
       v[i] = vNew;
       this.#acc[i] = (vNew - vOld) / DT_S;
     }
-    this.#kin.update(q);
-    this.#computeEfforts();
+    this.model.step(q, v, this.#acc);
     this.#updateThermal();
-    this.#computeImu(true);
     this.#seq++;
     this.#publish();
   }
@@ -316,8 +298,10 @@ export class P7Sim {
 
   /** Category-0 stop: every joint halts where it is now (a real arm's brakes), no deceleration ramp. */
   halt(): void {
+    const measured = this.model.positionRad;
     for (let i = 0; i < N; i++) {
       this.#v[i] = 0;
+      this.#q[i] = measured[i]!; // the set-point jumps to the arm (the same place, kinematically)
       this.#target[i] = this.#q[i]!;
     }
     this.#stopping.fill(0);
@@ -402,20 +386,10 @@ export class P7Sim {
     return clampP7Target(i, t, this.#q[i]!);
   }
 
-  #computeEfforts(): void {
-    this.#kin.gravityTorquesNm(this.#gravity);
-    this.#kin.inertiaDiagKgM2(this.#inertia);
-    for (let i = 0; i < N; i++) {
-      const e = this.#inertia[i]! * this.#acc[i]! + P7_VISCOUS_NM_S_RAD[i]! * this.#v[i]! + this.#gravity[i]!;
-      const lim = P7_EFFORT_LIMIT_NM[i]!;
-      this.#effort[i] = Math.min(lim, Math.max(-lim, e));
-    }
-  }
-
   #updateThermal(): void {
     const p = this.params;
     for (let i = 0; i < N; i++) {
-      const load = this.#effort[i]! / P7_EFFORT_LIMIT_NM[i]!;
+      const load = this.model.effortNm[i]! / P7_EFFORT_LIMIT_NM[i]!;
       const steadyC = p.ambientC + p.idleRiseC + p.riseAtLimitC * load * load;
       this.#tempC[i] = this.#tempC[i]! + (steadyC - this.#tempC[i]!) * this.#thermalAlpha;
       if (this.#tempC[i]! > p.overTemperatureC && !hasBit(this.#errorIds[i]!, P7_SIM_ERROR.overTemperature)) {
@@ -425,59 +399,24 @@ export class P7Sim {
     }
   }
 
-  /** IMU specific force and rate in the IMU frame (link 7's axes). `moved` = a step happened. */
-  #computeImu(moved: boolean): void {
-    const k = this.#kin;
-    const p = k.imuM;
-    // World-frame IMU velocity and acceleration by finite differences of its position.
-    let ax = 0, ay = 0, az = 0;
-    if (moved) {
-      const vx = (p[0]! - this.#imuPrevM[0]!) / DT_S, vy = (p[1]! - this.#imuPrevM[1]!) / DT_S, vz = (p[2]! - this.#imuPrevM[2]!) / DT_S;
-      ax = (vx - this.#imuPrevVel[0]!) / DT_S;
-      ay = (vy - this.#imuPrevVel[1]!) / DT_S;
-      az = (vz - this.#imuPrevVel[2]!) / DT_S;
-      this.#imuPrevVel[0] = vx;
-      this.#imuPrevVel[1] = vy;
-      this.#imuPrevVel[2] = vz;
-      this.#imuPrevM.set(p);
-    }
-    // Specific force f = a − g with g = (0, 0, −g0).
-    const fx = ax, fy = ay, fz = az + GRAVITY_M_S2;
-    let wx = 0, wy = 0, wz = 0;
-    for (let i = 0; i < N; i++) {
-      const qd = this.#v[i]!;
-      wx += qd * k.axis[3 * i]!;
-      wy += qd * k.axis[3 * i + 1]!;
-      wz += qd * k.axis[3 * i + 2]!;
-    }
-    // Into the IMU frame: Rᵀ·x with R = the rotation of the IMU's link (row-major, 9 per link).
-    const R = k.rotation, o = IMU_ROTATION_OFFSET;
-    this.#accel[0] = R[o]! * fx + R[o + 3]! * fy + R[o + 6]! * fz;
-    this.#accel[1] = R[o + 1]! * fx + R[o + 4]! * fy + R[o + 7]! * fz;
-    this.#accel[2] = R[o + 2]! * fx + R[o + 5]! * fy + R[o + 8]! * fz;
-    this.#gyro[0] = R[o]! * wx + R[o + 3]! * wy + R[o + 6]! * wz;
-    this.#gyro[1] = R[o + 1]! * wx + R[o + 4]! * wy + R[o + 7]! * wz;
-    this.#gyro[2] = R[o + 2]! * wx + R[o + 5]! * wy + R[o + 8]! * wz;
-  }
-
   #publishErrors(): void {
     this.#frame.full.errorIds.set(this.#errorIds);
   }
 
   #publish(): void {
-    const f = this.#frame.full, p = this.params;
+    const f = this.#frame.full, p = this.params, m = this.model;
     // NOTE: one draw of standard normals, scaled here: passing a sigma (a double) to a call V8
     // does not inline boxes it, which allocated 16 bytes per call on every step.
     const z = this.#noise;
     this.#rng.fillGauss(z, N + 6);
-    f.angles.set(this.#q);
-    f.velocities.set(this.#v);
-    for (let i = 0; i < N; i++) f.efforts[i] = this.#effort[i]! + p.effortNoiseNm * z[i]!;
+    f.angles.set(m.positionRad);
+    f.velocities.set(m.velocityRadS);
+    for (let i = 0; i < N; i++) f.efforts[i] = m.effortNm[i]! + p.effortNoiseNm * z[i]!;
     f.temperatures.set(this.#tempC);
     f.errorIds.set(this.#errorIds);
     for (let k = 0; k < 3; k++) {
-      f.angularVelocity[k] = this.#gyro[k]! + p.gyroNoiseRadS * z[N + k]!;
-      f.linearAcceleration[k] = this.#accel[k]! + p.accelNoiseMS2 * z[N + 3 + k]!;
+      f.angularVelocity[k] = m.gyroRadS[k]! + p.gyroNoiseRadS * z[N + k]!;
+      f.linearAcceleration[k] = m.accelerometerMps2[k]! + p.accelNoiseMS2 * z[N + 3 + k]!;
     }
     this.#frame.seq = this.#seq;
   }

@@ -33,6 +33,7 @@ import { numbers } from "../schemas.js";
 import { NAO_CONTACT_LINKS } from "../../../bodies/nao/mjcf.js";
 import { type NaoState, SIM_WORLD } from "../../../bodies/nao/state.js";
 import { NAO_SIM_POSES, type NaoSimPose } from "../../../bodies/nao/sim-world.js";
+import { type SimWorldAnswer, SimWorldSchema, simWorldAnswer } from "./sim-world.js";
 import { AdapterBase, f32, f32Array, intArray } from "./common.js";
 
 /** For each LoLA index, the API index of the same joint (LHipYawPitch → API 8). */
@@ -75,36 +76,12 @@ const SimResetSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** A physics simulator's world (docs/simulation.md): only with `serve --sim physics`. Single-typed properties (Lichtblick). */
-const SimWorldSchema = Type.Object(
-  {
-    time_s: Type.Number({ description: "Simulated time since power-on or the last reset, s" }),
-    base_position_m: numbers(3, "The torso frame's origin in the world, m (x forward at start, z up, the floor at z = 0)"),
-    base_orientation_xyzw: numbers(4, "The torso's orientation in the world, quaternion x, y, z, w"),
-    fallen: Type.Boolean({ description: "Torso more than 50° from upright, or the torso or head on the floor" }),
-    real_time_factor: Type.Number({ description: "Simulated seconds per real second over the last second: about 1 in real time, the machine's speed under --lockstep, 0 while simulated time stands still" }),
-    contacts: Type.Array(
-      Type.Object({ link: Type.String({ description: "The link touching the floor (LFoot, RTibia, Head, …)" }), force_n: Type.Number({ description: "Net contact force, N" }) }),
-      { description: "Links touching the floor now" },
-    ),
-  },
-  { description: "The physics simulator's world; absent on a robot and on the kinematic simulator" },
-);
-
 /** The `sim` field from the state, or undefined without a physics world. */
-function simWorldAnswer(s: NaoState) {
-  const w = s.simWorld;
-  if (w[SIM_WORLD.present] !== 1) return undefined;
+function naoSimWorld(s: NaoState): SimWorldAnswer | undefined {
+  if (s.simWorld[SIM_WORLD.present] !== 1) return undefined;
   const contacts: Array<{ link: string; force_n: number }> = [];
   for (let i = 0; i < NAO_CONTACT_LINKS.length; i++) if (s.simContacts[i]! > 0) contacts.push({ link: NAO_CONTACT_LINKS[i]!, force_n: f32(s.simContacts[i]!) });
-  return {
-    time_s: w[SIM_WORLD.timeS]!,
-    base_position_m: [w[SIM_WORLD.x]!, w[SIM_WORLD.y]!, w[SIM_WORLD.z]!],
-    base_orientation_xyzw: [w[SIM_WORLD.qx]!, w[SIM_WORLD.qy]!, w[SIM_WORLD.qz]!, w[SIM_WORLD.qw]!],
-    fallen: w[SIM_WORLD.fallen] === 1,
-    real_time_factor: w[SIM_WORLD.realTimeFactor]!,
-    contacts,
-  };
+  return simWorldAnswer(s.simWorld, contacts);
 }
 
 function naoFieldsSchema(view: StateView) {
@@ -369,7 +346,7 @@ export class NaoAdapter extends AdapterBase<NaoBody> implements BodyAdapter {
       joint_temperatures: f32Array(s.temperature, API_TO_LOLA),
       joint_status: intArray(s.status, API_TO_LOLA),
       joint_stiffness: f32Array(s.stiffness, API_TO_LOLA),
-      ...(s.simWorld[SIM_WORLD.present] === 1 ? { sim: simWorldAnswer(s) } : {}),
+      ...(s.simWorld[SIM_WORLD.present] === 1 ? { sim: naoSimWorld(s) } : {}),
       head: {
         voltage: f32(s.head.voltageV),
         power: f32(s.head.powerW),

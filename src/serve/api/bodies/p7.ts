@@ -23,12 +23,14 @@
  * Prepare side (allocates).
  */
 import Type, { type Static } from "typebox";
+import { SIM_WORLD_SLOTS } from "../../../bodies/sim-world.js";
 import { P7_JOINT_COUNT, P7_JOINT_NAMES, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "../../../bodies/p7/joints.js";
 import type { P7State } from "../../../bodies/p7/state.js";
 import type { P7Body } from "../../../runtime/p7-robot.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp } from "../adapter.js";
 import { numbers } from "../schemas.js";
 import { AdapterBase } from "./common.js";
+import { SimWorldSchema, simWorldAnswer } from "./sim-world.js";
 
 const n = P7_JOINT_COUNT;
 const jointNote = `${n} values, J1..J7`;
@@ -50,6 +52,7 @@ export const P7FieldsSchema = Type.Object({
     },
     { description: "In the arm_imu frame" },
   ),
+  sim: Type.Optional(SimWorldSchema),
 });
 
 const limitsDoc = P7_JOINT_NAMES.map((j, i) => `${j} [${P7_MIN_RAD[i]}, ${P7_MAX_RAD[i]}]`).join(", ");
@@ -88,6 +91,7 @@ export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
   readonly #errorIds = new Float64Array(n);
   readonly #angularVelocity = new Float64Array(3);
   readonly #linearAcceleration = new Float64Array(3);
+  readonly #simWorld = new Float64Array(SIM_WORLD_SLOTS);
 
   constructor(robot: P7Body) {
     super(robot);
@@ -142,6 +146,7 @@ export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
     this.#errorIds.set(s.errorIds);
     this.#angularVelocity.set(s.angularVelocity);
     this.#linearAcceleration.set(s.linearAcceleration);
+    this.#simWorld.set(s.simWorld);
   }
 
   source(): SourceStamp | null {
@@ -159,13 +164,15 @@ export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
       errorIds: this.#errorIds,
       angularVelocity: this.#angularVelocity,
       linearAcceleration: this.#linearAcceleration,
+      simWorld: this.#simWorld,
     });
   }
 
 }
 
 /** The P7's state fields (P7FieldsSchema) from a state's arrays: what the API serves, and what a recording's /p7/state carries. Allocates. */
-export function p7Fields(s: Pick<P7State, "angles" | "velocities" | "efforts" | "temperatures" | "errorIds" | "angularVelocity" | "linearAcceleration">): BodyFields {
+export function p7Fields(s: Pick<P7State, "angles" | "velocities" | "efforts" | "temperatures" | "errorIds" | "angularVelocity" | "linearAcceleration" | "simWorld">): BodyFields {
+  const sim = simWorldAnswer(s.simWorld);
   return {
     joint_positions: Array.from(s.angles),
     joint_velocities: Array.from(s.velocities),
@@ -173,5 +180,6 @@ export function p7Fields(s: Pick<P7State, "angles" | "velocities" | "efforts" | 
     motor_temperatures: Array.from(s.temperatures),
     error_ids: Array.from(s.errorIds),
     imu: { angular_velocity: Array.from(s.angularVelocity), linear_acceleration: Array.from(s.linearAcceleration) },
+    ...(sim ? { sim } : {}),
   };
 }
