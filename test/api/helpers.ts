@@ -6,6 +6,7 @@ import { P7Robot } from "../../src/runtime/p7-robot.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { buildApiServer } from "../../src/serve/api/build.js";
 import { naoTestSimModel } from "../support/nao-sim.js";
+import type { ApiRobot } from "../../src/serve/api/routes/context.js";
 
 export const LEASE = "x-bodylink-lease";
 
@@ -41,7 +42,7 @@ export async function step(robot: AnyRobot, clock: SimClock, n = 1): Promise<voi
  * left out on purpose: they serve HTML and assets, are hidden from the OpenAPI document, and have
  * their own test (test/dashboard).
  */
-export async function appWithRoutes(robot: AnyRobot): Promise<{ app: FastifyInstance; routes: Set<string>; pages: Set<string> }> {
+export async function appWithRoutes(robot: ApiRobot): Promise<{ app: FastifyInstance; routes: Set<string>; pages: Set<string> }> {
   const routes = new Set<string>();
   const pages = new Set<string>();
   const app = buildApiServer(robot, {
