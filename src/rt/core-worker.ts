@@ -87,11 +87,11 @@ export interface ServedByCore<S> {
   /** What `ready` says about them. */
   facts: S;
   /**
-   * Dying, once the body's safe state went out: tell every client the state as it is now,
-   * synchronously (the thread exits right after; the NAO's LoLA clients get a last sensor message
-   * at stiffness 0 before their EOF).
+   * Dying, once the body's safe state went out: tell every client the state as it is now (the
+   * thread exits once it resolves; the NAO's LoLA clients get a last sensor message at stiffness 0
+   * before their EOF). Bounded by the server: a client not reading holds the exit a moment at most.
    */
-  lastWords?(): void;
+  lastWords?(): Promise<unknown>;
 }
 
 /**
@@ -253,7 +253,7 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions, Q extend
   const isBodyCall = (m: CallMessage<CommonRequests> | CallMessage<Q>): m is CallMessage<Q> => Object.hasOwn(body.handlers, m.method);
   let robot: R | null = null;
   let closeServers: (() => Promise<void>) | null = null;
-  let lastWords: (() => void) | null = null;
+  let lastWords: (() => Promise<unknown>) | null = null;
 
   /** The control words and the lease mirror, after every change of holder, deadline or latch (Authority.watch). */
   const publishControl = (r: R): void => {
@@ -336,16 +336,16 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions, Q extend
     } catch {
       // the safe state is best effort on the way out
     }
-    const finish = () => {
+    const finish = async () => {
       try {
-        lastWords?.(); // after the safe state: the clients' last message shows it
+        await lastWords?.(); // after the safe state: the clients' last message shows it
       } catch {
         // best effort on the way out
       }
       post({ type: "died", message: (e as Error)?.message ?? String(e), detail: r ? body.diedDetail(r, sent) : "the body was not started" });
       process.exit(70);
     };
-    if (sent || !r) finish();
+    if (sent || !r) void finish();
     else void Promise.race([body.safeLater(r), new Promise((res) => setTimeout(res, 200))]).then(finish, finish);
   });
 

@@ -2,13 +2,16 @@
  * Watchdog, the dying side: when a body's real-time core dies (a test hook throws in the worker),
  * the body is left in its safe state and `bodylink serve` exits non-zero with one clear line.
  * NAO: the LoLA controller held stiffness 1.0 until then; the body's last frame is at stiffness 0,
- * and so is the last sensor message the LoLA client gets before its EOF (issue 25, item 6).
+ * and so is the last sensor message the LoLA client gets before its EOF (issue 25, item 6), even
+ * for a client that stopped reading (its socket full: the dying core waits for it, a moment at most).
  * P7 and TNY-360: a client holds control and commands motion; the line says what the body was
  * left in (the arm halted, the quadruped's velocity 0).
  */
+import { unpack } from "msgpackr";
 import { describe, expect, it } from "vitest";
 import { LEASE_HEADER } from "../../src/bodies/link.js";
-import { until } from "../lola/client.js";
+import { LOLA_SENSOR_MESSAGE_BYTES } from "../../src/wire/lola/constants.js";
+import { TestLolaClient, until } from "../lola/client.js";
 import { type ServeRig, StiffController, startServe } from "./serve-rig.js";
 
 // The core crashes when the test says so (SIGUSR2 to serve), once its clients hold control: no
@@ -75,6 +78,37 @@ describe("a real-time core that dies", () => {
       await rig.close();
     }
   }, 60_000);
+
+  it("NAO: a client that stopped reading (its socket full, a message queued behind it) still gets the last message, at stiffness 0, before its EOF", async () => {
+    const rig = await startServe(["--lola-readers", "1"], HOOKS);
+    try {
+      const lola = await StiffController.connect(rig.lolaPath);
+      await until(() => lola.reached || rig.child.exitCode !== null, "stiffness 1.0", 20_000);
+      // A read-only client that reads nothing: the kernel's buffer fills, then the server queues one
+      // message in Node and drops the rest, and says so.
+      const stalled = await TestLolaClient.connect(rig.lolaPath);
+      stalled.socket.pause();
+      await until(() => /is not reading fast enough/.test(rig.stderr()) || rig.child.exitCode !== null, "the server to find the client's socket full", 30_000);
+      crashCore(rig);
+      // The dying core says it waits for the client (without the wait, nothing is said and the last
+      // message never leaves Node: the client's last is an old one at 1.0); the client reads now.
+      await until(() => /dying: waiting up to \d+ ms for lola:client#\d+/.test(rig.stderr()) || rig.child.exitCode !== null, "the dying core to wait for the client", 30_000);
+      stalled.socket.resume();
+      const code = await exitOf(rig);
+      const bytes = await stalled.rest();
+      await lola.close();
+      expect(code).toBe(1);
+      expect(bytes.length % LOLA_SENSOR_MESSAGE_BYTES).toBe(0);
+      const frames = bytes.length / LOLA_SENSOR_MESSAGE_BYTES;
+      const stiffness = (i: number) => Math.max(...(unpack(bytes.subarray(i * LOLA_SENSOR_MESSAGE_BYTES, (i + 1) * LOLA_SENSOR_MESSAGE_BYTES)) as { Stiffness: number[] }).Stiffness);
+      expect(frames).toBeGreaterThan(1);
+      expect(stiffness(frames - 2)).toBeGreaterThan(0.5); // what it had not read: the controller's stiffness (1.0, or on its way there)
+      expect(stiffness(frames - 1)).toBe(0); // the last before its EOF: the body's safe state
+      expect(rig.stderr()).not.toMatch(/did not take the last sensor message/);
+    } finally {
+      await rig.close();
+    }
+  }, 90_000);
 
   it("P7: halts every joint, and serve exits 1 with one line", async () => {
     const rig = await startServe([], HOOKS, { body: "p7" });

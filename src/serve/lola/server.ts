@@ -74,6 +74,13 @@ const MAX_DISTINCT_PROBLEMS = 32;
 const ADMIT_RECHECK_MS = 25;
 /** On close, a client is given this long to take its last sensor message before its socket is destroyed. */
 const FINAL_FRAME_LINGER_MS = 200;
+/**
+ * A dying core (sendFinalFrame) gives a client whose socket is full, or whose previous message is
+ * still queued, this long to take its last sensor message: the body is already in its safe state,
+ * only the thread's exit (and serve's one line) waits. Longer than the close's linger: a dying core
+ * has nothing else to do, and the message is the one that says what the body was left in.
+ */
+export const FINAL_FRAME_WAIT_MS = 1000;
 /** A refused client is given this long to read its error and close, then it is closed. */
 const REFUSE_LINGER_MS = 1000;
 /**
@@ -181,11 +188,13 @@ export interface LolaServer {
   close(): Promise<void>;
   /**
    * A dying core's last words (src/rt/core-worker.ts), after the body's safe frame went out: every
-   * client gets a sensor message of the state as it is now (stiffness 0), written synchronously
-   * so it reaches the socket before the thread exits and the client sees EOF. Returns how many
-   * clients it was written to whole.
+   * client gets a sensor message of the state as it is now (stiffness 0), so that it is the last
+   * one before the client's EOF. Written synchronously where the client's socket takes it whole;
+   * behind a message still queued, or into a full socket (EAGAIN), it is queued and waited for,
+   * up to `waitMs` (default FINAL_FRAME_WAIT_MS), since the thread's exit would drop what Node
+   * still holds. Resolves with how many clients it reached whole (in the kernel's buffer).
    */
-  sendFinalFrame(): number;
+  sendFinalFrame(waitMs?: number): Promise<number>;
   /**
    * Perform side, with the `pollCommands` option: read what the controlling client sent since the
    * last call (one read(2) on its descriptor; more only while the buffer fills) and apply it now.
@@ -339,7 +348,7 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
     readers,
     clients: () => state.info(),
     close: () => state.close(),
-    sendFinalFrame: () => state.sendFinalFrame(),
+    sendFinalFrame: (waitMs) => state.sendFinalFrame(waitMs),
     pollCommands: () => state.poll(),
   };
 }
@@ -689,27 +698,45 @@ class ServerState {
   }
 
   /** See LolaServer.sendFinalFrame. Prepare side (on the way out). */
-  sendFinalFrame(): number {
+  async sendFinalFrame(waitMs = FINAL_FRAME_WAIT_MS): Promise<number> {
     const frame = this.writer.write(this.robot.state);
     let whole = 0;
+    const queued: Array<{ name: string; flushed: Promise<boolean> }> = [];
     for (const c of this.#clients) {
       const s = c.socket;
       if (c.closed || s.destroyed) continue;
-      if (s.writableLength > 0 || c.fd < 0) {
-        // Behind a frame still queued (a client not reading): queued too, best effort.
-        s.write(Buffer.from(frame));
-        continue;
-      }
       let n = 0;
-      try {
-        n = writeSync(c.fd, frame, 0, frame.length);
-      } catch {
-        // the client is gone or its buffer is full: nothing more to do on the way out
+      if (s.writableLength === 0 && c.fd >= 0) {
+        try {
+          n = writeSync(c.fd, frame, 0, frame.length);
+        } catch {
+          // EAGAIN: its buffer is full, queued below. Another error: the queued write meets it too.
+        }
+        if (n === frame.length) {
+          whole++;
+          continue;
+        }
       }
-      if (n === frame.length) whole++;
-      else if (n > 0) s.write(Buffer.from(frame.subarray(n))); // the rest queued, best effort
+      // Behind a message still queued, or the kernel took part of it or none: the rest is queued,
+      // and its write callback says when everything before it and it reached the kernel.
+      const rest = Buffer.from(frame.subarray(n));
+      const flushed = new Promise<boolean>((resolve) => {
+        s.once("close", () => resolve(false));
+        s.write(rest, (e) => resolve(!e));
+      });
+      queued.push({ name: c.name, flushed });
     }
-    return whole;
+    if (queued.length === 0) return whole;
+    this.log("warn", `dying: waiting up to ${waitMs} ms for ${queued.map((q) => q.name).join(", ")} to take the last sensor message (queued behind messages not yet read)`);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), waitMs);
+    });
+    const reached = await Promise.all(queued.map((q) => Promise.race([q.flushed, late])));
+    clearTimeout(timer);
+    const missed = queued.filter((_, i) => !reached[i]).map((q) => q.name);
+    if (missed.length) this.log("warn", `dying: ${missed.join(", ")} did not take the last sensor message within ${waitMs} ms`);
+    return whole + queued.length - missed.length;
   }
 
   #send(c: Client, frame: Uint8Array): void {
