@@ -56,7 +56,7 @@ export function addServeOptions(cmd: Command): Command {
     .option("--accept-board-version <v...>", "NAO: accepted motor-board configuration versions", (v: string, prev: number[] | undefined) => [...(prev ?? []), parseIntOption("--accept-board-version", 0, 255)(v)])
     .option("--seed <n>", "simulator seed", parseIntOption("--seed", 0, 2 ** 31 - 1), 1)
     .option("--lockstep", "simulators: simulated time advances one cycle each time the controlling LoLA client answers (NAO) or a robot API client asks (POST /v1/sim/step, every body); deterministic, faster than real time (docs/simulation.md)")
-    .option("--sim <mechanics>", `NAO and P7 simulators: the body under the chest board or the arm service, ${SIM_KINDS.join(" | ")} (MuJoCo; docs/simulation.md)`, parseChoice("--sim", SIM_KINDS))
+    .option("--sim <mechanics>", `NAO, P7 and TNY-360 simulators: the body under the chest board, the arm service or the firmware, ${SIM_KINDS.join(" | ")} (MuJoCo; docs/simulation.md)`, parseChoice("--sim", SIM_KINDS))
     .option("--lola-group <group>", "NAO: let this group (name or gid) use the LoLA socket too (mode 0660; default 0600, this user only)")
     .option("--token <secret>", "every API and TNY-360 client must present this token (default: $BODYLINK_TOKEN); required with a --host other than loopback")
     .option("--allow-host <name...>", "Host header names accepted besides loopback names and the bound address (\"*\": any; against DNS rebinding)")

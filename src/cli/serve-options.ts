@@ -42,7 +42,7 @@ export interface ServeOptions {
   lolaGraceMs: number;
   acceptBoardVersion: number[];
   seed: number;
-  /** NAO and P7 simulators: the body's mechanics, "kinematic" (the default) or "physics" (MuJoCo; docs/simulation.md). */
+  /** NAO, P7 and TNY-360 simulators: the body's mechanics, "kinematic" (the default) or "physics" (MuJoCo; docs/simulation.md). */
   sim?: SimKind;
   /**
    * Simulators: lockstep time (runtime/lockstep.ts): a cycle runs when the controlling LoLA client

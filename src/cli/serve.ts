@@ -421,7 +421,7 @@ const BODY_FLAGS: ReadonlyArray<readonly [key: string, flag: string, body: BodyK
   ["lolaGraceMs", "--lola-grace-ms", "nao"],
   ["lolaGroup", "--lola-group", "nao"],
   ["acceptBoardVersion", "--accept-board-version", "nao"],
-  ["sim", "--sim", ["nao", "p7"]],
+  ["sim", "--sim", ["nao", "p7", "tny360"]],
   ["tny", "--no-tny", "tny360"],
   ["tnyPort", "--tny-port", "tny360"],
   ["tnyHost", "--tny-host", "tny360"],

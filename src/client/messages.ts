@@ -78,7 +78,7 @@ export interface NaoFields {
 /** A physics simulator's world in the state (`serve --sim physics`, docs/simulation.md). */
 export interface SimWorld {
   readonly time_s: number;
-  /** The base's origin in the world, m (the NAO's torso; the P7's base, bolted at the origin). */
+  /** The base's origin in the world, m (the NAO's torso; the P7's base, bolted at the origin; the TNY-360's body centre). */
   readonly base_position_m: readonly number[];
   readonly base_orientation_xyzw: readonly number[];
   readonly fallen: boolean;
@@ -129,6 +129,8 @@ export interface Tny360Fields {
   };
   readonly power: { readonly voltage: number; readonly current: number; readonly power: number };
   readonly errors: { readonly count: number; readonly last_event_id: number; readonly last_error_id: number };
+  /** A physics simulator's world (`serve --body tny360 --sim physics`, docs/simulation.md); absent otherwise. */
+  readonly sim?: SimWorld;
 }
 export type StateMessage = NaoStateMessage | P7StateMessage | Tny360StateMessage;
 

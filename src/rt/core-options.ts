@@ -35,6 +35,8 @@ export interface P7CoreOptions extends CoreBaseOptions {
 
 export interface Tny360CoreOptions extends CoreBaseOptions {
   seed: number;
+  /** The simulated body's mechanics (without a real robot): the kinematic model or MuJoCo physics. */
+  sim?: SimKind;
   /** A real robot instead of the simulator. */
   remote: { host: string; port: number } | null;
   /**

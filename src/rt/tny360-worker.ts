@@ -6,7 +6,7 @@
  * hop through the main thread (docs/architecture.md, "Servers in the core's thread"; measured: docs/performance.md).
  * Dying, it sets the body's velocity to 0 (synchronous on the simulator; a real robot gets 200 ms).
  */
-import { TnySimDriver } from "../drivers/tny360/driver.js";
+import { TnySimDriver, tny360PhysicsModel } from "../drivers/tny360/driver.js";
 import { RecordTap } from "../record/tap.js";
 import { Tny360Robot } from "../runtime/tny360-robot.js";
 import { startTnyServer } from "../serve/tny/server.js";
@@ -29,15 +29,17 @@ runCore<Tny360Robot, Tny360CoreOptions, Tny360Requests, Tny360Ready, { tnyPort: 
     const ch = tny360StateChannel(buffer, start, ctl, CTL.stateSeq);
     return { publish: (r) => ch.publish(r) };
   },
-  create: (o, wrap) => {
+  create: async (o, wrap) => {
     // Sockets on this thread (the TNY-360 API server's clients, a real robot's link) are served
     // between cycles: "wait" blocks only the last ~1 ms of each gap; without them one futex wait per cycle.
     const clock = coreClock(o, o.server || o.remote ? "wait" : undefined);
     tap = o.recordRing ? new RecordTap(new ByteRing(o.recordRing), clock) : null;
     const common = { youngGcEveryMs: o.gcEveryMs, clock };
     if (o.remote) return Tny360Robot.create({ host: o.remote.host, port: o.remote.port, ...common });
-    if (!o.testFaults) return Tny360Robot.create({ seed: o.seed, ...common });
-    return Tny360Robot.create({ driver: wrap(new TnySimDriver({ seed: o.seed, clock })), ...common });
+    // MuJoCo loads on this thread: the physics steps in the core's cycle
+    const model = o.sim === "physics" ? { model: await tny360PhysicsModel() } : {};
+    if (!o.testFaults) return Tny360Robot.create({ seed: o.seed, ...(model.model ? { simModel: model.model } : {}), ...common });
+    return Tny360Robot.create({ driver: wrap(new TnySimDriver({ seed: o.seed, clock, ...model })), ...common });
   },
   // The command mailbox (the host validated what is in it): the newest merge at the start of each cycle.
   input(buffer, start) {

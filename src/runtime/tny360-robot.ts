@@ -38,6 +38,7 @@ import {
   type Tny360Posture,
   tny360Keys,
 } from "../bodies/tny360/commands.js";
+import { SIM_WORLD } from "../bodies/sim-world.js";
 import { JOINT_NAMES, LEG_NAMES } from "../bodies/tny360/joints.js";
 import { TNY360_COMMAND_HEADER, TNY360_COMMAND_KEY } from "../bodies/tny360/layout.js";
 import { smoothDisableEstimateS, smoothEnableEstimateS } from "../bodies/tny360/poses.js";
@@ -68,6 +69,7 @@ import { type TnyDriver, type TnyRequestKey, TnyRemoteDriver, TnySimDriver } fro
 import type { BodylinkError } from "../errors.js";
 import type { SafetyCode } from "../bodies/safety.js";
 import { type CycleRobot, Lifecycle } from "../rt/lifecycle.js";
+import type { Tny360ModelFactory } from "../sim/tny360/model.js";
 import type { SimTny360 } from "../sim/tny360/quadruped.js";
 import { type ActionSpec, GaitType, type GaitName, LogLevel, type LogLevelCode, type ModuleSpec, Status, TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
 import type { KeyDecodedArgs } from "../wire/tny/types.js";
@@ -110,6 +112,8 @@ export interface Tny360RobotOptions {
   youngGcEveryMs?: number;
   /** The driver (the body seam). Defaults to the simulator's, or to the real robot's at `host`. */
   driver?: TnyDriver;
+  /** The simulator's body (sim/tny360/model.ts; `tny360PhysicsModel()` in drivers/tny360 makes MuJoCo's). Defaults to the kinematic model. */
+  simModel?: Tny360ModelFactory;
 }
 
 /**
@@ -205,7 +209,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
             velocityDecayMs: opts.velocityDecayMs,
             connectWaitMs: opts.connectWaitMs,
           })
-        : new TnySimDriver({ seed: opts.seed, velocityTimeoutMs: opts.velocityTimeoutMs, velocityDecayMs: opts.velocityDecayMs, clock: this.clock }));
+        : new TnySimDriver({ seed: opts.seed, velocityTimeoutMs: opts.velocityTimeoutMs, velocityDecayMs: opts.velocityDecayMs, clock: this.clock, ...(opts.simModel ? { model: opts.simModel } : {}) }));
     this.source = this.driver.source;
     this.state = new Tny360State(this.source);
     this.driver.read(this.clock.nowMs(), this.state); // what the body is before the first cycle
@@ -293,7 +297,7 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
       },
       control: h ? { owner: h.owner, source: h.source, expiresAtEpochMs: h.expiresAtEpochMs } : null,
       estop: this.authority.estop,
-      sim: this.sim ? this.#simTime.health(this.clock, "kinematic") : null,
+      sim: this.sim ? this.#simTime.health(this.clock, this.sim.model.kind) : null,
     };
   }
 
@@ -665,7 +669,10 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
       this.#setSafety("estop", describeEstop(this.authority.estop));
     }
     if (code === IO.Fresh) this.state.epochMs = this.clock.epochMs() + (this.state.timestampMs - nowMs);
-    if (this.sim) this.#simTime.sample(this.sim.timeS);
+    if (this.sim) {
+      this.#simTime.sample(this.sim.timeS);
+      if (this.state.simWorld[SIM_WORLD.present] === 1) this.state.simWorld[SIM_WORLD.realTimeFactor] = this.#simTime.realTimeFactor();
+    }
   }
 }
 

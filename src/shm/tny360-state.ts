@@ -33,6 +33,8 @@ export const TNY360_BINDING: StateBinding<Tny360Mirror, typeof TNY360_STATE_LAYO
     targetVelocity: s.body.targetVelocity,
     posturePositionM: s.body.posturePositionM,
     postureRotationRad: s.body.postureRotationRad,
+    simWorld: s.simWorld,
+    simContacts: s.simContacts,
   }),
   write(v, m) {
     const s = m.state;

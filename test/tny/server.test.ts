@@ -1,7 +1,9 @@
 /** bodylink's TNY server over real loopback WebSockets: every served action, every status, limits, control. */
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SIM_KINDS } from "../../src/bodies/sim-world.js";
 import { TnyClient, TnyStatusError } from "../../src/client/tny/index.js";
+import { tny360PhysicsModel } from "../../src/drivers/tny360/driver.js";
 import { SimClock } from "../../src/runtime/clock.js";
 import { Tny360Host } from "../../src/host/tny360-host.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
@@ -25,13 +27,13 @@ const statusOf = (reply: Uint8Array): { msgId: number; status: number; length: n
 };
 
 
-describe("TNY server: every served action round-trips through a real WebSocket", () => {
+describe.each(SIM_KINDS)("TNY server: every served action round-trips through a real WebSocket (%s body)", (sim) => {
   let robot: Tny360Robot;
   let server: TnyServer;
   let client: TnyClient;
 
   beforeAll(async () => {
-    robot = await Tny360Robot.create();
+    robot = await Tny360Robot.create(sim === "physics" ? { simModel: await tny360PhysicsModel() } : {});
     await robot.start();
     server = await startTnyServer(robot, { port: 0 });
     client = await TnyClient.connect(`ws://127.0.0.1:${server.port}/`, { WebSocket });
@@ -71,12 +73,23 @@ interface TnyRig {
 
 /**
  * The runtimes the contract runs against: the threaded core `bodylink serve` runs (the server in the
- * core's worker, src/rt/tny360-worker.ts) and the in-thread robot of the library.
+ * core's worker, src/rt/tny360-worker.ts) on the kinematic body and on the physics body
+ * (`serve --sim physics`), and the in-thread robot of the library.
  */
-const TNY_RIGS: Record<"threaded core (serve)" | "in-thread robot", () => Promise<TnyRig>> = {
+const TNY_RIGS: Record<"threaded core (serve)" | "threaded core, physics body (serve --sim physics)" | "in-thread robot", () => Promise<TnyRig>> = {
   "threaded core (serve)": async () => {
     const host = await Tny360Host.start({
       seed: 1,
+      remote: null,
+      server: { host: "127.0.0.1", port: 0, fallbackToFreePort: false, token: null, allowHosts: [], allowOrigins: [] },
+      gcEveryMs: 0,
+    });
+    return { port: host.tnyPort!, stats: null, close: () => host.shutdown() };
+  },
+  "threaded core, physics body (serve --sim physics)": async () => {
+    const host = await Tny360Host.start({
+      seed: 1,
+      sim: "physics",
       remote: null,
       server: { host: "127.0.0.1", port: 0, fallbackToFreePort: false, token: null, allowHosts: [], allowOrigins: [] },
       gcEveryMs: 0,

@@ -3,10 +3,12 @@
  * its worker (src/rt/tny360-worker.ts) and the server in that worker too. The SDK-facing behaviour must be
  * the in-thread server's (test/tny/server.test.ts): every served action answers Ok with decodable
  * values, the typed client's shapes, the control rule, the e-stop latch against a client that
- * keeps commanding, and closing a connection clears its velocity.
+ * keeps commanding, and closing a connection clears its velocity. On the kinematic body and the
+ * physics body alike (`serve --sim`).
  */
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SIM_KINDS } from "../../src/bodies/sim-world.js";
 import { TnyClient, TnyStatusError } from "../../src/client/tny/index.js";
 import { Tny360Host } from "../../src/host/tny360-host.js";
 import { toHex } from "../../src/wire/bytes.js";
@@ -27,13 +29,15 @@ const statusOf = (reply: Uint8Array): number => {
 };
 const ZERO_VELOCITY = "00 00 00 00 00 00 00 00 00 00 00 00";
 
-describe("TNY-360 API server with the threaded core, in the core's thread", () => {
+// The contract holds whatever body is under the simulator: the kinematic model and MuJoCo's (serve --sim).
+describe.each(SIM_KINDS)("TNY-360 API server with the threaded core, in the core's thread (%s body)", (sim) => {
   let host: Tny360Host;
   let url: string;
 
   beforeAll(async () => {
     host = await Tny360Host.start({
       seed: 1,
+      sim,
       remote: null,
       server: { host: "127.0.0.1", port: 0, fallbackToFreePort: false, token: null, allowHosts: [], allowOrigins: [] },
     });

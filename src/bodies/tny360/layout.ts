@@ -5,6 +5,8 @@
  * Tny360State's element types (float32 joints, u8 bits); scalars are float64.
  */
 import { JOINT_COUNT, LEG_COUNT } from "../../wire/tny/constants.js";
+import { SIM_WORLD_SLOTS } from "../sim-world.js";
+import { TNY360_CONTACT_LINKS } from "./mjcf.js";
 
 export const TNY360_STATE_LAYOUT = [
   // TNY360_SCALAR slots
@@ -25,6 +27,9 @@ export const TNY360_STATE_LAYOUT = [
   { name: "postureRotationRad", type: "f32", count: 3 },
   // TNY360_FLAG slots
   { name: "flags", type: "u8", count: 5 },
+  // a physics simulator's world (Tny360State.simWorld, SIM_WORLD slots) and floor contacts
+  { name: "simWorld", type: "f64", count: SIM_WORLD_SLOTS },
+  { name: "simContacts", type: "f32", count: TNY360_CONTACT_LINKS.length },
 ] as const;
 
 /** Slots of the `scalars` field. */

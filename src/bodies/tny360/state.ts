@@ -8,7 +8,9 @@
  */
 import { GaitType, JOINT_COUNT, LEG_COUNT } from "../../wire/tny/constants.js";
 import type { LinkStatus } from "../link.js";
+import { SIM_WORLD, SIM_WORLD_SLOTS } from "../sim-world.js";
 import { JOINT_NAMES, LEG_NAMES } from "./joints.js";
+import { TNY360_CONTACT_LINKS } from "./mjcf.js";
 
 /** The link words every body shares (bodies/link.ts). */
 export type Tny360Link = LinkStatus;
@@ -92,6 +94,15 @@ export class Tny360State {
 
   readonly system = { controlLoopEnabled: true, decisionLoopEnabled: true, chipTemperatureC: Number.NaN };
 
+  /**
+   * The physics simulator's world (slots in SIM_WORLD, bodies/sim-world.ts): present (1 with
+   * `--sim physics`), simulated time s, the body centre's position m and orientation (x, y, z, w)
+   * in the world, fallen (0/1), the real-time factor. All 0 on a robot and the kinematic simulator.
+   */
+  readonly simWorld = new Float64Array(SIM_WORLD_SLOTS);
+  /** Net floor contact force per link, N, in TNY360_CONTACT_LINKS' order (the body, then the paws; 0: not touching). */
+  readonly simContacts = new Float32Array(TNY360_CONTACT_LINKS.length);
+
   constructor(source: Tny360Source) {
     this.source = source;
   }
@@ -146,6 +157,19 @@ export function copyTny360State(from: Tny360State, to: Tny360State): void {
   to.system.controlLoopEnabled = from.system.controlLoopEnabled;
   to.system.decisionLoopEnabled = from.system.decisionLoopEnabled;
   to.system.chipTemperatureC = from.system.chipTemperatureC;
+  to.simWorld.set(from.simWorld);
+  to.simContacts.set(from.simContacts);
+}
+
+/** A physics simulator's world in a snapshot (docs/simulation.md); null without one. */
+export interface Tny360SimSnapshot {
+  readonly timeS: number;
+  readonly basePositionM: readonly number[];
+  readonly baseOrientationXyzw: readonly number[];
+  readonly fallen: boolean;
+  readonly realTimeFactor: number;
+  /** Links touching the floor now, and the net force on each, N. */
+  readonly contacts: readonly { readonly link: string; readonly forceN: number }[];
 }
 
 /** Plain, frozen, JSON-ready copy of a state (prepare side; allocates). */
@@ -185,6 +209,8 @@ export interface Tny360Snapshot {
   readonly power: { readonly voltageV: number; readonly currentA: number; readonly powerW: number };
   readonly errors: { readonly count: number; readonly lastEventId: number; readonly lastErrorId: number };
   readonly system: { readonly controlLoopEnabled: boolean; readonly decisionLoopEnabled: boolean; readonly chipTemperatureC: number | null };
+  /** The physics simulator's world (`serve --sim physics`); null on a robot and the kinematic simulator. */
+  readonly sim: Tny360SimSnapshot | null;
 }
 
 const GAITS = ["Creep", "Walk", "Run"] as const;
@@ -283,6 +309,23 @@ export function snapshotTny360State(s: Tny360State): Tny360Snapshot {
     power: snapshotPower(s),
     errors: snapshotErrors(s),
     system: Object.freeze({ ...s.system, chipTemperatureC: orNull(s.system.chipTemperatureC) }),
+    sim: snapshotSimWorld(s),
+  });
+}
+
+/** The physics world, or null without one. */
+export function snapshotSimWorld(s: Tny360State): Tny360SimSnapshot | null {
+  const w = s.simWorld;
+  if (w[SIM_WORLD.present] !== 1) return null;
+  const contacts: { link: string; forceN: number }[] = [];
+  for (let i = 0; i < TNY360_CONTACT_LINKS.length; i++) if (s.simContacts[i]! > 0) contacts.push({ link: TNY360_CONTACT_LINKS[i]!, forceN: s.simContacts[i]! });
+  return deepFreeze({
+    timeS: w[SIM_WORLD.timeS]!,
+    basePositionM: [w[SIM_WORLD.x]!, w[SIM_WORLD.y]!, w[SIM_WORLD.z]!],
+    baseOrientationXyzw: [w[SIM_WORLD.qx]!, w[SIM_WORLD.qy]!, w[SIM_WORLD.qz]!, w[SIM_WORLD.qw]!],
+    fallen: w[SIM_WORLD.fallen] === 1,
+    realTimeFactor: w[SIM_WORLD.realTimeFactor]!,
+    contacts,
   });
 }
 

@@ -3,6 +3,7 @@
  * the TNY-360 API server, both in the core's worker (src/rt/tny360-worker.ts): a client's command
  * reaches the body on that thread, without a hop through the main thread (docs/architecture.md).
  */
+import { tny360PhysicsModel } from "../../drivers/tny360/driver.js";
 import { Tny360Host } from "../../host/tny360-host.js";
 import { LockstepClock } from "../../runtime/lockstep.js";
 import { parseTnyHost, Tny360Robot } from "../../runtime/tny360-robot.js";
@@ -11,7 +12,12 @@ import { SIM_PERIOD_MS } from "../../sim/tny360/firmware.js";
 import { CliError } from "../errors.js";
 import { TNY_DEFAULT_PORT } from "../../wire/tny/constants.js";
 import { listenError, usageError } from "../errors.js";
+import type { ServeOptions } from "../serve-options.js";
 import { type BodyEntry, coreOptions, type EntryContext, realRobotWarnings, type StartedBody } from "./entry.js";
+
+/** What `serve` says of the simulated body under the firmware. */
+const bodyLine = (sim: ServeOptions["sim"]): string =>
+  sim === "physics" ? "MuJoCo physics (models/tny360.xml; it starts limp, resting on its folded legs)" : "kinematic (ideal servos, feet never slip; it cannot fall)";
 
 /** The listen errors the worker reports by errno (its Error does not cross the thread with its `code`). */
 const LISTEN_ERRNOS = new Set(["EADDRINUSE", "EACCES", "EADDRNOTAVAIL"]);
@@ -37,7 +43,7 @@ export const TNY360_ENTRY: BodyEntry = {
     const server = o.tny
       ? { host: o.host, port, fallbackToFreePort: o.tnyPort === undefined, token: access.token ?? null, allowHosts: [...(access.allowHosts ?? [])], allowOrigins: [...(access.allowOrigins ?? [])] }
       : null;
-    const h = await Tny360Host.start({ ...coreOptions(o), remote: target, server, estopSocket, ...(recordRing ? { recordRing } : {}) }).catch((e: unknown) => {
+    const h = await Tny360Host.start({ ...coreOptions(o), ...(o.sim && !target ? { sim: o.sim } : {}), remote: target, server, estopSocket, ...(recordRing ? { recordRing } : {}) }).catch((e: unknown) => {
       const errno = (e as { errno?: string }).errno;
       throw errno !== undefined && LISTEN_ERRNOS.has(errno) ? listenError(Object.assign(new Error((e as Error).message), { code: errno }), "TNY-360 API", o.host, port, "--tny-port") : e;
     });
@@ -45,7 +51,7 @@ export const TNY360_ENTRY: BodyEntry = {
     const lines = [
       target
         ? `tny360: real TNY-360 at ws://${target.host}:${target.port}/ (${h.state.link === "ok" ? "connected" : "not reachable yet, retrying"}), polled at up to 50 Hz; real-time core in its own thread`
-        : "tny360: simulated TNY-360 (14 joints, 200 Hz); real-time core in its own thread",
+        : `tny360: simulated TNY-360 (14 joints, 200 Hz), ${bodyLine(o.sim)}; real-time core in its own thread`,
     ];
     const tnyUrl = h.tnyPort !== null ? `ws://${o.host}:${h.tnyPort}/` : null;
     if (tnyUrl) lines.push(`TNY-360 API: ${tnyUrl} (binary WebSocket, at most 3 connections, in the real-time core's thread)`);
@@ -60,7 +66,8 @@ export const TNY360_ENTRY: BodyEntry = {
 async function startLockstep({ o, access, tap: tapOn }: EntryContext, port: number): Promise<StartedBody> {
   const clock = new LockstepClock(SIM_PERIOD_MS);
   const tap = tapOn(clock);
-  const r = await Tny360Robot.create({ clock, seed: o.seed, youngGcEveryMs: o.gcEveryMs ?? 100 });
+  const simModel = o.sim === "physics" ? { simModel: await tny360PhysicsModel() } : {};
+  const r = await Tny360Robot.create({ clock, seed: o.seed, youngGcEveryMs: o.gcEveryMs ?? 100, ...simModel });
   if (tap) {
     r.onCycle((seq) => {
       tap.tny360State(seq, r);
@@ -69,7 +76,7 @@ async function startLockstep({ o, access, tap: tapOn }: EntryContext, port: numb
   }
   await r.start();
   const closers: Array<() => Promise<void>> = [() => r.stop()];
-  const lines = [`tny360: simulated TNY-360 (14 joints, 200 Hz); lockstep: one ${SIM_PERIOD_MS} ms cycle per step (POST /v1/sim/step), on this thread`];
+  const lines = [`tny360: simulated TNY-360 (14 joints, 200 Hz), ${bodyLine(o.sim)}; lockstep: one ${SIM_PERIOD_MS} ms cycle per step (POST /v1/sim/step), on this thread`];
   let tnyUrl: string | null = null;
   if (o.tny) {
     const opts = { host: o.host, token: access.token ?? null, allowHosts: [...(access.allowHosts ?? [])], allowOrigins: [...(access.allowOrigins ?? [])], onRefused: access.onRefused, ...(tap ? { tap: tap.tny } : {}) };

@@ -20,6 +20,8 @@ import { copyTny360State, type Tny360State, type TnyReply } from "../../bodies/t
 import type { TnyWebSocketConstructor } from "../../client/tny/index.js";
 import type { Clock } from "../../runtime/clock.js";
 import { RemoteTny360 } from "../../runtime/tny360-remote.js";
+import type { Tny360ModelFactory } from "../../sim/tny360/model.js";
+import { mujocoTnyModelFactory } from "../../sim/tny360/physics/mujoco-tny.js";
 import { SimTny360 } from "../../sim/tny360/quadruped.js";
 import { TnyWebSocketTransport } from "../../transport/tny-websocket.js";
 import { type ActionSpec, actionSpec, JOINT_COUNT, type LogLevelCode, type ModuleSpec, Status, TNY_DEFAULT_PORT } from "../../wire/tny/constants.js";
@@ -146,8 +148,18 @@ class SeqWatch {
   }
 }
 
+/**
+ * The physics TNY-360's model factory (MuJoCo on models/tny360.xml; loads MuJoCo once per thread),
+ * for `TnySimDriverOptions.model`: `serve --body tny360 --sim physics` (docs/simulation.md).
+ */
+export function tny360PhysicsModel(): Promise<Tny360ModelFactory> {
+  return mujocoTnyModelFactory();
+}
+
 export interface TnySimDriverOptions {
   seed?: number;
+  /** The body under the simulator (sim/tny360/model.ts). Defaults to the kinematic model; `tny360PhysicsModel()` makes MuJoCo's. */
+  model?: Tny360ModelFactory;
   velocityTimeoutMs?: number;
   velocityDecayMs?: number;
   clock: Clock;
@@ -171,7 +183,7 @@ export class TnySimDriver implements TnyDriver {
 
   constructor(opts: TnySimDriverOptions) {
     const clock = opts.clock;
-    this.sim = new SimTny360({ seed: opts.seed, velocityTimeoutMs: opts.velocityTimeoutMs, velocityDecayMs: opts.velocityDecayMs, nowMs: () => clock.nowMs() });
+    this.sim = new SimTny360({ seed: opts.seed, velocityTimeoutMs: opts.velocityTimeoutMs, velocityDecayMs: opts.velocityDecayMs, nowMs: () => clock.nowMs(), ...(opts.model ? { model: opts.model } : {}) });
   }
   get periodMs(): number {
     return this.sim.periodMs;

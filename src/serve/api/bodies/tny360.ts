@@ -33,6 +33,7 @@ import type { Tny360Body, Tny360CommandResult, } from "../../../runtime/tny360-r
 import { GAIT_NAMES } from "../../../wire/tny/constants.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp } from "../adapter.js";
 import { numbers } from "../schemas.js";
+import { SimWorldSchema } from "./sim-world.js";
 import { AdapterBase, f32 } from "./common.js";
 
 const n = JOINT_COUNT;
@@ -94,6 +95,7 @@ export const TnyFieldsSchema = Type.Object({
     last_event_id: Type.Integer(),
     last_error_id: Type.Integer({ description: "0xMMSSCCVV, raw" }),
   }),
+  sim: Type.Optional(SimWorldSchema),
 });
 
 const clearOverrides = Type.Optional(Type.Boolean({ description: "Clear joint overrides (default true)" }));
@@ -229,5 +231,17 @@ export function tnyFields(s: Tny360Snapshot): BodyFields {
     },
     power: { voltage: f32(s.power.voltageV), current: f32(s.power.currentA), power: f32(s.power.powerW) },
     errors: { count: s.errors.count, last_event_id: s.errors.lastEventId, last_error_id: s.errors.lastErrorId },
+    ...(s.sim
+      ? {
+          sim: {
+            time_s: s.sim.timeS,
+            base_position_m: [...s.sim.basePositionM],
+            base_orientation_xyzw: [...s.sim.baseOrientationXyzw],
+            fallen: s.sim.fallen,
+            real_time_factor: s.sim.realTimeFactor,
+            contacts: s.sim.contacts.map((c) => ({ link: c.link, force_n: f32(c.forceN) })),
+          },
+        }
+      : {}),
   };
 }
