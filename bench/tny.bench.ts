@@ -5,6 +5,8 @@
  * WebSocket request/response on this machine).
  *
  * Each connection runs a closed loop: send one request, wait for its reply, send the next.
+ * setVelocity runs twice: at 0 m/s (the request path alone) and at 0.2 m/s, where the simulator's
+ * gait, ticking on this same thread, costs time the echo server never pays.
  * With 3 connections sending setVelocity, the first holds control and the other two are refused
  * (UnknownError): the split is printed. A second table times the dispatcher alone (no sockets).
  *
@@ -164,6 +166,8 @@ export async function run(): Promise<void> {
   const setVelocity = actionSpec("body", "setVelocity");
   const pingFrame = encodeRequest(1, ping.module, ping.action, []);
   const velFrame = encodeRequest(1, setVelocity.module, setVelocity.action, [0.2, 0, 0, true]);
+  // The same request path with the robot standing: a walking simulator's gait ticks on this thread too
+  const velZeroFrame = encodeRequest(1, setVelocity.module, setVelocity.action, [0, 0, 0, true]);
 
   // the server side lets a closed connection go a moment after the client: wait before the next case
   const drained = async (): Promise<void> => {
@@ -182,6 +186,7 @@ export async function run(): Promise<void> {
     const cases: Case[] = [
       ["raw ws echo (baseline)", () => rawLoop(echoUrl, conns, pingFrame)],
       ["ping (raw frames)", () => rawLoop(url, conns, pingFrame)],
+      ["setVelocity 0 (raw, standing)", () => rawLoop(url, conns, velZeroFrame)],
       ["setVelocity (raw frames)", () => rawLoop(url, conns, velFrame)],
       ["ping (TnyClient)", () => clientLoop(url, conns, (c) => c.system.ping())],
       ["setVelocity (TnyClient)", () => clientLoop(url, conns, (c) => c.body.setVelocity(0.2, 0, 0, true))],

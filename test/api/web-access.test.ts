@@ -242,6 +242,27 @@ describe("TNY-360 API server: Origin, Host, token, idle timeout", () => {
     next.ws.close();
   });
 
+  it("the idle timeout counts from the last frame: a connection that pings every 100 ms stays open past it, and closes once it falls quiet", async () => {
+    robot = await simTny();
+    await robot.start();
+    server = await startTnyServer(robot, { port: 0, idleTimeoutMs: 300 });
+    const o = await tryWs(`ws://127.0.0.1:${server.port}/`);
+    expect(o.opened).toBe(true);
+    const ping = actionSpec("system", "ping");
+    let closedAt = 0;
+    o.ws.once("close", () => (closedAt = performance.now()));
+    const t0 = performance.now();
+    while (performance.now() - t0 < 1000) {
+      o.ws.send(encodeRequest(1, ping.module, ping.action, []));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(closedAt).toBe(0); // 1 s of traffic: more than three idle timeouts, never idle
+    const quietFrom = performance.now();
+    await new Promise<void>((r) => (closedAt ? r() : o.ws.once("close", () => r())));
+    expect(closedAt - quietFrom).toBeGreaterThanOrEqual(150); // the rest of the 300 ms after the last frame (sent ≤ 100 ms before)
+    expect(server.stats().idleClosed).toBe(1);
+  });
+
   it("three connections that send junk every 100 ms and hold no control give their slots to new ones; one in control keeps its slot (issue 25)", async () => {
     robot = await simTny();
     await robot.start();

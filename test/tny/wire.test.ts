@@ -197,6 +197,13 @@ describe("TNY decoder: malformed input", () => {
 
   it("short, long, non-boolean, non-finite and out-of-range arguments are rejected with the offset", () => {
     const sv = spec("body", "setVelocity").action.args;
+    // every request's arguments are read from one scratch copy: what a decode returned stays as it was after the next
+    const angles = spec("joint", "setJointAngles").action.args;
+    const a = decodeArgs(angles, new Uint8Array(new Float32Array(14).fill(0.5).buffer));
+    const b = decodeArgs(sv, new Uint8Array([...f32le(0.25), ...f32le(-0.125), ...f32le(1), 1]));
+    decodeArgs(angles, new Uint8Array(new Float32Array(14).fill(-1).buffer));
+    expect(Array.from(a[0] as Float32Array)).toEqual(new Array(14).fill(0.5));
+    expect(b).toEqual([0.25, -0.125, 1, true]);
     expect(() => decodeArgs(sv, new Uint8Array(11))).toThrow(TnyDecodeError); // 11 of 12 bytes
     expect(() => decodeArgs(sv, new Uint8Array(14))).toThrow(/extra byte/);
     expect(() => decodeArgs(sv, new Uint8Array([...new Uint8Array(12), 2]))).toThrow(/bool 0 or 1/);

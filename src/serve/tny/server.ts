@@ -243,30 +243,34 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       ws,
     };
     connections.add(conn);
+    // NOTE: hot path (every command frame): the closures are made once per connection, not per frame.
+    const take = (): Awaitable<string | null> => {
+      if (conn.latchedOut) {
+        noteLatchedOut(conn);
+        return null;
+      }
+      if (robot.authority.holder() !== null) return null; // someone else holds it: refused without building a reason here
+      const got = then(robot.authority.acquire(conn.owner, "tny", leaseMs), (r) => {
+        conn.acquiring = null;
+        if (!r.ok) return null; // held by someone else: the robot refuses and logs who holds it
+        conn.leaseId = r.lease.id;
+        return conn.leaseId;
+      });
+      if (got instanceof Promise) conn.acquiring = got.finally(() => (conn.acquiring = null));
+      return got;
+    };
+    const renewed = (ok: boolean): Awaitable<string | null> => (ok && conn.leaseId !== null ? conn.leaseId : take());
     const lease = (): Awaitable<string | null> => {
       if (robot.authority.latched) {
         conn.latchedOut = true; // the robot answers EmergencyStop (7)
         return null;
       }
       // An acquire on its way (an authority that answers later): the next frame waits for it, never races it.
-      if (conn.acquiring) return conn.acquiring.then(() => lease());
-      const take = (): Awaitable<string | null> => {
-        if (conn.latchedOut) {
-          noteLatchedOut(conn);
-          return null;
-        }
-        if (robot.authority.holder() !== null) return null; // someone else holds it: refused without building a reason here
-        const got = then(robot.authority.acquire(conn.owner, "tny", leaseMs), (r) => {
-          conn.acquiring = null;
-          if (!r.ok) return null; // held by someone else: the robot refuses and logs who holds it
-          conn.leaseId = r.lease.id;
-          return conn.leaseId;
-        });
-        if (got instanceof Promise) conn.acquiring = got.finally(() => (conn.acquiring = null));
-        return got;
-      };
+      if (conn.acquiring) return conn.acquiring.then(lease);
       const id = conn.leaseId;
-      return id ? then(robot.authority.renew(id, leaseMs), (ok) => (ok ? id : take())) : take();
+      if (id === null) return take();
+      const ok = robot.authority.renew(id, leaseMs);
+      return ok instanceof Promise ? ok.then(renewed) : ok ? id : take();
     };
     const send = (bytes: Uint8Array): void => {
       tap?.reply(conn.id, bytes, bytes.length);
@@ -277,20 +281,23 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       }
       ws.send(bytes, { binary: true });
     };
-    // Idle timeout: re-armed by every frame the client sends.
+    // Idle timeout: every frame the client sends moves its start. NOTE: hot path: a frame only
+    // stamps the time; the one timer looks at the stamp when it fires and waits out the rest.
     let idleTimer: ReturnType<typeof setTimeout> | null = null;
-    const armIdle = (): void => {
-      if (idleMs <= 0) return;
-      if (idleTimer) idleTimer.refresh();
-      else
-        idleTimer = setTimeout(() => {
-          idleClosed++;
-          ws.close(1000, `idle for ${idleMs} ms`);
-        }, idleMs);
+    let lastFrameMs = performance.now();
+    const onIdle = (): void => {
+      const quietMs = performance.now() - lastFrameMs;
+      if (quietMs < idleMs) {
+        idleTimer = setTimeout(onIdle, idleMs - quietMs);
+        return;
+      }
+      idleClosed++;
+      ws.close(1000, `idle for ${idleMs} ms`);
     };
-    armIdle();
+    if (idleMs > 0) idleTimer = setTimeout(onIdle, idleMs);
     ws.on("message", (data, isBinary) => {
-      armIdle();
+      const now = performance.now();
+      lastFrameMs = now;
       if (!isBinary) {
         ws.close(1003, "binary frames only");
         return;
@@ -305,7 +312,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       } catch {
         return; // dispatchTnyFrame answers every request itself; this is a last guard
       } finally {
-        if (stats.understood !== understood) conn.lastUsefulMs = performance.now();
+        if (stats.understood !== understood) conn.lastUsefulMs = now;
       }
       if (out === null) return;
       if (out instanceof Promise) out.then(send, () => undefined);
@@ -373,5 +380,5 @@ const STATUS_TEXT: Readonly<Record<number, string>> = { 401: "Unauthorized", 403
 function toBytes(data: WebSocket.RawData): Uint8Array {
   if (Array.isArray(data)) return new Uint8Array(Buffer.concat(data));
   if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return data; // a Buffer is a Uint8Array: no view per frame
 }

@@ -16,13 +16,19 @@
  * (and the cursor's view of each new buffer).
  */
 import { Reader, toHex } from "../bytes.js";
-import { ERROR_EVENT_PAYLOAD_BYTES, type FieldSpec, MessageType, TNY_HEADER_BYTES } from "./constants.js";
+import { ERROR_EVENT_PAYLOAD_BYTES, type FieldSpec, MessageType, TNY_HEADER_BYTES, TNY_MAX_REQUEST_BYTES } from "./constants.js";
 import { type ErrorEvent, type MotorCalibration, TnyDecodeError, type TnyHeader, type TnyMessage, type Vec3 } from "./types.js";
 
 const utf8 = new TextDecoder("utf-8");
 const NO_ARGS: readonly unknown[] = Object.freeze([]);
 /** decodeArgs' cursor, reset per call (it never re-enters: no field decodes arguments). */
 const ARGS_READER = new Reader();
+/**
+ * NOTE: hot path (every request): the arguments are read from a copy in this one buffer, whose
+ * DataView the reader keeps. Read in place, each request (a new slice of the socket's buffer)
+ * would cost a DataView; every field decoder copies what it returns, so nothing points in here.
+ */
+const ARGS_SCRATCH = new Uint8Array(TNY_MAX_REQUEST_BYTES);
 
 /** Read the 8-byte header, or `undefined` (cursor unchanged) when fewer than 8 bytes remain. */
 export function decodeHeader(r: Reader): TnyHeader | undefined {
@@ -213,7 +219,11 @@ export function decodeArgs(fields: readonly FieldSpec[], payload: Uint8Array): u
     if (payload.length !== 0) throw new TnyDecodeError(0, "end of payload (0 argument(s))", `${payload.length} extra byte(s)`);
     return NO_ARGS as unknown[];
   }
-  const r = ARGS_READER.reset(payload);
+  let r: Reader;
+  if (payload.length <= ARGS_SCRATCH.length) {
+    ARGS_SCRATCH.set(payload);
+    r = ARGS_READER.reset(ARGS_SCRATCH, 0, payload.length);
+  } else r = ARGS_READER.reset(payload);
   const out: unknown[] = new Array(fields.length);
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i]!;
