@@ -175,7 +175,8 @@ function tnyFrames(): BodyFrames {
       }
     },
     color: [0.3, 0.6, 0.9],
-    contactFrames: {},
+    // a physics contact (TNY360_CONTACT_LINKS): the body at its centre, a paw at its leg's foot frame
+    contactFrames: Object.fromEntries([["Body", [0, 0] as const], ...LEG_NAMES.map((leg, l) => [`${leg}Paw`, [4 + 4 * l, 4 + 4 * l] as const])]),
     solids: [{ frame: 0, kind: "cube", sizeM: [2 * HIP_POS_X_M + 0.04, 2 * HIP_POS_Y_M, 0.05], atM: [0, 0, 0] }],
   };
 }

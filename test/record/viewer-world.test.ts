@@ -3,7 +3,8 @@
  * and the live Foxglove server. Live and in the file, /nao/tf is one tree rooted at `world` (the
  * torso where the simulator has it, near the floor: it starts crouched), /nao/scene carries the
  * ground and the floor contacts (the feet of the crouched robot); the kinematic NAO's tree is
- * rooted at its torso, with no world, ground or contacts.
+ * rooted at its torso, with no world, ground or contacts. The physics TNY-360's /tny360/tf is
+ * rooted at `world` the same way, its paws' contacts in /tny360/scene.
  */
 import { join } from "node:path";
 import foxglove from "@foxglove/ws-protocol";
@@ -39,8 +40,8 @@ function rootOf(transforms: Tf[]): string {
   return [...roots][0]!;
 }
 
-async function serve(sim: "physics" | "kinematic", file: string): Promise<RunningRuntime> {
-  const rt = await startRuntime({ ...SIM_RUNTIME_OPTIONS, body: "nao", seed: 3, sim, record: file, foxglove: 0, gcEveryMs: 0 });
+async function serve(sim: "physics" | "kinematic", file: string, body: "nao" | "tny360" = "nao"): Promise<RunningRuntime> {
+  const rt = await startRuntime({ ...SIM_RUNTIME_OPTIONS, body, seed: 3, sim, record: file, foxglove: 0, gcEveryMs: 0 });
   cleanups.push(() => rt.close());
   return rt;
 }
@@ -108,5 +109,30 @@ describe("the world in /nao/tf and /nao/scene", () => {
     const ids = new Set((byTopic.get("/nao/scene") ?? []).flatMap((b) => (JSON.parse(b.toString()) as Scene).entities.map((e) => e.id)));
     expect(ids.has("world/ground") || ids.has("world/contacts")).toBe(false);
     expect((JSON.parse(byTopic.get("/nao/state")!.at(-1)!.toString()) as { sim?: unknown }).sim).toBeUndefined();
+  });
+});
+
+describe("the world in /tny360/tf and /tny360/scene", () => {
+  it("physics: rooted at world, the body resting low on its four paws, live and recorded", async () => {
+    const file = join(tmpDir(), "tny.mcap");
+    const rt = await serve("physics", file, "tny360");
+    const tf = await live<{ transforms: Tf[] }>(rt, "/tny360/tf", () => true);
+    expect(rootOf(tf.transforms)).toBe("world");
+    const base = tf.transforms.find((t) => t.parent_frame_id === "world")!;
+    expect(base.child_frame_id).toBe("tny360/body");
+    expect(base.translation.z).toBeGreaterThan(0.02);
+    expect(base.translation.z).toBeLessThan(0.07); // limp, resting on its folded legs
+    const contacts = await live<Scene>(rt, "/tny360/scene", (m) => m.entities.some((e) => e.id === "world/contacts"));
+    expect(contacts.entities[0]!.frame_id).toBe("world");
+    expect(contacts.entities[0]!.spheres.length).toBeGreaterThanOrEqual(4); // the four paws on the floor
+    await rt.close();
+    const byTopic = await messagesByTopic(file);
+    const tfs = (byTopic.get("/tny360/tf") ?? []).map((b) => JSON.parse(b.toString()) as { transforms: Tf[] });
+    expect(tfs.length).toBeGreaterThan(3);
+    for (const m of tfs) expect(rootOf(m.transforms)).toBe("world");
+    const ids = new Set((byTopic.get("/tny360/scene") ?? []).flatMap((b) => (JSON.parse(b.toString()) as Scene).entities.map((e) => e.id)));
+    expect(ids.has("world/ground")).toBe(true);
+    const states = (byTopic.get("/tny360/state") ?? []).map((b) => JSON.parse(b.toString()) as { sim?: { base_position_m: number[]; contacts: Array<{ link: string }> } });
+    expect(states.at(-1)!.sim!.contacts.map((c) => c.link)).toContain("FrontLeftPaw");
   });
 });
