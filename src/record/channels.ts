@@ -9,7 +9,7 @@
  * fields by name.
  */
 
-import type { BodyKind } from "../bodies/registry.js";
+import { BODY_KINDS, type BodyKind } from "../bodies/registry.js";
 import { FRAME_TRANSFORMS_SCHEMA_NAME, LOG_SCHEMA_NAME, SCENE_UPDATE_SCHEMA_NAME } from "./foxglove-schemas.js";
 
 export const RECORDING_PROFILE = "bodylink";
@@ -116,11 +116,16 @@ export const VIEWER_3D_CHANNELS: { readonly [K in BodyKind]: { readonly tf: Ring
   tny360: { tf: RING_CHANNEL.tny360Tf, scene: RING_CHANNEL.tny360Scene },
 };
 
-/** Which body a body-specific channel belongs to (by its topic's first segment; /lola/ is the NAO's). */
+/** Per body, the first segments of its topics (/lola/ is the NAO's protocol). */
+export const BODY_TOPIC_PREFIXES: { readonly [K in BodyKind]: readonly string[] } = {
+  nao: ["/nao/", "/lola/"],
+  p7: ["/p7/"],
+  tny360: ["/tny360/"],
+};
+
+/** Which body a body-specific channel belongs to (by its topic's first segment), or null for the shared ones. */
 export function channelBody(topic: string): BodyKind | null {
-  if (topic.startsWith("/nao/") || topic.startsWith("/lola/")) return "nao";
-  if (topic.startsWith("/p7/")) return "p7";
-  if (topic.startsWith("/tny360/")) return "tny360";
+  for (const kind of BODY_KINDS) if (BODY_TOPIC_PREFIXES[kind].some((p) => topic.startsWith(p))) return kind;
   return null;
 }
 

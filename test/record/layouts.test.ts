@@ -94,3 +94,16 @@ describe.each(BODY_KINDS)("docs/layouts/%s.json", (body) => {
     expect(() => resolve("/p7/state.joint_positions[0]", "nao")).toThrow(/the p7's, not the nao's/);
   });
 });
+
+describe("channelBody: a channel's body from its topic (BODY_TOPIC_PREFIXES, one entry per registry body)", () => {
+  it("names the body of every body's channel, and none for the shared ones", () => {
+    for (const c of CHANNELS) {
+      const first = c.topic.split("/")[1]!;
+      const expected = first === "lola" ? "nao" : (BODY_KINDS as readonly string[]).includes(first) ? first : null;
+      expect(channelBody(c.topic), c.topic).toBe(expected);
+    }
+    expect(CHANNELS.filter((c) => channelBody(c.topic) === null).length).toBeGreaterThan(0); // /events, /log …
+    for (const kind of BODY_KINDS) expect(CHANNELS.some((c) => channelBody(c.topic) === kind), kind).toBe(true);
+    expect(channelBody("/nao")).toBeNull(); // a prefix is a whole segment
+  });
+});
