@@ -9,6 +9,7 @@
  *    and the core's CPU, from /v1/health.
  * 3. Lockstep: `serve --lockstep --sim X` and the same client for 1,000 cycles: simulated over
  *    wall time (target ≥ 5× with physics).
+ * 4. The TNY-360's cycle, physics against kinematic, walking (physics-tny360.ts).
  * The machine's load changes every absolute figure: read the physics/kinematic ratios.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -21,6 +22,7 @@ import type { NaoSimKind } from "../src/sim/nao/model.js";
 import { MujocoNaoModel } from "../src/sim/nao/physics/mujoco-nao.js";
 import { LolaCommandWriter } from "../src/wire/lola/command-message.js";
 import { TestLolaClient, tmpSocketPath } from "../test/lola/client.js";
+import { tny360Section } from "./physics-tny360.js";
 import { fmt } from "./util.js";
 
 const QUICK = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
@@ -143,6 +145,7 @@ export async function run(): Promise<void> {
     }
     console.log(`   kinematic  ${fmt(rtf.kinematic!, 1)}x real time`);
     console.log(`   physics    ${fmt(rtf.physics!, 1)}x real time (${fmt(rtf.physics! / rtf.kinematic!, 2)} of kinematic): ${rtf.physics! >= 5 ? "MET" : "NOT MET"} (target ≥ 5x)`);
+    await tny360Section(QUICK);
     console.log(`   load average now: ${(await import("node:os")).loadavg().map((x) => x.toFixed(1)).join(" ")} on ${(await import("node:os")).availableParallelism()} cores`);
   } finally {
     rmSync(runtimeDir, { recursive: true, force: true });
