@@ -10,11 +10,12 @@ const REALTIME = ["test/rt/isolation.test.ts"];
 const FLOOD = ["test/fleet/flood.test.ts"];
 
 /**
- * The NAO's contract suites (LoLA's bytes and arbitration, the robot API and its stream), run a
- * second time on the MuJoCo NAO (test/support/nao-sim.ts): a user who picks `--sim physics` gets
- * the same contracts. About 1.6x their kinematic time (a physics cycle costs ~0.4 ms).
+ * The contract suites (the NAO's LoLA bytes and arbitration, the robot API and its stream, the P7
+ * runtime's rules and its threaded core), run a second time on the MuJoCo bodies
+ * (test/support/nao-sim.ts, test-sim.ts): a user who picks `--sim physics` gets the same contracts.
+ * About 1.6x their kinematic time (a NAO physics cycle costs ~0.4 ms, a P7's ~0.07 ms).
  */
-const PHYSICS_CONTRACTS = ["test/lola/server.test.ts", "test/api/server.test.ts", "test/api/stream.test.ts"];
+const PHYSICS_CONTRACTS = ["test/lola/server.test.ts", "test/api/server.test.ts", "test/api/stream.test.ts", "test/p7/robot.test.ts", "test/api/threaded.test.ts"];
 
 export default defineConfig({
   test: {

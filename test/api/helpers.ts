@@ -6,6 +6,7 @@ import { P7Robot } from "../../src/runtime/p7-robot.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { buildApiServer } from "../../src/serve/api/build.js";
 import { naoTestSimModel } from "../support/nao-sim.js";
+import { p7TestSimModel } from "../support/test-sim.js";
 import type { ApiRobot } from "../../src/serve/api/routes/context.js";
 
 export const LEASE = "x-bodylink-lease";
@@ -18,7 +19,7 @@ export async function simNao(clock: Clock = new SimClock()): Promise<NaoRobot> {
 }
 
 export async function simP7(clock: Clock = new SimClock()): Promise<P7Robot> {
-  return P7Robot.create({ clock, seed: 3 });
+  return P7Robot.create({ clock, seed: 3, ...(await p7TestSimModel()) });
 }
 
 export async function simTny(clock: Clock = new SimClock()): Promise<Tny360Robot> {

@@ -15,6 +15,7 @@ import type { P7Robot } from "../../src/runtime/p7-robot.js";
 import { f32 } from "../../src/serve/api/bodies/common.js";
 import type { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { appWithRoutes, call, type Json, LEASE, simNao, simP7, simTny, step } from "./helpers.js";
+import { TEST_SIM } from "../support/test-sim.js";
 
 describe("NAO robot API (inject, simulated time)", () => {
   let clock: SimClock;
@@ -329,6 +330,15 @@ describe("P7 robot API (inject, simulated time)", () => {
     expect(r.error_ids).toEqual([...snap.motors.errorIds]);
     expect((r.imu as { linear_acceleration: number[] }).linear_acceleration).toEqual([...snap.imu.linearAcceleration]);
     expect((await call(app, "GET", "/v1/info")).body.joint_names).toEqual(["joint1", "joint2", "joint3", "joint4", "joint5", "joint6", "joint7"]);
+  });
+
+  it(`runs on this project's arm: ${TEST_SIM} (vitest.config.ts runs this file on both); with physics the state carries sim`, async () => {
+    expect(robot.sim.model.kind).toBe(TEST_SIM);
+    await step(robot, clock, 3);
+    const r = (await call(app, "GET", "/v1/state")).body;
+    if (TEST_SIM === "physics") expect(r.sim).toMatchObject({ time_s: robot.sim.timeS, base_position_m: [0, 0, 0], base_orientation_xyzw: [0, 0, 0, 1], fallen: false, contacts: [] });
+    else expect(r.sim).toBeUndefined();
+    expect((await call(app, "GET", "/v1/health")).body.sim).toMatchObject({ model: TEST_SIM });
   });
 
   it("keeps serving the last complete state with link lost, so clients see why it stopped", async () => {

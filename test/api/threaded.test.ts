@@ -23,6 +23,7 @@ import { LolaCommandWriter } from "../../src/wire/lola/command-message.js";
 import { LOLA_SENSOR_KEYS } from "../../src/wire/lola/constants.js";
 import { TestLolaClient, tmpSocketPath } from "../lola/client.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
+import { TEST_SIM } from "../support/test-sim.js";
 import { type AnyRobot, appWithRoutes, call, type Json, simNao, simP7, simTny } from "./helpers.js";
 
 useRuntimeDir("bodylink-threaded-");
@@ -59,7 +60,7 @@ const RIGS: BodyTable<Rig> = {
     command: { path: "/v1/commands/joints", body: { stiffness: new Array(26).fill(0.25) }, taken: (s) => Math.abs((s.joint_stiffness as number[])[0]! - 0.25) < 0.01 },
   },
   p7: {
-    start: () => P7Host.start({ seed: 3 }),
+    start: () => P7Host.start({ seed: 3, sim: TEST_SIM }),
     inThread: () => simP7(),
     joints: 7,
     command: { path: "/v1/commands/servo-joints", body: { positions: [0.1, 0, 0, 0, 0, 0, 0] }, taken: (s) => (s.joint_positions as number[])[0]! > 0.02 },
@@ -138,6 +139,15 @@ describe.each(BODY_KINDS)("%s: the robot API in front of the threaded core (what
 });
 
 describe("P7: the arm's own commands in front of the threaded core", { timeout: 60_000 }, () => {
+  it(`runs on this project's arm: ${TEST_SIM} (vitest.config.ts runs this file on both); the physics arm's world crosses with the state`, async () => {
+    const { app } = await runtime("p7");
+    await eventually(async () => (await call(app, "GET", "/v1/state")).status === 200, "a state");
+    expect((await call(app, "GET", "/v1/health")).body).toMatchObject({ sim: { model: TEST_SIM } });
+    const r = (await call(app, "GET", "/v1/state")).body;
+    if (TEST_SIM === "physics") expect(r.sim).toMatchObject({ base_position_m: [0, 0, 0], fallen: false });
+    else expect(r.sim).toBeUndefined();
+  });
+
   it("refused outside limits (400 naming the joint), accepted inside and carried out by the core, clear-error, lease, e-stop", async () => {
     const { app } = await runtime("p7");
     const id = (await call(app, "POST", "/v1/control", { owner: "arm-ctl" })).body.lease_id as string;

@@ -15,6 +15,7 @@ import { P7_COMMAND_KIND } from "../../src/bodies/p7/layout.js";
 import { BodylinkError } from "../../src/errors.js";
 import { SimClock } from "../../src/runtime/clock.js";
 import { P7_PERIOD_MS, P7Robot } from "../../src/runtime/p7-robot.js";
+import { p7TestSimModel, TEST_SIM } from "../support/test-sim.js";
 
 function tick(robot: P7Robot, clock: SimClock, cycles = 1): void {
   for (let i = 0; i < cycles; i++) {
@@ -47,11 +48,33 @@ async function stopOnSimClock(robot: P7Robot, clock: SimClock): Promise<void> {
 
 const TARGET = [0.8, -1.2, 0.5, -1.6, 1.0, 0.4, -0.9];
 
+/**
+ * What "there", "still" and "held" mean on this run's arm (vitest.config.ts runs this file on both).
+ * Kinematic: exactly, the arm is its trajectory. Physics (docs/simulation.md): the servos track the
+ * trajectory and settle behind it with a time constant of about kv/kp = 50 ms, so a joint the
+ * trajectory stopped is still within 1 mrad and 0.05 rad/s of rest after the 50–100 cycles these
+ * tests wait, and a speed limit is passed by up to 10 % while the servo catches up an acceleration.
+ */
+const SETTLE = TEST_SIM === "physics" ? { rad: 1e-3, radS: 0.05, overspeed: 0.1 } : { rad: 0, radS: 0, overspeed: 0 };
+/** The angle is the expected one (kinematic: to 1e-9, as `toBeCloseTo(x, 9)` did). */
+function expectThere(actual: number, expected: number): void {
+  expect(Math.abs(actual - expected)).toBeLessThanOrEqual(Math.max(SETTLE.rad, 5e-10));
+}
+/** Every velocity is zero (physics: settled to SETTLE.radS). */
+function expectStill(velocities: readonly number[]): void {
+  for (const v of velocities) expect(Math.abs(v)).toBeLessThanOrEqual(SETTLE.radS);
+}
+/** The angles are the same as before (physics: within SETTLE.rad). */
+function expectHeld(angles: ArrayLike<number>, before: ArrayLike<number>): void {
+  expect(angles.length).toBe(before.length);
+  for (let i = 0; i < before.length; i++) expect(Math.abs(angles[i]! - before[i]!)).toBeLessThanOrEqual(SETTLE.rad);
+}
+
 let clock: SimClock;
 let robot: P7Robot;
 beforeEach(async () => {
   clock = new SimClock();
-  robot = await P7Robot.create({ clock, seed: 5, simParams: { effortNoiseNm: 0, gyroNoiseRadS: 0, accelNoiseMS2: 0 } });
+  robot = await P7Robot.create({ clock, seed: 5, simParams: { effortNoiseNm: 0, gyroNoiseRadS: 0, accelNoiseMS2: 0 }, ...(await p7TestSimModel()) });
 });
 
 describe("moves", () => {
@@ -76,11 +99,11 @@ describe("moves", () => {
     await stopOnSimClock(robot, clock);
     const cycles = sawSeq;
     expect(cycles).toBeGreaterThan(r.etaS * 250); // 250 Hz
-    expect(maxSpeed).toBeLessThanOrEqual(speed + 1e-9);
+    expect(maxSpeed).toBeLessThanOrEqual(speed * (1 + SETTLE.overspeed) + 1e-9);
     expect(maxSpeed).toBeGreaterThan(speed * 0.99);
     expect(robot.health().cycle.nominalPeriodMs).toBe(4);
     const f = robot.sim.read()!;
-    for (let i = 0; i < 7; i++) expect(f.angles[i]).toBeCloseTo(TARGET[i]!, 9);
+    for (let i = 0; i < 7; i++) expectThere(f.angles[i]!, TARGET[i]!);
   });
 
   it("speeds above a joint's maximum are clamped and reported; the default speed is π/3", () => {
@@ -104,9 +127,9 @@ describe("moves", () => {
     }
     tick(robot, clock, 50);
     const j = robot.getJointState()!;
-    expect(j.angles[0]).toBeCloseTo(0.5, 9);
-    expect(j.angles[1]).toBeCloseTo(-0.5, 9);
-    expect(j.velocities).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expectThere(j.angles[0]!, 0.5);
+    expectThere(j.angles[1]!, -0.5);
+    expectStill(j.velocities);
   });
 
   it("refuses bad targets with 400 BL_ERR_CMD_INVALID saying why, and nothing moves", () => {
@@ -120,7 +143,7 @@ describe("moves", () => {
     expect(refused(robot.moveJoints(id, TARGET, { speedRadS: Number.POSITIVE_INFINITY })).message).toMatch(/speed must be a finite number > 0/);
     expect(refused(robot.moveJoints(id, TARGET, { speedRadS: 0 })).code).toBe("BL_ERR_CMD_INVALID");
     tick(robot, clock, 50);
-    expect(robot.getJointState()!.angles).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expectHeld(robot.getJointState()!.angles, [0, 0, 0, 0, 0, 0, 0]);
     expect(robot.health().errors.refusedCommands).toBe(5);
   });
 
@@ -147,7 +170,7 @@ describe("moves", () => {
             tick(robot, clock, 2);
             // Refused both ways: whatever was moving before keeps its old target; an arm at
             // rest stays exactly where it was.
-            if (robot.sim.atRest) expect(Array.from(robot.sim.read()!.angles)).toEqual(before);
+            if (robot.sim.atRest) expectHeld(robot.sim.read()!.angles, before);
           }
         }
         robot.sim.stopAll();
@@ -168,9 +191,9 @@ describe("error ids", () => {
     robot.sim.injectError(3, code);
     tick(robot, clock, 400);
     const j = robot.getJointState()!;
-    expect(j.velocities[3]).toBe(0);
+    expectStill([j.velocities[3]!]);
     expect(Math.abs(j.angles[3]! - TARGET[3]!)).toBeGreaterThan(0.1);
-    expect(j.angles[0]).toBeCloseTo(TARGET[0]!, 9); // the other joints finished
+    expectThere(j.angles[0]!, TARGET[0]!); // the other joints finished
     expect(robot.getMotorState()!.errorIds).toEqual([0, 0, 0, code, 0, 0, 0]);
     expect(robot.health().errors.jointErrors).toBe(1);
 
@@ -190,10 +213,10 @@ describe("error ids", () => {
     expect(c.ok && c.clearedJoints).toEqual([3]);
     expect(robot.getMotorState()!.errorIds).toEqual([0, 0, 0, 0, 0, 0, 0]); // at once, not a cycle later
     tick(robot, clock, 50);
-    expect(robot.getJointState()!.angles[3]).toBe(held); // no jump to the old target
+    expectHeld([robot.getJointState()!.angles[3]!], [held]); // no jump to the old target
     expect(robot.moveJoints(id, TARGET, { speedRadS: 1 }).ok).toBe(true);
     tick(robot, clock, 1000);
-    expect(robot.getJointState()!.angles[3]).toBeCloseTo(TARGET[3]!, 9);
+    expectThere(robot.getJointState()!.angles[3]!, TARGET[3]!);
   });
 
   it("clearError without a joint clears every joint", () => {
@@ -241,11 +264,11 @@ describe("control authority", () => {
     tick(robot, clock, 100); // lease expired at 500 ms
     expect(robot.authority.holder()).toBeNull();
     const j = robot.getJointState()!;
-    expect(j.velocities).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expectStill(j.velocities);
     expect(j.angles[0]).toBeLessThan(2.5);
-    const held = j.angles[0];
+    const held = j.angles[0]!;
     tick(robot, clock, 250);
-    expect(robot.getJointState()!.angles[0]).toBe(held);
+    expectHeld([robot.getJointState()!.angles[0]!], [held]);
     expect(robot.health().safetyReason).toBe("control lease expired: holding position");
     expect(robot.health().safety).toBe("lease_expired");
     expect(refused(robot.moveJoints(id, TARGET)).code).toBe("BL_ERR_AUTH_UNKNOWN_LEASE");
@@ -259,14 +282,14 @@ describe("control authority", () => {
     tick(robot, clock, 100);
     first.lease.release();
     tick(robot, clock, 100);
-    expect(robot.getJointState()!.velocities[0]).toBe(0);
+    expectStill([robot.getJointState()!.velocities[0]!]);
     expect(robot.health().errors.leaseEndedStops).toBe(1);
     const second = lease(robot, "lola:pid 7");
     expect(robot.moveJoints(second, [0, 0, 0, 0, 0, 0, 0], { speedRadS: 2 }).ok).toBe(true);
     expect(robot.health().safetyReason).toBeNull();
     expect(robot.health().safety).toBe("none");
     tick(robot, clock, 500);
-    expect(robot.getJointState()!.angles[0]).toBe(0);
+    expectThere(robot.getJointState()!.angles[0]!, 0);
   });
 
   it("emergencyStop needs no lease: every joint stops and holds, the lease is revoked, and it latches until reset", () => {
@@ -280,10 +303,10 @@ describe("control authority", () => {
     expect(refused(robot.moveJoints(id, TARGET)).code).toBe("BL_ERR_ESTOP_LATCHED");
     tick(robot, clock, 50); // 200 ms: more than the slowest stop
     const j = robot.getJointState()!;
-    expect(j.velocities).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expectStill(j.velocities);
     expect(robot.estopState().phase).toBe("cut");
     tick(robot, clock, 100);
-    expect(robot.getJointState()!.angles).toEqual(j.angles);
+    expectHeld(robot.getJointState()!.angles, j.angles);
     const h = robot.health();
     expect(h.safetyReason).toMatch(/^emergency stop latched \(category 1, local: operator pressed the button\)/);
     expect(h.safety).toBe("estop");
@@ -296,7 +319,7 @@ describe("control authority", () => {
     // After the reset nothing moves by itself; a new lease commands again.
     robot.resetEstop({ source: "test", reason: "arm clear" });
     tick(robot, clock, 50);
-    expect(robot.getJointState()!.angles).toEqual(j.angles);
+    expectHeld(robot.getJointState()!.angles, j.angles);
     expect(robot.moveJoints(lease(robot, "api:bob"), TARGET).ok).toBe(true);
   });
 
@@ -307,8 +330,10 @@ describe("control authority", () => {
     tick(robot, clock, 60);
     expect(robot.getJointState()!.velocities.some((v) => v !== 0)).toBe(true);
     expect(robot.estop({ source: "test", reason: "cut", category: 0 })).toMatchObject({ latched: true, category: 0, phase: "cut" });
-    tick(robot, clock, 1);
-    expect(robot.getJointState()!.velocities).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    // Kinematic: still at the next cycle. Physics: the set-point brakes from 1.5 rad/s at the
+    // brake rate (4× the stop rate), still within 20 cycles (80 ms), where category 1's ramp takes 24.
+    tick(robot, clock, TEST_SIM === "physics" ? 20 : 1);
+    expectStill(robot.getJointState()!.velocities);
   });
 
   it("a category-0 request upgrades a settling category-1 stop; a second stop keeps the first one's reason", () => {
@@ -339,9 +364,9 @@ describe("link and lifecycle", () => {
     robot.restoreLink();
     tick(robot, clock);
     const j = robot.getJointState()!;
-    expect(j.velocities).toEqual([0, 0, 0, 0, 0, 0, 0]); // the arm's watchdog stopped it
+    expectStill(j.velocities); // the arm's watchdog stopped it
     tick(robot, clock, 100);
-    expect(robot.getJointState()!.angles).toEqual(j.angles);
+    expectHeld(robot.getJointState()!.angles, j.angles);
     expect(robot.moveJoints(id, TARGET, { speedRadS: 1 }).ok).toBe(true); // the lease survived
   });
 
@@ -420,7 +445,7 @@ describe("commands a worker core's host validated (the mailbox: applyValidated)"
     const held = robot.getJointState()!.angles[0]!;
     expect(robot.applyValidated(posted(P7_COMMAND_KIND.moveJoints, g1))).toBe(false);
     tick(robot, clock, 25);
-    expect(robot.getJointState()!.angles[0]).toBe(held);
+    expectHeld([robot.getJointState()!.angles[0]!], [held]);
     expect(held).toBeGreaterThanOrEqual(stopped);
     expect(robot.health().errors.staleCommands).toBe(1);
 
@@ -436,7 +461,7 @@ describe("commands a worker core's host validated (the mailbox: applyValidated)"
     robot.sim.injectError(2, 0x40);
     expect(robot.applyValidated(posted(P7_COMMAND_KIND.servoJoints, robot.authority.generation))).toBe(false);
     tick(robot, clock, 25);
-    expect(robot.getJointState()!.angles[0]).toBe(0);
+    expectHeld([robot.getJointState()!.angles[0]!], [0]);
     expect(robot.health().errors.refusedCommands).toBe(1);
   });
 });
@@ -471,7 +496,7 @@ describe("the command through the driver's write (no side methods)", () => {
     if (!c.ok) throw c.error;
     expect(robot.output.header[0]).toBe(P7_WRITE_KIND.none); // applied before the clear
     tick(robot, clock, 25);
-    for (let i = 0; i < 7; i++) expect(robot.getJointState()!.angles[i]).toBe(0); // the clear held every joint
+    expectHeld(robot.getJointState()!.angles, [0, 0, 0, 0, 0, 0, 0]); // the clear held every joint
   });
 
   it("the e-stop does not wait for the cycle: category 1 stops the arm at once, category 0 halts it", () => {
@@ -483,7 +508,10 @@ describe("the command through the driver's write (no side methods)", () => {
     expect(robot.sim.atRest).toBe(false); // decelerating
     expect(robot.output.header[0]).toBe(P7_WRITE_KIND.none); // handed over, not waiting for a write
     robot.estop({ source: "test", reason: "cat 0", category: 0 });
-    expect(robot.sim.atRest).toBe(true); // halted where it is, before any further cycle
+    // Kinematic: halted where it is, before any further cycle. Physics: its motors brake from
+    // that moment (the set-point is on the arm) and it is still within 10 cycles.
+    if (TEST_SIM === "physics") tick(robot, clock, 10);
+    expect(robot.sim.atRest).toBe(true);
   });
 
   it("the simulated arm's driver: write applies the record's kind once and clears it; an unknown kind is a bug (throws)", async () => {

@@ -5,8 +5,9 @@
  */
 import { physicsNaoModel } from "../../src/drivers/nao/chestboard.js";
 import type { NaoBodyModel, NaoSimKind } from "../../src/sim/nao/model.js";
+import { TEST_SIM } from "./test-sim.js";
 
-export const NAO_TEST_SIM: NaoSimKind = process.env.BODYLINK_TEST_SIM === "physics" ? "physics" : "kinematic";
+export const NAO_TEST_SIM: NaoSimKind = TEST_SIM;
 
 /** Spread into NaoRobot.create's options: the body model of this run. */
 export async function naoTestSimModel(): Promise<{ simModel?: NaoBodyModel }> {

@@ -47,6 +47,12 @@ const N = P7_JOINT_COUNT;
 const DT_S = P7_SIM_STEP_MS / 1000;
 /** Closer than this to its target (rad) and slow enough to stop in one step, a joint snaps onto it. */
 const SNAP_RAD = P7_SNAP_RAD;
+/**
+ * A halted physics arm brakes at this many times its stop rate (inferred): as hard as its servos can
+ * follow without saturating (joint 2 braking at 64 rad/s² needs ~40 N·m of its 70; a 1 ms MuJoCo
+ * step cannot integrate a saturated stop: it chatters).
+ */
+const BRAKE_FACTOR = 4;
 /** Arrays can be reported one longer than the body, to simulate an upstream length mismatch. */
 const JOINT_CAPACITY = N + 1;
 const IMU_CAPACITY = 4;
@@ -129,6 +135,8 @@ export class P7Sim {
   readonly #vProfile = new Float64Array(N);
   readonly #aProfile = new Float64Array(N);
   readonly #stopping = new Uint8Array(N);
+  /** Halted (category 0) on an arm that cannot stop at once (physics): braking at BRAKE_FACTOR × the stop rate. */
+  readonly #braking = new Uint8Array(N);
   readonly #errorIds = new Float64Array(N);
   readonly #tempC = new Float64Array(N);
   readonly #thermalAlpha: number;
@@ -198,13 +206,16 @@ export class P7Sim {
       const vOld = v[i]!;
       // NOTE: initialised as a number (not left undefined) so optimised code keeps it unboxed.
       let vNew = 0;
-      if (this.#errorIds[i] !== 0 || this.#stopping[i] === 1) {
-        // Stop at the stop rate, then hold where it stopped.
-        const dv = P7_STOP_DECEL_RAD_S2[i]! * DT_S;
+      if (this.#braking[i] === 1 || this.#errorIds[i] !== 0 || this.#stopping[i] === 1) {
+        // Stop at the stop rate (braking: BRAKE_FACTOR times it), then hold where it stopped.
+        const dv = (this.#braking[i] === 1 ? BRAKE_FACTOR : 1) * P7_STOP_DECEL_RAD_S2[i]! * DT_S;
         vNew = Math.abs(vOld) <= dv ? 0 : vOld - Math.sign(vOld) * dv;
         q[i] = q[i]! + vNew * DT_S;
         this.#target[i] = q[i]!;
-        if (vNew === 0) this.#stopping[i] = 0;
+        if (vNew === 0) {
+          this.#stopping[i] = 0;
+          this.#braking[i] = 0;
+        }
       } else {
         const e = this.#target[i]! - q[i]!;
         const ae = Math.abs(e);
@@ -264,6 +275,7 @@ export class P7Sim {
       const ad = Math.abs(t - this.#q[i]!);
       this.#target[i] = t;
       this.#stopping[i] = 0;
+      this.#braking[i] = 0;
       const vLim = Math.min(Math.max(0, speedRadS[i]!), P7_MAX_SPEED_RAD_S[i]!);
       this.#vProfile[i] = ad > SNAP_RAD && Number.isFinite(sv) ? Math.min(vLim, ad * sv) : vLim;
       this.#aProfile[i] = ad > SNAP_RAD && Number.isFinite(sa) ? Math.min(P7_MAX_ACCEL_RAD_S2[i]!, ad * sa) : P7_MAX_ACCEL_RAD_S2[i]!;
@@ -280,6 +292,7 @@ export class P7Sim {
       if (this.#errorIds[i] !== 0) continue;
       this.#target[i] = this.#clampTarget(i, targetsRad[i]!);
       this.#stopping[i] = 0;
+      this.#braking[i] = 0;
       this.#vProfile[i] = P7_MAX_SPEED_RAD_S[i]!;
       this.#aProfile[i] = P7_MAX_ACCEL_RAD_S2[i]!;
     }
@@ -296,20 +309,25 @@ export class P7Sim {
     this.#stopping.fill(1);
   }
 
-  /** Category-0 stop: every joint halts where it is now (a real arm's brakes), no deceleration ramp. */
+  /**
+   * Category-0 stop: every joint halts where it is now (a real arm's brakes), without the stop
+   * rate's ramp. The kinematic arm stops at once. The physics arm cannot (mass, torque limits): its
+   * set-point jumps onto the arm as it moves and brakes at BRAKE_FACTOR × the stop rate, then holds.
+   */
   halt(): void {
-    const measured = this.model.positionRad;
+    const physics = this.model.kind === "physics";
     for (let i = 0; i < N; i++) {
-      this.#v[i] = 0;
-      this.#q[i] = measured[i]!; // the set-point jumps to the arm (the same place, kinematically)
+      this.#v[i] = physics ? this.model.velocityRadS[i]! : 0;
+      this.#q[i] = this.model.positionRad[i]!; // the same place, kinematically
       this.#target[i] = this.#q[i]!;
     }
     this.#stopping.fill(0);
+    this.#braking.fill(physics ? 1 : 0);
   }
 
-  /** True when no joint is moving and none is stopping. */
+  /** True when no joint is moving, stopping or braking. */
   get atRest(): boolean {
-    for (let i = 0; i < N; i++) if (this.#v[i] !== 0 || this.#stopping[i] === 1) return false;
+    for (let i = 0; i < N; i++) if (this.#v[i] !== 0 || this.#stopping[i] === 1 || this.#braking[i] === 1) return false;
     return true;
   }
 

@@ -6,13 +6,15 @@
  *
  * - Servos: one position servo per joint (the MJCF's: gain = effort limit over
  *   P7_SERVO_STALL_ERROR_RAD, damping P7_SERVO_DAMPING_S × gain, force limited to the SDK's effort
- *   bound) tracks the arm service's set-point, with two feed-forwards as an arm's servo has them:
- *   velocity and gravity. ctrl = q_ref + (kv/kp)·q̇_ref + τ_bias/kp, so the servo's force is
- *   kp·(q_ref − q) + kv·(q̇_ref − q̇) + τ_bias: a joint moving at a steady speed does not lag by
- *   kv/kp × speed, and a held pose does not sag by τ_gravity/kp. τ_bias is MuJoCo's own gravity
- *   and Coriolis torque (qfrc_bias) of the last substep; the force stays limited to the effort
- *   bound, so a load beyond it still sags. That ctrl may leave the command range, so MuJoCo's
- *   control clamping is off; the set-point itself never leaves it, and the joints' ranges stop the arm.
+ *   bound) tracks the arm service's set-point, with the feed-forwards an arm's servo has:
+ *   ctrl = q_ref + (kv/kp)·q̇_ref + (τ_bias + M_ii·q̈_ref)/kp, so the servo's force is
+ *   kp·(q_ref − q) + kv·(q̇_ref − q̇) + τ_bias + M_ii·q̈_ref: a joint moving at a steady speed does
+ *   not lag by kv/kp × speed, a held pose does not sag by τ_gravity/kp, and one that accelerates
+ *   or brakes gets the torque for it. τ_bias is MuJoCo's own gravity and Coriolis torque
+ *   (qfrc_bias) and M_ii the diagonal of its joint-space inertia (armature included), both of the
+ *   last substep; the force stays limited to the effort bound, so a load beyond it still sags.
+ *   That ctrl may leave the command range, so MuJoCo's control clamping is off; the set-point
+ *   itself never leaves it, and the joints' ranges stop the arm.
  * - Sensors, in the SDK's units: positions and velocities of the joints, efforts = the servos'
  *   torque (MuJoCo's actuator force: gravity, inertia, friction, all of it), the accelerometer
  *   (specific force, +g up at rest) and gyro at the arm_imu site, in its frame (link 7's axes).
@@ -43,6 +45,9 @@ export class MujocoP7Model extends P7ModelOutputs implements P7BodyModel {
   readonly #sensor: LiveView;
   readonly #actForce: LiveView;
   readonly #qfrcBias: LiveView;
+  /** MuJoCo's joint-space inertia, sparse (its diagonal at #massDiag). */
+  readonly #mass: LiveView;
+  readonly #massDiag = new Int32Array(N);
   /** Per servo: its damping over its gain, s (the velocity feed-forward's factor). */
   readonly #feedForwardS = new Float64Array(N);
   /** Per servo: 1 / its gain, rad per N·m (the gravity feed-forward's factor). */
@@ -69,6 +74,10 @@ export class MujocoP7Model extends P7ModelOutputs implements P7BodyModel {
     this.#sensor = new LiveView(() => d.sensordata as Float64Array);
     this.#actForce = new LiveView(() => d.actuator_force as Float64Array);
     this.#qfrcBias = new LiveView(() => d.qfrc_bias as Float64Array);
+    this.#mass = new LiveView(() => d.M as Float64Array);
+    // Each row of the sparse lower triangle ends on its diagonal.
+    const rowAdr = m.M_rowadr as Int32Array, rowNnz = m.M_rownnz as Int32Array;
+    for (let i = 0; i < N; i++) this.#massDiag[i] = rowAdr[i]! + rowNnz[i]! - 1;
     const gain = m.actuator_gainprm as Float64Array;
     const bias = m.actuator_biasprm as Float64Array;
     // A position servo's force is gain·ctrl + bias[1]·q + bias[2]·q̇, with bias = (0, −kp, −kv).
@@ -90,14 +99,14 @@ export class MujocoP7Model extends P7ModelOutputs implements P7BodyModel {
     for (let i = 0; i < N; i++) q[i] = anglesRad[i]!;
     this.#f[0] = 0;
     mj.mj_forward(m, d); // the pose's gravity torques, for the servos' feed-forward
-    this.#command(q, ZERO);
+    this.#command(q, ZERO, ZERO);
     mj.mj_forward(m, d); // the servos already hold it: the efforts from the first frame
     this.#read();
   }
 
-  step(setpointRad: Float64Array, setpointRadS: Float64Array, _setpointRadS2: Float64Array): void {
+  step(setpointRad: Float64Array, setpointRadS: Float64Array, setpointRadS2: Float64Array): void {
     for (let k = 0; k < SUBSTEPS; k++) {
-      this.#command(setpointRad, setpointRadS);
+      this.#command(setpointRad, setpointRadS, setpointRadS2);
       this.mj.mj_step(this.mjModel, this.mjData);
     }
     this.#f[0]! += SUBSTEPS;
@@ -105,10 +114,14 @@ export class MujocoP7Model extends P7ModelOutputs implements P7BodyModel {
   }
 
   /** The servos' set-points with both feed-forwards (the module comment). */
-  #command(setpointRad: ArrayLike<number>, setpointRadS: ArrayLike<number>): void {
+  #command(setpointRad: ArrayLike<number>, setpointRadS: ArrayLike<number>, setpointRadS2: ArrayLike<number>): void {
     const ctrl = this.#ctrl.v;
     const bias = this.#qfrcBias.v;
-    for (let a = 0; a < N; a++) ctrl[a] = setpointRad[a]! + this.#feedForwardS[a]! * setpointRadS[a]! + this.#compliance[a]! * bias[a]!;
+    const mass = this.#mass.v;
+    for (let a = 0; a < N; a++) {
+      const torque = bias[a]! + mass[this.#massDiag[a]!]! * setpointRadS2[a]!;
+      ctrl[a] = setpointRad[a]! + this.#feedForwardS[a]! * setpointRadS[a]! + this.#compliance[a]! * torque;
+    }
   }
 
   /** Fill the outputs from MuJoCo's state and sensors. */
