@@ -373,15 +373,20 @@ class AsyncReadback {
   /** Queue the readback of the frame just rendered (default framebuffer, w x h). */
   start(w: number, h: number): void {
     const gl = this.#gl;
-    if (!this.#pbo) this.#pbo = gl.createBuffer();
-    gl.bindBuffer(gl.PIXEL_PACK_BUFFER, this.#pbo);
     if (w !== this.#w || h !== this.#h) {
       this.#w = w;
       this.#h = h;
-      gl.bufferData(gl.PIXEL_PACK_BUFFER, w * h * 4, gl.STREAM_READ);
       this.#pixels = new Uint8Array(w * h * 4);
       this.#image = new ImageData(w, h);
     }
+    // A fresh pack buffer per frame, deleted once read (as three's readRenderTargetPixelsAsync
+    // does): chromium keeps a shadow copy of a READ-usage buffer written before a fence, and
+    // writing the same buffer again, even after reading it back, discards that copy with a console
+    // warning per frame ("READ-usage buffer was written, then fenced, but written again before
+    // being read back").
+    this.#pbo = gl.createBuffer();
+    gl.bindBuffer(gl.PIXEL_PACK_BUFFER, this.#pbo);
+    gl.bufferData(gl.PIXEL_PACK_BUFFER, w * h * 4, gl.STREAM_READ);
     gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, 0);
     gl.bindBuffer(gl.PIXEL_PACK_BUFFER, null);
     this.#fence = gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0);
@@ -395,14 +400,21 @@ class AsyncReadback {
     if (!fence) return false;
     const s = gl.clientWaitSync(fence, 0, 0);
     if (s !== gl.ALREADY_SIGNALED && s !== gl.CONDITION_SATISFIED) {
-      if (s === gl.WAIT_FAILED) this.#fence = null;
+      if (s === gl.WAIT_FAILED) {
+        gl.deleteSync(fence);
+        this.#fence = null;
+        gl.deleteBuffer(this.#pbo);
+        this.#pbo = null;
+      }
       return false;
     }
-    gl.deleteSync(fence);
-    this.#fence = null;
     gl.bindBuffer(gl.PIXEL_PACK_BUFFER, this.#pbo);
     gl.getBufferSubData(gl.PIXEL_PACK_BUFFER, 0, this.#pixels);
     gl.bindBuffer(gl.PIXEL_PACK_BUFFER, null);
+    gl.deleteSync(fence);
+    this.#fence = null;
+    gl.deleteBuffer(this.#pbo);
+    this.#pbo = null;
     const w = this.#w;
     const h = this.#h;
     const image = this.#image!;

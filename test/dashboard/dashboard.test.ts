@@ -3,7 +3,8 @@
  * the robot API on each simulated body with a real clock, checked the way a person and a second
  * program would see it. One browser, one page per body, each test doing all of that body's checks
  * (the machine is small and shared):
- * - no console errors, no request to anywhere but the server;
+ * - no console errors, no request to anywhere but the server, and no WebGL "READ-usage buffer"
+ *   performance warning (the software-rendered view's readback, web/scene.ts: 34 in 13 s before);
  * - the plots take in new points over 2 s and redraw;
  * - the 3D view renders (its canvas's pixels are read back: not blank, more than the background);
  * - a command from the page changes what an SDK client reads (NAO: take control + smooth enable;
@@ -17,7 +18,7 @@ import { readFile } from "node:fs/promises";
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { type BodylinkClient, connect } from "../../src/client/index.js";
+import { type BodylinkClient, connect, type RobotClient } from "../../src/client/index.js";
 import { NaoRobot } from "../../src/runtime/nao-robot.js";
 import { P7Robot } from "../../src/runtime/p7-robot.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
@@ -30,7 +31,7 @@ interface Ctx {
   api: RunningApiServer;
   page: Page;
   /** A second program on the same API, as any client would be. */
-  sdk: BodylinkClient;
+  sdk: RobotClient;
 }
 
 /** Start `robot` and its API, open the dashboard at 1280x720, run `f`, then check and close everything. */
@@ -44,6 +45,8 @@ async function onDashboard(browser: Browser, robot: NaoRobot | P7Robot | Tny360R
   page.on("request", (r) => requests.push(r.url()));
   page.on("console", (m) => {
     if (m.type() === "error") problems.push(`console: ${m.text()}`);
+    // chromium's warning that the 3D view's pixel readback wasted its shadow copy (once per frame)
+    if (/READ-usage buffer was written/.test(m.text())) problems.push(`console ${m.type()}: ${m.text()}`);
   });
   page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
   try {
@@ -245,9 +248,22 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
     });
   });
 
-  it("P7: plots, 3D, a joint move from the sliders reaches the arm, error ids, holder, e-stop", async () => {
+  it("P7: plots, 3D, the measured pose on the sliders, a joint move from the sliders (and the keyboard) reaches the arm, error ids, holder, e-stop", async () => {
     await onDashboard(browser(), await P7Robot.create({ seed: 3 }), async ({ page, sdk }) => {
       expect(await page.textContent("#body-name")).toBe("AIRBOT P7");
+      // Another client moves the arm away from zero and lets go: the page, not in control, shows
+      // the measured pose on the sliders' labels too (they read "0.00 rad" before).
+      if (sdk.body !== "p7") throw new Error(`expected a p7, got ${sdk.body}`);
+      const pose = [0.5, -0.4, 0.3, -0.2, 0, 0, 0];
+      const lease = await sdk.acquireControl({ leaseMs: 10_000 });
+      await sdk.p7.moveJoints(pose, { speedRadS: 2 });
+      await expect.poll(() => Math.max(...pose.map((p, i) => Math.abs((sdk.getJointState()?.angles[i] ?? 0) - p))), { timeout: 8000 }).toBeLessThan(0.01);
+      await lease.release();
+      const labels = () => Promise.all(pose.map((_, i) => page.$eval(`#p7-joint-${i + 1}`, (s) => s.parentElement?.querySelector("output")?.textContent?.trim() ?? "")));
+      await expect.poll(async () => (await labels())[0], { timeout: 5000 }).not.toBe("0.00 rad");
+      const shown = (await labels()).map((t) => Number(/^(-?[\d.]+) rad$/.exec(t)?.[1]));
+      const measured = sdk.getJointState()!.angles;
+      for (let i = 0; i < 7; i++) expect(Math.abs(shown[i]! - measured[i]!), `joint${i + 1}: label ${shown[i]}, measured ${measured[i]}`).toBeLessThanOrEqual(0.011);
       const moved = await plotsMove(page, 2000);
       expect(moved.rows).toBeGreaterThanOrEqual(15);
       expect(moved.draws).toBeGreaterThan(0);
@@ -271,6 +287,18 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
       await page.fill("#p7-joint-1", "0.6");
       await page.click("#p7-move");
       await expect.poll(() => sdk.getJointState()?.angles[0] ?? 0, { timeout: 6000 }).toBeGreaterThan(0.55);
+      // A held arrow key steps a slider at every auto-repeat: the arm follows to the last value, and
+      // the event list gets no line for it (it took one per key press).
+      const commandLines = () => page.$$eval('#events li[data-kind="command"]', (l) => l.length);
+      const linesBefore = await commandLines();
+      await page.focus("#p7-joint-2");
+      for (let i = 0; i < 12; i++) await page.keyboard.down("ArrowLeft"); // the first press, then auto-repeat (repeat: true)
+      await page.keyboard.up("ArrowLeft");
+      const stepped = Number(await page.$eval("#p7-joint-2", (i) => (i as HTMLInputElement).value));
+      expect(stepped).toBeLessThan(pose[1]! - 0.1);
+      await expect.poll(() => Math.abs((sdk.getJointState()?.angles[1] ?? 0) - stepped), { timeout: 6000 }).toBeLessThan(0.01);
+      expect(await commandLines()).toBe(linesBefore);
+      expect(await page.textContent("#p7-move-status")).toMatch(/^move sent at .*: arrives in about [\d.]+ s$/);
       await page.click("#p7-clear-error");
       await release(page);
       // Released: a plain state, not a red alarm.

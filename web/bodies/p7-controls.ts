@@ -1,11 +1,13 @@
 /**
  * The AIRBOT P7's teleoperation controls: joint sliders within the limits, a speed limit, Move,
- * Clear errors. The sliders start at the measured pose on taking control.
+ * Clear errors. The sliders start at the measured pose on taking control. A slider let go (or
+ * stepped with the keyboard) moves the arm there; where a move arrives is shown under the buttons,
+ * not in the event list (a held arrow key steps a slider some 30 times a second).
  */
 import { P7_DEFAULT_SPEED_RAD_S, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "../../src/bodies/p7/joints.js";
 import type { BodyClient } from "../../src/client/index.js";
-import { button, type Slider, showValue, slider, type TeleopKit } from "../controls.js";
-import { fmt, make, setText } from "../util.js";
+import { button, SEND_EVERY_MS, type Slider, showValue, slider, type TeleopKit } from "../controls.js";
+import { clockTime, fmt, make, setText, throttle } from "../util.js";
 import type { BodyControls } from "./common.js";
 
 export function p7Controls(kit: TeleopKit, c: BodyClient<"p7">): BodyControls<"p7"> {
@@ -19,21 +21,27 @@ export function p7Controls(kit: TeleopKit, c: BodyClient<"p7">): BodyControls<"p
       if (t) t[i] = Number(s.input.value);
       kit.targetsChanged();
     });
-    s.input.addEventListener("change", () => move());
+    // A mouse lets go once; the keyboard changes the value at every press and auto-repeat:
+    // moves go out at most every SEND_EVERY_MS, the last value always.
+    s.input.addEventListener("change", () => moveSoon());
     sliders.push(s);
   }
   const maxSpeed = Math.min(...P7_MAX_SPEED_RAD_S);
   const speed = slider(g, "Speed limit", 0.05, maxSpeed, 0.05, P7_DEFAULT_SPEED_RAD_S, "rad/s", "p7-speed");
   const row = make("div", "btn-row");
-  g.append(row);
+  const moving = make("p", "meta", "");
+  moving.id = "p7-move-status";
+  moving.setAttribute("role", "status");
+  g.append(row, moving);
   const move = () => {
     const t = kit.targets();
     if (!t) return;
     void kit.send("move", async () => {
       const r = await p7.moveJoints(Array.from(t), { speedRadS: Number(speed.input.value) });
-      kit.log("command", `move: arrives in about ${fmt(r.etaS, 1)} s`);
+      setText(moving, `move sent at ${clockTime(Date.now())}: arrives in about ${fmt(r.etaS, 1)} s`);
     });
   };
+  const moveSoon = throttle(SEND_EVERY_MS, move);
   button(row, "Move to the sliders", move).id = "p7-move";
   button(row, "Clear errors", () =>
     void kit.send("clear error", async () => {
