@@ -9,14 +9,9 @@ import { SimClock } from "../src/runtime/clock.js";
 import { Tny360Robot } from "../src/runtime/tny360-robot.js";
 import { tny360PhysicsModel } from "../src/drivers/tny360/driver.js";
 import type { SimKind } from "../src/bodies/sim-world.js";
-import { fmt } from "./util.js";
+import { fmt, percentile } from "./util.js";
 
 const CYCLE_MS = 5;
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-}
 
 interface Cost {
   p50: number;

@@ -10,6 +10,7 @@
  * 3. Lockstep: `serve --lockstep --sim X` and the same client for 1,000 cycles: simulated over
  *    wall time (target ≥ 5× with physics).
  * 4. The TNY-360's cycle, physics against kinematic, walking (physics-tny360.ts).
+ * 5. The AIRBOT P7's cycle, physics against kinematic, servoing a sweep (physics-p7.ts).
  * The machine's load changes every absolute figure: read the physics/kinematic ratios.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -22,16 +23,12 @@ import type { NaoSimKind } from "../src/sim/nao/model.js";
 import { MujocoNaoModel } from "../src/sim/nao/physics/mujoco-nao.js";
 import { LolaCommandWriter } from "../src/wire/lola/command-message.js";
 import { TestLolaClient, tmpSocketPath } from "../test/lola/client.js";
+import { p7Section } from "./physics-p7.js";
 import { tny360Section } from "./physics-tny360.js";
-import { fmt } from "./util.js";
+import { fmt, percentile } from "./util.js";
 
 const QUICK = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
 const CYCLE_MS = 12;
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-}
 
 /**
  * Per-cycle cost of NaoRobot.cycle on the simulated board with `kind` underneath, µs: wall time
@@ -146,6 +143,7 @@ export async function run(): Promise<void> {
     console.log(`   kinematic  ${fmt(rtf.kinematic!, 1)}x real time`);
     console.log(`   physics    ${fmt(rtf.physics!, 1)}x real time (${fmt(rtf.physics! / rtf.kinematic!, 2)} of kinematic): ${rtf.physics! >= 5 ? "MET" : "NOT MET"} (target ≥ 5x)`);
     await tny360Section(QUICK);
+    await p7Section(QUICK);
     console.log(`   load average now: ${(await import("node:os")).loadavg().map((x) => x.toFixed(1)).join(" ")} on ${(await import("node:os")).availableParallelism()} cores`);
   } finally {
     rmSync(runtimeDir, { recursive: true, force: true });

@@ -6,6 +6,11 @@ export function median(xs: readonly number[]): number {
   return quantileOfSorted([...xs].sort((a, b) => a - b), 0.5);
 }
 
+/** The `p` quantile of `xs` (the element at floor(p·n) once sorted), without reordering `xs`. */
+export function percentile(xs: readonly number[], p: number): number {
+  return quantileOfSorted([...xs].sort((a, b) => a - b), p);
+}
+
 /** Small helpers shared by the benchmarks: timing loops and allocation measurement. */
 
 /** Run `fn` for about `ms` milliseconds after `warmup` calls; returns ns per call. */

@@ -1,0 +1,119 @@
+/**
+ * `npm run bench -- physics`, the AIRBOT P7's part: one whole P7Robot cycle (the 4 ms cycle: the
+ * arm service's trajectory and the arm under it) on a SimClock, the MuJoCo arm against the
+ * kinematic one in the same run, while the arm servos along a slow sweep of every joint (its
+ * servos, gravity and inertia all working). Each cycle timed: wall and CPU (getrusage) µs p50/p99,
+ * the budget used of the 4 ms cycle, and the cycles run back to back as simulated over wall time
+ * (what `--lockstep` can reach at most, before HTTP). Then real time: `serve --body p7 --sim X`
+ * with its core in a worker, a client servoing the same sweep over the robot API at 50 Hz: late
+ * cycles, the cycle's exec p99 and the core's CPU, from /v1/health.
+ */
+import type { SimKind } from "../src/bodies/sim-world.js";
+import { physicsP7Model } from "../src/drivers/p7/sim.js";
+import { startRuntime } from "../src/cli/serve.js";
+import { SimClock } from "../src/runtime/clock.js";
+import { P7_PERIOD_MS, P7Robot } from "../src/runtime/p7-robot.js";
+import { fmt, percentile } from "./util.js";
+
+interface Cost {
+  p50: number;
+  p99: number;
+  cpuP50: number;
+  cpuP99: number;
+  /** Simulated over wall time of the measured cycles run back to back. */
+  rtf: number;
+}
+
+/** A sweep through bent poses, every joint inside its limits: 0.5 Hz. */
+const CENTRE = [0, -0.9, 0, -1.2, 0, 0.3, 0];
+const AMPLITUDE = [0.8, 0.5, 0.8, 0.6, 1, 0.4, 0.8];
+
+async function p7StepCost(kind: SimKind, cycles: number): Promise<Cost> {
+  const clock = new SimClock();
+  const robot = await P7Robot.create({ clock, seed: 1, ...(kind === "physics" ? { simModel: await physicsP7Model() } : {}) });
+  const lease = robot.authority.acquire("bench", "cli", 3_600_000);
+  if (!lease.ok) throw new Error("no lease");
+  const id = lease.lease.id;
+  const target = new Float64Array(7);
+  let t = 0;
+  const sweep = (): void => {
+    const s = Math.sin((2 * Math.PI * 0.5 * t) / 1000);
+    for (let j = 0; j < 7; j++) target[j] = CENTRE[j]! + AMPLITUDE[j]! * s;
+    robot.servoJoints(id, target);
+  };
+  const run = (n: number): void => {
+    for (let i = 0; i < n; i++) {
+      t += P7_PERIOD_MS;
+      clock.set(t);
+      sweep();
+      robot.loop.step();
+    }
+  };
+  robot.loop.step();
+  run(1000); // into the sweep, and the JIT warm
+  const us: number[] = [];
+  const cpuUs: number[] = [];
+  const wall0 = performance.now();
+  for (let i = 0; i < cycles; i++) {
+    t += P7_PERIOD_MS;
+    clock.set(t);
+    sweep();
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    robot.loop.step();
+    us.push((performance.now() - t0) * 1000);
+    const c = process.cpuUsage(c0);
+    cpuUs.push(c.user + c.system);
+  }
+  const rtf = (cycles * P7_PERIOD_MS) / (performance.now() - wall0);
+  await robot.shutdown();
+  return { p50: percentile(us, 0.5), p99: percentile(us, 0.99), cpuP50: percentile(cpuUs, 0.5), cpuP99: percentile(cpuUs, 0.99), rtf };
+}
+
+interface Health {
+  cycle: { late_cycles: number; exec_ms: { p99: number }; core_cpu_ms: number | null };
+}
+
+/** `serve --body p7 --sim kind` for `seconds`, a client servoing the sweep at 50 Hz: late cycles, exec p99, core CPU %. */
+async function p7RealTime(kind: SimKind, seconds: number): Promise<{ late: number; execP99Ms: number; cpuPct: number }> {
+  const rt = await startRuntime({ body: "p7", sim: kind, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 1, tny: false, quiet: true });
+  try {
+    const api = rt.record.apiUrl;
+    const json = { "content-type": "application/json" };
+    const health = async (): Promise<Health> => (await (await fetch(`${api}/v1/health`)).json()) as Health;
+    const { lease_id } = (await (await fetch(`${api}/v1/control`, { method: "POST", headers: json, body: JSON.stringify({ owner: "bench" }) })).json()) as { lease_id: string };
+    const before = await health();
+    const t0 = performance.now();
+    while (performance.now() - t0 < seconds * 1000) {
+      const s = Math.sin(2 * Math.PI * 0.5 * ((performance.now() - t0) / 1000));
+      const positions = CENTRE.map((c, j) => c + AMPLITUDE[j]! * s);
+      await fetch(`${api}/v1/commands/servo-joints`, { method: "POST", headers: { ...json, "x-bodylink-lease": lease_id }, body: JSON.stringify({ positions }) });
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const h = await health();
+    const wallMs = performance.now() - t0;
+    const cpuMs = h.cycle.core_cpu_ms !== null && before.cycle.core_cpu_ms !== null ? h.cycle.core_cpu_ms - before.cycle.core_cpu_ms : Number.NaN;
+    return { late: h.cycle.late_cycles - before.cycle.late_cycles, execP99Ms: h.cycle.exec_ms.p99, cpuPct: (100 * cpuMs) / wallMs };
+  } finally {
+    await rt.close();
+  }
+}
+
+/** Section 5 of the physics bench: the P7, physics against kinematic. */
+export async function p7Section(quick: boolean): Promise<void> {
+  const cycles = quick ? 2000 : 10000;
+  console.log(`5. AIRBOT P7: P7Robot cycle (4 ms) servoing a 0.5 Hz sweep of every joint, ${cycles} cycles each (µs)`);
+  const kin = await p7StepCost("kinematic", cycles);
+  const phy = await p7StepCost("physics", cycles);
+  for (const [name, r] of [["kinematic", kin], ["physics", phy]] as const) {
+    console.log(`   ${name.padEnd(10)} wall p50 ${fmt(r.p50, 1)}  p99 ${fmt(r.p99, 1)}   CPU p50 ${fmt(r.cpuP50, 1)}  p99 ${fmt(r.cpuP99, 1)}   back to back ${fmt(r.rtf, 1)}x real time`);
+  }
+  console.log(`   physics/kinematic at p50: ${fmt(phy.p50 / kin.p50, 1)}x wall, ${fmt(phy.cpuP50 / Math.max(1, kin.cpuP50), 1)}x CPU`);
+  console.log(`   physics budget used at p99: wall ${fmt((100 * phy.p99) / (P7_PERIOD_MS * 1000), 1)} %, CPU ${fmt((100 * phy.cpuP99) / (P7_PERIOD_MS * 1000), 1)} % of the 4 ms cycle`);
+  const seconds = quick ? 10 : 30;
+  console.log(`   real time: serve --body p7 --sim X (core in a worker), a client servoing the sweep at 50 Hz for ${seconds} s`);
+  for (const kind of ["kinematic", "physics"] as const) {
+    const r = await p7RealTime(kind, seconds);
+    console.log(`   ${kind.padEnd(10)} late cycles ${r.late}  exec p99 ${fmt(r.execP99Ms, 3)} ms  core CPU ${fmt(r.cpuPct, 1)} %`);
+  }
+}
