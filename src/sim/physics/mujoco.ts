@@ -33,3 +33,28 @@ export class LiveView {
     return this.#view;
   }
 }
+
+/**
+ * The live views a body driven by MuJoCo position servos reads and writes each step: joint state,
+ * the servos' set points, gains, biases, torque limits and torques, and the sensors.
+ */
+export class ServoViews {
+  readonly qpos: LiveView;
+  readonly qvel: LiveView;
+  readonly ctrl: LiveView;
+  readonly sensor: LiveView;
+  readonly gain: LiveView;
+  readonly bias: LiveView;
+  readonly forceRange: LiveView;
+  readonly actForce: LiveView;
+  constructor(m: MjModel, d: MjData) {
+    this.qpos = new LiveView(() => d.qpos as Float64Array);
+    this.qvel = new LiveView(() => d.qvel as Float64Array);
+    this.ctrl = new LiveView(() => d.ctrl as Float64Array);
+    this.sensor = new LiveView(() => d.sensordata as Float64Array);
+    this.gain = new LiveView(() => m.actuator_gainprm as Float64Array);
+    this.bias = new LiveView(() => m.actuator_biasprm as Float64Array);
+    this.forceRange = new LiveView(() => m.actuator_forcerange as Float64Array);
+    this.actForce = new LiveView(() => d.actuator_force as Float64Array);
+  }
+}

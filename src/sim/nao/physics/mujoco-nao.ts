@@ -19,7 +19,7 @@
 import { LOLA_INDEX, type LOLA_ORDER, REST_POSTURE_RAD } from "../../../bodies/nao/joints.js";
 import { groundedBasePose, NAO_CONTACT_LINKS, NAO_MJCF_JOINTS, NAO_SENSOR_ADR, NAO_TIMESTEP_S, naoMjcf } from "../../../bodies/nao/mjcf.js";
 import { NAO_DRIVEN_JOINTS, NAO_JOINT_DRIVES } from "../../../bodies/nao/motors.js";
-import { LiveView, loadMujoco, type MjData, type MjModel, type Mujoco } from "../../physics/mujoco.js";
+import { loadMujoco, ServoViews, type MjData, type MjModel, type Mujoco } from "../../physics/mujoco.js";
 import { GRAVITY_MPS2, lagJoint, type NaoBodyModel, NaoModelOutputs, type NaoSimPose } from "../model.js";
 
 /**
@@ -49,14 +49,8 @@ export class MujocoNaoModel extends NaoModelOutputs implements NaoBodyModel {
   readonly mjModel: MjModel;
   readonly mjData: MjData;
 
-  readonly #qpos: LiveView;
-  readonly #qvel: LiveView;
-  readonly #ctrl: LiveView;
-  readonly #sensor: LiveView;
-  readonly #gain: LiveView;
-  readonly #bias: LiveView;
-  readonly #forceRange: LiveView;
-  readonly #actForce: LiveView;
+  /** MuJoCo's arrays this model reads and writes, in place. */
+  readonly #v: ServoViews;
   /** Per actuator: its LoLA index, qpos address, gain and torque limit at stiffness 1, top speed. */
   readonly #actLola = Int32Array.from(NAO_DRIVEN_JOINTS, (n) => LOLA_INDEX[n]);
   readonly #actQpos = Int32Array.from(NAO_DRIVEN_JOINTS, (n) => 7 + NAO_MJCF_JOINTS.indexOf(n));
@@ -85,16 +79,9 @@ export class MujocoNaoModel extends NaoModelOutputs implements NaoBodyModel {
     const d = new mj.MjData(m);
     this.mjModel = m;
     this.mjData = d;
-    this.#qpos = new LiveView(() => d.qpos as Float64Array);
-    this.#qvel = new LiveView(() => d.qvel as Float64Array);
-    this.#ctrl = new LiveView(() => d.ctrl as Float64Array);
-    this.#sensor = new LiveView(() => d.sensordata as Float64Array);
-    this.#gain = new LiveView(() => m.actuator_gainprm as Float64Array);
-    this.#bias = new LiveView(() => m.actuator_biasprm as Float64Array);
-    this.#forceRange = new LiveView(() => m.actuator_forcerange as Float64Array);
-    this.#actForce = new LiveView(() => d.actuator_force as Float64Array);
-    const gain = this.#gain.v;
-    const range = this.#forceRange.v;
+    this.#v = new ServoViews(m, d);
+    const gain = this.#v.gain.v;
+    const range = this.#v.forceRange.v;
     const ctrlRange = m.actuator_ctrlrange as Float64Array;
     for (let a = 0; a < NU; a++) {
       this.#kp[a] = gain[10 * a]!;
@@ -116,11 +103,11 @@ export class MujocoNaoModel extends NaoModelOutputs implements NaoBodyModel {
     const { mj, mjModel: m, mjData: d } = this;
     mj.mj_resetData(m, d);
     const posture = pose === "crouch" ? REST_POSTURE_RAD : ZERO;
-    const q = this.#qpos.v;
+    const q = this.#v.qpos.v;
     const base = pose === "lying" ? LYING_BASE : groundedBasePose(posture);
     for (let i = 0; i < 7; i++) q[i] = base[i]!;
     for (let j = 0; j < NJ; j++) q[7 + j] = posture[LOLA_INDEX[lolaName(NAO_MJCF_JOINTS[j]!)]]!;
-    const ctrl = this.#ctrl.v;
+    const ctrl = this.#v.ctrl.v;
     for (let a = 0; a < NU; a++) ctrl[a] = q[this.#actQpos[a]!]!;
     for (const h of [LOLA_INDEX.LHand, LOLA_INDEX.RHand]) this.positionRad[h] = posture[h]!;
     this.#f.fill(0);
@@ -132,11 +119,11 @@ export class MujocoNaoModel extends NaoModelOutputs implements NaoBodyModel {
     const f = this.#f;
     f[2] = dtUs * 1e-6;
     const dtS = f[2]!;
-    const q = this.#qpos.v;
-    const ctrl = this.#ctrl.v;
-    const gain = this.#gain.v;
-    const bias = this.#bias.v;
-    const range = this.#forceRange.v;
+    const q = this.#v.qpos.v;
+    const ctrl = this.#v.ctrl.v;
+    const gain = this.#v.gain.v;
+    const bias = this.#v.bias.v;
+    const range = this.#v.forceRange.v;
     for (let a = 0; a < NU; a++) {
       const li = this.#actLola[a]!;
       const s = Math.min(1, Math.max(0, stiffness[li]!));
@@ -166,10 +153,10 @@ export class MujocoNaoModel extends NaoModelOutputs implements NaoBodyModel {
 
   /** Fill the outputs from MuJoCo's state and sensors. */
   #read(): void {
-    const q = this.#qpos.v;
-    const v = this.#qvel.v;
-    const s = this.#sensor.v;
-    const force = this.#actForce.v;
+    const q = this.#v.qpos.v;
+    const v = this.#v.qvel.v;
+    const s = this.#v.sensor.v;
+    const force = this.#v.actForce.v;
     for (let a = 0; a < NU; a++) {
       const li = this.#actLola[a]!;
       const qa = this.#actQpos[a]!;

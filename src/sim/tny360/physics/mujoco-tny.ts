@@ -28,7 +28,7 @@ import { TNY360_CONTACT_LINKS, TNY360_SENSOR_ADR, TNY360_TIMESTEP_S, tny360Mjcf 
 import { EAR_DEFAULT_RAD, REST_POSE_RAD, STAND_POSE_RAD } from "../../../bodies/tny360/poses.js";
 import { TNY360_NO_LOAD_SPEED_RAD_S, TNY360_STALL_TORQUE_NM } from "../../../bodies/tny360/servos.js";
 import { JOINT_COUNT, LEG_COUNT } from "../../../wire/tny/constants.js";
-import { LiveView, loadMujoco, type MjData, type MjModel, type Mujoco } from "../../physics/mujoco.js";
+import { loadMujoco, ServoViews, type MjData, type MjModel, type Mujoco } from "../../physics/mujoco.js";
 import { Rng } from "../../random.js";
 import { DT_S, type Firmware } from "../firmware.js";
 import { ACCEL_NOISE_MS2, FEEDBACK_NOISE_RAD, powerAndAdc, type Tny360BodyModel, type Tny360ModelFactory, type Tny360SimWorld } from "../model.js";
@@ -73,14 +73,8 @@ export class MujocoTnyModel implements Tny360BodyModel, Tny360SimWorld {
   #rand = new Rng(1);
   /** Standard normals drawn once per tick: 3 accelerometer axes, then one per joint. */
   readonly #z = new Float64Array(3 + JOINT_COUNT);
-  readonly #qpos: LiveView;
-  readonly #qvel: LiveView;
-  readonly #ctrl: LiveView;
-  readonly #sensor: LiveView;
-  readonly #gain: LiveView;
-  readonly #bias: LiveView;
-  readonly #forceRange: LiveView;
-  readonly #actForce: LiveView;
+  /** MuJoCo's arrays this model reads and writes, in place. */
+  readonly #v: ServoViews;
   readonly #kp = new Float64Array(JOINT_COUNT);
   readonly #kv = new Float64Array(JOINT_COUNT);
   readonly #ctrlMin = new Float64Array(JOINT_COUNT);
@@ -98,16 +92,9 @@ export class MujocoTnyModel implements Tny360BodyModel, Tny360SimWorld {
     const d = new mj.MjData(m);
     this.mjModel = m;
     this.mjData = d;
-    this.#qpos = new LiveView(() => d.qpos as Float64Array);
-    this.#qvel = new LiveView(() => d.qvel as Float64Array);
-    this.#ctrl = new LiveView(() => d.ctrl as Float64Array);
-    this.#sensor = new LiveView(() => d.sensordata as Float64Array);
-    this.#gain = new LiveView(() => m.actuator_gainprm as Float64Array);
-    this.#bias = new LiveView(() => m.actuator_biasprm as Float64Array);
-    this.#forceRange = new LiveView(() => m.actuator_forcerange as Float64Array);
-    this.#actForce = new LiveView(() => d.actuator_force as Float64Array);
-    const gain = this.#gain.v;
-    const bias = this.#bias.v;
+    this.#v = new ServoViews(m, d);
+    const gain = this.#v.gain.v;
+    const bias = this.#v.bias.v;
     const ctrlRange = m.actuator_ctrlrange as Float64Array;
     for (let a = 0; a < JOINT_COUNT; a++) {
       this.#kp[a] = gain[10 * a]!;
@@ -139,13 +126,13 @@ export class MujocoTnyModel implements Tny360BodyModel, Tny360SimWorld {
   resetWorld(pose: Tny360SimPose): void {
     const { mj, mjModel: m, mjData: d } = this;
     mj.mj_resetData(m, d);
-    const q = this.#qpos.v;
+    const q = this.#v.qpos.v;
     const legs = pose === "stand" ? STAND_POSE_RAD : REST_POSE_RAD;
     q.set([0, 0, 0, 1, 0, 0, 0]);
     for (let j = 0; j < JOINT_COUNT; j++) q[7 + j] = j < 12 ? legs[j]! : EAR_DEFAULT_RAD;
     mj.mj_kinematics(m, d);
     q[2] = 0.0005 - lowestPointM(m, d);
-    const ctrl = this.#ctrl.v;
+    const ctrl = this.#v.ctrl.v;
     for (let a = 0; a < JOINT_COUNT; a++) ctrl[a] = q[7 + a]!;
     this.#f[TIME_S] = 0;
     this.#f[CARRY_US] = 0;
@@ -155,7 +142,7 @@ export class MujocoTnyModel implements Tny360BodyModel, Tny360SimWorld {
 
   reset(): void {
     this.#rand = new Rng(this.#seed || 1);
-    const q = this.#qpos.v;
+    const q = this.#v.qpos.v;
     this.#f[X0] = q[0]!;
     this.#f[Y0] = q[1]!;
     this.#f[YAW0] = yawOf(q[3]!, q[4]!, q[5]!, q[6]!);
@@ -167,10 +154,10 @@ export class MujocoTnyModel implements Tny360BodyModel, Tny360SimWorld {
   bodyPose(): void {
     const fw = this.#fw;
     const f = this.#f;
-    const q = this.#qpos.v;
-    const ctrl = this.#ctrl.v;
-    const gain = this.#gain.v;
-    const bias = this.#bias.v;
+    const q = this.#v.qpos.v;
+    const ctrl = this.#v.ctrl.v;
+    const gain = this.#v.gain.v;
+    const bias = this.#v.bias.v;
     for (let a = 0; a < JOINT_COUNT; a++) {
       const on = fw.enabled[a] === 1;
       const kp = on ? this.#kp[a]! : 0;
@@ -198,9 +185,9 @@ export class MujocoTnyModel implements Tny360BodyModel, Tny360SimWorld {
   odometryImu(): void {
     const fw = this.#fw;
     const f = this.#f;
-    const q = this.#qpos.v;
-    const v = this.#qvel.v;
-    const s = this.#sensor.v;
+    const q = this.#v.qpos.v;
+    const v = this.#v.qvel.v;
+    const s = this.#v.sensor.v;
     const r = this.#rot;
     // The body's rotation in the start frame: Rz(−yaw0) · R.
     quatToMatrix(q[3]!, q[4]!, q[5]!, q[6]!, r);
@@ -240,9 +227,9 @@ export class MujocoTnyModel implements Tny360BodyModel, Tny360SimWorld {
   /** Joint feedback (angle + noise), estimates, velocities and the servos' torques. */
   jointSensors(): void {
     const fw = this.#fw;
-    const q = this.#qpos.v;
-    const v = this.#qvel.v;
-    const force = this.#actForce.v;
+    const q = this.#v.qpos.v;
+    const v = this.#v.qvel.v;
+    const force = this.#v.actForce.v;
     const z = this.#z;
     const j = fw.state.joints;
     const m = fw.model;
@@ -261,8 +248,8 @@ export class MujocoTnyModel implements Tny360BodyModel, Tny360SimWorld {
 
   /** Each servo's torque limit on its torque–speed line at the joint's speed now. */
   #torqueSpeedLimits(): void {
-    const v = this.#qvel.v;
-    const range = this.#forceRange.v;
+    const v = this.#v.qvel.v;
+    const range = this.#v.forceRange.v;
     const enabled = this.#fw.enabled;
     for (let a = 0; a < JOINT_COUNT; a++) {
       if (!enabled[a]) {
@@ -280,8 +267,8 @@ export class MujocoTnyModel implements Tny360BodyModel, Tny360SimWorld {
 
   /** Base pose, contacts, paws and the fall from MuJoCo's state. */
   #readWorld(): void {
-    const q = this.#qpos.v;
-    const s = this.#sensor.v;
+    const q = this.#v.qpos.v;
+    const s = this.#v.sensor.v;
     for (let k = 0; k < 3; k++) this.basePositionM[k] = q[k]!;
     const o = this.baseOrientationXyzw;
     o[0] = q[4]!;
