@@ -13,22 +13,13 @@ import { physicsP7Model } from "../src/drivers/p7/sim.js";
 import { startRuntime } from "../src/cli/serve.js";
 import { SimClock } from "../src/runtime/clock.js";
 import { P7_PERIOD_MS, P7Robot } from "../src/runtime/p7-robot.js";
-import { fmt, percentile } from "./util.js";
-
-interface Cost {
-  p50: number;
-  p99: number;
-  cpuP50: number;
-  cpuP99: number;
-  /** Simulated over wall time of the measured cycles run back to back. */
-  rtf: number;
-}
+import { type CycleCost, cycleCost, fmt, reportCycleCost } from "./util.js";
 
 /** A sweep through bent poses, every joint inside its limits: 0.5 Hz. */
 const CENTRE = [0, -0.9, 0, -1.2, 0, 0.3, 0];
 const AMPLITUDE = [0.8, 0.5, 0.8, 0.6, 1, 0.4, 0.8];
 
-async function p7StepCost(kind: SimKind, cycles: number): Promise<Cost> {
+async function p7StepCost(kind: SimKind, cycles: number): Promise<CycleCost> {
   const clock = new SimClock();
   const robot = await P7Robot.create({ clock, seed: 1, ...(kind === "physics" ? { simModel: await physicsP7Model() } : {}) });
   const lease = robot.authority.acquire("bench", "cli", 3_600_000);
@@ -51,23 +42,18 @@ async function p7StepCost(kind: SimKind, cycles: number): Promise<Cost> {
   };
   robot.loop.step();
   run(1000); // into the sweep, and the JIT warm
-  const us: number[] = [];
-  const cpuUs: number[] = [];
-  const wall0 = performance.now();
-  for (let i = 0; i < cycles; i++) {
-    t += P7_PERIOD_MS;
-    clock.set(t);
-    sweep();
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    robot.loop.step();
-    us.push((performance.now() - t0) * 1000);
-    const c = process.cpuUsage(c0);
-    cpuUs.push(c.user + c.system);
-  }
-  const rtf = (cycles * P7_PERIOD_MS) / (performance.now() - wall0);
+  const cost = cycleCost(
+    cycles,
+    P7_PERIOD_MS,
+    () => {
+      t += P7_PERIOD_MS;
+      clock.set(t);
+      sweep();
+    },
+    () => robot.loop.step(),
+  );
   await robot.shutdown();
-  return { p50: percentile(us, 0.5), p99: percentile(us, 0.99), cpuP50: percentile(cpuUs, 0.5), cpuP99: percentile(cpuUs, 0.99), rtf };
+  return cost;
 }
 
 interface Health {
@@ -105,11 +91,7 @@ export async function p7Section(quick: boolean): Promise<void> {
   console.log(`5. AIRBOT P7: P7Robot cycle (4 ms) servoing a 0.5 Hz sweep of every joint, ${cycles} cycles each (µs)`);
   const kin = await p7StepCost("kinematic", cycles);
   const phy = await p7StepCost("physics", cycles);
-  for (const [name, r] of [["kinematic", kin], ["physics", phy]] as const) {
-    console.log(`   ${name.padEnd(10)} wall p50 ${fmt(r.p50, 1)}  p99 ${fmt(r.p99, 1)}   CPU p50 ${fmt(r.cpuP50, 1)}  p99 ${fmt(r.cpuP99, 1)}   back to back ${fmt(r.rtf, 1)}x real time`);
-  }
-  console.log(`   physics/kinematic at p50: ${fmt(phy.p50 / kin.p50, 1)}x wall, ${fmt(phy.cpuP50 / Math.max(1, kin.cpuP50), 1)}x CPU`);
-  console.log(`   physics budget used at p99: wall ${fmt((100 * phy.p99) / (P7_PERIOD_MS * 1000), 1)} %, CPU ${fmt((100 * phy.cpuP99) / (P7_PERIOD_MS * 1000), 1)} % of the 4 ms cycle`);
+  reportCycleCost(kin, phy, P7_PERIOD_MS);
   const seconds = quick ? 10 : 30;
   console.log(`   real time: serve --body p7 --sim X (core in a worker), a client servoing the sweep at 50 Hz for ${seconds} s`);
   for (const kind of ["kinematic", "physics"] as const) {

@@ -9,20 +9,11 @@ import { SimClock } from "../src/runtime/clock.js";
 import { Tny360Robot } from "../src/runtime/tny360-robot.js";
 import { tny360PhysicsModel } from "../src/drivers/tny360/driver.js";
 import type { SimKind } from "../src/bodies/sim-world.js";
-import { fmt, percentile } from "./util.js";
+import { type CycleCost, cycleCost, reportCycleCost } from "./util.js";
 
 const CYCLE_MS = 5;
 
-interface Cost {
-  p50: number;
-  p99: number;
-  cpuP50: number;
-  cpuP99: number;
-  /** Simulated over wall time of the measured cycles run back to back. */
-  rtf: number;
-}
-
-async function tnyStepCost(kind: SimKind, cycles: number): Promise<Cost> {
+async function tnyStepCost(kind: SimKind, cycles: number): Promise<CycleCost> {
   const clock = new SimClock();
   const robot = await Tny360Robot.create({ clock, seed: 1, ...(kind === "physics" ? { simModel: await tny360PhysicsModel() } : {}) });
   const lease = robot.authority.acquire("bench", "cli", 3_600_000);
@@ -44,22 +35,16 @@ async function tnyStepCost(kind: SimKind, cycles: number): Promise<Cost> {
     if (i % 20 === 0) robot.setVelocity(id, 0.1, 0, 0); // renewed every 100 ms
   };
   run(400, walk); // warm up the JIT on the trot
-  const us: number[] = [];
-  const cpuUs: number[] = [];
-  const wall0 = performance.now();
-  for (let i = 0; i < cycles; i++) {
-    t += CYCLE_MS;
-    clock.set(t);
-    walk(i);
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    robot.loop.step();
-    us.push((performance.now() - t0) * 1000);
-    const c = process.cpuUsage(c0);
-    cpuUs.push(c.user + c.system);
-  }
-  const rtf = (cycles * CYCLE_MS) / (performance.now() - wall0);
-  return { p50: percentile(us, 0.5), p99: percentile(us, 0.99), cpuP50: percentile(cpuUs, 0.5), cpuP99: percentile(cpuUs, 0.99), rtf };
+  return cycleCost(
+    cycles,
+    CYCLE_MS,
+    (i) => {
+      t += CYCLE_MS;
+      clock.set(t);
+      walk(i);
+    },
+    () => robot.loop.step(),
+  );
 }
 
 /** Section 4 of the physics bench: the TNY-360, physics against kinematic. */
@@ -68,9 +53,5 @@ export async function tny360Section(quick: boolean): Promise<void> {
   console.log(`4. TNY-360: Tny360Robot cycle (the 5 ms firmware tick) walking at 0.1 m/s, ${cycles} cycles each (µs)`);
   const kin = await tnyStepCost("kinematic", cycles);
   const phy = await tnyStepCost("physics", cycles);
-  for (const [name, r] of [["kinematic", kin], ["physics", phy]] as const) {
-    console.log(`   ${name.padEnd(10)} wall p50 ${fmt(r.p50, 1)}  p99 ${fmt(r.p99, 1)}   CPU p50 ${fmt(r.cpuP50, 1)}  p99 ${fmt(r.cpuP99, 1)}   back to back ${fmt(r.rtf, 1)}x real time`);
-  }
-  console.log(`   physics/kinematic at p50: ${fmt(phy.p50 / kin.p50, 1)}x wall, ${fmt(phy.cpuP50 / Math.max(1, kin.cpuP50), 1)}x CPU`);
-  console.log(`   physics budget used at p99: wall ${fmt((100 * phy.p99) / (CYCLE_MS * 1000), 1)} %, CPU ${fmt((100 * phy.cpuP99) / (CYCLE_MS * 1000), 1)} % of the 5 ms cycle`);
+  reportCycleCost(kin, phy, CYCLE_MS);
 }

@@ -11,6 +11,47 @@ export function percentile(xs: readonly number[], p: number): number {
   return quantileOfSorted([...xs].sort((a, b) => a - b), p);
 }
 
+/** A simulated body's cycle cost (the physics bench's per-body sections), µs. */
+export interface CycleCost {
+  p50: number;
+  p99: number;
+  cpuP50: number;
+  cpuP99: number;
+  /** Simulated over wall time of the measured cycles run back to back. */
+  rtf: number;
+}
+
+/**
+ * Time `cycles` calls of `step`, each after an untimed `before(i)` (it moves the clock and feeds
+ * the body): wall and CPU time (getrusage) per call, and `periodMs` of simulated time per call
+ * over the wall time of the whole run.
+ */
+export function cycleCost(cycles: number, periodMs: number, before: (i: number) => void, step: () => void): CycleCost {
+  const us: number[] = [];
+  const cpuUs: number[] = [];
+  const wall0 = performance.now();
+  for (let i = 0; i < cycles; i++) {
+    before(i);
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    step();
+    us.push((performance.now() - t0) * 1000);
+    const c = process.cpuUsage(c0);
+    cpuUs.push(c.user + c.system);
+  }
+  const rtf = (cycles * periodMs) / (performance.now() - wall0);
+  return { p50: percentile(us, 0.5), p99: percentile(us, 0.99), cpuP50: percentile(cpuUs, 0.5), cpuP99: percentile(cpuUs, 0.99), rtf };
+}
+
+/** The per-body section's lines: both bodies' costs, their ratio, the physics budget of the `periodMs` cycle. */
+export function reportCycleCost(kin: CycleCost, phy: CycleCost, periodMs: number): void {
+  for (const [name, r] of [["kinematic", kin], ["physics", phy]] as const) {
+    console.log(`   ${name.padEnd(10)} wall p50 ${fmt(r.p50, 1)}  p99 ${fmt(r.p99, 1)}   CPU p50 ${fmt(r.cpuP50, 1)}  p99 ${fmt(r.cpuP99, 1)}   back to back ${fmt(r.rtf, 1)}x real time`);
+  }
+  console.log(`   physics/kinematic at p50: ${fmt(phy.p50 / kin.p50, 1)}x wall, ${fmt(phy.cpuP50 / Math.max(1, kin.cpuP50), 1)}x CPU`);
+  console.log(`   physics budget used at p99: wall ${fmt((100 * phy.p99) / (periodMs * 1000), 1)} %, CPU ${fmt((100 * phy.cpuP99) / (periodMs * 1000), 1)} % of the ${periodMs} ms cycle`);
+}
+
 /** Small helpers shared by the benchmarks: timing loops and allocation measurement. */
 
 /** Run `fn` for about `ms` milliseconds after `warmup` calls; returns ns per call. */
