@@ -5,7 +5,7 @@
  * `config print` take the same flags (addServeOptions); `bodylink fleet …` the fleet's credentials.
  */
 import type { Command } from "commander";
-import { BODY_KINDS } from "../bodies/registry.js";
+import { BODY_KINDS, bodyChoicesText, isBodyKind } from "../bodies/registry.js";
 import { SIM_KINDS } from "../bodies/sim-world.js";
 import { DEFAULT_FLEET_URL } from "../fleet/subjects.js";
 import { DEFAULT_HOST_TIMEOUT_MS, HOST_TIMEOUT_RANGE_MS } from "../rt/core-shm.js";
@@ -29,6 +29,12 @@ export function addFleetCredentialOptions(cmd: Command): Command {
     .option("--fleet-insecure", "allow a broker without credentials and count answers that cannot be verified (only on a broker nobody else can reach)");
 }
 
+/** A body the registry has: refused as the flags are read, before serve loads anything. */
+function parseBody(v: string): string {
+  if (!isBodyKind(v)) throw usageError(`unknown body ${JSON.stringify(v)}; choose ${bodyChoicesText()}`);
+  return v;
+}
+
 function parseSpinMs(v: string): number | "auto" {
   if (v === "auto") return v;
   const n = Number(v);
@@ -39,7 +45,7 @@ function parseSpinMs(v: string): number | "auto" {
 /** The options `serve` and `record` share: the body's first, the fleet's credentials with the fleet's, the log's last. */
 export function addServeOptions(cmd: Command): Command {
   cmd
-    .option("--body <body>", BODY_KINDS.join(" | "), "nao")
+    .option("--body <body>", BODY_KINDS.join(" | "), parseBody, "nao")
     .option("--config <file>", "read these options from a YAML (or JSON) file, per robot; flags override it (docs/operations.md; `bodylink config print` shows the result)")
     .option("--core-wake <mode>", `the body's real-time core (in its own thread) waits for its next cycle by: ${WAKE_MODES.join(" | ")} (default ${WORKER_WAKE_DEFAULT}; docs/architecture.md, Wake-up)`, parseChoice("--core-wake", WAKE_MODES))
     .option("--core-spin-ms <ms>", 'with --core-wake wait or block: end the futex wait this long before each deadline and spin the rest, 0..2 ms, or "auto" (default: learned from how late the futex wakes on this machine)', parseSpinMs)

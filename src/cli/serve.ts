@@ -10,15 +10,13 @@ import { startApiServer } from "../serve/api/build.js";
 import type { BodyRuntime, RobotBase } from "../runtime/robot.js";
 import { HANDSHAKE } from "../wire/chestboard/constants.js";
 import { type Clock, MonotonicClock } from "../runtime/clock.js";
-import { RECORD_RING_BYTES, Recorder } from "../record/recorder.js";
-import { RecordTap } from "../record/tap.js";
+import type { Recorder } from "../record/recorder.js";
+import type { RecordTap } from "../record/tap.js";
 import { ByteRing } from "../shm/ring.js";
-import { DEFAULT_FOXGLOVE_PORT, startFoxgloveServer } from "../serve/foxglove/server.js";
+import { DEFAULT_FOXGLOVE_PORT } from "../serve/foxglove/constants.js";
 import { BodylinkError } from "../errors.js";
-import { FleetBridge } from "../fleet/bridge.js";
-import { DEFAULT_FLEET_URL, natsOptions, redactUrl, requireFleetCredentials } from "../fleet/connect.js";
-import { loadBundle } from "../fleet/roster.js";
-import { subject } from "../fleet/subjects.js";
+import type { FleetBridge } from "../fleet/bridge.js";
+import { DEFAULT_FLEET_URL, subject } from "../fleet/subjects.js";
 import { checkName, checkRuntimeDir, defaultName, listRuntimes, ownProcStart, type RuntimeRecord, removeRuntimeRecord, updateRuntime, writeRuntime } from "./discovery.js";
 import { CliError, listenError, usageError } from "./errors.js";
 import { coreLineRecord, createLog, type Logger, silentLogger } from "../serve/logger.js";
@@ -126,11 +124,13 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
   if (bundle && bundle.role !== "robot") throw new BodylinkError("BL_ERR_FLEET_CONFIG", `--fleet-dir ${bundle.dir} is the ${bundle.role} ${bundle.name}'s bundle; a runtime joins with a robot's`);
   if (bundle && o.name !== undefined && o.name !== bundle.name) throw new BodylinkError("BL_ERR_FLEET_CONFIG", `--fleet-dir ${bundle.dir} is the robot ${bundle.name}'s identity, but --name is ${o.name}`);
   const fleetOpts = o.fleet !== undefined ? fleetConnectOptions(o, bundle) : null;
-  if (fleetOpts) {
-    natsOptions(fleetOpts);
-    requireFleetCredentials(fleetOpts, o.fleetInsecure === true);
+  // NATS, the recorder and the Foxglove server load only when a flag asks for them (a plain serve starts without them).
+  const nats = fleetOpts ? await Promise.all([import("../fleet/connect.js"), import("../fleet/bridge.js")]) : null;
+  if (fleetOpts && nats) {
+    nats[0].natsOptions(fleetOpts);
+    nats[0].requireFleetCredentials(fleetOpts, o.fleetInsecure === true);
   }
-  const operatorKey = o.fleetOperatorDir !== undefined ? loadBundle(o.fleetOperatorDir).signingKey : null;
+  const operatorKey = o.fleetOperatorDir !== undefined ? (await import("../fleet/roster.js")).loadBundle(o.fleetOperatorDir).signingKey : null;
   if (!isBodyKind(o.body)) throw usageError(`unknown body ${JSON.stringify(o.body)}; choose ${bodyChoicesText()}`, "serve");
   if (o.lolaUpstream && o.body !== LOLA_UPSTREAM_BODY) throw new CliError(`--lola-upstream runs a NAO on top of its LoLA; it does not apply to --body ${o.body}`, 2);
   // Off loopback, a token or nothing (docs/security.md); checked before anything is opened.
@@ -163,9 +163,10 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
   let recorder: Recorder | null = null;
   // Recording: the main thread's events go into `tap`'s ring; the core records its cycles into its own (`coreRing`).
   const recording = o.record !== undefined || o.foxglove !== undefined;
+  const rec = recording ? await Promise.all([import("../record/recorder.js"), import("../record/tap.js")]) : null;
   let tap: RecordTap | null = null;
-  const tapOn = (clock: Clock): RecordTap | null => (tap ??= recording ? new RecordTap(ByteRing.create(RECORD_RING_BYTES), clock) : null);
-  const coreRing = recording ? ByteRing.create(RECORD_RING_BYTES) : null;
+  const tapOn = (clock: Clock): RecordTap | null => (tap ??= rec ? new rec[1].RecordTap(ByteRing.create(rec[0].RECORD_RING_BYTES), clock) : null);
+  const coreRing = rec ? ByteRing.create(rec[0].RECORD_RING_BYTES) : null;
   let started: StartedBody;
   const lines: string[] = [];
   try {
@@ -189,8 +190,8 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
     const slog = attachSafetyLog(robot, log.child({ component: "safety" }));
     safety = slog;
     closers.push(async () => slog.close());
-    if (fleetOpts) {
-      fleet = new FleetBridge({
+    if (fleetOpts && nats) {
+      fleet = new nats[1].FleetBridge({
         name,
         robot,
         connect: fleetOpts,
@@ -217,8 +218,8 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
     lines.unshift(`runtime: ${name} (pid ${process.pid})`);
     // Like Jupyter: the dashboard's URL carries the token, so opening it is all a user does.
     lines.push(`robot API: ${api.url}  (dashboard ${api.url}/${token ? `?token=${encodeURIComponent(token)}` : ""}, state stream ${api.url.replace(/^http/, "ws")}/v1/stream, OpenAPI ${api.url}/openapi.json)`);
-    if (tap) {
-      const rec = await Recorder.start(
+    if (tap && rec) {
+      const r = await rec[0].Recorder.start(
         { tap, robot, transport, core: started.host ? coreRing : null },
         {
           ...(o.record ? { path: o.record, splitMb: o.splitMb, durationS: o.duration } : {}),
@@ -227,23 +228,24 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
           ...(o.onRecordingStop ? { onStop: o.onRecordingStop } : {}),
         },
       );
-      recorder = rec;
+      recorder = r;
       // After the body has stopped: its last frame (stiffness 0) is in the recording too.
-      closers.push(() => rec.stop());
-      if (o.record) lines.push(`recording: ${rec.files[0]}${o.splitMb ? ` (a new file every ${o.splitMb} MB)` : ""}${o.duration ? `, for ${o.duration} s` : ""}`);
+      closers.push(() => r.stop());
+      if (o.record) lines.push(`recording: ${r.files[0]}${o.splitMb ? ` (a new file every ${o.splitMb} MB)` : ""}${o.duration ? `, for ${o.duration} s` : ""}`);
       if (o.foxglove !== undefined) {
-        const fx = await startFoxgloveServer(rec, { host: o.host, port: o.foxglove === true ? DEFAULT_FOXGLOVE_PORT : o.foxglove, ...access });
+        const { startFoxgloveServer } = await import("../serve/foxglove/server.js");
+        const fx = await startFoxgloveServer(r, { host: o.host, port: o.foxglove === true ? DEFAULT_FOXGLOVE_PORT : o.foxglove, ...access });
         closers.unshift(() => fx.close());
         lines.push(`Foxglove: ${fx.url}${token ? `?token=${encodeURIComponent(token)}` : ""}  (Foxglove: Open connection, Foxglove WebSocket)`);
       }
     }
-    record = { ...record, transport, apiUrl: api.url, lolaPath, tnyUrl, estopPath, fleetUrl: fleetOpts ? redactUrl(fleetOpts.url) : null };
+    record = { ...record, transport, apiUrl: api.url, lolaPath, tnyUrl, estopPath, fleetUrl: fleetOpts && nats ? nats[0].redactUrl(fleetOpts.url) : null };
     updateRuntime(record);
-    if (fleet) {
+    if (fleet && nats) {
       const f = fleet;
       f.start(api.adapter, { api: api.url, lola: lolaPath, tny: tnyUrl });
       closers.unshift(() => f.close()); // first: leave the fleet while the body still answers
-      lines.push(`fleet: joining ${redactUrl(fleetOpts!.url)} as ${name} (state ${o.fleetRate ?? 10} Hz on ${subject.state(name)}; the body runs whether or not the broker answers)`);
+      lines.push(`fleet: joining ${nats[0].redactUrl(fleetOpts!.url)} as ${name} (state ${o.fleetRate ?? 10} Hz on ${subject.state(name)}; the body runs whether or not the broker answers)`);
     }
     // Serving: from now on a main thread that stops answering for the bound stops the body.
     started.host?.watchHost(o.hostTimeoutMs ?? DEFAULT_HOST_TIMEOUT_MS);
