@@ -15,3 +15,28 @@ export type SimKind = (typeof SIM_KINDS)[number];
  */
 export const SIM_WORLD = { present: 0, timeS: 1, x: 2, y: 3, z: 4, qx: 5, qy: 6, qz: 7, qw: 8, fallen: 9, realTimeFactor: 10 } as const;
 export const SIM_WORLD_SLOTS = 11;
+
+/** Where a physics body is (a simulator's model): what `writeSimWorld` copies into a state. */
+export interface SimWorldPose {
+  /** Simulated time since the model was built or last reset, s. */
+  readonly timeS: number;
+  /** The base's origin in the world, m. */
+  readonly basePositionM: ArrayLike<number>;
+  /** The base's orientation in the world, quaternion x, y, z, w. */
+  readonly baseOrientationXyzw: ArrayLike<number>;
+  readonly fallen: boolean;
+}
+
+/**
+ * Mark a state's `simWorld` present and copy the model's time, base pose and fall into it (perform
+ * side, allocation-free; the real-time factor and the contacts are the caller's).
+ */
+export function writeSimWorld(w: Float64Array, m: SimWorldPose): void {
+  w[SIM_WORLD.present] = 1;
+  w[SIM_WORLD.timeS] = m.timeS;
+  w[SIM_WORLD.x] = m.basePositionM[0]!;
+  w[SIM_WORLD.y] = m.basePositionM[1]!;
+  w[SIM_WORLD.z] = m.basePositionM[2]!;
+  for (let k = 0; k < 4; k++) w[SIM_WORLD.qx + k] = m.baseOrientationXyzw[k]!;
+  w[SIM_WORLD.fallen] = m.fallen ? 1 : 0;
+}

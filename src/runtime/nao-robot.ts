@@ -38,6 +38,7 @@ import { BodylinkError } from "../errors.js";
 import { type CycleRobot, Lifecycle, PHASE, type Phase } from "../rt/lifecycle.js";
 import type { SimChestboard } from "../sim/nao/chestboard.js";
 import type { NaoSimPose } from "../bodies/nao/sim-world.js";
+import { writeSimWorld } from "../bodies/sim-world.js";
 import type { NaoBodyModel } from "../sim/nao/model.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
 import type { BoardReport, ChestboardLink } from "../transport/chestboard-link.js";
@@ -620,7 +621,7 @@ export class NaoRobot implements RobotBase, NaoBody, CycleRobot<NaoState, NaoOut
       s.epochMs = now + this.#f[2]!;
       if (this.sim) {
         this.#simTime.sample(this.sim.body.model.timeS);
-        writeSimWorld(this.sim.body.model, s, this.#simTime);
+        writeNaoSimWorld(this.sim.body.model, s, this.#simTime);
       }
       if (!s.valid) {
         s.valid = true;
@@ -699,7 +700,7 @@ const slotsOf = new WeakMap<NaoBodyModel, Int8Array>();
  * Copy a physics model's world into the state (perform side: allocation-free after the first
  * call per model). The kinematic puppet has no world: `present` stays 0.
  */
-export function writeSimWorld(m: NaoBodyModel, s: NaoState, time: SimTimeMeter): void {
+export function writeNaoSimWorld(m: NaoBodyModel, s: NaoState, time: SimTimeMeter): void {
   const w = s.simWorld;
   if (m.kind !== "physics") return;
   let slots = slotsOf.get(m);
@@ -707,13 +708,7 @@ export function writeSimWorld(m: NaoBodyModel, s: NaoState, time: SimTimeMeter):
     slots = Int8Array.from(m.contactLinks, (l) => NAO_CONTACT_LINKS.indexOf(l));
     slotsOf.set(m, slots);
   }
-  w[SIM_WORLD.present] = 1;
-  w[SIM_WORLD.timeS] = m.timeS;
-  w[SIM_WORLD.x] = m.basePositionM[0]!;
-  w[SIM_WORLD.y] = m.basePositionM[1]!;
-  w[SIM_WORLD.z] = m.basePositionM[2]!;
-  for (let k = 0; k < 4; k++) w[SIM_WORLD.qx + k] = m.baseOrientationXyzw[k]!;
-  w[SIM_WORLD.fallen] = m.fallen ? 1 : 0;
+  writeSimWorld(w, m);
   w[SIM_WORLD.realTimeFactor] = time.realTimeFactor();
   for (let c = 0; c < slots.length; c++) if (slots[c]! >= 0) s.simContacts[slots[c]!] = m.contactForceN[c]!;
 }

@@ -26,7 +26,7 @@
  * planner and the leg IK, too large to inline, take their numbers in typed-array slots
  * (`planner.input`, see gait.ts and kinematics.ts).
  */
-import { SIM_WORLD } from "../../bodies/sim-world.js";
+import { writeSimWorld } from "../../bodies/sim-world.js";
 import { DEFAULT_BODY_HEIGHT_M } from "../../bodies/tny360/kinematics.js";
 import { EAR_DEFAULT_RAD, REST_POSE_RAD } from "../../bodies/tny360/poses.js";
 import type { GaitPlanner } from "../../bodies/tny360/gait.js";
@@ -294,14 +294,7 @@ export class SimTny360 {
     const world = this.#physics.world;
     if (world) {
       // the physics world (the real-time factor is the runtime's: it knows the wall clock)
-      const w = s.simWorld;
-      w[SIM_WORLD.present] = 1;
-      w[SIM_WORLD.timeS] = world.timeS;
-      w[SIM_WORLD.x] = world.basePositionM[0]!;
-      w[SIM_WORLD.y] = world.basePositionM[1]!;
-      w[SIM_WORLD.z] = world.basePositionM[2]!;
-      for (let k = 0; k < 4; k++) w[SIM_WORLD.qx + k] = world.baseOrientationXyzw[k]!;
-      w[SIM_WORLD.fallen] = world.fallen ? 1 : 0;
+      writeSimWorld(s.simWorld, world);
       for (let c = 0; c < world.contactForceN.length; c++) s.simContacts[c] = world.contactForceN[c]!;
     }
   }
