@@ -2,11 +2,12 @@
  * Safety events, one line each in pino's format (issue 10, item 7), and client text escaped in
  * them (item 4): a lease owner with a newline and a terminal escape cannot forge a second line.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SimClock } from "../src/runtime/clock.js";
 import { attachSafetyLog, safeFields } from "../src/serve/safety-log.js";
 import { createLog } from "../src/serve/logger.js";
 import { escapeForLog } from "../src/serve/log.js";
+import type { BodyRuntime, RobotHealth, SafetyCounters } from "../src/runtime/robot.js";
 import { simNao } from "./api/helpers.js";
 
 /** A JSON log into `lines` (one line per record, newline stripped). */
@@ -54,6 +55,46 @@ describe("safety log", () => {
     expect(escapeForLog("a\r\nb\u001b[31m\u007f\u0085\u2029")).toBe("a\\u000d\\u000ab\\u001b[31m\\u007f\\u0085\\u2029");
     expect(escapeForLog("x".repeat(500))).toHaveLength(201);
     expect(safeFields("e", { owner: "a\nb" })).toEqual({ event: "e", owner: "a\\u000ab" });
+  });
+
+  it("with safety counters (a threaded core's host): late cycles from them, health asked only when the link changed", async () => {
+    const robot = await simNao(new SimClock());
+    let counters: SafetyCounters = { lateCycles: 0, linkChanges: 0 };
+    let link = "ok";
+    let healthCalls = 0;
+    const runtime = {
+      authority: robot.authority,
+      health: async () => {
+        healthCalls++;
+        return { cycle: { lateCycles: counters.lateCycles }, link, safetyReason: link === "ok" ? null : "no answer" } as unknown as RobotHealth;
+      },
+      safetyCounters: () => counters,
+    } as unknown as BodyRuntime;
+    vi.useFakeTimers();
+    const lines: string[] = [];
+    try {
+      const log = attachSafetyLog(runtime, into(lines));
+      await vi.advanceTimersByTimeAsync(1000); // the first look asks once, to know where the counters stand
+      const settled = healthCalls;
+      expect(settled).toBe(2); // the start's and that look's
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(healthCalls).toBe(settled); // steady state: nothing asked
+      counters = { lateCycles: 3, linkChanges: 0 };
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(healthCalls).toBe(settled);
+      link = "lost";
+      counters = { lateCycles: 3, linkChanges: 1 };
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(healthCalls).toBe(settled + 1);
+      await vi.advanceTimersByTimeAsync(2000);
+      expect(healthCalls).toBe(settled + 1);
+      log.close();
+    } finally {
+      vi.useRealTimers();
+    }
+    const events = lines.map((l) => JSON.parse(l) as { event: string; count?: number; from?: string; to?: string });
+    expect(events.filter((e) => e.event === "late_cycles")).toEqual([expect.objectContaining({ count: 3 })]);
+    expect(events.filter((e) => e.event === "link")).toEqual([expect.objectContaining({ from: "ok", to: "lost" })]);
   });
 
   it("a normal shutdown is one info line (`shutdown`), not an e-stop warning; the latch itself is set as before", async () => {

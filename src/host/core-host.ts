@@ -68,7 +68,7 @@ import { ESTOP_REQUEST_LAYOUT } from "../shm/control-layout.js";
 import { buildViews } from "../shm/layout.js";
 import { LeaseMirror } from "../shm/lease-mirror.js";
 import { SeqLock } from "../shm/seqlock.js";
-import type { HealthOptions, RobotHealth } from "../runtime/robot.js";
+import type { HealthOptions, RobotHealth, SafetyCounters } from "../runtime/robot.js";
 import type { AllocationSample, AllocationSite } from "../runtime/allocation.js";
 
 export interface CoreHostOptions {
@@ -673,6 +673,16 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
       this.#stalled = true;
       this.stalls++;
     }
+  }
+
+  /**
+   * BodyRuntime.safetyCounters, from the control words the core writes when they move (no request
+   * crosses): its late cycles, and its link changes with this thread's own verdict folded in (a
+   * core that stalled or stopped reads "lost" in health, so that counts as a change too).
+   */
+  safetyCounters(): SafetyCounters {
+    const down = this.#stalled || this.#closed ? 1 : 0;
+    return { lateCycles: Atomics.load(this.#ctl, CTL.lateCycles), linkChanges: Atomics.load(this.#ctl, CTL.linkChanges) * 2 + down };
   }
 
   /** Cycles the core has run (its loop's sequence number). */

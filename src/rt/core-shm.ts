@@ -68,6 +68,13 @@ export const CTL = {
    * (runtime/clock.ts wakeInterrupt), so a core asleep in its futex wait serves it at once.
    */
   wake: 13,
+  /**
+   * Core → host: the loop's late cycles so far, stored when the count moves, and bumped when the
+   * body's link status changes (CoreBody.link): the safety log's once-a-second look reads these
+   * two words and asks the core for its health only when the link changed.
+   */
+  lateCycles: 14,
+  linkChanges: 15,
   words: 16,
 } as const;
 

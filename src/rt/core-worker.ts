@@ -118,6 +118,8 @@ export interface CoreBody<R extends CoreRobot, O extends CoreBaseOptions, Q exte
   afterCycle?(robot: R, seq: number): void;
   /** The body's driver name (health, serve's lines). */
   transport(robot: R): string;
+  /** Its link status as health reports it (`link`), read after every cycle: a constant string, compared by identity. */
+  link(robot: R): string;
   /** Dying: the safe state now, synchronously if the link allows; true when it is confirmed sent. */
   safeNow(robot: R): boolean;
   /** Dying, when `safeNow` could not confirm it: the asynchronous safe state (given 200 ms). */
@@ -253,6 +255,8 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions, Q extend
   const isBodyCall = (m: CallMessage<CommonRequests> | CallMessage<Q>): m is CallMessage<Q> => Object.hasOwn(body.handlers, m.method);
   let robot: R | null = null;
   let closeServers: (() => Promise<void>) | null = null;
+  /** CTL.lateCycles and CTL.linkChanges, once the robot runs (main). */
+  let publishCounters: (() => void) | null = null;
   let lastWords: (() => Promise<unknown>) | null = null;
 
   /** The control words and the lease mirror, after every change of holder, deadline or latch (Authority.watch). */
@@ -298,7 +302,10 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions, Q extend
     }
     const r = robot;
     const respond = (value: CoreReply): void => {
-      if (r) channel.publish(r); // the host reads the request's effect at once
+      if (r) {
+        channel.publish(r); // the host reads the request's effect at once
+        publishCounters?.();
+      }
       post({ type: "reply", id: m.id, reply: value });
     };
     const known = isBodyCall(m) || Object.hasOwn(common, m.method);
@@ -400,9 +407,27 @@ export function runCore<R extends CoreRobot, O extends CoreBaseOptions, Q extend
     // After the servers' listeners (the NAO's LoLA server): their clients' messages leave first,
     // then the host gets the state (it is on nobody's path from the body to a client).
     const after = body.afterCycle;
+    const timing = r.lifecycle.loop.timing;
+    let late = timing.lateCycles;
+    let link = body.link(r);
+    Atomics.store(ctl, CTL.lateCycles, late);
+    // The safety log's counters, written only when they move: after every cycle, and after every
+    // request (stop() changes the link with no cycle after it).
+    publishCounters = () => {
+      if (timing.lateCycles !== late) {
+        late = timing.lateCycles;
+        Atomics.store(ctl, CTL.lateCycles, late);
+      }
+      const l = body.link(r);
+      if (l !== link) {
+        link = l;
+        Atomics.add(ctl, CTL.linkChanges, 1);
+      }
+    };
     r.onCycle((seq) => {
       channel.publish(r);
       Atomics.store(ctl, CTL.cycles, seq);
+      publishCounters!();
       after?.(r, seq);
     });
     for (const ev of ["acquired", "released", "estop", "reset"] as const) {

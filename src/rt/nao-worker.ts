@@ -112,6 +112,7 @@ runCore<NaoRobot, NaoCoreOptions, NaoRequests, NaoReady, { lolaPath: string | nu
   },
   ready: (r, served) => ({ prefs: r.prefs, prefsUnavailable: r.prefsUnavailable, boards: r.boards, upstreamConnected: upstream ? upstream.upstream.connected : null, lolaPath: served?.lolaPath ?? null }),
   transport: (r) => (upstream ? `lola:${upstream.upstream.path}` : r.driver.name),
+  link: (r) => r.state.link,
   safeNow: (r) => (r.driver instanceof LolaUpstreamDriver || r.driver instanceof ChestboardDriver ? r.driver.deactivateNow() : false),
   safeLater: (r) => r.driver.deactivate(),
   diedDetail: (r, confirmed) => (confirmed ? `its last frame to the body was sent at stiffness ${Math.max(...r.state.stiffness)}` : "the body's safe frame could not be confirmed"),

@@ -63,6 +63,7 @@ runCore<P7Robot, P7CoreOptions, P7Requests, P7Ready>({
     tap.lateCycles(seq, r.loop.timing.lateCycles);
   },
   transport: (r) => r.driver.name,
+  link: (r) => r.link,
   safeNow: (r) => {
     r.haltNow();
     return true;

@@ -96,6 +96,7 @@ runCore<Tny360Robot, Tny360CoreOptions, Tny360Requests, Tny360Ready, { tnyPort: 
   },
   ready: (r, served) => ({ source: r.source, periodMs: r.periodMs, tnyPort: served?.tnyPort ?? null }),
   transport: (r) => r.driver.name,
+  link: (r) => (r.stopped ? "stopped" : r.state.link),
   safeNow: (r) => {
     r.driver.clearVelocity();
     return r.source === "sim"; // the simulator takes it now; a real robot when its answer comes

@@ -70,6 +70,19 @@ export interface BodyRuntime {
    * (the 20 Hz stream) then wakes at its rate, not at the body's; without it, it decimates onCycle.
    */
   onSample?(periodMs: number, listener: (seq: number, nowMs: number) => void): () => void;
+  /**
+   * Optional, never waits: the late cycles so far and a count of link status changes (a host whose
+   * core publishes them in shared memory: CoreHost). The safety log's once-a-second look reads
+   * these and asks for `health` only when the link changed; without it, it asks every time.
+   */
+  safetyCounters?(): SafetyCounters;
+}
+
+/** See BodyRuntime.safetyCounters. */
+export interface SafetyCounters {
+  readonly lateCycles: number;
+  /** Moves whenever the link status (health's `link`) changes; its value means nothing by itself. */
+  readonly linkChanges: number;
 }
 
 /** A robot on this thread (an in-thread robot): everything answers at once, and its loop is here. */

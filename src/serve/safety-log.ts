@@ -63,10 +63,14 @@ export function attachSafetyLog(robot: BodyRuntime, log: Logger = createLog({ fo
   a.on("estop", onEstop);
   a.on("reset", onReset);
 
-  // Late cycles and link changes, read from health once a second (rate-limited by construction).
+  // Late cycles and link changes, looked at once a second (rate-limited by construction): from
+  // health, or, where the runtime has them (a threaded core's host), from its safety counters,
+  // with health asked only when the link changed: nothing crosses to the core in steady state.
   let closed = false;
   let late = -1;
   let link: string | null = null;
+  let linkChanges = -1;
+  const counters = robot.safetyCounters ? () => robot.safetyCounters!() : null;
   void Promise.resolve(robot.health()).then(
     (h) => {
       if (late < 0) late = h.cycle.lateCycles;
@@ -74,7 +78,16 @@ export function attachSafetyLog(robot: BodyRuntime, log: Logger = createLog({ fo
     },
     () => {},
   );
+  const lateLine = (total: number) => {
+    if (total > late) event("warn", "late_cycles", { count: total - late, total }, `${total - late} cycle(s) ran late in the last second`);
+    late = total;
+  };
   const timer = setInterval(async () => {
+    const c = counters?.() ?? null;
+    if (c && late >= 0 && link !== null) {
+      lateLine(c.lateCycles);
+      if (c.linkChanges === linkChanges) return;
+    }
     let h: Awaited<ReturnType<BodyRuntime["health"]>>;
     try {
       h = await robot.health();
@@ -82,14 +95,14 @@ export function attachSafetyLog(robot: BodyRuntime, log: Logger = createLog({ fo
       return; // a core that does not answer: the host's watchdog reports it (health link "lost")
     }
     if (closed) return; // answered after close (the body stopped meanwhile): not this log's to say
+    if (c) linkChanges = c.linkChanges;
     if (late < 0 || link === null) {
       late = h.cycle.lateCycles;
       link = h.link;
       return;
     }
-    if (h.cycle.lateCycles > late) event("warn", "late_cycles", { count: h.cycle.lateCycles - late, total: h.cycle.lateCycles }, `${h.cycle.lateCycles - late} cycle(s) ran late in the last second`);
+    lateLine(Math.max(late, h.cycle.lateCycles));
     if (h.link !== link) event(h.link === "ok" ? "info" : "warn", "link", { from: link, to: h.link, reason: h.safetyReason }, `body link ${link} -> ${h.link}${h.safetyReason ? `: ${h.safetyReason}` : ""}`);
-    late = h.cycle.lateCycles;
     link = h.link;
   }, RATE_MS);
   timer.unref();

@@ -95,6 +95,20 @@ describe("the NAO's host on demand (its core in a worker)", { timeout: 60_000 },
     expect(host.estopState().latched).toBe(false);
     host.watchHost(1000);
   });
+
+  it("the safety log's counters cross in the control words, no request: late cycles as health counts them, link changes as they happen", async () => {
+    const h0 = await host.health();
+    const c0 = host.safetyCounters();
+    expect(c0.lateCycles).toBe(h0.cycle.lateCycles);
+    await host.stop(); // the link goes "stopped"
+    // the core's own count (the low bit is the host's stall verdict, folded in)
+    await eventually(() => host.safetyCounters().linkChanges >> 1 !== c0.linkChanges >> 1, "the link change in the control words");
+    expect((await host.health()).link).not.toBe("ok"); // "stopped", or "lost" once the host's watchdog sees no cycles
+    const c1 = host.safetyCounters();
+    await host.start();
+    await eventually(() => host.safetyCounters().linkChanges >> 1 !== c1.linkChanges >> 1, "the link's change back");
+    await eventually(() => host.state.link === "ok", "the link back to ok");
+  });
 });
 
 describe("the joints' velocity comes from the core's cycle (NaoState.velocity)", () => {
