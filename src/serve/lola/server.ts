@@ -40,10 +40,12 @@
  *   no stream machinery per read; Node 20's server has no such option for accepted connections,
  *   so a `net.Socket` is built on each accepted handle) and decoded in place
  *   (`LolaCommandReader` with `reuseUpdate`);
- * - with `pollCommands` (on top of an upstream LoLA, whose messages start the cycles), the
- *   controlling client's socket is not watched by the event loop at all: `pollCommands()` reads it
- *   with one read(2) at the start of each cycle, so its answer costs the thread no wake-up of its
- *   own (it lands in the same cycle either way: the cycle after the message it answers).
+ * - with `pollCommands` (the NAO's core always: on the simulated chest board, USB or an upstream
+ *   LoLA), the controlling client's socket is not watched by the event loop at all:
+ *   `pollCommands()` reads it with one read(2) at the start of each cycle, so its answer costs the
+ *   thread no wake-up or event-loop turn of its own (it lands in the same cycle either way: the
+ *   cycle after the message it answers). A controller that sends nothing costs that read an
+ *   EAGAIN (a thrown error) per cycle; LoLA clients answer every message.
  */
 import { lstat, stat, unlink } from "node:fs/promises";
 import { chmodSync, chownSync, mkdtempSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from "node:fs";
@@ -129,9 +131,9 @@ export interface LolaServerOptions {
   /**
    * Read the controlling client's commands only when `LolaServer.pollCommands()` is called (the
    * caller calls it at the start of every cycle), not as they arrive: its socket is not watched by
-   * the event loop, so the thread does not wake for it. For a runtime whose cycles start on an
-   * event of their own (an upstream LoLA's message): a command then lands in the same cycle as it
-   * would have. Defaults to false (read as it arrives).
+   * the event loop, so the thread does not wake or turn its loop for it. For a runtime that reads
+   * its inputs at the start of every cycle (the NAO's core): a command then lands in the same
+   * cycle as it would have. Defaults to false (read as it arrives).
    */
   pollCommands?: boolean;
   /**
