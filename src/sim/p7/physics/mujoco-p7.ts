@@ -23,7 +23,7 @@
  */
 import { P7_JOINT_COUNT } from "../../../bodies/p7/joints.js";
 import { P7_SENSOR_ADR, P7_TIMESTEP_S, p7Mjcf } from "../../../bodies/p7/mjcf.js";
-import { LiveView, loadMujoco, type MjData, type MjModel, type Mujoco } from "../../physics/mujoco.js";
+import { LiveView, loadMujoco, type MjData, type MjModel, type Mujoco, ServoViews } from "../../physics/mujoco.js";
 import { P7_SIM_STEP_MS } from "../constants.js";
 import { type P7BodyModel, P7ModelOutputs } from "../model.js";
 
@@ -39,11 +39,8 @@ export class MujocoP7Model extends P7ModelOutputs implements P7BodyModel {
   readonly mjModel: MjModel;
   readonly mjData: MjData;
 
-  readonly #qpos: LiveView;
-  readonly #qvel: LiveView;
-  readonly #ctrl: LiveView;
-  readonly #sensor: LiveView;
-  readonly #actForce: LiveView;
+  /** Joint state, set points, servo parameters, torques and sensors (the NAO's and TNY-360's too). */
+  readonly #views: ServoViews;
   readonly #qfrcBias: LiveView;
   /** MuJoCo's joint-space inertia, sparse (its diagonal at #massDiag). */
   readonly #mass: LiveView;
@@ -68,18 +65,14 @@ export class MujocoP7Model extends P7ModelOutputs implements P7BodyModel {
     this.mjModel = m;
     this.mjData = d;
     m.opt.disableflags = m.opt.disableflags | mj.mjtDisableBit.mjDSBL_CLAMPCTRL.value; // the feed-forward (above)
-    this.#qpos = new LiveView(() => d.qpos as Float64Array);
-    this.#qvel = new LiveView(() => d.qvel as Float64Array);
-    this.#ctrl = new LiveView(() => d.ctrl as Float64Array);
-    this.#sensor = new LiveView(() => d.sensordata as Float64Array);
-    this.#actForce = new LiveView(() => d.actuator_force as Float64Array);
+    this.#views = new ServoViews(m, d);
     this.#qfrcBias = new LiveView(() => d.qfrc_bias as Float64Array);
     this.#mass = new LiveView(() => d.M as Float64Array);
     // Each row of the sparse lower triangle ends on its diagonal.
     const rowAdr = m.M_rowadr as Int32Array, rowNnz = m.M_rownnz as Int32Array;
     for (let i = 0; i < N; i++) this.#massDiag[i] = rowAdr[i]! + rowNnz[i]! - 1;
-    const gain = m.actuator_gainprm as Float64Array;
-    const bias = m.actuator_biasprm as Float64Array;
+    const gain = this.#views.gain.v;
+    const bias = this.#views.bias.v;
     // A position servo's force is gain·ctrl + bias[1]·q + bias[2]·q̇, with bias = (0, −kp, −kv).
     for (let a = 0; a < N; a++) {
       this.#feedForwardS[a] = -bias[10 * a + 2]! / gain[10 * a]!;
@@ -95,7 +88,7 @@ export class MujocoP7Model extends P7ModelOutputs implements P7BodyModel {
   reset(anglesRad: ArrayLike<number>): void {
     const { mj, mjModel: m, mjData: d } = this;
     mj.mj_resetData(m, d);
-    const q = this.#qpos.v;
+    const q = this.#views.qpos.v;
     for (let i = 0; i < N; i++) q[i] = anglesRad[i]!;
     this.#f[0] = 0;
     mj.mj_forward(m, d); // the pose's gravity torques, for the servos' feed-forward
@@ -115,7 +108,7 @@ export class MujocoP7Model extends P7ModelOutputs implements P7BodyModel {
 
   /** The servos' set-points with both feed-forwards (the module comment). */
   #command(setpointRad: ArrayLike<number>, setpointRadS: ArrayLike<number>, setpointRadS2: ArrayLike<number>): void {
-    const ctrl = this.#ctrl.v;
+    const ctrl = this.#views.ctrl.v;
     const bias = this.#qfrcBias.v;
     const mass = this.#mass.v;
     for (let a = 0; a < N; a++) {
@@ -126,8 +119,8 @@ export class MujocoP7Model extends P7ModelOutputs implements P7BodyModel {
 
   /** Fill the outputs from MuJoCo's state and sensors. */
   #read(): void {
-    const s = this.#sensor.v;
-    const force = this.#actForce.v;
+    const s = this.#views.sensor.v;
+    const force = this.#views.actForce.v;
     for (let i = 0; i < N; i++) {
       this.positionRad[i] = s[P7_SENSOR_ADR.position + i]!;
       this.velocityRadS[i] = s[P7_SENSOR_ADR.velocity + i]!;
