@@ -67,7 +67,7 @@ describe("the whole CLI's entry (every command but estop)", () => {
 describe("serve's module", () => {
   it("loads the fleet's bridge (NATS), the recorder (MCAP) and the Foxglove server only when a flag asks for them", async () => {
     const at = await reached("src/cli/serve.ts");
-    expect(at.files.filter((f) => /^src\/(fleet\/(bridge|client|connect)|record\/(recorder|tap)|serve\/foxglove\/server)\.ts$/.test(f))).toEqual([]);
+    expect(at.files.filter((f) => /^src\/(fleet\/(bridge|client|connect)|record\/recorder|serve\/foxglove\/server)\.ts$/.test(f))).toEqual([]);
     expect(at.packages.filter((p) => /^(@mcap|@nats-io\/(jetstream|kv)|@foxglove\/wasm-zstd)(\/|$)/.test(p))).toEqual([]);
     const all = await reached("src/cli/serve.ts", true);
     for (const f of ["src/fleet/bridge.ts", "src/record/recorder.ts", "src/serve/foxglove/server.ts"]) expect(all.files).toContain(f);
