@@ -54,7 +54,7 @@ import { type CycleRobot, Lifecycle, type Phase } from "../rt/lifecycle.js";
 import type { P7SimParams } from "../sim/p7/constants.js";
 import type { P7Sim } from "../sim/p7/arm-sim.js";
 import type { P7BodyModel } from "../sim/p7/model.js";
-import { SIM_WORLD } from "../bodies/sim-world.js";
+import { SIM_WORLD, writeSimWorld } from "../bodies/sim-world.js";
 import { Authority, type Awaitable, type LeaseInfo } from "./authority.js";
 import { p7Admission, p7FaultRefusal } from "./p7-checks.js";
 import { type Clock, MonotonicClock } from "./clock.js";
@@ -478,7 +478,10 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, P7Command
     s.timestampMs = nowMs;
     s.epochMs = this.clock.epochMs();
     this.#simTime.sample(this.sim.timeS);
-    if (this.sim.model.kind === "physics") writeP7SimWorld(s.simWorld, this.sim.timeS, this.#simTime);
+    if (this.sim.model.kind === "physics") {
+      writeSimWorld(s.simWorld, this.sim.model);
+      s.simWorld[SIM_WORLD.realTimeFactor] = this.#simTime.realTimeFactor();
+    }
     if (!s.jointValid || !s.motorValid || !s.imuValid) this.#counters.lengthMismatch++;
     this.#link = "ok";
   }
@@ -554,18 +557,6 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, P7Command
 }
 
 const OK = Object.freeze({ ok: true as const });
-
-/**
- * A physics arm's world into the state (perform side, allocation-free): its base is bolted to the
- * world's origin, upright, so only time moves; it cannot fall and its links touch nothing.
- */
-function writeP7SimWorld(w: Float64Array, timeS: number, time: SimTimeMeter): void {
-  w.fill(0);
-  w[SIM_WORLD.present] = 1;
-  w[SIM_WORLD.timeS] = timeS;
-  w[SIM_WORLD.qw] = 1;
-  w[SIM_WORLD.realTimeFactor] = time.realTimeFactor();
-}
 
 /**
  * What the robot API serves of a P7: the core in this thread (P7Robot) or in a worker (P7Host);

@@ -14,7 +14,7 @@
  * A model gives true values in SI units and the SDK's order (J1..J7), before sensor noise. Both
  * step without allocating.
  */
-import type { SimKind } from "../../bodies/sim-world.js";
+import type { SimKind, SimWorldPose } from "../../bodies/sim-world.js";
 import { GRAVITY_M_S2, P7_EFFORT_LIMIT_NM, P7_IMU_MOUNT, P7_JOINT_COUNT, P7_VISCOUS_NM_S_RAD } from "../../bodies/p7/joints.js";
 import { P7Kinematics } from "../../bodies/p7/kinematics.js";
 import { P7_SIM_STEP_MS } from "./constants.js";
@@ -23,7 +23,8 @@ const N = P7_JOINT_COUNT;
 const DT_S = P7_SIM_STEP_MS / 1000;
 const IMU_ROTATION_OFFSET = 9 * (P7_IMU_MOUNT.link - 1);
 
-export interface P7BodyModel {
+/** The arm's base is bolted to the world's origin, upright (`SimWorldPose`): it never moves or falls. */
+export interface P7BodyModel extends SimWorldPose {
   readonly kind: SimKind;
   /** Joint positions, rad, J1..J7. */
   readonly positionRad: Float64Array;
@@ -48,6 +49,9 @@ export interface P7BodyModel {
 
 /** The outputs every model fills, made once. */
 export abstract class P7ModelOutputs {
+  readonly basePositionM: ArrayLike<number> = Object.freeze([0, 0, 0]);
+  readonly baseOrientationXyzw: ArrayLike<number> = Object.freeze([0, 0, 0, 1]);
+  readonly fallen = false;
   readonly positionRad = new Float64Array(N);
   readonly velocityRadS = new Float64Array(N);
   readonly effortNm = new Float64Array(N);
