@@ -18,7 +18,7 @@
  * BENCH_QUICK=1 (or --quick) shortens every window for a smoke run. Verdicts: the process ≤ 3 %,
  * the core's thread ≤ 2.5 % (NAO, one client answering), the proxy ≤ 2× the relay.
  *
- * Steady state, as issue 26 measured it (`bench isolation`'s 60 s steady phase): each figure is a
+ * Steady state, as the figures in docs/performance.md are taken (`bench isolation`'s 60 s steady phase): each figure is a
  * 60 s window that starts 45 s after the client connected. The first seconds are not steady: V8
  * compiles and optimises the cycle's code on its helper threads and the core's thread runs it
  * unoptimised meanwhile (measured 2026-12-03: the process 6.4 % in the window 15–35 s after start,

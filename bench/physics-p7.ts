@@ -8,6 +8,7 @@
  * with its core in a worker, a client servoing the same sweep over the robot API at 50 Hz: late
  * cycles, the cycle's exec p99 and the core's CPU, from /v1/health.
  */
+import { LEASE_HEADER } from "../src/bodies/link.js";
 import type { SimKind } from "../src/bodies/sim-world.js";
 import { physicsP7Model } from "../src/drivers/p7/sim.js";
 import { startRuntime } from "../src/cli/serve.js";
@@ -73,7 +74,7 @@ async function p7RealTime(kind: SimKind, seconds: number): Promise<{ late: numbe
     while (performance.now() - t0 < seconds * 1000) {
       const s = Math.sin(2 * Math.PI * 0.5 * ((performance.now() - t0) / 1000));
       const positions = CENTRE.map((c, j) => c + AMPLITUDE[j]! * s);
-      await fetch(`${api}/v1/commands/servo-joints`, { method: "POST", headers: { ...json, "x-bodylink-lease": lease_id }, body: JSON.stringify({ positions }) });
+      await fetch(`${api}/v1/commands/servo-joints`, { method: "POST", headers: { ...json, [LEASE_HEADER]: lease_id }, body: JSON.stringify({ positions }) });
       await new Promise((r) => setTimeout(r, 20));
     }
     const h = await health();

@@ -10,7 +10,9 @@ import { ownProcStart, removeRuntimeRecord, type RuntimeRecord, updateRuntime, w
 import type { P7Robot } from "../../src/runtime/p7-robot.js";
 import { type EstopSocket, serveEstopSocket } from "../../src/serve/estop-socket.js";
 import { simP7 } from "../api/helpers.js";
-import { cli } from "../support/cli.js";
+import { spawn } from "node:child_process";
+import { BIN, cli } from "../support/cli.js";
+import { until } from "../lola/client.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
 
 const dir = useRuntimeDir("bl-estop-start-");
@@ -33,20 +35,28 @@ function starting(): RuntimeRecord {
 
 describe("bodylink estop while a runtime starts", () => {
   it("waits for its e-stop socket and latches it (the socket is recorded before the API)", async () => {
-    const record = starting();
-    const env = { ...process.env, BODYLINK_RUNTIME_DIR: dir };
-    const stop = cli(env, "estop", "--reason", "typed during start");
-    // The body comes up 0.8 s later with its socket, as serve's start does; the API is not there yet.
-    await new Promise((r) => setTimeout(r, 800));
+    // The body is ready before the CLI runs, so only the socket's start remains inside its 5 s wait.
     robot = await simP7();
     await robot.start();
+    const record = starting();
+    const env = { ...process.env, BODYLINK_RUNTIME_DIR: dir };
+    const proc = spawn(process.execPath, [...BIN, "estop", "--reason", "typed during start"], { env });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.on("data", (d) => {
+      stdout += String(d);
+    });
+    proc.stderr.on("data", (d) => {
+      stderr += String(d);
+    });
+    const exited = new Promise<number | null>((resolve) => proc.on("close", resolve));
+    // Once the CLI says it waits, the body comes up with its socket, as serve's start does; the API is not there yet.
+    await until(() => /arm-starting is starting; waiting up to 5 s for its e-stop socket/.test(stderr), "the CLI to wait for the starting runtime", 30_000);
     const path = join(dir, "arm-starting.estop");
     sock = await serveEstopSocket(path, robot);
     updateRuntime({ ...record, estopPath: path });
-    const r = await stop;
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/arm-starting is starting; waiting up to 5 s for its e-stop socket/);
-    expect(r.stdout).toMatch(/LATCHED .*by cli: typed during start/);
+    expect(await exited, stderr).toBe(0);
+    expect(stdout).toMatch(/LATCHED .*by cli: typed during start/);
     expect(robot.estopState()).toMatchObject({ latched: true, reason: "typed during start" });
   }, 60_000);
 

@@ -19,9 +19,11 @@ import { messagesByTopic, tmpDir } from "./helpers.js";
 const { FoxgloveClient } = foxglove;
 useRuntimeDir("bl-world-");
 const cleanups: Array<() => Promise<void>> = [];
+// A physics runtime at a load average of ~17 (CI beside the other files) took over 20 s to start
+// and stop: these tests and their cleanup get their own bound.
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
-});
+}, 60_000);
 
 interface Tf {
   parent_frame_id: string;
@@ -95,7 +97,7 @@ describe("the world in /nao/tf and /nao/scene", () => {
     expect(ids.has("world/contacts")).toBe(true);
     const states = (byTopic.get("/nao/state") ?? []).map((b) => JSON.parse(b.toString()) as { sim?: { base_position_m: number[]; contacts: unknown[] } });
     expect(states.at(-1)!.sim!.base_position_m).toHaveLength(3);
-  });
+  }, 90_000);
 
   it("kinematic: rooted at the torso, no ground, no contacts", async () => {
     const file = join(tmpDir(), "kin.mcap");
@@ -134,5 +136,5 @@ describe("the world in /tny360/tf and /tny360/scene", () => {
     expect(ids.has("world/ground")).toBe(true);
     const states = (byTopic.get("/tny360/state") ?? []).map((b) => JSON.parse(b.toString()) as { sim?: { base_position_m: number[]; contacts: Array<{ link: string }> } });
     expect(states.at(-1)!.sim!.contacts.map((c) => c.link)).toContain("FrontLeftPaw");
-  });
+  }, 90_000);
 });

@@ -54,7 +54,7 @@ function tick(robot: P7Robot, clock: SimClock, cycles = 1): void {
 
 async function physicsRobot(): Promise<{ robot: P7Robot; clock: SimClock; model: MujocoP7Model; lease: string }> {
   const clock = new SimClock();
-  const model = await physicsP7Model();
+  const model = (await physicsP7Model()) as MujocoP7Model;
   const robot = await P7Robot.create({ clock, seed: 4, simParams: QUIET, simModel: model });
   tick(robot, clock);
   const r = robot.authority.acquire("api:test", "api", 600_000);
@@ -87,7 +87,7 @@ function handGravityTorques(model: MujocoP7Model): number[] {
 
 let model0: MujocoP7Model;
 beforeAll(async () => {
-  model0 = await physicsP7Model();
+  model0 = (await physicsP7Model()) as MujocoP7Model;
 });
 
 describe("the physics P7 under the arm service", () => {

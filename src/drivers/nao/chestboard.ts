@@ -15,6 +15,7 @@ import type { NaoState } from "../../bodies/nao/state.js";
 import { BodylinkError } from "../../errors.js";
 import { SimChestboard, type SimChestboardOptions } from "../../sim/nao/chestboard.js";
 import { MujocoNaoModel, PHYSICS_START_POSE } from "../../sim/nao/physics/mujoco-nao.js";
+import type { NaoBodyModel } from "../../sim/nao/model.js";
 import type { ChestboardTransport } from "../../transport/chestboard.js";
 import { type BoardReport, ChestboardLink, ExchangeOutcome } from "../../transport/chestboard-link.js";
 import { BOARD_BY_NAME, HANDSHAKE } from "../../wire/chestboard/constants.js";
@@ -42,12 +43,16 @@ const BAD_FRAME_TEXT: readonly string[] = Object.values(FRAME_FAULT_TEXT).map((t
 
 const IDLE = new NaoCommands();
 
-/** The simulated chest board the NAO runs on by default (`bodylink serve` without --usb). */
-/** The MuJoCo NAO under a simulated chest board (`serve --sim physics`), in its start pose. */
-export function physicsNaoModel(): Promise<MujocoNaoModel> {
+/**
+ * The MuJoCo NAO under a simulated chest board (`serve --sim physics`), in its start pose. Typed
+ * as the seam, so the published declarations never reach @mujoco/mujoco's (they do not pass
+ * strict type-checking: a consumer with skipLibCheck off would fail on them).
+ */
+export function physicsNaoModel(): Promise<NaoBodyModel> {
   return MujocoNaoModel.create(PHYSICS_START_POSE);
 }
 
+/** The simulated chest board the NAO runs on by default (`bodylink serve` without --usb). */
 export function simulatedChestboard(opts: SimChestboardOptions): SimChestboard {
   return new SimChestboard(opts);
 }

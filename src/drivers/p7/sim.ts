@@ -47,8 +47,11 @@ export interface P7SimDriverOptions {
   model?: P7BodyModel;
 }
 
-/** The MuJoCo P7 (`serve --body p7 --sim physics`), at rest in the home pose (the simulator resets it to its start). */
-export function physicsP7Model(): Promise<MujocoP7Model> {
+/**
+ * The MuJoCo P7 (`serve --body p7 --sim physics`), at rest in the home pose (the simulator resets
+ * it to its start). Typed as the seam, so the published declarations never reach @mujoco/mujoco's.
+ */
+export function physicsP7Model(): Promise<P7BodyModel> {
   return MujocoP7Model.create(P7_HOME_RAD);
 }
 
