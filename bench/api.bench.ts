@@ -73,16 +73,13 @@ interface PhaseResult {
 
 /** |period − nominal| at the 99th percentile over all periods of `phases` together. */
 function pooledJitterP99(phases: readonly PhaseResult[]): number {
-  return quantileOfSorted(phases.flatMap((p) => Array.from(p.periods, (v) => Math.abs(v - NOMINAL_MS))).sort((a, b) => a - b), 0.99);
+  return quantileOfSorted(
+    phases.flatMap((p) => Array.from(p.periods, (v) => Math.abs(v - NOMINAL_MS))).sort((a, b) => a - b),
+    0.99,
+  );
 }
 
-async function phase(
-  name: string,
-  robot: NaoRobot,
-  stream: StateStream,
-  subscribers: number,
-  counters: () => Promise<{ sent: number; skipped: number }>,
-): Promise<PhaseResult> {
+async function phase(name: string, robot: NaoRobot, stream: StateStream, subscribers: number, counters: () => Promise<{ sent: number; skipped: number }>): Promise<PhaseResult> {
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const c0 = await counters();
   robot.loop.timing.reset();
@@ -211,7 +208,11 @@ export async function run(): Promise<void> {
     encodeStream.close();
     encodeAdapter.close();
     console.log(`encoding one state message (${bytes} bytes): ${fmt(encodeNs / 1000, 1)} µs, ${fmt((encodeNs / 1e6 / 12) * 100, 2)} % of a 12 ms cycle, 20 times a second`);
-    const q = (xs: number[], f: number) => quantileOfSorted(xs.slice().sort((x, y) => x - y), f);
+    const q = (xs: number[], f: number) =>
+      quantileOfSorted(
+        xs.slice().sort((x, y) => x - y),
+        f,
+      );
     const without = results.filter((p) => p.subscribers === 0);
     const withSubs = results.filter((p) => p.subscribers > 0);
     const jBase = pooledJitterP99(without);
@@ -252,7 +253,11 @@ export async function run(): Promise<void> {
         `(quartiles ${fmt(q(paired, 0.25), 3)}..${fmt(q(paired, 0.75), 3)}); between baselines alone: median ${fmt(median(placebo), 3)} ms ` +
         `(quartiles ${fmt(q(placebo, 0.25), 3)}..${fmt(q(placebo, 0.75), 3)}) — target ≤ 0.2 ms: ${verdict}`,
     );
-    console.log(`median runtime CPU: ${fmt(cBase, 1)} % → ${fmt(cWith, 1)} % of one CPU (×${fmt(cWith / Math.max(0.1, cBase), 2)}); load average ${loadavg().map((v) => fmt(v, 2)).join(" ")}`);
+    console.log(
+      `median runtime CPU: ${fmt(cBase, 1)} % → ${fmt(cWith, 1)} % of one CPU (×${fmt(cWith / Math.max(0.1, cBase), 2)}); load average ${loadavg()
+        .map((v) => fmt(v, 2))
+        .join(" ")}`,
+    );
   } finally {
     child.kill();
     await server.close();

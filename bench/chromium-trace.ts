@@ -130,7 +130,18 @@ function frameLabel(f: ProfileNode["callFrame"]): string {
 
 export function analyse(events: readonly TraceEvent[]): LongTaskBreakdown {
   const main = mainThread(events);
-  const empty: LongTaskBreakdown = { longTasks: 0, causes: { cpu: 0, gpuWait: 0, descheduled: 0 }, longTaskMs: 0, busyMs: 0, cpuMs: 0, phases: [], selfFunctions: [], inclusiveFunctions: [], allInclusiveFunctions: [], allSelfFunctions: [] };
+  const empty: LongTaskBreakdown = {
+    longTasks: 0,
+    causes: { cpu: 0, gpuWait: 0, descheduled: 0 },
+    longTaskMs: 0,
+    busyMs: 0,
+    cpuMs: 0,
+    phases: [],
+    selfFunctions: [],
+    inclusiveFunctions: [],
+    allInclusiveFunctions: [],
+    allSelfFunctions: [],
+  };
   if (!main) return empty;
   const onMain = events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X" && typeof e.dur === "number");
   const tasks = onMain.filter((e) => e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask").sort((a, b) => a.ts - b.ts);
@@ -175,7 +186,9 @@ export function analyse(events: readonly TraceEvent[]): LongTaskBreakdown {
   // Phases: self time of each trace event nested in a long task (children subtracted).
   const phases = new Map<string, number>();
   for (const t of long) {
-    const inside = onMain.filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur! <= t.ts + t.dur! && e.name !== "RunTask" && e.name !== "ThreadControllerImpl::RunTask").sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+    const inside = onMain
+      .filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur! <= t.ts + t.dur! && e.name !== "RunTask" && e.name !== "ThreadControllerImpl::RunTask")
+      .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
     // A stack walk: each event's self time = its duration minus its direct children's.
     const stack: Array<{ e: TraceEvent; child: number }> = [];
     let covered = 0;

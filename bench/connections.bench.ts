@@ -127,7 +127,8 @@ async function idleConnections(apiUrl: string, n: number): Promise<{ sockets: So
   return { sockets, closedByServer: () => closed, openMs };
 }
 
-const row = (name: string, xs: number[], base: number[]) => `${name.padEnd(34)} | ${fmt(median(base), 1).padStart(8)} | ${fmt(median(xs), 1).padStart(8)} (max ${fmt(Math.max(...xs), 1)}) | x${fmt(median(xs) / median(base), 2)}`;
+const row = (name: string, xs: number[], base: number[]) =>
+  `${name.padEnd(34)} | ${fmt(median(base), 1).padStart(8)} | ${fmt(median(xs), 1).padStart(8)} (max ${fmt(Math.max(...xs), 1)}) | x${fmt(median(xs) / median(base), 2)}`;
 
 export async function run(): Promise<void> {
   const limit = descriptorLimit() ?? 20_000;
@@ -144,7 +145,9 @@ export async function run(): Promise<void> {
     const loud = await phase(rig.apiUrl, rig.lolaPath, estopPath, env);
     const open = idle.sockets.filter((s) => !s.destroyed).length;
     for (const s of idle.sockets) s.destroy();
-    console.log(`${n} idle connections opened in ${fmt(idle.openMs / 1000, 1)} s (this process's descriptor limit ${limit}); the runtime closed ${idle.closedByServer()} of them, ${open} still open; ${ROUNDS} rounds${QUICK ? " (QUICK)" : ""}; load average ${loadavg()[0]!.toFixed(1)}`);
+    console.log(
+      `${n} idle connections opened in ${fmt(idle.openMs / 1000, 1)} s (this process's descriptor limit ${limit}); the runtime closed ${idle.closedByServer()} of them, ${open} still open; ${ROUNDS} rounds${QUICK ? " (QUICK)" : ""}; load average ${loadavg()[0]!.toFixed(1)}`,
+    );
     console.log("measure (ms, median)                | baseline | with the idle connections | ratio");
     console.log(row("GET /v1/health", loud.healthMs, base.healthMs));
     console.log(row("new LoLA client, first frame", loud.lolaFirstFrameMs, base.lolaFirstFrameMs));

@@ -171,7 +171,10 @@ async function measure(c: Config, dir: string): Promise<Result> {
     const cycles = (k: Core) => Math.max(1, Math.round(STEADY_MS / k.periodMs));
     type H = { v8: number; scheduled: number; byKind: Record<string, number> };
     const h0 = await child.call<H>({ type: "health", key: on.key });
-    const [a, b] = await Promise.all([child.call<AllocationSample>({ type: "measure", key: off.key, cycles: cycles(off) }), child.call<AllocationSample>({ type: "measure", key: on.key, cycles: cycles(on) })]);
+    const [a, b] = await Promise.all([
+      child.call<AllocationSample>({ type: "measure", key: off.key, cycles: cycles(off) }),
+      child.call<AllocationSample>({ type: "measure", key: on.key, cycles: cycles(on) }),
+    ]);
     const h1 = await child.call<H>({ type: "health", key: on.key });
     const onV8Kinds: Record<string, number> = {};
     for (const [k, n] of Object.entries(h1.byKind)) if (n - (h0.byKind[k] ?? 0) > 0) onV8Kinds[k] = n - (h0.byKind[k] ?? 0);
@@ -197,7 +200,11 @@ const v8Count = (s: AllocationSample) => Object.values(s.collections).reduce((a,
 
 export async function run(): Promise<void> {
   const quick = QUICK ? " (QUICK smoke run: too short for a verdict that closes anything)" : "";
-  console.log(`steady ${STEADY_MS / 1000} s per configuration, scheduling on and off side by side${quick}; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} CPUs`);
+  console.log(
+    `steady ${STEADY_MS / 1000} s per configuration, scheduling on and off side by side${quick}; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} on ${availableParallelism()} CPUs`,
+  );
   execFileSync(process.execPath, ["bin/build.js", "--incremental"], { cwd: root, stdio: "inherit" }); // the child runs dist/
   const dir = mkdtempSync(join(tmpdir(), "bodylink-bench-core-gc-"));
   const results: Result[] = [];
@@ -213,10 +220,18 @@ export async function run(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const base = results.find((r) => r.name === CONFIGS[0]!.name) ?? results[0]!;
-  console.log("\nconfiguration                | heap B/cycle ext B/cycle  ×baseline promoted B/cycle | scheduling off: collections in the window      | scheduling on: V8-started (kinds)  scheduled | heap B/cycle promoted B/cycle (on)");
+  console.log(
+    "\nconfiguration                | heap B/cycle ext B/cycle  ×baseline promoted B/cycle | scheduling off: collections in the window      | scheduling on: V8-started (kinds)  scheduled | heap B/cycle promoted B/cycle (on)",
+  );
   for (const r of results) {
     const ratio = perCycle(base.off, "heapBytes") > 0 ? fmt(perCycle(r.off, "heapBytes") / perCycle(base.off, "heapBytes"), 2) : "n/a";
-    const started = `${r.onV8}${r.onV8 ? ` (${Object.entries(r.onV8Kinds).map(([k, n]) => `${n} ${k}`).join(", ")})` : ""}`;
+    const started = `${r.onV8}${
+      r.onV8
+        ? ` (${Object.entries(r.onV8Kinds)
+            .map(([k, n]) => `${n} ${k}`)
+            .join(", ")})`
+        : ""
+    }`;
     console.log(
       `${r.name.padEnd(28)} | ${fmt(perCycle(r.off, "heapBytes"), 1).padStart(12)} ${fmt(perCycle(r.off, "externalBytes"), 1).padStart(11)} ${ratio.padStart(10)} ${fmt(r.off.promotedBytes / r.off.cycles, 1).padStart(16)} | ${`${v8Count(r.off)} (${kinds(r.off)}) in ${r.off.cycles} cycles`.padEnd(46)} | ${started.padStart(24)} ${String(r.onScheduled).padStart(10)} | ${fmt(perCycle(r.on, "heapBytes"), 1).padStart(12)} ${fmt(r.on.promotedBytes / r.on.cycles, 1).padStart(16)}`,
     );
@@ -229,7 +244,11 @@ export async function run(): Promise<void> {
     console.log(`\nwhere "${r.name}" allocates (sampling heap profile over ${r.sampledCycles} cycles, estimated bytes per cycle):`);
     for (const s of r.sites) console.log(`  ${fmt(s.bytes / r.sampledCycles, 1).padStart(9)}  ${s.site}`);
   }
-  console.log(`\nload average at the end ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(
+    `\nload average at the end ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
   console.log("");
   for (const r of results) {
     const bytes = perCycle(r.off, "heapBytes") + perCycle(r.off, "externalBytes");

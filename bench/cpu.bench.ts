@@ -290,7 +290,11 @@ async function proxyBesideRelay(root: string, dir: string, tag: string): Promise
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "bl-cpu-"));
   const base = process.env.BL_CPU_BASELINE || null;
-  console.log(`windows ${WINDOW_MS / 1000} s (no client ${NO_CLIENT_MS / 1000} s) after ${WARMUP_MS / 1000} s of warm-up${QUICK ? " (quick: a smoke run)" : ""}; ${base ? `baseline checkout ${base} beside this one, interleaved` : "no baseline checkout (BL_CPU_BASELINE)"}; load ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(
+    `windows ${WINDOW_MS / 1000} s (no client ${NO_CLIENT_MS / 1000} s) after ${WARMUP_MS / 1000} s of warm-up${QUICK ? " (quick: a smoke run)" : ""}; ${base ? `baseline checkout ${base} beside this one, interleaved` : "no baseline checkout (BL_CPU_BASELINE)"}; load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
   console.log(`  this checkout runs ${runs(ROOT)}${base ? `; the baseline ${runs(base)}` : ""}`);
   console.log("  per 12 ms cycle: % of one core, µs of CPU, w = wake-ups (timeslices); core = the real-time core's thread, rest = V8/libuv helpers");
   try {
@@ -304,7 +308,9 @@ export async function run(): Promise<void> {
     console.log(line("this, no LoLA client", nao.noClient));
     if (naoBase) console.log(line("baseline, no LoLA client", naoBase.noClient));
     if (naoBase) {
-      console.log(`  this/baseline with a client: process ${fmt(nao.client.process.pct / naoBase.client.process.pct, 2)}×, core ${fmt((nao.client.core?.pct ?? Number.NaN) / (naoBase.client.core?.pct ?? Number.NaN), 2)}×, main ${fmt(nao.client.main.pct / naoBase.client.main.pct, 2)}×`);
+      console.log(
+        `  this/baseline with a client: process ${fmt(nao.client.process.pct / naoBase.client.process.pct, 2)}×, core ${fmt((nao.client.core?.pct ?? Number.NaN) / (naoBase.client.core?.pct ?? Number.NaN), 2)}×, main ${fmt(nao.client.main.pct / naoBase.client.main.pct, 2)}×`,
+      );
     }
     const proxy = await proxyBesideRelay(ROOT, dir, "this");
     const proxyBase = base ? await proxyBesideRelay(base, dir, "base") : null;
@@ -321,7 +327,9 @@ export async function run(): Promise<void> {
     const c = nao.client;
     console.log(`verdict, NAO process ≤ ${TARGET_PROCESS_PCT} % of a core with a client answering${q}: ${c.process.pct <= TARGET_PROCESS_PCT ? "MET" : "NOT MET"} (${fmt(c.process.pct, 2)} %)`);
     console.log(`verdict, NAO core thread ≤ ${TARGET_CORE_PCT} %${q}: ${c.core && c.core.pct <= TARGET_CORE_PCT ? "MET" : "NOT MET"} (${fmt(c.core?.pct ?? Number.NaN, 2)} %)`);
-    console.log(`verdict, proxy ≤ ${TARGET_PROXY_RATIO}× the relay in the same window${q}: ${ratio <= TARGET_PROXY_RATIO ? "MET" : "NOT MET"} (${fmt(ratio, 2)}×; latency: npm run bench -- lola-upstream)`);
+    console.log(
+      `verdict, proxy ≤ ${TARGET_PROXY_RATIO}× the relay in the same window${q}: ${ratio <= TARGET_PROXY_RATIO ? "MET" : "NOT MET"} (${fmt(ratio, 2)}×; latency: npm run bench -- lola-upstream)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

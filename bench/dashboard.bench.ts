@@ -95,7 +95,8 @@ export async function run(): Promise<void> {
     await page.waitForFunction(() => Number((document.querySelector("#plots") as HTMLElement).dataset.rows) >= 1250, undefined, { timeout: 120_000, polling: 1000 });
     const late = await measure(page, 10_000);
     const lateTrace = await traced(page, 6000);
-    const row = (name: string, a: number, b: number, digits = 2) => console.log(`${name.padEnd(34)} ${fmt(a, digits).padStart(9)} ${fmt(b, digits).padStart(12)} ${(a > 0 ? fmt(b / a, 2) : "—").padStart(7)}`);
+    const row = (name: string, a: number, b: number, digits = 2) =>
+      console.log(`${name.padEnd(34)} ${fmt(a, digits).padStart(9)} ${fmt(b, digits).padStart(12)} ${(a > 0 ? fmt(b / a, 2) : "—").padStart(7)}`);
     console.log(`${"".padEnd(34)} ${"baseline".padStart(9)} ${"60 s history".padStart(12)} ${"ratio".padStart(7)}`);
     row("history rows at the end", early.rows, late.rows, 0);
     row("plot redraws", early.redrawMs.length, late.redrawMs.length, 0);
@@ -110,7 +111,9 @@ export async function run(): Promise<void> {
     row("animation frames", early.frames, late.frames, 0);
     row("frames later than 50 ms", early.lateFrames, late.lateFrames, 0);
     const software = await page.$eval("#view3d", (e) => (e as HTMLElement).dataset.software === "true");
-    console.log(`3D view: ${software ? "software WebGL (asynchronous readback, at most 10 frames a second)" : "hardware WebGL"}; ${await page.$eval("#view3d", (e) => (e as HTMLElement).dataset.frames)} frames shown`);
+    console.log(
+      `3D view: ${software ? "software WebGL (asynchronous readback, at most 10 frames a second)" : "hardware WebGL"}; ${await page.$eval("#view3d", (e) => (e as HTMLElement).dataset.frames)} frames shown`,
+    );
     printBreakdown("trace, little history", earlyTrace);
     printBreakdown("trace, 60 s history", lateTrace);
     // The page's own work in one frame (its User Timing measure), against the 50 ms of a long task.
@@ -121,7 +124,9 @@ export async function run(): Promise<void> {
     console.log(
       `traced long tasks caused by the page (CPU > 50 ms or blocked on the GPU process): ${pageCaused(earlyTrace)} with little history, ${pageCaused(lateTrace)} with 60 s; descheduled by the machine: ${earlyTrace.causes.descheduled} / ${lateTrace.causes.descheduled}; ms blocked on the GPU process in long tasks: ${fmt(gpuWaitMs(earlyTrace), 0)} / ${fmt(gpu, 0)}`,
     );
-    console.log(`main thread CPU time while traced (6 s each): ${fmt(earlyTrace.cpuMs, 0)} ms with little history, ${fmt(lateTrace.cpuMs, 0)} ms with 60 s (ratio ${fmt(lateTrace.cpuMs / Math.max(1, earlyTrace.cpuMs), 2)})`);
+    console.log(
+      `main thread CPU time while traced (6 s each): ${fmt(earlyTrace.cpuMs, 0)} ms with little history, ${fmt(lateTrace.cpuMs, 0)} ms with 60 s (ratio ${fmt(lateTrace.cpuMs / Math.max(1, earlyTrace.cpuMs), 2)})`,
+    );
     const noWorse = late.longTasksMs.length <= Math.max(2, 1.5 * early.longTasksMs.length) && late.lateFrames <= Math.max(3, 1.5 * early.lateFrames);
     const pageOk = ownP99 < 50 && gpu < 25 && pageCaused(lateTrace) <= Math.max(1, pageCaused(earlyTrace));
     if (late.longTasksMs.length === 0 && pageCaused(lateTrace) === 0) console.log("verdict: no long task with 60 s of history: the page keeps its frame budget");

@@ -55,7 +55,10 @@ interface Host {
 }
 
 async function host(count: number, prefix: string, url: string, script = HOST, more: { args?: string[]; env?: Record<string, string> } = {}): Promise<Host> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, String(count), prefix, url, ...(more.args ?? [])], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, BODYLINK_RUNTIME_DIR: `/tmp/bodylink-fleet-bench-${process.pid}`, ...more.env } });
+  const child = spawn(process.execPath, ["--import", "tsx", script, String(count), prefix, url, ...(more.args ?? [])], {
+    stdio: ["pipe", "pipe", "inherit"],
+    env: { ...process.env, BODYLINK_RUNTIME_DIR: `/tmp/bodylink-fleet-bench-${process.pid}`, ...more.env },
+  });
   const lines = createInterface({ input: child.stdout! });
   const waiters: Array<{ re: RegExp; resolve: (l: string) => void }> = [];
   lines.on("line", (l) => {
@@ -101,7 +104,11 @@ async function quit(hs: Host[]): Promise<void> {
   );
 }
 
-const pct = (xs: number[], q: number) => quantileOfSorted([...xs].sort((a, b) => a - b), q);
+const pct = (xs: number[], q: number) =>
+  quantileOfSorted(
+    [...xs].sort((a, b) => a - b),
+    q,
+  );
 const p5099 = (xs: number[]) => `${fmt(pct(xs, 0.5), 1)}/${fmt(pct(xs, 0.99), 1)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -149,12 +156,15 @@ async function estopRounds(c: FleetClient, names: string[], until: () => boolean
 
 /** Table 1: e-stop-all over light robots, without and with the flood, against the floor. */
 export async function estopUnderFlood(url: string, operator: SigningKey): Promise<void> {
-  console.log(`e-stop-all under a ${FLOOD_HZ / 1000}k/s request flood; light robots (the real bridge, no body cycle); ${ROUNDS} rounds each; load average ${loadavg()[0]!.toFixed(1)}${QUICK ? " (QUICK)" : ""}`);
+  console.log(
+    `e-stop-all under a ${FLOOD_HZ / 1000}k/s request flood; light robots (the real bridge, no body cycle); ${ROUNDS} rounds each; load average ${loadavg()[0]!.toFixed(1)}${QUICK ? " (QUICK)" : ""}`,
+  );
   console.log("robots | broker rtt p50 ms | quiet: floor p50/p99 | e-stop-all p50/p99 (x floor) | flood: rate/s | floor p50/p99 | e-stop-all p50/p99 (x floor) | failed | verdict");
   for (const robots of [10, 50]) {
     const prefix = `light${robots}`;
     const hs: Host[] = [];
-    for (let i = 0; i < robots; i += LIGHT_PER_PROCESS) hs.push(await host(Math.min(LIGHT_PER_PROCESS, robots - i), `${prefix}p${i / LIGHT_PER_PROCESS}`, url, LIGHT_HOST, { env: { BODYLINK_BENCH_OPERATOR: operator.publicKey } }));
+    for (let i = 0; i < robots; i += LIGHT_PER_PROCESS)
+      hs.push(await host(Math.min(LIGHT_PER_PROCESS, robots - i), `${prefix}p${i / LIGHT_PER_PROCESS}`, url, LIGHT_HOST, { env: { BODYLINK_BENCH_OPERATOR: operator.publicKey } }));
     // The light robots trust the bench's operator key (resets are signed) and have no key of their own: an insecure client.
     const c = await FleetClient.connect({ url }, "fleet bench (e-stop)", { signer: operator, insecure: true });
     const names = (await c.robots()).filter((r) => r.name.startsWith(prefix)).map((r) => r.name);

@@ -70,12 +70,16 @@ async function measure(name: string, host: Host, command: (lease: string, i: num
   const b = stats(blocked);
   console.log(`${name}: request round trip (lease renewal) p50 ${fmt(r.p50, 3)} ms, p99 ${fmt(r.p99, 3)} ms`);
   console.log(`${name}: mailbox command quiet   p50 ${fmt(q.p50, 4)} ms, p99 ${fmt(q.p99, 4)} ms, max ${fmt(q.max, 3)} ms  (${COMMANDS} calls; p50 ×${fmt(q.p50 / r.p50, 4)} of the round trip)`);
-  console.log(`${name}: mailbox command blocked p50 ${fmt(b.p50, 4)} ms, p99 ${fmt(b.p99, 4)} ms, max ${fmt(b.max, 3)} ms  (core's thread blocked, spinning on a CPU; p50 ×${fmt(b.p50 / q.p50, 2)} of quiet)`);
+  console.log(
+    `${name}: mailbox command blocked p50 ${fmt(b.p50, 4)} ms, p99 ${fmt(b.p99, 4)} ms, max ${fmt(b.max, 3)} ms  (core's thread blocked, spinning on a CPU; p50 ×${fmt(b.p50 / q.p50, 2)} of quiet)`,
+  );
   console.log(`${name}: request while blocked: ${refused} after ${fmt(requestBlockedMs, 0)} ms`);
   const cheap = q.p50 < r.p50;
   const unaffected = b.p50 <= 2 * q.p50 + 0.01;
   const bounded = refused === "BL_ERR_CORE_UNRESPONSIVE";
-  console.log(`${name}: verdict: ${cheap ? "MET" : "NOT MET"} mailbox command p50 below a round trip's; ${unaffected ? "MET" : "NOT MET"} unaffected by a blocked core; ${bounded ? "MET" : "NOT MET"} the request answers 503 within its timeout`);
+  console.log(
+    `${name}: verdict: ${cheap ? "MET" : "NOT MET"} mailbox command p50 below a round trip's; ${unaffected ? "MET" : "NOT MET"} unaffected by a blocked core; ${bounded ? "MET" : "NOT MET"} the request answers 503 within its timeout`,
+  );
   await host.authority.release(lease);
   return cheap && unaffected && bounded;
 }

@@ -225,24 +225,38 @@ async function runCore(extraArgs: string[] = [], only: "all" | "cpu" | "steady" 
       const big = (kb: number) => JSON.stringify({ positions: Array.from({ length: (kb * 1024) / 20 }, () => 0.123456789012345) });
       const bodies = [big(200), big(1024)];
       out.push(
-        await phase(rig, l, "posts", PHASE_MS, async (signal) => {
-          for (let i = 0; !signal.aborted; i++) {
-            await fetch(`${rig.apiUrl}/v1/commands/joints`, { method: "POST", headers: { "content-type": "application/json" }, body: bodies[i % 2]!, signal })
-              .then((res) => res.arrayBuffer())
-              .catch(() => {});
-            await sleep(300);
-          }
-        }, placebo),
+        await phase(
+          rig,
+          l,
+          "posts",
+          PHASE_MS,
+          async (signal) => {
+            for (let i = 0; !signal.aborted; i++) {
+              await fetch(`${rig.apiUrl}/v1/commands/joints`, { method: "POST", headers: { "content-type": "application/json" }, body: bodies[i % 2]!, signal })
+                .then((res) => res.arrayBuffer())
+                .catch(() => {});
+              await sleep(300);
+            }
+          },
+          placebo,
+        ),
       );
       subs = await subscribers(rig, 1000);
       out.push(await phase(rig, l, "subs1000", PHASE_MS, idle, placebo));
       await killed(subs);
       subs = null;
       out.push(
-        await phase(rig, l, "stall", PHASE_MS, async () => {
-          await sleep(Math.min(1000, PHASE_MS / 4));
-          rig.child.kill("SIGUSR2"); // the main thread spins for 1 s
-        }, placebo),
+        await phase(
+          rig,
+          l,
+          "stall",
+          PHASE_MS,
+          async () => {
+            await sleep(Math.min(1000, PHASE_MS / 4));
+            rig.child.kill("SIGUSR2"); // the main thread spins for 1 s
+          },
+          placebo,
+        ),
       );
     }
     out.push(await phase(rig, l, "steady", STEADY_MS, idle));
@@ -264,7 +278,9 @@ async function runCore(extraArgs: string[] = [], only: "all" | "cpu" | "steady" 
 
 function printTable(title: string, phases: readonly Phase[]): void {
   console.log(`\n${title}`);
-  console.log("phase        s  cycles late missed ramps | lateness p99   max ms | jitter p99 | frames dips | core CPU % µs/cycle wake-ups/cycle process CPU % | V8 GCs sched | V8 GC max ms so far | machine stalls, max ms");
+  console.log(
+    "phase        s  cycles late missed ramps | lateness p99   max ms | jitter p99 | frames dips | core CPU % µs/cycle wake-ups/cycle process CPU % | V8 GCs sched | V8 GC max ms so far | machine stalls, max ms",
+  );
   for (const p of phases) {
     console.log(
       `${p.name.padEnd(10)} ${fmt(p.ms / 1000, 1).padStart(4)} ${String(p.cycles).padStart(7)} ${String(p.lateCycles).padStart(4)} ${String(p.missedCycles).padStart(6)} ${String(p.lateRamps).padStart(5)} | ${fmt(p.latenessP99Ms, 3).padStart(12)} ${fmt(p.latenessMaxMs, 2).padStart(8)} | ${fmt(p.jitterP99Ms, 3).padStart(10)} | ${String(p.frames).padStart(6)} ${String(p.dips).padStart(4)} | ${(p.coreCpuPct === null ? "n/a" : fmt(p.coreCpuPct)).padStart(10)} ${(p.coreUsPerCycle === null ? "n/a" : fmt(p.coreUsPerCycle, 0)).padStart(8)} ${(p.coreWakeupsPerCycle === null ? "n/a" : fmt(p.coreWakeupsPerCycle, 2)).padStart(14)} ${(p.processCpuPct === null ? "n/a" : fmt(p.processCpuPct)).padStart(13)} | ${String(p.v8Gcs).padStart(6)} ${String(p.scheduledGcs).padStart(5)} | ${fmt(p.gcMaxMs, 2).padStart(8)} | ${p.machineStalls === null ? "n/a" : `${p.machineStalls}, ${fmt(p.machineMaxMs!, 2)}`}`,
@@ -284,7 +300,11 @@ function jitterGrowth(phases: readonly Phase[]): { growth: number; placebo: numb
 
 export async function run(): Promise<void> {
   const quick = QUICK ? " (QUICK smoke run: phases too short for a verdict that closes anything)" : "";
-  console.log(`phases of ${PHASE_MS / 1000} s, steady ${STEADY_MS / 1000} s${quick}; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} CPUs`);
+  console.log(
+    `phases of ${PHASE_MS / 1000} s, steady ${STEADY_MS / 1000} s${quick}; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} on ${availableParallelism()} CPUs`,
+  );
   const worker = await runCore();
   printTable("serve (the core in its own thread)", worker);
   const noGc = await runCore(["--gc-every-ms", "0"], "steady");
@@ -293,7 +313,11 @@ export async function run(): Promise<void> {
   printTable(`${OLD_WAKE_ARGS.join(" ")} (the cores' previous wake-up: timer, futex, 0.2 ms spin)`, oldWake);
   const bodies = { p7: await runBody("p7"), tny360: await runBody("tny360") };
   printTable("P7 and TNY-360 worker cores, idle (each its own serve, default flags)", [bodies.p7, bodies.tny360]);
-  console.log(`\nload average at the end ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(
+    `\nload average at the end ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
 
   // Loads: what each cost, measured against the same core's idle phases.
   console.log("\nloads (late cycles, lateness max, controller dips):");
@@ -326,7 +350,9 @@ export async function run(): Promise<void> {
   console.log(
     `\njitter p99 growth with 200 subscribers (median over ${jw.growths.length} round(s); placebo = the same between idle phases): worker ${fmt(jw.growth, 3)} ms (placebo ${fmt(jw.placebo, 3)} ms; rounds ${jw.growths.map((g) => fmt(g, 3)).join(", ")})`,
   );
-  console.log(`  idle phases' jitter p99, worker: ${wIdle.map((p) => fmt(p.jitterP99Ms, 3)).join(", ")} ms; the machine's stalls in the worker's idle phases (wake-ups >4 ms late, worst ms): ${wIdle.map((p) => (p.machineStalls === null ? "n/a" : `${p.machineStalls} (${fmt(p.machineMaxMs!, 2)})`)).join(", ")}`);
+  console.log(
+    `  idle phases' jitter p99, worker: ${wIdle.map((p) => fmt(p.jitterP99Ms, 3)).join(", ")} ms; the machine's stalls in the worker's idle phases (wake-ups >4 ms late, worst ms): ${wIdle.map((p) => (p.machineStalls === null ? "n/a" : `${p.machineStalls} (${fmt(p.machineMaxMs!, 2)})`)).join(", ")}`,
+  );
   const conclusive = jw.placebo <= TARGET_JITTER_MS / 2;
   verdicts.push(
     conclusive
@@ -348,12 +374,16 @@ export async function run(): Promise<void> {
   console.log("the core's thread at idle, per cycle it ran (CPU from its own schedstat, /v1/health core_cpu_ms and core_wakeups):");
   console.log(`  NAO, default wake-up (block, learned lead):   LoLA client answering every frame ${per(ws)}; no client ${per(wn0)}`);
   console.log(`  NAO, old wake-up (${OLD_WAKE_ARGS.join(" ")}): LoLA client answering every frame ${per(os)}; no client ${per(on0)}`);
-  console.log(`  default / old, CPU per cycle: ${ratio(ws, os)}× with the client, ${ratio(wn0, on0)}× without; wake-ups per cycle ${fmt((ws.coreWakeupsPerCycle ?? Number.NaN) / (os.coreWakeupsPerCycle ?? Number.NaN), 2)}× / ${fmt((wn0.coreWakeupsPerCycle ?? Number.NaN) / (on0.coreWakeupsPerCycle ?? Number.NaN), 2)}×`);
+  console.log(
+    `  default / old, CPU per cycle: ${ratio(ws, os)}× with the client, ${ratio(wn0, on0)}× without; wake-ups per cycle ${fmt((ws.coreWakeupsPerCycle ?? Number.NaN) / (os.coreWakeupsPerCycle ?? Number.NaN), 2)}× / ${fmt((wn0.coreWakeupsPerCycle ?? Number.NaN) / (on0.coreWakeupsPerCycle ?? Number.NaN), 2)}×`,
+  );
   console.log(`  P7 (4 ms cycle):       ${per(bodies.p7)}; per cycle ${ratio(bodies.p7, wn0)}× the NAO's without a client`);
   console.log(`  TNY-360 (5 ms cycle, its API server in the core: wake-up "wait"): ${per(bodies.tny360)}; per cycle ${ratio(bodies.tny360, wn0)}× the NAO's without a client`);
   console.log("  (the simulated chest board's own work, on a robot another processor, is in the NAO's figures: npm run bench -- wake splits it out)");
   const jo = jitterGrowth(oldWake);
-  console.log(`  jitter p99 growth with 200 subscribers, old wake-up: ${fmt(jo.growth, 3)} ms (placebo ${fmt(jo.placebo, 3)} ms) against the default's ${fmt(jw.growth, 3)} ms (placebo ${fmt(jw.placebo, 3)} ms)`);
+  console.log(
+    `  jitter p99 growth with 200 subscribers, old wake-up: ${fmt(jo.growth, 3)} ms (placebo ${fmt(jo.placebo, 3)} ms) against the default's ${fmt(jw.growth, 3)} ms (placebo ${fmt(jw.placebo, 3)} ms)`,
+  );
   verdicts.push(
     ws.coreCpuPct === null
       ? "CPU share of the worker core's thread at 83 Hz idle ≤ 3 %: INCONCLUSIVE: this OS does not report per-thread CPU (/proc/thread-self/schedstat)"
@@ -364,7 +394,9 @@ export async function run(): Promise<void> {
       ? "CPU share of the worker core's thread at 83 Hz, no LoLA client: INCONCLUSIVE (no per-thread CPU)"
       : `CPU share of the worker core's thread at 83 Hz with no LoLA client ≤ ${TARGET_CPU_PCT} % of a CPU: ${wn0.coreCpuPct <= TARGET_CPU_PCT ? "MET" : "NOT MET"} (${fmt(wn0.coreCpuPct)} %; old wake-up ${fmt(on0.coreCpuPct ?? Number.NaN)} %)${quick}`,
   );
-  verdicts.push(`CPU share of the whole runtime process (worker core, API idle) at 83 Hz ≤ ${TARGET_CPU_PCT} % of a CPU: ${(ws.processCpuPct ?? 99) <= TARGET_CPU_PCT ? "MET" : "NOT MET"} (${fmt(ws.processCpuPct ?? Number.NaN)} %)${quick}`);
+  verdicts.push(
+    `CPU share of the whole runtime process (worker core, API idle) at 83 Hz ≤ ${TARGET_CPU_PCT} % of a CPU: ${(ws.processCpuPct ?? 99) <= TARGET_CPU_PCT ? "MET" : "NOT MET"} (${fmt(ws.processCpuPct ?? Number.NaN)} %)${quick}`,
+  );
   console.log(
     `collections on the core's thread over the steady phase: worker ${ws.v8Gcs} started by V8 (+${ws.scheduledGcs} scheduled, every 100 ms); worker with --gc-every-ms 0: ${ng.v8Gcs} by V8 (longest ${fmt(ng.gcMaxMs, 2)} ms) in ${fmt(ng.ms / 1000, 0)} s`,
   );

@@ -119,7 +119,9 @@ function codecs(): void {
   const nsWrite = median(ws);
   const noop = bytesPerCall(() => {}, 200_000);
   const alloc = bytesPerCall(read, 200_000);
-  console.log(`in-process: decoding an upstream message ${fmt(nsRead, 0)} ns (${fmt(nsRead / nsWrite, 2)}× writing one, ${fmt(nsWrite, 0)} ns, the baseline); allocates ${fmt(alloc, 2)} B per message, an empty function ${fmt(noop, 2)} B (target 0) ${alloc <= noop + 1 ? "PASS" : "FAIL"}`);
+  console.log(
+    `in-process: decoding an upstream message ${fmt(nsRead, 0)} ns (${fmt(nsRead / nsWrite, 2)}× writing one, ${fmt(nsWrite, 0)} ns, the baseline); allocates ${fmt(alloc, 2)} B per message, an empty function ${fmt(noop, 2)} B (target 0) ${alloc <= noop + 1 ? "PASS" : "FAIL"}`,
+  );
 }
 
 /** FNV-1a over one 896-byte message: the name bench/lola-stamps.cjs gives it in every process. */
@@ -153,7 +155,8 @@ function stampsOf(dir: string, pid: number): { byHash: Map<number, Map<number, n
       if (kind === KIND.commandEnd) continue;
       const m = byHash.get(h) ?? new Map<number, number>();
       byHash.set(h, m);
-      if (kind === KIND.writeEnd) m.set(kind, t); // the last write's end (the upstream writes each message to 3 clients)
+      if (kind === KIND.writeEnd)
+        m.set(kind, t); // the last write's end (the upstream writes each message to 3 clients)
       else if (!m.has(kind)) m.set(kind, t);
       if (kind === KIND.writeStart) {
         const w = writes.get(h) ?? [];
@@ -219,23 +222,35 @@ export async function run(): Promise<void> {
       const h = hash896(m, 0);
       if (!into.has(h)) into.set(h, at);
     };
-    const dSock = await connectRetry(upPath, (m, at) => {
-      if (!measuring) return;
-      record(arrivals.direct, m, at);
-      directBytes.add(m.toString("latin1"));
-      directTimes.push(at);
-    }, nowUs);
-    const rSock = await connectRetry(relayPath, (m, at) => {
-      if (measuring) record(arrivals.relay, m, at);
-    }, nowUs);
+    const dSock = await connectRetry(
+      upPath,
+      (m, at) => {
+        if (!measuring) return;
+        record(arrivals.direct, m, at);
+        directBytes.add(m.toString("latin1"));
+        directTimes.push(at);
+      },
+      nowUs,
+    );
+    const rSock = await connectRetry(
+      relayPath,
+      (m, at) => {
+        if (measuring) record(arrivals.relay, m, at);
+      },
+      nowUs,
+    );
     const command = new LolaCommandWriter().setFloats("Stiffness", new Float32Array(25)); // a full command, stiffness 0
-    const pSock: Socket = await connectRetry(downPath, (m, at) => {
-      pSock.write(command.bytes); // a LoLA client answers every message
-      if (!measuring) return;
-      record(arrivals.proxy, m, at);
-      proxyBytes.push(m.toString("latin1"));
-      proxyTimes.push(at);
-    }, nowUs);
+    const pSock: Socket = await connectRetry(
+      downPath,
+      (m, at) => {
+        pSock.write(command.bytes); // a LoLA client answers every message
+        if (!measuring) return;
+        record(arrivals.proxy, m, at);
+        proxyBytes.push(m.toString("latin1"));
+        proxyTimes.push(at);
+      },
+      nowUs,
+    );
     await new Promise((r) => setTimeout(r, 3000)); // warm-up: JIT (a few hundred cycles), first collections, the readers' admission
     const pids = { proxy: proxy.child.pid!, upstream: upstream.child.pid!, relay: relay.pid! };
     const cpu0 = { proxy: cpuTicks(pids.proxy), upstream: cpuTicks(pids.upstream), relay: cpuTicks(pids.relay), t: performance.now() };
@@ -320,7 +335,9 @@ export async function run(): Promise<void> {
     console.log(`added latency upstream → downstream, proxy:              ${stat(added)} (target p99 < 0.5 ms)`);
     console.log(`added latency, the floor (raw relay, copies only):        ${stat(floor)} (baseline, same run)`);
     console.log("  (each: its path from the upstream's write to it, to its client's callback, minus the direct client's path for the same message)");
-    console.log(`  arrival at this process minus the direct client's, fan-out order included: proxy p50 ${fmt(q(atBench.proxy, 0.5), 3)} / p99 ${fmt(q(atBench.proxy, 0.99), 3)} ms, relay p50 ${fmt(q(atBench.relay, 0.5), 3)} / p99 ${fmt(q(atBench.relay, 0.99), 3)} ms`);
+    console.log(
+      `  arrival at this process minus the direct client's, fan-out order included: proxy p50 ${fmt(q(atBench.proxy, 0.5), 3)} / p99 ${fmt(q(atBench.proxy, 0.99), 3)} ms, relay p50 ${fmt(q(atBench.relay, 0.5), 3)} / p99 ${fmt(q(atBench.relay, 0.99), 3)} ms`,
+    );
     console.log(`the proxy beyond the floor, per message (proxy − relay):  ${stat(overFloor)}; p99 ratio proxy/floor ${fmt(q(added, 0.99) / q(floor, 0.99), 2)}×`);
     console.log("where the time goes (process.hrtime stamps at each socket read/write; median / p99, ms):");
     for (const [name, xs] of seg) {

@@ -43,10 +43,18 @@ function fillState(s: NaoState, k: number): void {
 /** The plain object a library encodes: same keys in the same order, plain arrays. */
 function plainObject() {
   return {
-    Stiffness: new Array<number>(25).fill(0), Position: new Array<number>(25).fill(0),
-    Temperature: new Array<number>(25).fill(0), Current: new Array<number>(25).fill(0),
-    Battery: [0, 0, 0, 0], Accelerometer: [0, 0, 0], Gyroscope: [0, 0, 0], Angles: [0, 0], Sonar: [0, 0],
-    FSR: new Array<number>(8).fill(0), Status: new Array<number>(25).fill(0), Touch: new Array<number>(14).fill(0),
+    Stiffness: new Array<number>(25).fill(0),
+    Position: new Array<number>(25).fill(0),
+    Temperature: new Array<number>(25).fill(0),
+    Current: new Array<number>(25).fill(0),
+    Battery: [0, 0, 0, 0],
+    Accelerometer: [0, 0, 0],
+    Gyroscope: [0, 0, 0],
+    Angles: [0, 0],
+    Sonar: [0, 0],
+    FSR: new Array<number>(8).fill(0),
+    Status: new Array<number>(25).fill(0),
+    Touch: new Array<number>(14).fill(0),
     RobotConfig: [CONFIG.bodyId, CONFIG.bodyVersion, CONFIG.headId, CONFIG.headVersion],
   };
 }
@@ -56,10 +64,18 @@ function refresh(o: Plain, s: NaoState): void {
   const copy = (dst: number[], src: ArrayLike<number>) => {
     for (let i = 0; i < dst.length; i++) dst[i] = src[i]!;
   };
-  copy(o.Stiffness, s.stiffness); copy(o.Position, s.position); copy(o.Temperature, s.temperature);
-  copy(o.Current, s.current); copy(o.Battery, s.battery); copy(o.Accelerometer, s.accelerometer);
-  copy(o.Gyroscope, s.gyroscope); copy(o.Angles, s.angles); copy(o.Sonar, s.sonar); copy(o.FSR, s.fsr);
-  copy(o.Status, s.status); copy(o.Touch, s.touch);
+  copy(o.Stiffness, s.stiffness);
+  copy(o.Position, s.position);
+  copy(o.Temperature, s.temperature);
+  copy(o.Current, s.current);
+  copy(o.Battery, s.battery);
+  copy(o.Accelerometer, s.accelerometer);
+  copy(o.Gyroscope, s.gyroscope);
+  copy(o.Angles, s.angles);
+  copy(o.Sonar, s.sonar);
+  copy(o.FSR, s.fsr);
+  copy(o.Status, s.status);
+  copy(o.Touch, s.touch);
 }
 
 /** Offsets of the 13 keys in an encoded message (where each key string starts), as a string. */
@@ -126,9 +142,13 @@ export async function run(): Promise<void> {
   for (let r = 0; r < ROUNDS; r++) {
     encoders.forEach((e, i) => {
       samples[i]!.push(
-        timeIt(() => {
-          e.encode(state);
-        }, 150, r === 0 ? 5000 : 500),
+        timeIt(
+          () => {
+            e.encode(state);
+          },
+          150,
+          r === 0 ? 5000 : 500,
+        ),
       );
     });
   }
@@ -168,12 +188,20 @@ export async function run(): Promise<void> {
   const onMessage = () => {
     n++;
   };
-  const nsReader = timeIt(() => {
-    reader.push(cmd.bytes, onMessage);
-  }, 400, 2000);
-  const nsUnpack = timeIt(() => {
-    unpack(cmd.bytes);
-  }, 400, 2000);
+  const nsReader = timeIt(
+    () => {
+      reader.push(cmd.bytes, onMessage);
+    },
+    400,
+    2000,
+  );
+  const nsUnpack = timeIt(
+    () => {
+      unpack(cmd.bytes);
+    },
+    400,
+    2000,
+  );
   console.log(
     `\ncommand reader, 786-byte full command: ${fmt(nsReader, 0)} ns/message; msgpackr.unpack alone ${fmt(nsUnpack, 0)} ns (framing and key checks cost ${fmt(nsReader / nsUnpack, 2)}×); ${n > 0 ? "decoded" : "NOT decoded"}`,
   );

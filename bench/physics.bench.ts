@@ -66,8 +66,19 @@ async function stepCost(kind: NaoSimKind, cycles: number): Promise<{ p50: number
 async function serveNao(kind: NaoSimKind, lockstep: boolean): Promise<{ rt: RunningRuntime; lolaPath: string }> {
   const lolaPath = tmpSocketPath();
   const rt = await startRuntime({
-    body: "nao", sim: kind, lockstep, host: "127.0.0.1", apiPort: 0, lola: true, lolaPath,
-    lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [10, 11], seed: 1, tny: false, quiet: true,
+    body: "nao",
+    sim: kind,
+    lockstep,
+    host: "127.0.0.1",
+    apiPort: 0,
+    lola: true,
+    lolaPath,
+    lolaReaders: 0,
+    lolaGraceMs: 100,
+    acceptBoardVersion: [10, 11],
+    seed: 1,
+    tny: false,
+    quiet: true,
   });
   return { rt, lolaPath };
 }
@@ -103,13 +114,18 @@ export async function run(): Promise<void> {
     console.log(`1. step cost: NaoRobot.cycle on the simulated chest board, ${cycles} cycles each (µs)`);
     const kin = await stepCost("kinematic", cycles);
     const phy = await stepCost("physics", cycles);
-    for (const [name, r] of [["kinematic", kin], ["physics", phy]] as const) {
+    for (const [name, r] of [
+      ["kinematic", kin],
+      ["physics", phy],
+    ] as const) {
       console.log(`   ${name.padEnd(10)} wall p50 ${fmt(r.p50, 1)}  p99 ${fmt(r.p99, 1)}  max ${fmt(r.max, 1)}   CPU p50 ${fmt(r.cpuP50, 1)}  p99 ${fmt(r.cpuP99, 1)}`);
     }
     console.log(`   physics/kinematic at p50: ${fmt(phy.p50 / kin.p50, 1)}x wall, ${fmt(phy.cpuP50 / Math.max(1, kin.cpuP50), 1)}x CPU`);
     const budget = phy.p99 / (CYCLE_MS * 1000);
     const cpuBudget = phy.cpuP99 / (CYCLE_MS * 1000);
-    console.log(`   physics budget used at p99: wall ${fmt(budget * 100, 1)} %, CPU ${fmt(cpuBudget * 100, 1)} % of the 12 ms cycle (target ≤ 16.7 %, 2 ms): wall ${budget <= 2 / 12 ? "MET" : "NOT MET"}, CPU ${cpuBudget <= 2 / 12 ? "MET" : "NOT MET"}`);
+    console.log(
+      `   physics budget used at p99: wall ${fmt(budget * 100, 1)} %, CPU ${fmt(cpuBudget * 100, 1)} % of the 12 ms cycle (target ≤ 16.7 %, 2 ms): wall ${budget <= 2 / 12 ? "MET" : "NOT MET"}, CPU ${cpuBudget <= 2 / 12 ? "MET" : "NOT MET"}`,
+    );
 
     const seconds = QUICK ? 10 : 60;
     console.log(`2. real time: serve --sim X (core in a worker), a LoLA controller for ${seconds} s`);
@@ -144,7 +160,12 @@ export async function run(): Promise<void> {
     console.log(`   physics    ${fmt(rtf.physics!, 1)}x real time (${fmt(rtf.physics! / rtf.kinematic!, 2)} of kinematic): ${rtf.physics! >= 5 ? "MET" : "NOT MET"} (target ≥ 5x)`);
     await tny360Section(QUICK);
     await p7Section(QUICK);
-    console.log(`   load average now: ${(await import("node:os")).loadavg().map((x) => x.toFixed(1)).join(" ")} on ${(await import("node:os")).availableParallelism()} cores`);
+    console.log(
+      `   load average now: ${(await import("node:os"))
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")} on ${(await import("node:os")).availableParallelism()} cores`,
+    );
   } finally {
     rmSync(runtimeDir, { recursive: true, force: true });
   }

@@ -84,7 +84,10 @@ const ALLOC_CYCLES = QUICK ? 250 : 1000;
 
 /** One phase in a child process with no node flags (bench/record-host.mjs: a fresh core from dist/, recording or not). */
 function bodyPhase(body: ThreadedBody, recording: boolean, phaseS: number, file: string): Promise<BodyPhase> {
-  const child = fork(join(root, "bench/record-host.mjs"), [JSON.stringify({ body, recording, phaseS, allocCycles: ALLOC_CYCLES, file })], { execArgv: [], stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const child = fork(join(root, "bench/record-host.mjs"), [JSON.stringify({ body, recording, phaseS, allocCycles: ALLOC_CYCLES, file })], {
+    execArgv: [],
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
   return new Promise((resolve, reject) => {
     child.once("message", (m: { ok: true; value: BodyPhase } | { ok: false; error: string }) => (m.ok ? resolve(m.value) : reject(new Error(m.error))));
     child.once("exit", (code) => reject(new Error(`bench/record-host.mjs exited with ${code} before answering`)));
@@ -119,20 +122,28 @@ async function workerBody(body: ThreadedBody): Promise<void> {
   const lost = recRows.reduce((a, r) => a + r.dropped, 0);
   // A verdict needs the baselines' own spread: with one round there is none to compare against.
   const timing =
-    base.length < 2 ? "INCONCLUSIVE (one round: no baseline spread to judge by; run BENCH_RECORD_BODY_ROUNDS=3 or more)" : noise > 0.1 ? `INCONCLUSIVE (the baselines alone spread ${fmt(noise, 3)} ms)` : dj < 0.1 ? "PASS" : "FAIL";
+    base.length < 2
+      ? "INCONCLUSIVE (one round: no baseline spread to judge by; run BENCH_RECORD_BODY_ROUNDS=3 or more)"
+      : noise > 0.1
+        ? `INCONCLUSIVE (the baselines alone spread ${fmt(noise, 3)} ms)`
+        : dj < 0.1
+          ? "PASS"
+          : "FAIL";
   console.log(`  jitter p99: baseline ${fmt(of(false, "jitter"), 3)} ms, recording ${fmt(of(true, "jitter"), 3)} ms: ${dj >= 0 ? "+" : ""}${fmt(dj, 3)} ms   target < 0.1 ms: ${timing}`);
-  console.log(`  exec p99  : baseline ${fmt(of(false, "exec"), 3)} ms, recording ${fmt(of(true, "exec"), 3)} ms: ${de >= 0 ? "+" : ""}${fmt(de, 3)} ms (${fmt(of(false, "exec") > 0 ? of(true, "exec") / of(false, "exec") : 0, 2)}×)`);
+  console.log(
+    `  exec p99  : baseline ${fmt(of(false, "exec"), 3)} ms, recording ${fmt(of(true, "exec"), 3)} ms: ${de >= 0 ? "+" : ""}${fmt(de, 3)} ms (${fmt(of(false, "exec") > 0 ? of(true, "exec") / of(false, "exec") : 0, 2)}×)`,
+  );
   const recBytes = recRows.reduce((a, r) => a + r.recordingBytes, 0);
   const evBytes = recRows.reduce((a, r) => a + r.eventBytes, 0);
   const sampled = recRows.reduce((a, r) => a + r.sampledCycles, 0);
   console.log(
     `  core's JS heap per cycle: baseline ${fmt(of(false, "heapPerCycle"), 0)} B, recording ${fmt(of(true, "heapPerCycle"), 0)} B (${fmt(of(false, "heapPerCycle") > 0 ? of(true, "heapPerCycle") / of(false, "heapPerCycle") : 0, 2)}×; the core's own allocation is bench core-gc's subject)`,
   );
-  console.log(
-    `  sampled in the recording code over ${sampled} cycles: ${recBytes} B (target 0: ${recBytes === 0 ? "PASS" : "FAIL"}); late-cycle events ${evBytes} B (only when a cycle was late)`,
-  );
+  console.log(`  sampled in the recording code over ${sampled} cycles: ${recBytes} B (target 0: ${recBytes === 0 ? "PASS" : "FAIL"}); late-cycle events ${evBytes} B (only when a cycle was late)`);
   for (const site of new Set(recRows.flatMap((r) => r.recordingSites))) console.log(`    ${site}`);
-  console.log(`  worker GCs V8 started while recording: ${gc} (target 0: ${gc === 0 ? "PASS" : "FAIL"}); records lost: ${lost} (${lost === 0 ? "PASS" : "FAIL"}); written ${fmt(of(true, "mbPerMin"), 2)} MB per minute`);
+  console.log(
+    `  worker GCs V8 started while recording: ${gc} (target 0: ${gc === 0 ? "PASS" : "FAIL"}); records lost: ${lost} (${lost === 0 ? "PASS" : "FAIL"}); written ${fmt(of(true, "mbPerMin"), 2)} MB per minute`,
+  );
 }
 
 async function nao(): Promise<void> {
@@ -177,7 +188,9 @@ async function nao(): Promise<void> {
       if (drain) clearInterval(drain);
       rows.push({ phase: recording ? "recording" : "baseline", jitter: s.jitterP99Ms, exec: s.execMs.p99, late: s.lateCycles, cycles: s.cycles, mbPerMin: p?.mbPerMin ?? 0 });
       const r = rows[rows.length - 1]!;
-      console.log(`round ${Math.floor(i / 2) + 1} ${r.phase.padEnd(9)}: ${r.cycles} cycles, jitter p99 ${fmt(r.jitter, 3)} ms, exec p99 ${fmt(r.exec, 3)} ms, late ${r.late}${recording ? `, ${fmt(r.mbPerMin, 2)} MB/min` : ""}`);
+      console.log(
+        `round ${Math.floor(i / 2) + 1} ${r.phase.padEnd(9)}: ${r.cycles} cycles, jitter p99 ${fmt(r.jitter, 3)} ms, exec p99 ${fmt(r.exec, 3)} ms, late ${r.late}${recording ? `, ${fmt(r.mbPerMin, 2)} MB/min` : ""}`,
+      );
     }
   } finally {
     await lola.close();
@@ -216,7 +229,9 @@ async function nao(): Promise<void> {
     const t0 = performance.now();
     const { result } = await verifyRecording(lastFile);
     const s = (performance.now() - t0) / 1000;
-    console.log(`verify: ${result.messages.toLocaleString("en-US")} LoLA messages (${result.answerFrames.toLocaleString("en-US")} frames) in ${fmt(s, 2)} s: ${fmt(result.messages / s, 0)} messages/s, ${result.identicalValues === result.values ? "all identical" : "DIFFERENCES"}`);
+    console.log(
+      `verify: ${result.messages.toLocaleString("en-US")} LoLA messages (${result.answerFrames.toLocaleString("en-US")} frames) in ${fmt(s, 2)} s: ${fmt(result.messages / s, 0)} messages/s, ${result.identicalValues === result.values ? "all identical" : "DIFFERENCES"}`,
+    );
   }
   rmSync(dir, { recursive: true, force: true });
 }

@@ -110,10 +110,15 @@ async function rawLoop(url: string, connections: number, frame: Uint8Array): Pro
   );
   await rec.window();
   await Promise.all(loops);
-  await Promise.all(sockets.map((ws) => new Promise<void>((r) => {
-    ws.once("close", () => r());
-    ws.close();
-  })));
+  await Promise.all(
+    sockets.map(
+      (ws) =>
+        new Promise<void>((r) => {
+          ws.once("close", () => r());
+          ws.close();
+        }),
+    ),
+  );
   return rec.result();
 }
 
@@ -135,10 +140,15 @@ async function clientLoop(url: string, connections: number, call: (c: TnyClient)
   });
   await rec.window();
   await Promise.all(loops);
-  await Promise.all(clients.map((c) => new Promise<void>((r) => {
-    c.onClose(() => r());
-    c.close();
-  })));
+  await Promise.all(
+    clients.map(
+      (c) =>
+        new Promise<void>((r) => {
+          c.onClose(() => r());
+          c.close();
+        }),
+    ),
+  );
   return rec.result();
 }
 
@@ -224,9 +234,24 @@ export async function run(): Promise<void> {
   const pingNs = timeIt(() => dispatchTnyFrame(pingFrame, quiet, leaseOf, stats));
   const velNs = timeIt(() => dispatchTnyFrame(velFrame, quiet, leaseOf, stats));
   console.log("\ndispatcher alone (frame → reply bytes)   ns/op    ratio vs encoding an empty Ok   bytes allocated/op");
-  console.log(`encode empty Ok (baseline)            ${fmt(baseNs, 0).padStart(8)}    ${fmt(1).padStart(8)}                       ${fmt(bytesPerCall(() => encodeResponse(1, 0)), 0)}`);
-  console.log(`ping                                  ${fmt(pingNs, 0).padStart(8)}    ${fmt(pingNs / baseNs).padStart(8)}                       ${fmt(bytesPerCall(() => dispatchTnyFrame(pingFrame, quiet, leaseOf, stats)), 0)}`);
-  console.log(`setVelocity                           ${fmt(velNs, 0).padStart(8)}    ${fmt(velNs / baseNs).padStart(8)}                       ${fmt(bytesPerCall(() => dispatchTnyFrame(velFrame, quiet, leaseOf, stats)), 0)}`);
+  console.log(
+    `encode empty Ok (baseline)            ${fmt(baseNs, 0).padStart(8)}    ${fmt(1).padStart(8)}                       ${fmt(
+      bytesPerCall(() => encodeResponse(1, 0)),
+      0,
+    )}`,
+  );
+  console.log(
+    `ping                                  ${fmt(pingNs, 0).padStart(8)}    ${fmt(pingNs / baseNs).padStart(8)}                       ${fmt(
+      bytesPerCall(() => dispatchTnyFrame(pingFrame, quiet, leaseOf, stats)),
+      0,
+    )}`,
+  );
+  console.log(
+    `setVelocity                           ${fmt(velNs, 0).padStart(8)}    ${fmt(velNs / baseNs).padStart(8)}                       ${fmt(
+      bytesPerCall(() => dispatchTnyFrame(velFrame, quiet, leaseOf, stats)),
+      0,
+    )}`,
+  );
   await quiet.stop();
 
   simStepAllocation();

@@ -3,12 +3,18 @@ import { quantileOfSorted } from "../src/runtime/timing.js";
 
 /** The median of `xs` (the element at floor(n/2) once sorted, as every percentile here), without reordering `xs`. */
 export function median(xs: readonly number[]): number {
-  return quantileOfSorted([...xs].sort((a, b) => a - b), 0.5);
+  return quantileOfSorted(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 }
 
 /** The `p` quantile of `xs` (the element at floor(p·n) once sorted), without reordering `xs`. */
 export function percentile(xs: readonly number[], p: number): number {
-  return quantileOfSorted([...xs].sort((a, b) => a - b), p);
+  return quantileOfSorted(
+    [...xs].sort((a, b) => a - b),
+    p,
+  );
 }
 
 /** A simulated body's cycle cost (the physics bench's per-body sections), µs. */
@@ -45,7 +51,10 @@ export function cycleCost(cycles: number, periodMs: number, before: (i: number) 
 
 /** The per-body section's lines: both bodies' costs, their ratio, the physics budget of the `periodMs` cycle. */
 export function reportCycleCost(kin: CycleCost, phy: CycleCost, periodMs: number): void {
-  for (const [name, r] of [["kinematic", kin], ["physics", phy]] as const) {
+  for (const [name, r] of [
+    ["kinematic", kin],
+    ["physics", phy],
+  ] as const) {
     console.log(`   ${name.padEnd(10)} wall p50 ${fmt(r.p50, 1)}  p99 ${fmt(r.p99, 1)}   CPU p50 ${fmt(r.cpuP50, 1)}  p99 ${fmt(r.cpuP99, 1)}   back to back ${fmt(r.rtf, 1)}x real time`);
   }
   console.log(`   physics/kinematic at p50: ${fmt(phy.p50 / kin.p50, 1)}x wall, ${fmt(phy.cpuP50 / Math.max(1, kin.cpuP50), 1)}x CPU`);

@@ -171,7 +171,10 @@ export async function run(): Promise<void> {
   const results = new Map<string, WakePhaseResult[]>(MODES.map((m) => [m.name, []]));
   console.log(`${ROUNDS} round(s) × ${MODES.length} phases of ${PHASE_MS / 1000} s (after ${WARMUP_MS / 1000} s warm-up each), one fresh worker per phase${QUICK ? " (quick)" : ""}`);
   // BENCH_WAKE_ONLY=name,name: only the phases whose names start so (and idle), for a quick look
-  const only = process.env.BENCH_WAKE_ONLY?.split(",").map((x) => x.trim()).filter(Boolean) ?? [];
+  const only =
+    process.env.BENCH_WAKE_ONLY?.split(",")
+      .map((x) => x.trim())
+      .filter(Boolean) ?? [];
   const wanted = (m: Mode) => only.length === 0 || only.some((o) => m.name.startsWith(o));
   for (let r = 0; r < ROUNDS; r++) {
     const order = MODES.slice(1).filter(wanted);
@@ -182,28 +185,45 @@ export async function run(): Promise<void> {
     for (const m of [MODES[0]!, ...order]) results.get(m.name)!.push(await phase(m));
   }
   const idleProc = median(results.get("idle")!.map((x) => x.processCpuPct));
-  const prio = PRIORITIES.map((p) => `${p}: ${results.get(MODES.find((m) => m.priority === p && m.load !== "idle" && wanted(m))?.name ?? "")?.[0]?.nice ?? "refused (unprivileged): default priority"}`);
-  console.log(`core thread priority (${prio.join("; ")}); load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} CPUs`);
+  const prio = PRIORITIES.map(
+    (p) => `${p}: ${results.get(MODES.find((m) => m.priority === p && m.load !== "idle" && wanted(m))?.name ?? "")?.[0]?.nice ?? "refused (unprivileged): default priority"}`,
+  );
+  console.log(
+    `core thread priority (${prio.join("; ")}); load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} on ${availableParallelism()} CPUs`,
+  );
   console.log(`baseline (idle worker, no loop): process CPU ${fmt(idleProc)} % of a CPU`);
-  const rows = MODES.slice(1).filter(wanted).map((m) => summarise(m, results.get(m.name)!, idleProc));
+  const rows = MODES.slice(1)
+    .filter(wanted)
+    .map((m) => summarise(m, results.get(m.name)!, idleProc));
   if (only.length) {
     console.log("(BENCH_WAKE_ONLY: the phases asked for, no verdict)");
-    for (const r of rows) console.log(`${r.name}: lateness p50 ${fmt(r.p50, 3)} p99 ${fmt(r.p99, 3)} max ${fmt(r.max, 2)} ms, late ${r.late}, core ${fmt(r.us, 0)} µs/cycle (${fmt(r.cpu, 2)} %), ${fmt(r.slices, 2)} wake-ups/cycle, sim ${fmt(r.sim, 0)} µs, spin ${fmt(r.spun, 0)} µs, message delay p99 ${fmt(r.d99, 3)} ms`);
+    for (const r of rows)
+      console.log(
+        `${r.name}: lateness p50 ${fmt(r.p50, 3)} p99 ${fmt(r.p99, 3)} max ${fmt(r.max, 2)} ms, late ${r.late}, core ${fmt(r.us, 0)} µs/cycle (${fmt(r.cpu, 2)} %), ${fmt(r.slices, 2)} wake-ups/cycle, sim ${fmt(r.sim, 0)} µs, spin ${fmt(r.spun, 0)} µs, message delay p99 ${fmt(r.d99, 3)} ms`,
+      );
     return;
   }
-  const header = "mode                   cycles late | lateness ms p50   p99    max | jitter p99 | core CPU %  µs/cycle wake-ups/cycle sim µs spin µs | process % (− idle) | message delay ms p50  p99    max";
+  const header =
+    "mode                   cycles late | lateness ms p50   p99    max | jitter p99 | core CPU %  µs/cycle wake-ups/cycle sim µs spin µs | process % (− idle) | message delay ms p50  p99    max";
   const line = (r: Row) =>
     `${r.name.padEnd(22)} ${String(r.cycles).padStart(6)} ${String(r.late).padStart(4)} |           ${fmt(r.p50, 3).padStart(6)} ${fmt(r.p99, 3).padStart(6)} ${fmt(r.max, 2).padStart(6)} | ${fmt(r.jitter, 3).padStart(10)} | ${fmt(r.cpu, 2).padStart(9)} ${fmt(r.us, 0).padStart(9)} ${fmt(r.slices, 2).padStart(14)} ${fmt(r.sim, 0).padStart(6)} ${fmt(r.spun, 0).padStart(7)} | ${fmt(r.proc, 2).padStart(18)} |                  ${fmt(r.d50, 3).padStart(6)} ${fmt(r.d99, 3).padStart(6)} ${fmt(r.dmax, 2).padStart(6)}`;
   const modeRows = rows.filter((r) => r.mode.load === "robot");
   console.log("\nwake modes, a NaoRobot on the simulated chest board (state published every cycle, the main thread following):");
   console.log(header);
   for (const r of modeRows) console.log(line(r));
-  console.log("(medians over rounds; max = the largest of any round; core CPU = the worker thread's own time, % of one CPU; wake-ups = its timeslices; sim = the simulated chest board's own work, on a robot another processor; spin = the final spin of wait/block)");
+  console.log(
+    "(medians over rounds; max = the largest of any round; core CPU = the worker thread's own time, % of one CPU; wake-ups = its timeslices; sim = the simulated chest board's own work, on a robot another processor; spin = the final spin of wait/block)",
+  );
   const prioOf = (name: string) => name.split("/")[1] ?? "";
   const old = (r: Row) => modeRows.find((s) => s.name.startsWith(OLD_DEFAULT.name) && prioOf(s.name) === prioOf(r.name))!;
   for (const r of modeRows) {
     const o = old(r);
-    if (r !== o) console.log(`  ${r.name}: core CPU ${fmt(r.cpu / o.cpu, 2)}× the old default's, wake-ups ${fmt(r.slices / o.slices, 2)}×, lateness p99 ${fmt(r.p99 / o.p99, 2)}×, message delay p99 ${fmt(r.d99 / o.d99, 2)}×`);
+    if (r !== o)
+      console.log(
+        `  ${r.name}: core CPU ${fmt(r.cpu / o.cpu, 2)}× the old default's, wake-ups ${fmt(r.slices / o.slices, 2)}×, lateness p99 ${fmt(r.p99 / o.p99, 2)}×, message delay p99 ${fmt(r.d99 / o.d99, 2)}×`,
+      );
   }
 
   // Where the CPU goes: the floors and the LoLA client, at the core's priority.
@@ -221,7 +241,9 @@ export async function run(): Promise<void> {
   for (const r of [futex, oldBare, bare, sock, robotOld, robotNew, lolaOld, lolaNew]) console.log(line(r));
   const pct = (us: number) => `${fmt((100 * us) / 1000 / PERIOD_MS, 2)} %`;
   console.log(`  one futex wake-up per cycle, nothing else (the floor of any wake mode here): ${fmt(futex.us, 0)} µs = ${pct(futex.us)} of a core`);
-  console.log(`  + the event loop's turn (bare CycleLoop, default wake-up): ${fmt(bare.us - futex.us, 0)} µs (old default's bare loop: ${fmt(oldBare.us, 0)} µs at ${fmt(oldBare.slices, 2)} wake-ups/cycle)`);
+  console.log(
+    `  + the event loop's turn (bare CycleLoop, default wake-up): ${fmt(bare.us - futex.us, 0)} µs (old default's bare loop: ${fmt(oldBare.us, 0)} µs at ${fmt(oldBare.slices, 2)} wake-ups/cycle)`,
+  );
   console.log(`  + a socket write of 896 bytes and a 1 KB answer read per cycle (no cycle work): ${fmt(sock.us - bare.us, 0)} µs`);
   console.log(`  the final spin, in each of these: ${fmt(robotNew.spun, 0)} µs per cycle with the learned lead, ${fmt(robotOld.spun, 0)} µs with the old fixed 0.2 ms`);
   console.log(`  + the NaoRobot cycle, its collections and the state publish: ${fmt(robotNew.us - bare.us, 0)} µs, of which the simulated chest board's own work ${fmt(robotNew.sim, 0)} µs`);
@@ -242,7 +264,9 @@ export async function run(): Promise<void> {
   if (!best) {
     console.log(`verdict: INCONCLUSIVE: no mode met the rule (lateness p99 ≤ ${fmt(budget, 3)} ms and message delay p99 ≤ spin's + 1.5 ms or < 2 ms)`);
   } else {
-    console.log(`rule: least core CPU among modes with lateness p99 ≤ ${fmt(budget, 3)} ms and message delay p99 ≤ spin's + 1.5 ms (or < 2 ms) → ${best.name} (${fmt(best.cpu, 2)} % of a CPU, p99 ${fmt(best.p99, 3)} ms)`);
+    console.log(
+      `rule: least core CPU among modes with lateness p99 ≤ ${fmt(budget, 3)} ms and message delay p99 ≤ spin's + 1.5 ms (or < 2 ms) → ${best.name} (${fmt(best.cpu, 2)} % of a CPU, p99 ${fmt(best.p99, 3)} ms)`,
+    );
     const close = def.p99 <= budget && delayOk(def) && def.cpu <= best.cpu * 1.15 + 0.2;
     console.log(
       `verdict: the worker core's default wake-up "${WORKER_WAKE_DEFAULT}", learned lead, host wake word (judged as ${def.name}) ${def.name === best.name ? "IS the best by this rule" : close ? `is within noise of the best ("${best.name}": CPU ${fmt(def.cpu, 2)} vs ${fmt(best.cpu, 2)} %)` : `is NOT the best here ("${best.name}" is): CPU ${fmt(def.cpu, 2)} vs ${fmt(best.cpu, 2)} %, p99 ${fmt(def.p99, 3)} vs ${fmt(best.p99, 3)} ms, message delay p99 ${fmt(def.d99, 3)} vs ${fmt(best.d99, 3)} ms`}`,

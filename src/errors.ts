@@ -5,7 +5,10 @@
  */
 
 export const ERRORS = {
-  BL_ERR_LINK_NO_DEVICE: { status: 503, message: "no chest board found (USB vendor id 0xffff); is the robot powered and is this the robot's head? For the simulator: `bodylink serve` without --usb, the chest-board tools with --sim" },
+  BL_ERR_LINK_NO_DEVICE: {
+    status: 503,
+    message: "no chest board found (USB vendor id 0xffff); is the robot powered and is this the robot's head? For the simulator: `bodylink serve` without --usb, the chest-board tools with --sim",
+  },
   BL_ERR_LINK_USB_UNAVAILABLE: { status: 503, message: "the usb package could not be loaded (%s); reinstall with `npm ci`" },
   BL_ERR_LINK_BUSY: { status: 409, message: "the chest board is held by a running runtime (%s); stop it first: Ctrl-C in its terminal, or kill %s (on a stock robot: systemctl stop lola hal)" },
   BL_ERR_LINK_LOST: { status: 503, message: "the body link is down: %s" },
@@ -19,7 +22,10 @@ export const ERRORS = {
   BL_ERR_AUTH_REQUIRED: { status: 403, message: "this command needs control authority: acquire a lease (POST /v1/control) and send its id in the x-bodylink-lease header" },
   BL_ERR_AUTH_UNKNOWN_LEASE: { status: 403, message: "lease %s is not held (expired or released); acquire a new one" },
   BL_ERR_ESTOP_LATCHED: { status: 409, message: "%s; nothing moves until it is reset: POST /v1/estop/reset with a reason, or `bodylink estop --reset --reason TEXT`" },
-  BL_ERR_ESTOP_SOCKET_RESET: { status: 403, message: "the local e-stop socket only stops: reset through the robot API, which checks who may (`bodylink estop --reset --reason TEXT`, or POST /v1/estop/reset)" },
+  BL_ERR_ESTOP_SOCKET_RESET: {
+    status: 403,
+    message: "the local e-stop socket only stops: reset through the robot API, which checks who may (`bodylink estop --reset --reason TEXT`, or POST /v1/estop/reset)",
+  },
   BL_ERR_CMD_INVALID: { status: 400, message: "invalid command: %s" },
   BL_ERR_CMD_UNSUPPORTED: { status: 404, message: "this body (%s) has no %s" },
   BL_ERR_CMD_JOINT_FAULT: { status: 409, message: "joint %s has error id %s and is stopped; diagnose the fault, then clear it (clearError) before commanding motion" },
@@ -46,10 +52,22 @@ export const ERRORS = {
   BL_ERR_FLEET_LEASE_STORE: { status: 503, message: "the fleet lease could not be recorded in the %s bucket (%s); control was not granted" },
   BL_ERR_FLEET_RATE_LIMITED: { status: 429, message: "%s: too many fleet requests (%s); slow down and retry (e-stops are never limited)" },
   BL_ERR_FLEET_BUSY: { status: 503, message: "%s is working on %s fleet requests already; retry shortly (e-stops are never queued behind them)" },
-  BL_ERR_FLEET_INSECURE: { status: 400, message: "--fleet %s has no credentials: anyone who reaches the broker could see and stop every robot; give the robot its identity (--fleet-dir DIR from `bodylink fleet init`, or --fleet-nkey/--fleet-creds/--fleet-user/--fleet-token), or pass --fleet-insecure on a broker only you can reach" },
-  BL_ERR_FLEET_UNSIGNED: { status: 403, message: "this fleet command moves the robot or releases its e-stop, so it needs an operator's signature: send it with `bodylink fleet …` and your operator key (--fleet-dir), or sign it as docs/fleet.md says" },
+  BL_ERR_FLEET_INSECURE: {
+    status: 400,
+    message:
+      "--fleet %s has no credentials: anyone who reaches the broker could see and stop every robot; give the robot its identity (--fleet-dir DIR from `bodylink fleet init`, or --fleet-nkey/--fleet-creds/--fleet-user/--fleet-token), or pass --fleet-insecure on a broker only you can reach",
+  },
+  BL_ERR_FLEET_UNSIGNED: {
+    status: 403,
+    message:
+      "this fleet command moves the robot or releases its e-stop, so it needs an operator's signature: send it with `bodylink fleet …` and your operator key (--fleet-dir), or sign it as docs/fleet.md says",
+  },
   BL_ERR_FLEET_SIGNATURE: { status: 403, message: "the operator's signature was refused: %s" },
-  BL_ERR_FLEET_NO_OPERATORS: { status: 403, message: "this robot trusts no operator key, so over the fleet it can be seen and stopped but not commanded or reset; trust one with `bodylink fleet keys add DIR operator NAME` and give the robot its new bundle" },
+  BL_ERR_FLEET_NO_OPERATORS: {
+    status: 403,
+    message:
+      "this robot trusts no operator key, so over the fleet it can be seen and stopped but not commanded or reset; trust one with `bodylink fleet keys add DIR operator NAME` and give the robot its new bundle",
+  },
   BL_ERR_FLEET_UNVERIFIED: { status: 502, message: "%s answered but the answer could not be verified against the robot keys this client knows (%s); a forged answer is not an answer" },
   BL_ERR_CLI_USAGE: { status: 400, message: "%s (see `%s --help`)" },
   BL_ERR_CLI_FAILED: { status: 500, message: "%s" },
@@ -64,14 +82,17 @@ export const ERRORS = {
   BL_ERR_API_INTERNAL: { status: 500, message: "internal error: %s; this is a bug, please report it with the request that caused it" },
   BL_ERR_API_BODY_TOO_LARGE: { status: 413, message: "request body too large: this route takes at most %s bytes; send one command per request" },
   BL_ERR_API_STREAM_FULL: { status: 503, message: "the state stream has its maximum of %s subscribers; close one, or start serve with a higher --max-subscribers" },
-  BL_ERR_WEB_HOST: { status: 421, message: "Host %s is not served here: only loopback names, the bound address and --allow-host names are (a page reaching us through another name, as DNS rebinding does, is refused)" },
+  BL_ERR_WEB_HOST: {
+    status: 421,
+    message: "Host %s is not served here: only loopback names, the bound address and --allow-host names are (a page reaching us through another name, as DNS rebinding does, is refused)",
+  },
   BL_ERR_WEB_ORIGIN: { status: 403, message: "a page from origin %s may not %s this runtime: only its own pages, programs that send no Origin, and --allow-origin origins may" },
   BL_ERR_WEB_SIMPLE_REQUEST: { status: 415, message: "%s requests that change state need Content-Type: application/json or an x-bodylink-* header (so that no web page can send them blind)" },
   BL_ERR_WEB_TOKEN: { status: 401, message: "this runtime needs its token: send Authorization: Bearer <token> (on a WebSocket also ?token=<token>); serve printed it, or see BODYLINK_TOKEN" },
   BL_ERR_WEB_TOKEN_NEEDED: { status: 400, message: "--host %s is not loopback: pass --token <secret> or set BODYLINK_TOKEN, else anyone on the network could move the robot" },
   BL_ERR_CLIENT_WRONG_BODY: { status: 409, message: "the server at %s serves a %s body, not %s; check the URL or the expectBody option" },
   BL_ERR_CLIENT_NOT_THIS_BODY: { status: 409, message: "%s is for a %s body; the server at %s serves %s (narrow on client.body, or connect with expectBody)" },
-  BL_ERR_CLIENT_NO_WEBSOCKET: { status: 500, message: "no WebSocket implementation; pass { WebSocket } to connect() (in Node 20: import WebSocket from \"ws\")" },
+  BL_ERR_CLIENT_NO_WEBSOCKET: { status: 500, message: 'no WebSocket implementation; pass { WebSocket } to connect() (in Node 20: import WebSocket from "ws")' },
   BL_ERR_CLIENT_CLOSED: { status: 499, message: "the client was closed; connect() again" },
   BL_ERR_CLIENT_NO_STATE: { status: 504, message: "no %s from %s within %s ms; is the body's link up? (GET /v1/health says)" },
 } as const;

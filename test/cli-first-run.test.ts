@@ -188,7 +188,10 @@ for (const body of ["p7", "tny360"] as const) {
     it("stops with a line that says what stopping does to this body", async () => {
       const code = await s.stop();
       expect(code).toBe(0);
-      const line = s.out().split("\n").find((l) => l.startsWith("SIGINT: stopping"));
+      const line = s
+        .out()
+        .split("\n")
+        .find((l) => l.startsWith("SIGINT: stopping"));
       expect(line).toBe(body === "p7" ? "SIGINT: stopping (joints stopped where they are) …" : "SIGINT: stopping (velocity to zero, joints hold their pose) …");
       expect(s.out()).not.toMatch(/stiffness/);
     });

@@ -104,7 +104,10 @@ describe("bodylink serve (the README's first command, on the simulator)", () => 
   });
   it("`bodylink state --watch --count 3` streams", async () => {
     const r = await cli("state", "--watch", "--json", "--count", "3");
-    const seqs = r.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { seq: number }).seq);
+    const seqs = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as { seq: number }).seq);
     expect(seqs).toHaveLength(3);
     expect(seqs[2]!).toBeGreaterThan(seqs[0]!);
   });
@@ -132,7 +135,11 @@ describe("bodylink serve (the README's first command, on the simulator)", () => 
     const name = /^runtime: ([\w-]+) \(pid \d+\)$/m.exec(out)![1]!;
     const s = await cli("serve", "--name", name, "--api-port", "0", "--no-lola");
     expect(s.code).toBe(1);
-    expect(s.stderr.trim()).toMatch(new RegExp(`^bodylink: a runtime named ${name} is already running \\(pid \\d+, nao on sim, API http://127\\.0\\.0\\.1:\\d+\\); stop it first, or choose another --name \\[BL_ERR_RUNTIME_NAME_TAKEN\\]$`));
+    expect(s.stderr.trim()).toMatch(
+      new RegExp(
+        `^bodylink: a runtime named ${name} is already running \\(pid \\d+, nao on sim, API http://127\\.0\\.0\\.1:\\d+\\); stop it first, or choose another --name \\[BL_ERR_RUNTIME_NAME_TAKEN\\]$`,
+      ),
+    );
   });
   it("`bodylink estop` latches the stop, --status shows it, --reset needs a reason and releases it", async () => {
     expect((await cli("estop", "--status")).stdout).toMatch(/emergency stop: not latched\ndefault stop category on this body: 1/);

@@ -52,7 +52,10 @@ describe("shared names", () => {
     const table = readFileSync("src/errors.ts", "utf8");
     const codes = [...table.matchAll(/^\s+(BL_ERR_[A-Z_]+):/gm)].map((m) => m[1]!);
     expect(codes.length).toBeGreaterThan(40);
-    const rest = sources.filter(({ f }) => f !== "src/errors.ts").map(({ text }) => text).join("\n");
+    const rest = sources
+      .filter(({ f }) => f !== "src/errors.ts")
+      .map(({ text }) => text)
+      .join("\n");
     expect(codes.filter((c) => !rest.includes(c))).toEqual([]);
   });
 });

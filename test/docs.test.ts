@@ -49,7 +49,9 @@ describe("docs/architecture.md is the stable design", () => {
         fixed = fixed.replace(`\`${file}:${line}\``, `\`${file}:${at[0]}\``);
         continue;
       }
-      wrong.push(`${file}:${line} does not hold \`${code}\` (${at.length === 0 ? "not in the file any more" : `nearest: line ${at[0]}; BODYLINK_FIX_WALKTHROUGH=1 rewrites it`}): update docs/architecture.md's walkthrough`);
+      wrong.push(
+        `${file}:${line} does not hold \`${code}\` (${at.length === 0 ? "not in the file any more" : `nearest: line ${at[0]}; BODYLINK_FIX_WALKTHROUGH=1 rewrites it`}): update docs/architecture.md's walkthrough`,
+      );
     }
     if (fixed !== section) writeFileSync("docs/architecture.md", arch.slice(0, start) + fixed + arch.slice(end));
     expect(wrong).toEqual([]);
@@ -70,7 +72,9 @@ describe("docs/glossary.md", () => {
     const words = [...glossary.matchAll(/^\| \*\*([^*]+)\*\* \|/gm)].map((m) => m[1]!);
     for (const w of ["body", "driver", "link", "transport", "core", "host", "robot", "perform side", "prepare side"]) expect(words).toContain(w);
     expect(new Set(words).size).toBe(words.length);
-    const src = sources("src").map((f) => readFileSync(f, "utf8")).join("\n");
+    const src = sources("src")
+      .map((f) => readFileSync(f, "utf8"))
+      .join("\n");
     const names = new Set([...glossary.matchAll(/`([A-Z][A-Za-z0-9]+)`/g)].map((m) => m[1]!));
     expect(names.size).toBeGreaterThan(15);
     expect([...names].filter((n) => !new RegExp(`\\b(class|interface|type|const|function) ${n}\\b`).test(src))).toEqual([]);

@@ -69,7 +69,10 @@ describe("CycleLoop on a clock's wakeAt", () => {
     // As in a worker core: another thread bumps the wake word (the host does after each message),
     // which ends the futex wait so this thread serves its event loop; stop() is called there.
     const words = new Int32Array(new SharedArrayBuffer(4));
-    const bumper = new Worker("const { words } = require('node:worker_threads').workerData; setInterval(() => { Atomics.add(words, 0, 1); Atomics.notify(words, 0, 1); }, 10);", { eval: true, workerData: { words } });
+    const bumper = new Worker("const { words } = require('node:worker_threads').workerData; setInterval(() => { Atomics.add(words, 0, 1); Atomics.notify(words, 0, 1); }, 10);", {
+      eval: true,
+      workerData: { words },
+    });
     onTestFinished(async () => {
       await bumper.terminate();
     });

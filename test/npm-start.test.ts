@@ -68,7 +68,11 @@ describe("npm start", () => {
     });
     const npmExited = new Promise<void>((resolve) => npm.once("exit", () => resolve()));
 
-    await until("serve did not start", () => /Ctrl-C to stop/.test(out), () => out);
+    await until(
+      "serve did not start",
+      () => /Ctrl-C to stop/.test(out),
+      () => out,
+    );
     const runtimePid = Number(/runtime: \S+ \(pid (\d+)\)/.exec(out)?.[1]);
     expect(runtimePid).toBeGreaterThan(0);
     strays.push(runtimePid);
@@ -78,7 +82,11 @@ describe("npm start", () => {
     expect(readdirSync(runtimeDir).sort()).toEqual([expect.stringMatching(/\.estop$/), expect.stringMatching(/\.json$/)]);
 
     npm.kill("SIGTERM"); // npm's pid only, as a supervisor does
-    await until("the runtime outlived npm", () => !alive(runtimePid), () => out);
+    await until(
+      "the runtime outlived npm",
+      () => !alive(runtimePid),
+      () => out,
+    );
     await npmExited;
     expect(out).toMatch(/SIGTERM: stopping/);
     expect(existsSync(lolaPath)).toBe(false);

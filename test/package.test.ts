@@ -49,8 +49,10 @@ afterAll(() => {
 });
 
 describe("package exports", () => {
-  it("plain node runs a simulated NAO from `bodylink` and reads it with `bodylink/client`", () => {
-    const script = `
+  it(
+    "plain node runs a simulated NAO from `bodylink` and reads it with `bodylink/client`",
+    () => {
+      const script = `
       import WebSocket from "ws";
       import { NaoRobot, SimClock, startApiServer } from "bodylink";
       import { connect } from "bodylink/client";
@@ -73,10 +75,12 @@ describe("package exports", () => {
         tny: typeof TnyClient,
       }));
     `;
-    writeFileSync(join(project, "main.mjs"), script);
-    const out = execFileSync(process.execPath, ["main.mjs"], { cwd: project, encoding: "utf8" });
-    expect(JSON.parse(out)).toEqual({ body: "nao", crc: "cbf43926", wire: ["object", "object", "object"], tny: "function" });
-  }, HANG_MS);
+      writeFileSync(join(project, "main.mjs"), script);
+      const out = execFileSync(process.execPath, ["main.mjs"], { cwd: project, encoding: "utf8" });
+      expect(JSON.parse(out)).toEqual({ body: "nao", crc: "cbf43926", wire: ["object", "object", "object"], tny: "function" });
+    },
+    HANG_MS,
+  );
 
   it("the installed CLI runs from dist/ without a warning, whatever times unpacking gave its files", () => {
     expect(distState(installed)).toBe("fresh");
@@ -109,8 +113,10 @@ describe("package exports", () => {
     expect(build.stderr).toMatch(/TypeScript is not installed: run `npm ci`/);
   });
 
-  it("strict TypeScript type-checks a consumer against the published declarations", () => {
-    const source = `
+  it(
+    "strict TypeScript type-checks a consumer against the published declarations",
+    () => {
+      const source = `
       import { connect, type JointState } from "bodylink/client";
       import { TnyClient } from "bodylink/client/tny";
       import { crc32 } from "bodylink/wire";
@@ -127,17 +133,28 @@ describe("package exports", () => {
       // @ts-expect-error: the declarations are real, so a wrong use is an error
       export const wrong: string = crc32(new Uint8Array(1));
     `;
-    writeFileSync(join(project, "consumer.ts"), source);
-    writeFileSync(
-      join(project, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2023", "DOM", "esnext.disposable"], noEmit: true, skipLibCheck: false, types: [] },
-        files: ["consumer.ts"],
-      }),
-    );
-    const tsc = join(root, "node_modules/typescript/bin/tsc");
-    const r = spawnSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: project, encoding: "utf8" });
-    expect(r.stdout + r.stderr).toBe("");
-    expect(r.status).toBe(0);
-  }, HANG_MS);
+      writeFileSync(join(project, "consumer.ts"), source);
+      writeFileSync(
+        join(project, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            target: "ES2022",
+            lib: ["ES2023", "DOM", "esnext.disposable"],
+            noEmit: true,
+            skipLibCheck: false,
+            types: [],
+          },
+          files: ["consumer.ts"],
+        }),
+      );
+      const tsc = join(root, "node_modules/typescript/bin/tsc");
+      const r = spawnSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: project, encoding: "utf8" });
+      expect(r.stdout + r.stderr).toBe("");
+      expect(r.status).toBe(0);
+    },
+    HANG_MS,
+  );
 });

@@ -32,7 +32,13 @@ describe("the package as published", () => {
     expect(readFileSync("docs/api.md", "utf8")).toContain("`npm install ws`");
   });
   it("every relative link in README.md and docs/ points at a file in the repository", () => {
-    const pages = ["README.md", ...readdirSync("docs", { recursive: true }).map(String).filter((f) => f.endsWith(".md")).map((f) => join("docs", f))];
+    const pages = [
+      "README.md",
+      ...readdirSync("docs", { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => join("docs", f)),
+    ];
     const broken: string[] = [];
     for (const page of pages) {
       for (const m of readFileSync(page, "utf8").matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {

@@ -355,13 +355,20 @@ describe("CycleLoop: scheduled young-generation collection", () => {
       used = 0; // a scavenge empties it
     };
     // 10 KB allocated per cycle, a 16 MB young generation: 256 KiB take 26 cycles (312 ms).
-    const loop = new CycleLoop({ periodMs: 12, cycle: () => {
-        used += 10_240;
-      } }, clock, {
-      youngGcEveryMs: 100,
-      youngGcCollector: collector,
-      youngGcUsage: () => ({ usedBytes: used, capacityBytes: 16 << 20 }),
-    });
+    const loop = new CycleLoop(
+      {
+        periodMs: 12,
+        cycle: () => {
+          used += 10_240;
+        },
+      },
+      clock,
+      {
+        youngGcEveryMs: 100,
+        youngGcCollector: collector,
+        youngGcUsage: () => ({ usedBytes: used, capacityBytes: 16 << 20 }),
+      },
+    );
     loop.start();
     await clock.advance(12 * 300); // 300 cycles: ~36 checks, 300 × 10 KB / 256 KiB ≈ 11.7 fills
     await loop.stop();

@@ -5,14 +5,7 @@
  * the span has no value). Every peak stays visible, and the points a chart draws depend on its
  * width, not on the history kept. The output arrays are reused (resized only when `buckets` changes).
  */
-export function decimateMinMax(
-  time: Float64Array,
-  columns: readonly Float64Array[],
-  from: number,
-  to: number,
-  buckets: number,
-  out: { x: Float64Array; series: Array<Array<number | null>> },
-): void {
+export function decimateMinMax(time: Float64Array, columns: readonly Float64Array[], from: number, to: number, buckets: number, out: { x: Float64Array; series: Array<Array<number | null>> }): void {
   const n = to - from;
   const m = 2 * buckets;
   if (out.x.length !== m) out.x = new Float64Array(m);

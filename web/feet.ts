@@ -20,7 +20,17 @@ import { fmt, setAttr, setText, svg } from "./util.js";
 const LOADED_KG = 0.1;
 /** Sole outline in the ankle frame, mm (x forward, y left), left foot; the right one mirrors y. */
 const SOLE_LEFT_MM: ReadonlyArray<readonly [number, number]> = [
-  [100, 40], [108, 22], [110, 0], [106, -22], [95, -33], [-40, -30], [-52, -20], [-55, 0], [-52, 26], [-40, 42], [80, 46],
+  [100, 40],
+  [108, 22],
+  [110, 0],
+  [106, -22],
+  [95, -33],
+  [-40, -30],
+  [-52, -20],
+  [-55, 0],
+  [-52, 26],
+  [-40, 42],
+  [80, 46],
 ];
 
 interface FootDrawing {
@@ -103,11 +113,15 @@ export class FeetView {
     const gy = (x: number, y: number, z: number) => R[3]! * x + R[4]! * y + R[5]! * z;
     const ls = 12 * NF.LSole + 9;
     const rs = 12 * NF.RSole + 9;
-    const lx = gx(p[ls]!, p[ls + 1]!, p[ls + 2]!), ly = gy(p[ls]!, p[ls + 1]!, p[ls + 2]!);
-    const rx = gx(p[rs]!, p[rs + 1]!, p[rs + 2]!), ry = gy(p[rs]!, p[rs + 1]!, p[rs + 2]!);
-    const mx = (lx + rx) / 2, my = (ly + ry) / 2;
+    const lx = gx(p[ls]!, p[ls + 1]!, p[ls + 2]!),
+      ly = gy(p[ls]!, p[ls + 1]!, p[ls + 2]!);
+    const rx = gx(p[rs]!, p[rs + 1]!, p[rs + 2]!),
+      ry = gy(p[rs]!, p[rs + 1]!, p[rs + 2]!);
+    const mx = (lx + rx) / 2,
+      my = (ly + ry) / 2;
     const c = k.centerOfMass;
-    const cx = gx(c[0]!, c[1]!, c[2]!) - mx, cy = gy(c[0]!, c[1]!, c[2]!) - my;
+    const cx = gx(c[0]!, c[1]!, c[2]!) - mx,
+      cy = gy(c[0]!, c[1]!, c[2]!) - my;
     this.#comView = [-cy * 1000, -cx * 1000];
     setAttr(this.#com, "transform", `translate(${this.#comView[0].toFixed(1)} ${this.#comView[1].toFixed(1)})`);
     setAttr(this.#com, "data-x-m", cx.toFixed(5));
@@ -119,7 +133,7 @@ export class FeetView {
     for (let i = 0; i < 2; i++) {
       const q = this.#place[i]!;
       // Robot yaw (counter-clockwise seen from above) is counter-clockwise on screen too: SVG's rotate is clockwise.
-      setAttr(this.#feet[i]!.group, "transform", `translate(${q.x.toFixed(1)} ${q.y.toFixed(1)}) rotate(${(-q.yaw * 180 / Math.PI).toFixed(1)})`);
+      setAttr(this.#feet[i]!.group, "transform", `translate(${q.x.toFixed(1)} ${q.y.toFixed(1)}) rotate(${((-q.yaw * 180) / Math.PI).toFixed(1)})`);
     }
   }
 
@@ -160,14 +174,18 @@ export class FeetView {
     const com = this.#comView;
     const inside = com && h.length >= 3 ? insideConvex(h, com) : null;
     setAttr(this.#com, "data-inside", inside === null ? "" : String(inside));
-    setText(this.#comText, !com ? "" : inside === null ? "centre of mass (+): no support polygon" : inside ? "centre of mass (+): over the support polygon" : "centre of mass (+): OUTSIDE the support polygon");
+    setText(
+      this.#comText,
+      !com ? "" : inside === null ? "centre of mass (+): no support polygon" : inside ? "centre of mass (+): over the support polygon" : "centre of mass (+): OUTSIDE the support polygon",
+    );
     setText(this.#total, f ? `total ${fmt(f.leftWeightKg + f.rightWeightKg, 2)} kg` : "no foot data");
   }
 
   /** A point in foot `i`'s group coordinates → the view's. */
   #toView(i: number, cx: number, cy: number): [number, number] {
     const q = this.#place[i]!;
-    const c = Math.cos(-q.yaw), s = Math.sin(-q.yaw);
+    const c = Math.cos(-q.yaw),
+      s = Math.sin(-q.yaw);
     return [q.x + c * cx - s * cy, q.y + s * cx + c * cy];
   }
 }

@@ -113,7 +113,8 @@ function render(robots: readonly RobotView[]): void {
 
 function say(r: ScatterView, what: string): void {
   const latched = r.replies.filter((x) => x.estop.latched).length;
-  el("result").textContent = `${what}: ${r.replies.length} answered in ${r.elapsed_ms.toFixed(0)} ms (${latched} latched)${r.missing.length ? `; NO ANSWER from ${r.missing.join(", ")}` : ""}${r.unverified.length ? `; forged or unverifiable answers ignored: ${r.unverified.join(", ")}` : ""}`;
+  el("result").textContent =
+    `${what}: ${r.replies.length} answered in ${r.elapsed_ms.toFixed(0)} ms (${latched} latched)${r.missing.length ? `; NO ANSWER from ${r.missing.join(", ")}` : ""}${r.unverified.length ? `; forged or unverifiable answers ignored: ${r.unverified.join(", ")}` : ""}`;
 }
 
 async function stopAll(): Promise<void> {

@@ -153,11 +153,18 @@ function renderEstop(h: HealthAnswer): void {
   el("estop-reset").hidden = !e;
   if (latched) {
     const parts = e
-      ? [e.since_ms ? `since ${clockTime(e.since_ms)}` : "", e.source ? `by ${e.source}` : "", e.reason ? `(${e.reason})` : "", e.category !== null ? `category ${e.category}` : "", e.phase !== "none" ? `phase: ${e.phase}` : ""]
+      ? [
+          e.since_ms ? `since ${clockTime(e.since_ms)}` : "",
+          e.source ? `by ${e.source}` : "",
+          e.reason ? `(${e.reason})` : "",
+          e.category !== null ? `category ${e.category}` : "",
+          e.phase !== "none" ? `phase: ${e.phase}` : "",
+        ]
       : [h.safety_reason ?? "", "(this runtime's stop does not latch)"];
     setText(el("estop-text"), `${parts.filter(Boolean).join(" ")}. Commands are refused until it is reset.`);
   }
-  if (estopLatched !== null && latched !== estopLatched) logEvent("e-stop", latched ? `emergency stop latched${e?.source ? ` by ${e.source}` : ""}${e?.reason ? `: ${e.reason}` : ""}` : "emergency stop reset", latched ? "bad" : "info");
+  if (estopLatched !== null && latched !== estopLatched)
+    logEvent("e-stop", latched ? `emergency stop latched${e?.source ? ` by ${e.source}` : ""}${e?.reason ? `: ${e.reason}` : ""}` : "emergency stop reset", latched ? "bad" : "info");
   estopLatched = latched;
 }
 
@@ -291,7 +298,22 @@ let columns: Columns | null = null;
 /** The store's columns, looked up once (they never move: the store slides rows in place). */
 function makeColumns(): Columns {
   const named: Record<string, Float64Array> = {};
-  for (const k of ["angle.roll", "angle.pitch", "angle.yaw", "battery.charge", "battery.current", "feet.left", "feet.right", "power.voltage", "power.current", "cycle.period", "cycle.period_p99", "cycle.exec_p99", "cycle.late_per_s"]) named[k] = store.column(k);
+  for (const k of [
+    "angle.roll",
+    "angle.pitch",
+    "angle.yaw",
+    "battery.charge",
+    "battery.current",
+    "feet.left",
+    "feet.right",
+    "power.voltage",
+    "power.current",
+    "cycle.period",
+    "cycle.period_p99",
+    "cycle.exec_p99",
+    "cycle.late_per_s",
+  ])
+    named[k] = store.column(k);
   return {
     acc: ["x", "y", "z"].map((a) => store.column(`acc.${a}`)),
     gyr: ["x", "y", "z"].map((a) => store.column(`gyr.${a}`)),

@@ -121,12 +121,23 @@ export class Plots {
     const axes: uPlot.Axis[] = [
       { stroke: "#4a4a4a", grid: { stroke: "#ececec" }, ticks: { stroke: "#d0d0d0" }, values: (_u, splits) => splits.map(clock) },
       ...spec.axes.map(
-        (a, i): uPlot.Axis => ({ scale: a.scale, label: a.label, labelSize: 16, size: 52, side: i === 0 ? 3 : 1, stroke: "#4a4a4a", grid: { show: i === 0, stroke: "#ececec" }, ticks: { stroke: "#d0d0d0" } }),
+        (a, i): uPlot.Axis => ({
+          scale: a.scale,
+          label: a.label,
+          labelSize: 16,
+          size: 52,
+          side: i === 0 ? 3 : 1,
+          stroke: "#4a4a4a",
+          grid: { show: i === 0, stroke: "#ececec" },
+          ticks: { stroke: "#d0d0d0" },
+        }),
       ),
     ];
     const series: uPlot.Series[] = [
       {},
-      ...spec.series.map((s): uPlot.Series => ({ label: s.label, stroke: s.color, width: 1.5, scale: s.scale ?? spec.axes[0]!.scale, ...(s.dash ? { dash: [...s.dash] } : {}), points: { show: false } })),
+      ...spec.series.map(
+        (s): uPlot.Series => ({ label: s.label, stroke: s.color, width: 1.5, scale: s.scale ?? spec.axes[0]!.scale, ...(s.dash ? { dash: [...s.dash] } : {}), points: { show: false } }),
+      ),
     ];
     const plot = new uPlot(
       {

@@ -175,7 +175,9 @@ function tiltAndGround(points: Float64Array, rotations: Float64Array, tilt: read
   } else rotationXYZ(roll, pitch, 0, R);
   const n = points.length / 3;
   for (let i = 0; i < n; i++) {
-    const x = points[3 * i]!, y = points[3 * i + 1]!, z = points[3 * i + 2]!;
+    const x = points[3 * i]!,
+      y = points[3 * i + 1]!,
+      z = points[3 * i + 2]!;
     points[3 * i] = R[0]! * x + R[1]! * y + R[2]! * z;
     points[3 * i + 1] = R[3]! * x + R[4]! * y + R[5]! * z;
     points[3 * i + 2] = R[6]! * x + R[7]! * y + R[8]! * z;
@@ -308,15 +310,20 @@ function tnyModel(): BodyModel {
       rotations.fill(0);
       for (let i = 0; i < n; i++) rotations[9 * i] = rotations[9 * i + 4] = rotations[9 * i + 8] = 1;
       for (let leg = 0; leg < 4; leg++) {
-        const roll = q[3 * leg] ?? 0, pitch = q[3 * leg + 1] ?? 0, knee = q[3 * leg + 2] ?? 0;
-        const hx = HIP_POSITIONS_M[2 * leg]!, hy = HIP_POSITIONS_M[2 * leg + 1]!;
+        const roll = q[3 * leg] ?? 0,
+          pitch = q[3 * leg + 1] ?? 0,
+          knee = q[3 * leg + 2] ?? 0;
+        const hx = HIP_POSITIONS_M[2 * leg]!,
+          hy = HIP_POSITIONS_M[2 * leg + 1]!;
         const sign = LEG_Y_INVERTED[leg] ? -1 : 1;
-        const c = Math.cos(roll), s = Math.sin(roll);
+        const c = Math.cos(roll),
+          s = Math.sin(roll);
         const b = 1 + 4 * leg;
         points.set([hx, hy, 0], 3 * b);
         // The end of the hip offset, then the knee (the leg FK's formula with the thigh only).
         points.set([hx, hy + sign * (-HIP_OFFSET_M * c), HIP_OFFSET_M * s], 3 * (b + 1));
-        const kx = THIGH_LENGTH_M * Math.sin(pitch), kz = -THIGH_LENGTH_M * Math.cos(pitch);
+        const kx = THIGH_LENGTH_M * Math.sin(pitch),
+          kz = -THIGH_LENGTH_M * Math.cos(pitch);
         points.set([hx + kx, hy + sign * (-HIP_OFFSET_M * c + kz * s), HIP_OFFSET_M * s + kz * c], 3 * (b + 2));
         footInBody(leg, roll, pitch, knee, foot);
         points.set(foot, 3 * (b + 3));
@@ -577,7 +584,12 @@ export class BodyView {
     const before = this.#world;
     const moved =
       (w === null) !== (before === null) ||
-      (w !== null && before !== null && (w.fallen !== before.fallen || w.contacts.length !== before.contacts.length || w.base_position_m.some((v, i) => Math.abs(v - before.base_position_m[i]!) > 1e-4) || w.base_orientation_xyzw.some((v, i) => Math.abs(v - before.base_orientation_xyzw[i]!) > 1e-4)));
+      (w !== null &&
+        before !== null &&
+        (w.fallen !== before.fallen ||
+          w.contacts.length !== before.contacts.length ||
+          w.base_position_m.some((v, i) => Math.abs(v - before.base_position_m[i]!) > 1e-4) ||
+          w.base_orientation_xyzw.some((v, i) => Math.abs(v - before.base_orientation_xyzw[i]!) > 1e-4)));
     this.#world = w;
     if (!moved) return;
     this.#worldChanged = true;

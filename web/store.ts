@@ -61,7 +61,10 @@ export class SeriesStore {
   range(t0: number, t1: number): [number, number] {
     // Times only grow: binary searches for the first row at or after t0 and the first after t1.
     const a = this.#lowerBound(t0, (v, t) => v < t);
-    const b = Math.max(a, this.#lowerBound(t1, (v, t) => v <= t));
+    const b = Math.max(
+      a,
+      this.#lowerBound(t1, (v, t) => v <= t),
+    );
     return [a, b];
   }
 

@@ -41,9 +41,7 @@ export const SAFETY_TEXT: { readonly [K in SafetyCode]: string } = Object.freeze
 });
 
 /** Number of each code (index in SAFETY_CODES), e.g. SAFETY_CODE.none === 0. */
-export const SAFETY_CODE: { readonly [K in SafetyCode]: number } = Object.freeze(
-  Object.fromEntries(SAFETY_CODES.map((s, i) => [s, i])) as { [K in SafetyCode]: number },
-);
+export const SAFETY_CODE: { readonly [K in SafetyCode]: number } = Object.freeze(Object.fromEntries(SAFETY_CODES.map((s, i) => [s, i])) as { [K in SafetyCode]: number });
 
 /** The word for a number; "internal_error" outside the table (never a wrong "none"). */
 export function safetyCodeWord(n: number): SafetyCode {

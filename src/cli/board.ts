@@ -16,10 +16,7 @@ export interface BoardFlags extends TargetOptions {
   sim?: boolean;
 }
 
-export type BoardSource =
-  | { readonly kind: "api"; readonly base: string; readonly runtime: RuntimeRecord | null }
-  | { readonly kind: "usb" }
-  | { readonly kind: "sim" };
+export type BoardSource = { readonly kind: "api"; readonly base: string; readonly runtime: RuntimeRecord | null } | { readonly kind: "usb" } | { readonly kind: "sim" };
 
 /** The first line a simulated answer starts with. */
 export const SIM_NOTE = "simulated chest board (--sim): not a robot's values";

@@ -14,7 +14,11 @@ import { CliError } from "./errors.js";
 async function withFreeBoard<T>(o: BoardFlags, command: string, f: (link: ChestboardLink, sim: SimChestboard | null) => Promise<T>): Promise<T> {
   const source = toolSource(o, command);
   // The board's modules load when a tool runs, not with the CLI.
-  const [{ SimChestboard }, { ChestboardLink }, { openUsbChestboard }] = await Promise.all([import("../sim/nao/chestboard.js"), import("../transport/chestboard-link.js"), import("../transport/usb.js")]);
+  const [{ SimChestboard }, { ChestboardLink }, { openUsbChestboard }] = await Promise.all([
+    import("../sim/nao/chestboard.js"),
+    import("../transport/chestboard-link.js"),
+    import("../transport/usb.js"),
+  ]);
   const sim = source.kind === "sim" ? new SimChestboard() : null;
   const transport: ChestboardTransport = sim ?? (await openUsbChestboard());
   if (sim) console.log(SIM_NOTE);

@@ -212,7 +212,10 @@ function readSecret(path: string, v: unknown, problems: string[]): { value: stri
 }
 
 function suggest(k: string, keys: ReadonlyMap<string, Key>): string {
-  const norm = k.toLowerCase().replace(/[_.\s]/g, "-").replace(/^-+/, "");
+  const norm = k
+    .toLowerCase()
+    .replace(/[_.\s]/g, "-")
+    .replace(/^-+/, "");
   if (keys.has(norm)) return ` (did you mean ${norm}?)`;
   const camel = k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
   if (keys.has(camel)) return ` (did you mean ${camel}?)`;
@@ -286,7 +289,11 @@ export async function optionsWithConfig(cmd: Command): Promise<{ opts: Record<st
 /** `bodylink config print`: serve's flags and --config, and what they give. */
 export function registerConfig(program: Command, addServeOptions: (cmd: Command) => Command): void {
   const config = program.command("config").description("the config file `serve --config FILE` reads (YAML; docs/operations.md)");
-  addServeOptions(config.command("print").description("print the effective configuration of `serve` with these flags and --config FILE: every value and where it comes from; secrets by their source, never their value"))
+  addServeOptions(
+    config
+      .command("print")
+      .description("print the effective configuration of `serve` with these flags and --config FILE: every value and where it comes from; secrets by their source, never their value"),
+  )
     .option("--record <file>", "as serve's --record")
     .action(async (_raw: unknown, cmd: Command) => {
       const { config: loaded } = await optionsWithConfig(cmd);

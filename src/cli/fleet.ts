@@ -64,7 +64,11 @@ function printScatter(r: ScatterResult, what: string, json: boolean | undefined)
     const rows = r.replies
       .slice()
       .sort((a, b) => a.name.localeCompare(b.name))
-      .map((x) => [x.name, `${x.ok ? "ok" : `refused: ${x.error?.message ?? "?"}`}${x.verified ? "" : " (UNVERIFIED)"}`, x.estop.latched ? `LATCHED (${x.estop.source ?? "?"}: ${x.estop.reason ?? ""})` : "not latched"]);
+      .map((x) => [
+        x.name,
+        `${x.ok ? "ok" : `refused: ${x.error?.message ?? "?"}`}${x.verified ? "" : " (UNVERIFIED)"}`,
+        x.estop.latched ? `LATCHED (${x.estop.source ?? "?"}: ${x.estop.reason ?? ""})` : "not latched",
+      ]);
     for (const m of r.missing) {
       const notes = [...(r.unverified.includes(m) ? ["forged or unverifiable answer ignored"] : []), ...(r.notPresent.includes(m) ? ["no presence record"] : [])];
       rows.push([m, `NO ANSWER${notes.length ? ` (${notes.join("; ")})` : ""}`, "?"]);
@@ -74,7 +78,12 @@ function printScatter(r: ScatterResult, what: string, json: boolean | undefined)
     const resent = r.resent ? ` (sent again ${r.resent} time${r.resent === 1 ? "" : "s"} to robots that had not answered)` : "";
     console.log(`${r.replies.length} answered in ${r.elapsedMs.toFixed(1)} ms${resent}${r.missing.length ? `; ${r.missing.length} did not answer: ${r.missing.join(", ")}` : ""}`);
   }
-  if (r.missing.length) throw new CliError(`${what}: no answer from ${r.missing.join(", ")}${r.unverified.length ? ` (answers that did not verify were ignored: ${r.unverified.join(", ")})` : ""}`, 1, "BL_ERR_FLEET_NO_ANSWER");
+  if (r.missing.length)
+    throw new CliError(
+      `${what}: no answer from ${r.missing.join(", ")}${r.unverified.length ? ` (answers that did not verify were ignored: ${r.unverified.join(", ")})` : ""}`,
+      1,
+      "BL_ERR_FLEET_NO_ANSWER",
+    );
   if (r.replies.some((x) => !x.ok)) throw new CliError(`${what}: refused by some robots`);
 }
 
@@ -111,12 +120,26 @@ export function registerFleet(program: Command): void {
         const { isErrorAnswer } = await import("../fleet/client.js");
         if (name === undefined) {
           const rows = await overview(c);
-          if (o.json) return console.log(JSON.stringify(rows.map((r) => r.health ?? { name: r.presence.name, health: null }), null, 2));
+          if (o.json)
+            return console.log(
+              JSON.stringify(
+                rows.map((r) => r.health ?? { name: r.presence.name, health: null }),
+                null,
+                2,
+              ),
+            );
           if (rows.length === 0) return console.log("no robot is in the fleet (start one with `bodylink serve --fleet URL`)");
           return console.log(
             table(
               ["NAME", "BODY", "LINK", "CYCLE", "CONTROL", "E-STOP"],
-              rows.map(({ presence: p, health: h }) => [p.name, p.body, h ? h.link : "no answer", h ? `${h.cycle.late_cycles}/${h.cycle.cycles} late` : "-", h ? fmtControl(h.control) : "-", h ? fmtEstop(h.estop) : "-"]),
+              rows.map(({ presence: p, health: h }) => [
+                p.name,
+                p.body,
+                h ? h.link : "no answer",
+                h ? `${h.cycle.late_cycles}/${h.cycle.cycles} late` : "-",
+                h ? fmtControl(h.control) : "-",
+                h ? fmtEstop(h.estop) : "-",
+              ]),
             ),
           );
         }
@@ -138,7 +161,12 @@ export function registerFleet(program: Command): void {
       .option("--all", "every robot in the fleet")
       .option("--category <c>", "0: cut at once; 1: safe posture first, then cut (default: each body's own)", parseIntOption("--category", 0, 1))
       .option("--reason <text>", "recorded with the e-stop", "fleet e-stop (CLI)")
-      .option("--wait-ms <ms>", "how long to wait for every robot's answer; a robot that has not answered is sent the stop again every 250 ms until then", parseIntOption("--wait-ms", 100, 60000), 2000),
+      .option(
+        "--wait-ms <ms>",
+        "how long to wait for every robot's answer; a robot that has not answered is sent the stop again every 250 ms until then",
+        parseIntOption("--wait-ms", 100, 60000),
+        2000,
+      ),
   ).action(async (names: string[], o: FleetFlags & { all?: boolean; category?: 0 | 1; reason: string; waitMs: number }) => {
     const targets = targetsOf(names, o.all);
     await withFleet(o, async (c) => {
@@ -208,7 +236,12 @@ function registerKeys(fleet: Command): void {
 
 async function printRoster(dir: string, ids: ReadonlyArray<{ name: string; role: string; nkey: string; sign?: `ed25519:${string}` }>): Promise<void> {
   const { keyIdOf } = await import("../fleet/sign.js");
-  console.log(table(["NAME", "ROLE", "NATS KEY", "SIGNING KEY", "BUNDLE"], ids.map((e) => [e.name, e.role, e.nkey, e.sign ? keyIdOf(e.sign) : "-", `${dir}/${e.name}/`])));
+  console.log(
+    table(
+      ["NAME", "ROLE", "NATS KEY", "SIGNING KEY", "BUNDLE"],
+      ids.map((e) => [e.name, e.role, e.nkey, e.sign ? keyIdOf(e.sign) : "-", `${dir}/${e.name}/`]),
+    ),
+  );
 }
 
 function targetsOf(names: string[], all: boolean | undefined): string[] | null {

@@ -110,7 +110,9 @@ export function registerInspect(program: Command): void {
         const serial = b.serial === null ? "-" : `0x${b.serial.toString(16)}`;
         const status = b.accepted ? "accepted" : `REJECTED after ${b.attempts}: ${b.reason}`;
         const mismatch = b.serial_mismatch ? ` (stored serial 0x${(b.stored_serial ?? 0).toString(16)} differs)` : "";
-        console.log(`${b.name.padEnd(20)} ${`${b.bus}/0x${b.address.toString(16)}`.padEnd(9)} ${serial.padEnd(10)} ${String(b.config_version ?? "-").padEnd(4)} ${String(b.hardware_revision ?? "-").padEnd(3)} ${b.type.padEnd(6)} ${status}${mismatch}`);
+        console.log(
+          `${b.name.padEnd(20)} ${`${b.bus}/0x${b.address.toString(16)}`.padEnd(9)} ${serial.padEnd(10)} ${String(b.config_version ?? "-").padEnd(4)} ${String(b.hardware_revision ?? "-").padEnd(3)} ${b.type.padEnd(6)} ${status}${mismatch}`,
+        );
       }
     });
 }

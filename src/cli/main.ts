@@ -18,5 +18,18 @@ import { addServeOptions, registerServe } from "./serve-command.js";
 import { registerVerify } from "./verify.js";
 import { runCli } from "./program.js";
 
-const code = await runCli([registerServe, (p) => registerConfig(p, addServeOptions), registerLs, registerRecord, registerLolaDump, registerVerify, registerReplay, registerExport, registerFleet, registerInspect, registerChest, registerEstop]);
+const code = await runCli([
+  registerServe,
+  (p) => registerConfig(p, addServeOptions),
+  registerLs,
+  registerRecord,
+  registerLolaDump,
+  registerVerify,
+  registerReplay,
+  registerExport,
+  registerFleet,
+  registerInspect,
+  registerChest,
+  registerEstop,
+]);
 if (code !== 0) process.exit(code);

@@ -11,9 +11,7 @@ import { reportError, withCommand } from "./errors.js";
 export type RegisterCommand = (program: Command) => void;
 
 export function buildProgram(commands: readonly RegisterCommand[]): Command {
-  const program = new Command("bodylink")
-    .description("A runtime between a robot's body and the software that drives it (NAO v6, AIRBOT P7, TNY-360). Simulator by default.")
-    .version("0.1.0");
+  const program = new Command("bodylink").description("A runtime between a robot's body and the software that drives it (NAO v6, AIRBOT P7, TNY-360). Simulator by default.").version("0.1.0");
   for (const register of commands) register(program);
   routeUsageErrors(program);
   // A usage error raised inside an action (e.g. `estop --reset` without --reason) points at the

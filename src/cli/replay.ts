@@ -70,13 +70,17 @@ export function registerReplay(program: Command): void {
       process.once("exit", () => removeRuntimeRecord());
       for (const l of rt.lines) console.log(l);
       const span = Number(driver.steps[driver.steps.length - 1]!.timeNs - driver.steps[0]!.timeNs) / 1e9;
-      console.log(`replaying ${driver.steps.length.toLocaleString("en-US")} cycles (${span.toFixed(1)} s recorded)${o.step ? ": Enter plays one cycle, N Enter plays N" : o.speed ? ` at ${o.speed}x` : " in real time"}. Ctrl-C to stop.`);
+      console.log(
+        `replaying ${driver.steps.length.toLocaleString("en-US")} cycles (${span.toFixed(1)} s recorded)${o.step ? ": Enter plays one cycle, N Enter plays N" : o.speed ? ` at ${o.speed}x` : " in real time"}. Ctrl-C to stop.`,
+      );
       let closing = false;
       const finish = async (why: string) => {
         if (closing) return;
         closing = true;
         await rt.close();
-        console.log(`${why}: ${driver.played.toLocaleString("en-US")} cycles played; ${driver.matches.toLocaleString("en-US")} of ${driver.compared.toLocaleString("en-US")} LoLA messages sent were byte-identical to the recording${driver.firstMismatch ? ` (first difference at cycle ${driver.firstMismatch}; bodylink verify ${file} lists the values)` : ""}`);
+        console.log(
+          `${why}: ${driver.played.toLocaleString("en-US")} cycles played; ${driver.matches.toLocaleString("en-US")} of ${driver.compared.toLocaleString("en-US")} LoLA messages sent were byte-identical to the recording${driver.firstMismatch ? ` (first difference at cycle ${driver.firstMismatch}; bodylink verify ${file} lists the values)` : ""}`,
+        );
         process.exit(driver.compared > 0 && driver.matches === driver.compared ? 0 : 1);
       };
       void driver.ended.then(() => setTimeout(() => void finish("end of the recording"), 50));

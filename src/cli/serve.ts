@@ -37,7 +37,6 @@ export { DEFAULT_API_PORT, DEFAULT_LOLA_PATH, DEFAULT_UPSTREAM_LOLA_PATH, type S
 /** What stopping does to each body, for the shutdown line. */
 export const SHUTDOWN_ACTION = bodyTable((k) => BODIES[k].safeStop);
 
-
 export interface RunningRuntime {
   /** The name it is recorded under (`bodylink ls`, --robot). */
   name: string;
@@ -122,7 +121,8 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
   // Checked before anything opens: a bad --fleet URL, an unreadable creds file or bundle, or no credentials at all is one clear line.
   const bundle = o.fleet !== undefined ? fleetBundleOf(o) : null;
   if (bundle && bundle.role !== "robot") throw new BodylinkError("BL_ERR_FLEET_CONFIG", `--fleet-dir ${bundle.dir} is the ${bundle.role} ${bundle.name}'s bundle; a runtime joins with a robot's`);
-  if (bundle && o.name !== undefined && o.name !== bundle.name) throw new BodylinkError("BL_ERR_FLEET_CONFIG", `--fleet-dir ${bundle.dir} is the robot ${bundle.name}'s identity, but --name is ${o.name}`);
+  if (bundle && o.name !== undefined && o.name !== bundle.name)
+    throw new BodylinkError("BL_ERR_FLEET_CONFIG", `--fleet-dir ${bundle.dir} is the robot ${bundle.name}'s identity, but --name is ${o.name}`);
   const fleetOpts = o.fleet !== undefined ? fleetConnectOptions(o, bundle) : null;
   // NATS, the recorder and the Foxglove server load only when a flag asks for them (a plain serve starts without them).
   const nats = fleetOpts ? await Promise.all([import("../fleet/connect.js"), import("../fleet/bridge.js")]) : null;
@@ -181,7 +181,9 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
       const es = await serveEstopSocket(estopPath, inThread);
       closers.unshift(() => es.close());
     }
-    lines.push(estopPath ? `local e-stop: ${estopPath} (\`bodylink estop\` tries it before the API)` : `local e-stop: none (${estopCandidate} is too long for a socket; set BODYLINK_RUNTIME_DIR shorter)`);
+    lines.push(
+      estopPath ? `local e-stop: ${estopPath} (\`bodylink estop\` tries it before the API)` : `local e-stop: none (${estopCandidate} is too long for a socket; set BODYLINK_RUNTIME_DIR shorter)`,
+    );
     // The stop socket is live before the API: say so at once, so `bodylink estop` reaches a runtime still starting.
     if (estopPath) {
       record = { ...record, estopPath };
@@ -206,18 +208,30 @@ export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<
       });
     }
     // fastify logs its internal errors through the runtime's log; its e-stop warnings are the safety log's already.
-    const apiOpts = { host: o.host, ...access, loggerInstance: log.child({ component: "api" }, { level: log.levelVal > 50 ? log.level : "error" }), ...(o.maxSubscribers !== undefined ? { maxSubscribers: o.maxSubscribers } : {}), ...(o.maxConnections !== undefined ? { maxConnections: o.maxConnections } : {}), ...(fleet ? { fleet } : {}), ...(started.lockstep ? { lockstep: started.lockstep } : {}) };
-    const api = await startApiServer(robot, { ...apiOpts, port: o.apiPort ?? DEFAULT_API_PORT }).catch((e: unknown) => {
-      // Without --api-port, a taken 8780 (another runtime) is no error: take a free port and print it.
-      if (o.apiPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startApiServer(robot, { ...apiOpts, port: 0 });
-      throw e;
-    }).catch((e: unknown) => {
-      throw listenError(e, "robot API", o.host, o.apiPort ?? DEFAULT_API_PORT, "--api-port");
-    });
+    const apiOpts = {
+      host: o.host,
+      ...access,
+      loggerInstance: log.child({ component: "api" }, { level: log.levelVal > 50 ? log.level : "error" }),
+      ...(o.maxSubscribers !== undefined ? { maxSubscribers: o.maxSubscribers } : {}),
+      ...(o.maxConnections !== undefined ? { maxConnections: o.maxConnections } : {}),
+      ...(fleet ? { fleet } : {}),
+      ...(started.lockstep ? { lockstep: started.lockstep } : {}),
+    };
+    const api = await startApiServer(robot, { ...apiOpts, port: o.apiPort ?? DEFAULT_API_PORT })
+      .catch((e: unknown) => {
+        // Without --api-port, a taken 8780 (another runtime) is no error: take a free port and print it.
+        if (o.apiPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startApiServer(robot, { ...apiOpts, port: 0 });
+        throw e;
+      })
+      .catch((e: unknown) => {
+        throw listenError(e, "robot API", o.host, o.apiPort ?? DEFAULT_API_PORT, "--api-port");
+      });
     closers.unshift(() => api.close());
     lines.unshift(`runtime: ${name} (pid ${process.pid})`);
     // Like Jupyter: the dashboard's URL carries the token, so opening it is all a user does.
-    lines.push(`robot API: ${api.url}  (dashboard ${api.url}/${token ? `?token=${encodeURIComponent(token)}` : ""}, state stream ${api.url.replace(/^http/, "ws")}/v1/stream, OpenAPI ${api.url}/openapi.json)`);
+    lines.push(
+      `robot API: ${api.url}  (dashboard ${api.url}/${token ? `?token=${encodeURIComponent(token)}` : ""}, state stream ${api.url.replace(/^http/, "ws")}/v1/stream, OpenAPI ${api.url}/openapi.json)`,
+    );
     if (tap && rec) {
       const r = await rec[0].Recorder.start(
         { tap, robot, transport, core: started.host ? coreRing : null },
@@ -285,7 +299,9 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   const o: ServeOptions = {
     ...rest,
     // --fleet-dir alone joins too, at the bundle's URL (fleetConnectOptions: --fleet URL, then BODYLINK_FLEET, then the bundle's, then the default).
-    ...(fleetFlag === undefined && rest.fleetDir === undefined ? {} : { fleet: typeof fleetFlag === "string" ? fleetFlag : (process.env.BODYLINK_FLEET ?? fleetBundleOf(rest)?.url ?? DEFAULT_FLEET_URL) }),
+    ...(fleetFlag === undefined && rest.fleetDir === undefined
+      ? {}
+      : { fleet: typeof fleetFlag === "string" ? fleetFlag : (process.env.BODYLINK_FLEET ?? fleetBundleOf(rest)?.url ?? DEFAULT_FLEET_URL) }),
     acceptBoardVersion: raw.acceptBoardVersion ?? [...HANDSHAKE.DEFAULT_ACCEPTED_VERSIONS],
   };
   // The one log (serve/logger.ts): opened first, so everything after, a bad flag's warning included, goes through it.
@@ -377,7 +393,10 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   for (const l of rt.lines) console.log(l);
   console.log("Ctrl-C to stop.");
   const r = rt.record;
-  cli.info({ event: "started", name: r.name, body: r.body, transport: r.transport, api: r.apiUrl, lola: r.lolaPath, tny: r.tnyUrl, estop: r.estopPath ?? null }, `serving ${r.name} (${r.body}, ${r.transport})`);
+  cli.info(
+    { event: "started", name: r.name, body: r.body, transport: r.transport, api: r.apiUrl, lola: r.lolaPath, tny: r.tnyUrl, estop: r.estopPath ?? null },
+    `serving ${r.name} (${r.body}, ${r.transport})`,
+  );
   const rec = rt.recorder;
   if (rec && process.stdout.isTTY) {
     progress = setInterval(() => {
@@ -385,7 +404,9 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
       if (p.stopped) return;
       const t = Math.floor(p.elapsedS);
       const hms = `${String(Math.floor(t / 3600)).padStart(2, "0")}:${String(Math.floor(t / 60) % 60).padStart(2, "0")}:${String(t % 60).padStart(2, "0")}`;
-      process.stdout.write(`\rrecording ${p.files[p.files.length - 1]}: ${hms}, ${p.messages.toLocaleString("en-US")} messages, ${(p.bytes / 1e6).toFixed(1)} MB, ${p.mbPerMin.toFixed(1)} MB/min${p.dropped ? `, ${p.dropped} lost` : ""}   `);
+      process.stdout.write(
+        `\rrecording ${p.files[p.files.length - 1]}: ${hms}, ${p.messages.toLocaleString("en-US")} messages, ${(p.bytes / 1e6).toFixed(1)} MB, ${p.mbPerMin.toFixed(1)} MB/min${p.dropped ? `, ${p.dropped} lost` : ""}   `,
+      );
     }, 1000);
     progress.unref();
   }

@@ -18,7 +18,10 @@ export interface WebSocketEventLike {
   readonly reason?: string;
 }
 export type WebSocketConstructor = new (url: string) => WebSocketLike;
-export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<{
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+) => Promise<{
   readonly status: number;
   readonly ok: boolean;
   text(): Promise<string>;

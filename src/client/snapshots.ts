@@ -157,10 +157,7 @@ function metaOf(m: StateMessage): SnapshotMeta | null {
 }
 
 /** The three common models of one message, or null per model when it does not fit the body. */
-export function buildModels(
-  m: StateMessage,
-  names: readonly string[],
-): { joints: JointState | null; motors: MotorState | null; imu: ImuState | null; meta: SnapshotMeta | null } {
+export function buildModels(m: StateMessage, names: readonly string[]): { joints: JointState | null; motors: MotorState | null; imu: ImuState | null; meta: SnapshotMeta | null } {
   const shape = BODY_SHAPES[m.body];
   const meta = metaOf(m);
   if (!shape || !meta) return { joints: null, motors: null, imu: null, meta: null };
@@ -169,10 +166,7 @@ export function buildModels(
   const angles = finiteArray(s.angles, n);
   const velocities = finiteArray(s.velocities, n);
   const efforts = finiteArray(s.efforts, n);
-  const joints =
-    angles && velocities && efforts && names.length === n
-      ? Object.freeze({ ...meta, names, angles, velocities, efforts, effortUnit: shape.effortUnit })
-      : null;
+  const joints = angles && velocities && efforts && names.length === n ? Object.freeze({ ...meta, names, angles, velocities, efforts, effortUnit: shape.effortUnit }) : null;
   const temperatures = shape.motors ? finiteArray(s.temperatures, n) : null;
   const errorIds = shape.motors ? errorIdArray(s.errorIds, n) : null;
   const motors = temperatures && errorIds ? Object.freeze({ ...meta, temperatures, errorIds }) : null;

@@ -539,7 +539,9 @@ export async function exportLerobot(opts: LerobotExportOptions): Promise<Lerobot
     if (found.length === 0)
       throw new BodylinkError(
         "BL_ERR_EXPORT_INPUT",
-        split === "control" ? `${path} has no control session with ${spec.stateTopic} states (episodes per control session: lease_acquired … lease_released)` : `${path} has no ${spec.stateTopic} states`,
+        split === "control"
+          ? `${path} has no control session with ${spec.stateTopic} states (episodes per control session: lease_acquired … lease_released)`
+          : `${path} has no ${spec.stateTopic} states`,
       );
     episodes.push(...found);
   }

@@ -251,7 +251,8 @@ export class FleetBridge implements FleetGateway {
     this.#o = o;
     this.name = o.name;
     this.#signer = o.signingKey ?? null;
-    if (this.#signer && this.#signer.name !== o.name) throw new BodylinkError("BL_ERR_FLEET_CONFIG", `the fleet identity is ${this.#signer.name}, but this runtime is named ${o.name}; start it with --name ${this.#signer.name}`);
+    if (this.#signer && this.#signer.name !== o.name)
+      throw new BodylinkError("BL_ERR_FLEET_CONFIG", `the fleet identity is ${this.#signer.name}, but this runtime is named ${o.name}; start it with --name ${this.#signer.name}`);
     this.#verifier = new RequestVerifier(o.operators ?? new Map());
     this.#self = this.#signer ? trustedKeys([{ name: o.name, key: this.#signer.publicKey }]) : new Map();
     this.#robot = o.robot;
@@ -432,13 +433,19 @@ export class FleetBridge implements FleetGateway {
     };
     a.on("acquired", onAcquired);
     a.on("released", onReleased);
-    this.#offAuthority.push(() => a.off("acquired", onAcquired), () => a.off("released", onReleased));
+    this.#offAuthority.push(
+      () => a.off("acquired", onAcquired),
+      () => a.off("released", onReleased),
+    );
     // The latch's own events, whoever pulled it (fleet, API, dashboard, LoLA, a shutdown).
     const onEstopEvent = (e: EstopState) => this.#event("estop", { ...estopAnswer(e) });
     const onResetEvent = (_e: EstopState, req: { source: string; reason: string }) => this.#event("reset", { source: req.source, reason: req.reason });
     a.on("estop", onEstopEvent);
     a.on("reset", onResetEvent);
-    this.#offAuthority.push(() => a.off("estop", onEstopEvent), () => a.off("reset", onResetEvent));
+    this.#offAuthority.push(
+      () => a.off("estop", onEstopEvent),
+      () => a.off("reset", onResetEvent),
+    );
 
     const rate = Math.min(STATE_RATE_MAX_HZ, Math.max(0.1, this.#o.stateRateHz ?? 10));
     this.#every(1000 / rate, () => this.#publishState());
@@ -660,7 +667,10 @@ export class FleetBridge implements FleetGateway {
     this.#shedMs = Math.min(SHED_MAX_MS, ms * 2);
     for (const s of this.#requestSubs.splice(0)) s.unsubscribe();
     this.#gate.calm();
-    this.#log("warn", `fleet: a request flood (${this.#gate.limits.floodRefusals} refused within 250 ms): taking no requests for ${ms} ms and dropping what the broker queued for us; e-stops ride their own connection`);
+    this.#log(
+      "warn",
+      `fleet: a request flood (${this.#gate.limits.floodRefusals} refused within 250 ms): taking no requests for ${ms} ms and dropping what the broker queued for us; e-stops ride their own connection`,
+    );
     void this.#nc?.reconnect().catch(() => undefined);
     this.#shedTimer = setTimeout(() => {
       this.#shedTimer = undefined;
@@ -701,7 +711,10 @@ export class FleetBridge implements FleetGateway {
     void Promise.race([
       taken.then((e) => () => answer(e)),
       new Promise<() => void>((r) => {
-        timer = setTimeout(() => r(() => answer(this.#robot.estopState(), new BodylinkError("BL_ERR_CORE_UNRESPONSIVE", `the core did not take the e-stop within ${ESTOP_ACK_WAIT_MS} ms; it stays requested`))), ESTOP_ACK_WAIT_MS);
+        timer = setTimeout(
+          () => r(() => answer(this.#robot.estopState(), new BodylinkError("BL_ERR_CORE_UNRESPONSIVE", `the core did not take the e-stop within ${ESTOP_ACK_WAIT_MS} ms; it stays requested`))),
+          ESTOP_ACK_WAIT_MS,
+        );
       }),
     ])
       .catch((e: unknown) => () => answer(this.#robot.estopState(), e instanceof BodylinkError ? e : new BodylinkError("BL_ERR_API_INTERNAL", (e as Error).message)))
@@ -860,7 +873,12 @@ export class FleetBridge implements FleetGateway {
 
   /** What the /fleet page's client signs with and trusts: the operator key it was given, the fleet's robot keys. */
   #trust(): FleetTrust {
-    return { signer: this.#o.operatorKey ?? null, robots: this.#o.robots ?? this.#self, insecure: this.#o.insecure ?? false, ...(this.#o.connect.inboxPrefix ? { inboxPrefix: this.#o.connect.inboxPrefix } : {}) };
+    return {
+      signer: this.#o.operatorKey ?? null,
+      robots: this.#o.robots ?? this.#self,
+      insecure: this.#o.insecure ?? false,
+      ...(this.#o.connect.inboxPrefix ? { inboxPrefix: this.#o.connect.inboxPrefix } : {}),
+    };
   }
 
   #client(): FleetClient {
@@ -885,7 +903,16 @@ export class FleetBridge implements FleetGateway {
     const now = Date.now();
     return present.map((p) => {
       const cached = this.#healthCache.get(p.name);
-      return { name: p.name, body: p.body, host: p.host, version: p.version, started_at: p.started_at, urls: p.urls, health: cached ? { ...cached.h } : null, health_age_ms: cached ? now - cached.at : null };
+      return {
+        name: p.name,
+        body: p.body,
+        host: p.host,
+        version: p.version,
+        started_at: p.started_at,
+        urls: p.urls,
+        health: cached ? { ...cached.h } : null,
+        health_age_ms: cached ? now - cached.at : null,
+      };
     });
   }
 
@@ -926,7 +953,12 @@ export class FleetBridge implements FleetGateway {
 }
 
 function scatterAnswer(r: ScatterResult): FleetScatterAnswer {
-  return { replies: r.replies.map((x) => ({ name: x.name, ok: x.ok, estop: { ...x.estop }, ...(x.error ? { error: { ...x.error } } : {}) })), missing: r.missing, unverified: r.unverified, elapsed_ms: r.elapsedMs };
+  return {
+    replies: r.replies.map((x) => ({ name: x.name, ok: x.ok, estop: { ...x.estop }, ...(x.error ? { error: { ...x.error } } : {}) })),
+    missing: r.missing,
+    unverified: r.unverified,
+    elapsed_ms: r.elapsedMs,
+  };
 }
 
 /** The latch's source: "fleet:WHO", client text kept to a safe alphabet (it goes into logs). */
@@ -935,4 +967,3 @@ function sourceOf(by: string): string {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
-

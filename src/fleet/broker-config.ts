@@ -110,7 +110,7 @@ export function renderBrokerConfig(ids: readonly BrokerIdentity[], o: BrokerConf
     lines.push(`    { nkey: ${q(id.nkey)}, permissions: {`);
     lines.push(`        publish: { allow: ${list(p.publish)} }`);
     lines.push(`        subscribe: { allow: ${list(p.subscribe)} }`);
-    if (p.allowResponses) lines.push("        allow_responses: { max: 1, expires: \"5s\" }");
+    if (p.allowResponses) lines.push('        allow_responses: { max: 1, expires: "5s" }');
     lines.push("    } }");
   }
   lines.push("  ]", "}", "");

@@ -173,7 +173,10 @@ export class FleetClient {
     } catch (e) {
       const msg = (e as Error).message;
       if (/no responders|503/i.test(msg)) {
-        const present = await this.robots().then((rs) => rs.map((r) => r.name).sort(), () => []);
+        const present = await this.robots().then(
+          (rs) => rs.map((r) => r.name).sort(),
+          () => [],
+        );
         throw new BodylinkError("BL_ERR_FLEET_NO_ROBOT", name, present.length ? present.join(", ") : "none");
       }
       if (/timeout/i.test(msg)) throw new BodylinkError("BL_ERR_FLEET_NO_ANSWER", name, timeout);

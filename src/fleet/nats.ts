@@ -23,11 +23,9 @@ export async function ensureEventStream(nc: NatsConnection): Promise<void> {
   try {
     await jsm.streams.info(EVENTS_STREAM);
   } catch {
-    await jsm.streams
-      .add({ name: EVENTS_STREAM, subjects: [subject.allEvents], max_age: 24 * 3600 * 1e9, max_msgs: 100_000 })
-      .catch((e: unknown) => {
-        if (!/already in use/.test((e as Error).message)) throw e;
-      });
+    await jsm.streams.add({ name: EVENTS_STREAM, subjects: [subject.allEvents], max_age: 24 * 3600 * 1e9, max_msgs: 100_000 }).catch((e: unknown) => {
+      if (!/already in use/.test((e as Error).message)) throw e;
+    });
   }
 }
 

@@ -232,12 +232,15 @@ export class RequestVerifier {
     const tsText = get(SIG_HEADERS.timestamp);
     const nonce = get(SIG_HEADERS.nonce);
     const leaseId = get(SIG_HEADERS.lease);
-    if (!/^\d{1,15}$/.test(tsText) || !TOKEN.test(nonce) || !TOKEN.test(keyId) || (leaseId !== "" && !TOKEN.test(leaseId))) return new BodylinkError("BL_ERR_FLEET_SIGNATURE", "malformed signature headers");
+    if (!/^\d{1,15}$/.test(tsText) || !TOKEN.test(nonce) || !TOKEN.test(keyId) || (leaseId !== "" && !TOKEN.test(leaseId)))
+      return new BodylinkError("BL_ERR_FLEET_SIGNATURE", "malformed signature headers");
     const k = this.#trusted.get(keyId);
     if (!k) return new BodylinkError("BL_ERR_FLEET_SIGNATURE", `key ${keyId} is not among this robot's trusted operators`);
     const timestampMs = Number(tsText);
-    if (!verifySig(k.key, requestSigningText({ subject, timestampMs, nonce, keyId, leaseId, body }), sig)) return new BodylinkError("BL_ERR_FLEET_SIGNATURE", `the signature of ${k.name} (key ${keyId}) does not match this request`);
-    if (Math.abs(nowMs - timestampMs) > this.#skewMs) return new BodylinkError("BL_ERR_FLEET_SIGNATURE", `signed ${Math.round((nowMs - timestampMs) / 1000)} s from this robot's clock (at most ${this.#skewMs / 1000} s); check both clocks`);
+    if (!verifySig(k.key, requestSigningText({ subject, timestampMs, nonce, keyId, leaseId, body }), sig))
+      return new BodylinkError("BL_ERR_FLEET_SIGNATURE", `the signature of ${k.name} (key ${keyId}) does not match this request`);
+    if (Math.abs(nowMs - timestampMs) > this.#skewMs)
+      return new BodylinkError("BL_ERR_FLEET_SIGNATURE", `signed ${Math.round((nowMs - timestampMs) / 1000)} s from this robot's clock (at most ${this.#skewMs / 1000} s); check both clocks`);
     this.#forget(nowMs);
     const id = `${keyId}/${nonce}`;
     if (this.#seen.has(id)) return new BodylinkError("BL_ERR_FLEET_SIGNATURE", "this signed request was already used (a replay)");

@@ -53,15 +53,7 @@ import {
   STATE_START,
 } from "../rt/core-shm.js";
 import type { CallMessage, CommonRequests, RequestAnswer, RequestArgs, RequestTable } from "../rt/core-requests.js";
-import {
-  type AcquireResultOf,
-  type AuthorityEvents,
-  type ControlAuthority,
-  DEFAULT_LEASE_MS,
-  type LeaseHandle,
-  type LeaseInfo,
-  type LeaseSource,
-} from "../runtime/authority.js";
+import { type AcquireResultOf, type AuthorityEvents, type ControlAuthority, DEFAULT_LEASE_MS, type LeaseHandle, type LeaseInfo, type LeaseSource } from "../runtime/authority.js";
 import { MonotonicClock, wakeInterrupt } from "../runtime/clock.js";
 import { ESTOP_CLEAR, type EstopRequest, type EstopResetRequest, type EstopState, estopText, type StopCategory } from "../runtime/estop.js";
 import { ESTOP_REQUEST_LAYOUT } from "../shm/control-layout.js";
@@ -366,7 +358,10 @@ function launch(entry: string, workerData: unknown): Worker {
   let worker: Worker;
   if (import.meta.url.endsWith(".ts")) {
     const src = JSON.stringify(new URL(`../rt/${entry}.ts`, import.meta.url).href);
-    worker = new Worker(`import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((m) => { m.register(); return import(${src}); }).catch((e) => { throw e; });`, { ...workerOpts, eval: true });
+    worker = new Worker(`import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((m) => { m.register(); return import(${src}); }).catch((e) => { throw e; });`, {
+      ...workerOpts,
+      eval: true,
+    });
   } else worker = new Worker(new URL(`../rt/${entry}.js`, import.meta.url), workerOpts);
   createInterface({ input: worker.stderr, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => coreLogSink(line));
   return worker;
@@ -517,7 +512,10 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
    * Start the worker and build the host (`make`); resolves with it once the core is configured,
    * cycling and serving, with the core's `ready` message.
    */
-  protected static async boot<H extends CoreHost<RequestTable<never>>, Y>(spec: CoreStart<H>, make: (worker: Worker, buffer: SharedArrayBuffer, channel: StateReader<H>, regions: CoreRegions) => H): Promise<{ host: H; ready: Y }> {
+  protected static async boot<H extends CoreHost<RequestTable<never>>, Y>(
+    spec: CoreStart<H>,
+    make: (worker: Worker, buffer: SharedArrayBuffer, channel: StateReader<H>, regions: CoreRegions) => H,
+  ): Promise<{ host: H; ready: Y }> {
     const regions = coreRegions(spec.stateBytes, spec.options.bodyBytes ?? 0);
     const buffer = new SharedArrayBuffer(regions.totalBytes);
     REGIONS.set(buffer, regions);
@@ -595,7 +593,12 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
   async #follow(): Promise<void> {
     let seen = Atomics.load(this.#ctl, CTL.stateSeq);
     while (!this.#closed && (!this.onDemand || this.#listeners.length > 0)) {
-      const w = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t?: number): { async: boolean; value: Promise<string> | string } }).waitAsync(this.#ctl, CTL.stateSeq, seen, 250);
+      const w = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t?: number): { async: boolean; value: Promise<string> | string } }).waitAsync(
+        this.#ctl,
+        CTL.stateSeq,
+        seen,
+        250,
+      );
       if (w.async) await w.value;
       seen = Atomics.load(this.#ctl, CTL.stateSeq);
       if (seen & 1) continue; // mid-write: the end of this write notifies again
@@ -835,11 +838,27 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
   }
 
   #verdict(answered: boolean): RobotHealth {
-    const base: RobotHealth = this.#lastHealth ?? { body: this.kind, link: "starting", safety: "none", safetyReason: null, cycle: emptyCycle(this.periodMs), errors: {}, control: null, estop: ESTOP_CLEAR, sim: null };
+    const base: RobotHealth = this.#lastHealth ?? {
+      body: this.kind,
+      link: "starting",
+      safety: "none",
+      safetyReason: null,
+      cycle: emptyCycle(this.periodMs),
+      errors: {},
+      control: null,
+      estop: ESTOP_CLEAR,
+      sim: null,
+    };
     const down = !answered;
     return {
       ...base,
-      ...(down ? { link: "lost" as const, safety: this.#closed ? ("core_stopped" as const) : ("core_stalled" as const), safetyReason: this.#closed ? "the real-time core is not running" : `the real-time core stalled: no cycle for more than ${this.#stallAfterMs} ms` } : {}),
+      ...(down
+        ? {
+            link: "lost" as const,
+            safety: this.#closed ? ("core_stopped" as const) : ("core_stalled" as const),
+            safetyReason: this.#closed ? "the real-time core is not running" : `the real-time core stalled: no cycle for more than ${this.#stallAfterMs} ms`,
+          }
+        : {}),
       errors: this.#withHostErrors(base.errors),
       ...(down ? { estop: this.authority.estop } : {}),
     };

@@ -31,7 +31,6 @@ export const P7_MAILBOX_BYTES = mailboxBytes(P7_COMMAND_LAYOUT);
 
 const OK = Object.freeze({ ok: true as const });
 
-
 export class P7Host extends CoreHost<P7Requests> implements P7Body {
   readonly kind = "p7" as const;
   /** Leases and the latch, read from shared memory; changes are messages to the core's Authority. */

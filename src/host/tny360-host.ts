@@ -10,7 +10,7 @@
  * What crosses, and how: core-host.ts.
  */
 import { BODIES } from "../bodies/registry.js";
-import { snapshotTny360State, type Tny360Snapshot, Tny360State, } from "../bodies/tny360/state.js";
+import { snapshotTny360State, type Tny360Snapshot, Tny360State } from "../bodies/tny360/state.js";
 import type { Tny360CoreOptions, Tny360Ready, Tny360Requests } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
 import type { Tny360Body, Tny360CommandResult, Tny360SmoothResult } from "../runtime/tny360-robot.js";
@@ -96,7 +96,6 @@ export class Tny360Host extends CoreHost<Tny360Requests> implements Tny360Body, 
     this.#bodyLink = this.state.link;
     if (stalled) this.state.link = "lost";
   }
-
 
   // ---- reads (copies of the mirror; what the robot API's adapter reads) ------------------------
 

@@ -86,7 +86,13 @@ export const RECORDER_BODIES: { readonly [K in BodyKind]: RecorderBody } = {
           event("safety", s.safetyReason ? `stiffness ramps to 0: ${s.safetyReason}` : "commands flow normally", { reason: s.safetyReason });
         }
       },
-      metadata: () => (nao.prefs ? [["body_id", nao.prefs.bodyId], ["body_version", nao.prefs.bodyVersion]] : []),
+      metadata: () =>
+        nao.prefs
+          ? [
+              ["body_id", nao.prefs.bodyId],
+              ["body_version", nao.prefs.bodyVersion],
+            ]
+          : [],
     };
   },
   p7: (robot, tap, inThread) =>
@@ -103,11 +109,8 @@ export const RECORDER_BODIES: { readonly [K in BodyKind]: RecorderBody } = {
       },
     ),
   tny360: (robot, tap, inThread) =>
-    layoutBody(
-      robot,
-      inThread,
-      { ring: RING_CHANNEL.tny360State, decode: tny360StateDecoder((robot as unknown as { source: "sim" | "remote" }).source) },
-      (seq) => tap.tny360State(seq, robot as unknown as Tny360Mirror),
+    layoutBody(robot, inThread, { ring: RING_CHANNEL.tny360State, decode: tny360StateDecoder((robot as unknown as { source: "sim" | "remote" }).source) }, (seq) =>
+      tap.tny360State(seq, robot as unknown as Tny360Mirror),
     ),
 };
 

@@ -32,8 +32,7 @@ import { RING_CHANNEL } from "./channels.js";
 export type { P7Mirror, Tny360Mirror };
 
 export const p7StateRecordWriter = (): StateRecordWriter<P7Mirror, typeof P7_BINDING.layout> => new StateRecordWriter(P7_BINDING, P7_STATE_BYTES, RING_CHANNEL.p7State);
-export const tny360StateRecordWriter = (): StateRecordWriter<Tny360Mirror, typeof TNY360_BINDING.layout> =>
-  new StateRecordWriter(TNY360_BINDING, TNY360_STATE_BYTES, RING_CHANNEL.tny360State);
+export const tny360StateRecordWriter = (): StateRecordWriter<Tny360Mirror, typeof TNY360_BINDING.layout> => new StateRecordWriter(TNY360_BINDING, TNY360_STATE_BYTES, RING_CHANNEL.tny360State);
 
 const perCycle = {
   cycle: Type.Integer({ description: "The runtime's cycle count (health's cycles); `seq` counts the cycles that brought data" }),
@@ -135,10 +134,14 @@ export function readP7Command(view: DataView, offset: number, length: number): R
 
 export const P7_COMMAND_RECORD_SCHEMA = Type.Object(
   {
-    command: Type.Union([Type.Literal("move_joints"), Type.Literal("servo_joints"), Type.Literal("clear_error")], { description: "The robot API's command route it came through (or the same call on the runtime)" }),
+    command: Type.Union([Type.Literal("move_joints"), Type.Literal("servo_joints"), Type.Literal("clear_error")], {
+      description: "The robot API's command route it came through (or the same call on the runtime)",
+    }),
     cycle: Type.Integer({ description: "The runtime's cycle count when the arm took it; it acts from the next cycle" }),
     positions: Type.Optional(Type.Array(Type.Number(), { minItems: P7_JOINT_COUNT, maxItems: P7_JOINT_COUNT, description: "Targets, rad, J1..J7 (moves and servo)" })),
-    speed_rad_s: Type.Optional(Type.Array(Type.Number(), { minItems: P7_JOINT_COUNT, maxItems: P7_JOINT_COUNT, description: "Speed limits applied, rad/s (clamped to each joint's maximum; servo: the maxima)" })),
+    speed_rad_s: Type.Optional(
+      Type.Array(Type.Number(), { minItems: P7_JOINT_COUNT, maxItems: P7_JOINT_COUNT, description: "Speed limits applied, rad/s (clamped to each joint's maximum; servo: the maxima)" }),
+    ),
     joint: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: "clear_error: the joint index, or null for every joint" })),
   },
   { description: "A command the AIRBOT P7 took, with the values it applied" },

@@ -38,7 +38,9 @@ export const MAX_CHUNK_BYTES = 64 * 1024 * 1024;
 /** A chunk declares more than MAX_CHUNK_BYTES: refused before decompressing. */
 export class ChunkTooLargeError extends Error {
   constructor(declaredBytes: bigint, compression: string) {
-    super(`a ${compression} chunk declares ${declaredBytes.toLocaleString("en-US")} bytes uncompressed, more than the ${MAX_CHUNK_BYTES / 1024 / 1024} MiB bodylink decompresses per chunk (its recorder writes 256 KiB chunks); refused before allocating`);
+    super(
+      `a ${compression} chunk declares ${declaredBytes.toLocaleString("en-US")} bytes uncompressed, more than the ${MAX_CHUNK_BYTES / 1024 / 1024} MiB bodylink decompresses per chunk (its recorder writes 256 KiB chunks); refused before allocating`,
+    );
   }
 }
 

@@ -13,7 +13,21 @@ import { NAO_CONTACT_LINKS } from "../bodies/nao/mjcf.js";
 import type { NaoState } from "../bodies/nao/state.js";
 import { SCALAR, SIM_CONTACT_SLOTS, SIM_WORLD } from "../bodies/nao/state.js";
 
-type ArrayField = "accelerometer" | "gyroscope" | "angles" | "battery" | "fsr" | "sonar" | "touch" | "position" | "current" | "temperature" | "status" | "stiffness" | "footWeightKg" | "centerOfPressureM";
+type ArrayField =
+  | "accelerometer"
+  | "gyroscope"
+  | "angles"
+  | "battery"
+  | "fsr"
+  | "sonar"
+  | "touch"
+  | "position"
+  | "current"
+  | "temperature"
+  | "status"
+  | "stiffness"
+  | "footWeightKg"
+  | "centerOfPressureM";
 
 /** [state field, JSON key, length, unit]. */
 export const ARRAYS: ReadonlyArray<readonly [ArrayField, string, number, string]> = [

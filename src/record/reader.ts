@@ -294,10 +294,18 @@ export async function notANaoRecording(path: string, what: "verify" | "replay"):
 export function formatRecordingInfo(i: RecordingInfo): string[] {
   const lines: string[] = [];
   const start = i.startNs !== null ? new Date(Number(i.startNs / 1_000_000n)).toISOString() : "-";
-  lines.push(`${i.path}: ${(i.sizeBytes / 1e6).toFixed(2)} MB, ${i.durationS.toFixed(1)} s from ${start}, ${i.messages.toLocaleString("en-US")} messages in ${i.chunks} chunks (${i.compression.join(", ") || "none"})`);
+  lines.push(
+    `${i.path}: ${(i.sizeBytes / 1e6).toFixed(2)} MB, ${i.durationS.toFixed(1)} s from ${start}, ${i.messages.toLocaleString("en-US")} messages in ${i.chunks} chunks (${i.compression.join(", ") || "none"})`,
+  );
   if (i.complete) lines.push("complete: summary and footer present");
-  else if (i.stillWriting) lines.push(`STILL BEING WRITTEN: it grew while it was read (a recorder is writing it; its summary comes when it stops); read up to byte ${i.readableUpToByte?.toLocaleString("en-US")} of ${i.sizeBytes.toLocaleString("en-US")}, counts below are what was read`);
-  else lines.push(`CUT SHORT: no summary or footer (the recorder did not finish: killed, or the disk filled); readable up to byte ${i.readableUpToByte?.toLocaleString("en-US")} of ${i.sizeBytes.toLocaleString("en-US")}, counts below are what was read`);
+  else if (i.stillWriting)
+    lines.push(
+      `STILL BEING WRITTEN: it grew while it was read (a recorder is writing it; its summary comes when it stops); read up to byte ${i.readableUpToByte?.toLocaleString("en-US")} of ${i.sizeBytes.toLocaleString("en-US")}, counts below are what was read`,
+    );
+  else
+    lines.push(
+      `CUT SHORT: no summary or footer (the recorder did not finish: killed, or the disk filled); readable up to byte ${i.readableUpToByte?.toLocaleString("en-US")} of ${i.sizeBytes.toLocaleString("en-US")}, counts below are what was read`,
+    );
   const w = Math.max(5, ...i.channels.map((c) => c.topic.length));
   const e = Math.max(8, ...i.channels.map((c) => c.messageEncoding.length));
   lines.push(`  ${"topic".padEnd(w)}  ${"encoding".padEnd(e)}  ${"schema".padEnd(22)}  messages`);
@@ -306,6 +314,11 @@ export function formatRecordingInfo(i: RecordingInfo): string[] {
     lines.push(`  ${c.topic.padEnd(w)}  ${c.messageEncoding.padEnd(e)}  ${schema.padEnd(22)}  ${c.messages.toLocaleString("en-US")}`);
   }
   for (const a of i.attachments) lines.push(`attachment ${a.name}: ${a.bytes} bytes`);
-  for (const m of i.metadata) lines.push(`metadata ${m.name}: ${Object.entries(m.values).map(([k, v]) => `${k}=${v}`).join(" ")}`);
+  for (const m of i.metadata)
+    lines.push(
+      `metadata ${m.name}: ${Object.entries(m.values)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(" ")}`,
+    );
   return lines;
 }

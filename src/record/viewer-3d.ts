@@ -53,7 +53,12 @@ export interface BodyFrames {
    */
   readonly contactFrames: Readonly<Record<string, readonly [number, number]>>;
   /** Extra shapes on some frames (the trunk, the head, the feet). */
-  readonly solids: ReadonlyArray<{ readonly frame: number; readonly kind: "cube" | "sphere" | "cylinder"; readonly sizeM: readonly [number, number, number]; readonly atM: readonly [number, number, number] }>;
+  readonly solids: ReadonlyArray<{
+    readonly frame: number;
+    readonly kind: "cube" | "sphere" | "cylinder";
+    readonly sizeM: readonly [number, number, number];
+    readonly atM: readonly [number, number, number];
+  }>;
 }
 
 // ---- NAO ---------------------------------------------------------------------------------------
@@ -280,7 +285,8 @@ interface SimWorldJson {
 }
 function worldOf(message: Json): SimWorldJson | null {
   const w = message.sim as Partial<SimWorldJson> | undefined;
-  if (!w || typeof w !== "object" || !Array.isArray(w.base_position_m) || w.base_position_m.length !== 3 || !Array.isArray(w.base_orientation_xyzw) || w.base_orientation_xyzw.length !== 4) return null;
+  if (!w || typeof w !== "object" || !Array.isArray(w.base_position_m) || w.base_position_m.length !== 3 || !Array.isArray(w.base_orientation_xyzw) || w.base_orientation_xyzw.length !== 4)
+    return null;
   return { base_position_m: w.base_position_m, base_orientation_xyzw: w.base_orientation_xyzw, fallen: w.fallen === true, contacts: Array.isArray(w.contacts) ? w.contacts : [] };
 }
 
@@ -384,9 +390,33 @@ export class Viewer3d {
       arrows.push({ pose: { position, orientation: up }, shaft_length: length, shaft_diameter: 0.006, head_length: 0.02, head_diameter: 0.015, color: red });
     }
     const texts: Json[] = w.fallen
-      ? [{ pose: { position: { x: bx, y: by, z: Math.max(bz, 0.1) + 0.25 }, orientation: { x: 0, y: 0, z: 0, w: 1 } }, billboard: true, font_size: 24, scale_invariant: true, color: red, text: "fallen" }]
+      ? [
+          {
+            pose: { position: { x: bx, y: by, z: Math.max(bz, 0.1) + 0.25 }, orientation: { x: 0, y: 0, z: 0, w: 1 } },
+            billboard: true,
+            font_size: 24,
+            scale_invariant: true,
+            color: red,
+            text: "fallen",
+          },
+        ]
       : [];
-    const entity = { timestamp, frame_id: WORLD_FRAME, id: CONTACTS_ID, lifetime: { sec: 0, nsec: 0 }, frame_locked: false, metadata: [], arrows, cubes: [], spheres, cylinders: [], lines: [], triangles: [], texts, models: [] };
+    const entity = {
+      timestamp,
+      frame_id: WORLD_FRAME,
+      id: CONTACTS_ID,
+      lifetime: { sec: 0, nsec: 0 },
+      frame_locked: false,
+      metadata: [],
+      arrows,
+      cubes: [],
+      spheres,
+      cylinders: [],
+      lines: [],
+      triangles: [],
+      texts,
+      models: [],
+    };
     return { deletions: [], entities: [entity] };
   }
 

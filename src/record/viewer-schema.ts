@@ -133,12 +133,7 @@ function rewriteUnion(union: Json[], outer: Json, path: string, ctx: { dropsNull
     inner = { schema: { ...copyKeywords(outer), type, enum: values }, nullable: false };
   } else if (nonNull.length > 1 && nonNull.every((b) => b.anyOf || b.oneOf)) {
     // A union of unions (an enum wrapped once more, e.g. a category or null): flatten.
-    return rewriteUnion(
-      nonNull.flatMap((b) => (b.anyOf ?? b.oneOf) as Json[]).concat(nullable ? [{ type: "null" }] : []),
-      outer,
-      path,
-      ctx,
-    );
+    return rewriteUnion(nonNull.flatMap((b) => (b.anyOf ?? b.oneOf) as Json[]).concat(nullable ? [{ type: "null" }] : []), outer, path, ctx);
   } else {
     throw new Error(`viewerSchema: ${path} is a union of ${nonNull.length} shapes; the viewers take one type`);
   }

@@ -106,7 +106,8 @@ export class ReplayDriver implements NaoDriver {
       }
     }
     if (steps.length === 0) throw new BodylinkError("BL_ERR_REPLAY_INPUT", `${path} holds no LoLA messages to replay`);
-    if (!steps.some((s) => s.answers.length > 0)) throw new BodylinkError("BL_ERR_REPLAY_INPUT", `${path} holds no raw chest-board frames: replay needs a recording of the chest board (bodylink record), not a LoLA dump`);
+    if (!steps.some((s) => s.answers.length > 0))
+      throw new BodylinkError("BL_ERR_REPLAY_INPUT", `${path} holds no raw chest-board frames: replay needs a recording of the chest board (bodylink record), not a LoLA dump`);
     const block = assembler.result() ?? (await readAttachments(path)).get(PREFS_ATTACHMENT) ?? null;
     if (!block) throw new BodylinkError("BL_ERR_REPLAY_INPUT", `${path} holds no preference block`);
     const p = preferencesFromBlock(block);

@@ -190,8 +190,14 @@ function plain(v: unknown): unknown {
 function faultable<D extends object>(driver: D, faults: DriverFaults): D {
   return new Proxy(driver, {
     get(target, key) {
-      if (key === "read" && faults.read) return () => { throw new Error("injected read fault"); };
-      if (key === "write" && faults.write) return () => { throw new Error("injected write fault"); };
+      if (key === "read" && faults.read)
+        return () => {
+          throw new Error("injected read fault");
+        };
+      if (key === "write" && faults.write)
+        return () => {
+          throw new Error("injected write fault");
+        };
       const v = Reflect.get(target, key, target);
       return typeof v === "function" ? v.bind(target) : v;
     },

@@ -110,7 +110,13 @@ runCore<NaoRobot, NaoCoreOptions, NaoRequests, NaoReady, { lolaPath: string | nu
     tap.naoState(r.state);
     tap.lateCycles(seq, r.loop.timing.lateCycles);
   },
-  ready: (r, served) => ({ prefs: r.prefs, prefsUnavailable: r.prefsUnavailable, boards: r.boards, upstreamConnected: upstream ? upstream.upstream.connected : null, lolaPath: served?.lolaPath ?? null }),
+  ready: (r, served) => ({
+    prefs: r.prefs,
+    prefsUnavailable: r.prefsUnavailable,
+    boards: r.boards,
+    upstreamConnected: upstream ? upstream.upstream.connected : null,
+    lolaPath: served?.lolaPath ?? null,
+  }),
   transport: (r) => (upstream ? `lola:${upstream.upstream.path}` : r.driver.name),
   link: (r) => r.state.link,
   safeNow: (r) => (r.driver instanceof LolaUpstreamDriver || r.driver instanceof ChestboardDriver ? r.driver.deactivateNow() : false),

@@ -52,7 +52,6 @@ const oldUsed = (spaces: SpaceStats[]): number => {
   return n;
 };
 
-
 /** Heap used and external memory now; one object of two numbers (the same allocation every read). */
 function counters(): { heap: number; external: number } {
   const m = process.memoryUsage();
@@ -129,8 +128,7 @@ export async function sampleAllocationSites(onCycle: OnCycle, cycles: number, in
   if (!Number.isInteger(cycles) || cycles < 1 || cycles > 1_000_000) throw new RangeError(`cycles must be an integer 1..1000000, got ${cycles}`);
   const session = new Session();
   session.connect();
-  const post = (method: string, params?: object): Promise<unknown> =>
-    new Promise((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
+  const post = (method: string, params?: object): Promise<unknown> => new Promise((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
   try {
     await post("HeapProfiler.enable");
     await new Promise<void>((resolve) => {

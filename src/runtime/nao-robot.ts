@@ -173,7 +173,6 @@ export class NaoRobot implements RobotBase, NaoBody, CycleRobot<NaoState, NaoOut
   /** staleCommands: validated commands (a worker core's mailbox) dropped because their lease had ended. */
   readonly #errors = { unacknowledged: 0, noAnswer: 0, writeFailed: 0, readFailed: 0, badFrames: 0, overruns: 0, lateCycles: 0, lateRamps: 0, linkDown: 0, staleCommands: 0 };
 
-
   private constructor(opts: NaoRobotOptions) {
     this.clock = opts.clock ?? new MonotonicClock();
     this.authority = new Authority(this.clock);

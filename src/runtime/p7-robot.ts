@@ -21,17 +21,7 @@
  * - when the link is lost the getters return null at once, commands are refused (503) and the arm
  *   stops itself; after the link returns the arm holds until commanded again.
  */
-import {
-  copyP7Commands,
-  P7_WRITE_KIND,
-  P7Commands,
-  type P7WriteKind,
-  p7MoveScales,
-  setP7Write,
-  validateJointIndex,
-  validateJointTargets,
-  validateSpeed,
-} from "../bodies/p7/commands.js";
+import { copyP7Commands, P7_WRITE_KIND, P7Commands, type P7WriteKind, p7MoveScales, setP7Write, validateJointIndex, validateJointTargets, validateSpeed } from "../bodies/p7/commands.js";
 import { P7_JOINT_COUNT, P7_MAX_SPEED_RAD_S } from "../bodies/p7/joints.js";
 import { P7_COMMAND_KIND } from "../bodies/p7/layout.js";
 import {
@@ -183,7 +173,10 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, P7Command
     this.clock = opts.clock ?? new MonotonicClock();
     this.authority = opts.authority ?? new Authority(this.clock);
     // A simulated arm given as the driver (the core's worker builds its own) is the one `sim` names.
-    const simDriver = opts.driver instanceof P7SimDriver ? opts.driver : new P7SimDriver({ seed: opts.seed ?? 1, params: opts.simParams, initialAnglesRad: opts.initialAnglesRad, ...(opts.simModel ? { model: opts.simModel } : {}) });
+    const simDriver =
+      opts.driver instanceof P7SimDriver
+        ? opts.driver
+        : new P7SimDriver({ seed: opts.seed ?? 1, params: opts.simParams, initialAnglesRad: opts.initialAnglesRad, ...(opts.simModel ? { model: opts.simModel } : {}) });
     this.sim = simDriver.sim;
     this.driver = opts.driver ?? simDriver;
     this.lifecycle = new Lifecycle(this.driver, this, this.clock, opts.youngGcEveryMs === undefined ? {} : { youngGcEveryMs: opts.youngGcEveryMs });

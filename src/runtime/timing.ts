@@ -120,6 +120,16 @@ export class CycleTiming {
     gcSorted.set(this.#gcs.subarray(0, gcCount));
     gcSorted.sort();
     const gcMs = { p50: quantileOfSorted(gcSorted, 0.5), p99: quantileOfSorted(gcSorted, 0.99), max: gcCount ? gcSorted[gcCount - 1]! : 0 };
-    return { cycles: this.cycles, lateCycles: this.lateCycles, missedCycles: this.missedCycles, windowCycles: count, periodMs, execMs, latenessMs, jitterP99Ms: jitter.p99, gc: { collections: this.#gcN, ms: gcMs } };
+    return {
+      cycles: this.cycles,
+      lateCycles: this.lateCycles,
+      missedCycles: this.missedCycles,
+      windowCycles: count,
+      periodMs,
+      execMs,
+      latenessMs,
+      jitterP99Ms: jitter.p99,
+      gc: { collections: this.#gcN, ms: gcMs },
+    };
   }
 }

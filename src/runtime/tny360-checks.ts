@@ -144,7 +144,8 @@ export interface TnyAdmissionContext {
 export function tnyAdmission(spec: TnySpec, leaseId: string | null, check: TnyCheck, at: TnyAdmissionContext): { refusal: TnyRefusal; counter: TnyRefusalCounter } | null {
   const lease = tnyLeaseRefusal(at.authority, leaseId);
   if (lease) return { refusal: lease, counter: "refusedCommands" };
-  if (check.problem !== null) return { refusal: { ok: false, error: new BodylinkError("BL_ERR_CMD_INVALID", `${what(spec)}: ${check.problem}`), status: Status.InvalidParameters }, counter: "invalidCommands" };
+  if (check.problem !== null)
+    return { refusal: { ok: false, error: new BodylinkError("BL_ERR_CMD_INVALID", `${what(spec)}: ${check.problem}`), status: Status.InvalidParameters }, counter: "invalidCommands" };
   const down = tnyLinkRefusal(at.stopped, at.unavailable);
   if (down) return { refusal: down, counter: null };
   if (at.simLimits && !check.limits()) return { refusal: tnyBodyRefusal(spec, Status.InvalidParameters), counter: "invalidCommands" };

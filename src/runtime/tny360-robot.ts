@@ -209,7 +209,13 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
             velocityDecayMs: opts.velocityDecayMs,
             connectWaitMs: opts.connectWaitMs,
           })
-        : new TnySimDriver({ seed: opts.seed, velocityTimeoutMs: opts.velocityTimeoutMs, velocityDecayMs: opts.velocityDecayMs, clock: this.clock, ...(opts.simModel ? { model: opts.simModel } : {}) }));
+        : new TnySimDriver({
+            seed: opts.seed,
+            velocityTimeoutMs: opts.velocityTimeoutMs,
+            velocityDecayMs: opts.velocityDecayMs,
+            clock: this.clock,
+            ...(opts.simModel ? { model: opts.simModel } : {}),
+          }));
     this.source = this.driver.source;
     this.state = new Tny360State(this.source);
     this.driver.read(this.clock.nowMs(), this.state); // what the body is before the first cycle

@@ -95,7 +95,8 @@ async function answer(line: string, target: EstopSocketTarget): Promise<EstopSoc
  * died is replaced; anything else at the path is refused). Resolves once it accepts.
  */
 export async function serveEstopSocket(path: string, target: EstopSocketTarget): Promise<EstopSocket> {
-  if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) throw new BodylinkError("BL_ERR_RUNTIME_DIR", path, `is too long for a socket (${MAX_SOCKET_PATH_BYTES} bytes at most); set BODYLINK_RUNTIME_DIR to a shorter directory`);
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES)
+    throw new BodylinkError("BL_ERR_RUNTIME_DIR", path, `is too long for a socket (${MAX_SOCKET_PATH_BYTES} bytes at most); set BODYLINK_RUNTIME_DIR to a shorter directory`);
   clearStale(path);
   const clients = new Set<Socket>();
   const server = createServer((socket) => {

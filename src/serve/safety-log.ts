@@ -54,10 +54,16 @@ export function attachSafetyLog(robot: BodyRuntime, log: Logger = createLog({ fo
   const onEstop = (e: ReturnType<BodyRuntime["estopState"]>) => {
     if (e.source === "shutdown") {
       shuttingDown = true;
-      event("info", "shutdown", { reason: e.reason, category: e.category }, `stopping (${e.reason ?? "shutdown"}): the body is taken to its safe state and held there (e-stop latched until the process ends)`);
+      event(
+        "info",
+        "shutdown",
+        { reason: e.reason, category: e.category },
+        `stopping (${e.reason ?? "shutdown"}): the body is taken to its safe state and held there (e-stop latched until the process ends)`,
+      );
     } else event("warn", "estop", { source: e.source, reason: e.reason, category: e.category, phase: e.phase }, `emergency stop latched by ${e.source ?? "?"}: ${e.reason ?? ""}`);
   };
-  const onReset = (_e: unknown, req: { source: string; reason: string }) => event("warn", "estop_reset", { source: req.source, reason: req.reason }, `emergency stop reset by ${req.source}: ${req.reason}`);
+  const onReset = (_e: unknown, req: { source: string; reason: string }) =>
+    event("warn", "estop_reset", { source: req.source, reason: req.reason }, `emergency stop reset by ${req.source}: ${req.reason}`);
   a.on("acquired", onAcquired);
   a.on("released", onReleased);
   a.on("estop", onEstop);
@@ -102,7 +108,8 @@ export function attachSafetyLog(robot: BodyRuntime, log: Logger = createLog({ fo
       return;
     }
     lateLine(Math.max(late, h.cycle.lateCycles));
-    if (h.link !== link) event(h.link === "ok" ? "info" : "warn", "link", { from: link, to: h.link, reason: h.safetyReason }, `body link ${link} -> ${h.link}${h.safetyReason ? `: ${h.safetyReason}` : ""}`);
+    if (h.link !== link)
+      event(h.link === "ok" ? "info" : "warn", "link", { from: link, to: h.link, reason: h.safetyReason }, `body link ${link} -> ${h.link}${h.safetyReason ? `: ${h.safetyReason}` : ""}`);
     link = h.link;
   }, RATE_MS);
   timer.unref();

@@ -350,4 +350,3 @@ export class ChestboardLink {
     if (m?.payload[1] !== 0) throw new Error("chest board refused the power command");
   }
 }
-

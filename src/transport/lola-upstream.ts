@@ -328,7 +328,10 @@ export class LolaUpstream {
       if (!opened) {
         const why = `${e.code ?? "error"}: ${e.code === "ENOENT" ? "no socket there yet" : e.code === "ECONNREFUSED" ? "nothing accepts on it" : e.message}`;
         if (why !== this.#waitingReason || isLogCount(this.#retries + 1)) {
-          this.#log(this.#waitingReason === "" ? "info" : "warn", `waiting for LoLA at ${this.path} (${why}); retrying every ${this.#retryMs}..${this.#opts.retryMaxMs} ms${this.#retries > 0 ? ` [${this.#retries + 1} tries]` : ""}`);
+          this.#log(
+            this.#waitingReason === "" ? "info" : "warn",
+            `waiting for LoLA at ${this.path} (${why}); retrying every ${this.#retryMs}..${this.#opts.retryMaxMs} ms${this.#retries > 0 ? ` [${this.#retries + 1} tries]` : ""}`,
+          );
           this.#waitingReason = why;
         }
       } else if (this.#socket === s) {

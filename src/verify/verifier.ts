@@ -187,14 +187,18 @@ export function formatVerifyResult(label: string, r: VerifyResult): string[] {
   const t0 = r.firstTimeNs;
   const rel = (t: bigint | null) => (t === null || t0 === null ? "-" : `${t >= t0 ? "+" : ""}${(Number(t - t0) / 1e9).toFixed(3)} s`);
   const span = t0 !== null && r.lastTimeNs !== null ? `, ${(Number(r.lastTimeNs - t0) / 1e9).toFixed(1)} s from ${new Date(Number(t0 / 1_000_000n)).toISOString()}` : "";
-  lines.push(`${label}: ${fmt(r.answerFrames)} answer frames and ${fmt(r.commandFrames)} command frames re-decoded with the current decoder${r.badAnswerFrames ? ` (${fmt(r.badAnswerFrames)} did not decode)` : ""}; ${fmt(r.messages)} LoLA messages${span}`);
+  lines.push(
+    `${label}: ${fmt(r.answerFrames)} answer frames and ${fmt(r.commandFrames)} command frames re-decoded with the current decoder${r.badAnswerFrames ? ` (${fmt(r.badAnswerFrames)} did not decode)` : ""}; ${fmt(r.messages)} LoLA messages${span}`,
+  );
   lines.push(`compared ${r.valuesPerMessage} values per message: ${r.keys.join(", ")}`);
   if (r.messages > 0 && r.identicalValues === r.values) {
     lines.push(`${fmt(r.identicalValues)} values in ${fmt(r.messages)} of LoLA's messages came out bit-identical.`);
     return lines;
   }
   const diffValues = r.values - r.identicalValues;
-  lines.push(`${fmt(r.identicalValues)} of ${fmt(r.values)} values identical; ${fmt(diffValues)} values differ in ${fmt(r.messages - r.identicalMessages)} of ${fmt(r.messages)} messages${r.malformedMessages ? ` (${fmt(r.malformedMessages)} messages did not decode)` : ""}`);
+  lines.push(
+    `${fmt(r.identicalValues)} of ${fmt(r.values)} values identical; ${fmt(diffValues)} values differ in ${fmt(r.messages - r.identicalMessages)} of ${fmt(r.messages)} messages${r.malformedMessages ? ` (${fmt(r.malformedMessages)} messages did not decode)` : ""}`,
+  );
   for (const d of r.differences) {
     if (d.index < 0) {
       lines.push(`  message ${fmt(d.message)} at ${rel(d.messageTimeNs)}: not a LoLA sensor message`);

@@ -63,7 +63,8 @@ async function prefsFromRecording(path: string): Promise<Uint8Array | null> {
 export async function verifyRecording(path: string, opts: VerifyOptions = {}): Promise<VerifyReport> {
   const notes: string[] = [];
   const prefs = opts.prefsPath ? await prefsFromFile(opts.prefsPath) : await prefsFromRecording(path);
-  if (!prefs) throw new BodylinkError("BL_ERR_VERIFY_INPUT", (await notANaoRecording(path, "verify")) ?? `${path} holds no preference block (no ${PREFS_ATTACHMENT}, no preference reads); pass --prefs FILE`);
+  if (!prefs)
+    throw new BodylinkError("BL_ERR_VERIFY_INPUT", (await notANaoRecording(path, "verify")) ?? `${path} holds no preference block (no ${PREFS_ATTACHMENT}, no preference reads); pass --prefs FILE`);
   const v = new Verifier(prefs, { maxDifferences: opts.maxDifferences });
   let topic = opts.lolaTopic ?? null;
   let frames = 0;
@@ -79,7 +80,11 @@ export async function verifyRecording(path: string, opts: VerifyOptions = {}): P
     }
   }
   if (!complete) notes.push(`${path} was cut short (no summary); verified up to its last complete chunk`);
-  if (frames === 0) throw new BodylinkError("BL_ERR_VERIFY_INPUT", `${path} holds no raw chest-board frames (/nao/chestboard/in); for a LoLA dump, pass the usbmon capture too: bodylink verify CAPTURE.pcap --lola ${path}`);
+  if (frames === 0)
+    throw new BodylinkError(
+      "BL_ERR_VERIFY_INPUT",
+      `${path} holds no raw chest-board frames (/nao/chestboard/in); for a LoLA dump, pass the usbmon capture too: bodylink verify CAPTURE.pcap --lola ${path}`,
+    );
   if (v.result().messages === 0) throw new BodylinkError("BL_ERR_VERIFY_INPUT", `${path} holds no LoLA messages (${LOLA_TOPICS.join(" or ")})`);
   return { result: v.result(), notes };
 }

@@ -77,11 +77,15 @@ describe("docs/api.md SDK examples", () => {
     ["nao", simNao, /^NAO: chest LEDs set, battery \d+ % \(lease [0-9a-f]{8}…\)$/],
     ["p7", simP7, /^P7: moving, about \d\.\d\d s \(lease /],
     ["tny360", simTny, /^TNY-360: gait Creep \(lease /],
-  ] as const)("Any body, against a %s: narrows on robot.body and uses that body's facet", async (_kind, make, line) => {
-    const out = await runExample("Any body", await make(new MonotonicClock()));
-    expect(out).toHaveLength(1);
-    expect(out[0]).toMatch(line);
-  }, 15_000);
+  ] as const)(
+    "Any body, against a %s: narrows on robot.body and uses that body's facet",
+    async (_kind, make, line) => {
+      const out = await runExample("Any body", await make(new MonotonicClock()));
+      expect(out).toHaveLength(1);
+      expect(out[0]).toMatch(line);
+    },
+    15_000,
+  );
 
   it("each example block is its file in examples/, as written", () => {
     for (const [heading, file] of Object.entries(FILES)) {
@@ -109,22 +113,26 @@ describe("docs/api.md SDK examples", () => {
         p.on("close", (code) => resolve({ code, stderr }));
       });
     try {
-      const wrong = await Promise.all([
-        ["examples/nao.ts", "nao-example", "nao", "p7"],
-        ["examples/p7.ts", "p7-example", "p7", "tny360"],
-        ["examples/tny360.ts", "tny-example", "tny360", "nao"],
-      ].map(async ([file, name, want, serving]) => ({ name, want, serving, url: at(serving!).server.url, r: await run(file!, at(serving!).server.url) })));
+      const wrong = await Promise.all(
+        [
+          ["examples/nao.ts", "nao-example", "nao", "p7"],
+          ["examples/p7.ts", "p7-example", "p7", "tny360"],
+          ["examples/tny360.ts", "tny-example", "tny360", "nao"],
+        ].map(async ([file, name, want, serving]) => ({ name, want, serving, url: at(serving!).server.url, r: await run(file!, at(serving!).server.url) })),
+      );
       for (const { name, want, serving, url, r } of wrong) {
         expect(r.code, r.stderr).toBe(1);
         expect(r.stderr.trim().split("\n")).toEqual([`${name}: the server at ${url} serves a ${serving} body, not ${want}; check the URL or the expectBody option [BL_ERR_CLIENT_WRONG_BODY]`]);
       }
       for (const { robot } of servers) expect(robot.authority.acquire("someone-else", "api", 60_000).ok).toBe(true);
-      const held = await Promise.all([
-        ["examples/nao.ts", "nao-example", "nao"],
-        ["examples/p7.ts", "p7-example", "p7"],
-        ["examples/tny360.ts", "tny-example", "tny360"],
-        ["examples/any-body.ts", "any-body", "p7"],
-      ].map(async ([file, name, kind]) => ({ name, r: await run(file!, at(kind!).server.url) })));
+      const held = await Promise.all(
+        [
+          ["examples/nao.ts", "nao-example", "nao"],
+          ["examples/p7.ts", "p7-example", "p7"],
+          ["examples/tny360.ts", "tny-example", "tny360"],
+          ["examples/any-body.ts", "any-body", "p7"],
+        ].map(async ([file, name, kind]) => ({ name, r: await run(file!, at(kind!).server.url) })),
+      );
       for (const { name, r } of held) {
         expect(r.code, r.stderr).toBe(1);
         const lines = r.stderr.trim().split("\n");
@@ -147,7 +155,23 @@ describe("docs/api.md SDK examples", () => {
       return f;
     });
     const tsc = join(import.meta.dirname, "../../node_modules/typescript/bin/tsc");
-    const args = [tsc, "--noEmit", "--strict", "--target", "ES2022", "--module", "NodeNext", "--moduleResolution", "NodeNext", "--lib", "ES2023,DOM,esnext.disposable", "--types", "node", "--skipLibCheck", ...files];
+    const args = [
+      tsc,
+      "--noEmit",
+      "--strict",
+      "--target",
+      "ES2022",
+      "--module",
+      "NodeNext",
+      "--moduleResolution",
+      "NodeNext",
+      "--lib",
+      "ES2023,DOM,esnext.disposable",
+      "--types",
+      "node",
+      "--skipLibCheck",
+      ...files,
+    ];
     let out = "";
     try {
       execFileSync(process.execPath, args, { encoding: "utf8" });

@@ -20,8 +20,7 @@ describe("NAO joints command: the robot's own pose", () => {
       const elbow = names.indexOf("LElbowRoll");
       expect(state.joint_positions[elbow]).toBeGreaterThan(-0.0349); // the reading that used to count as clamped
       const lease = (await app.inject({ method: "POST", url: "/v1/control", payload: { owner: "echo" } })).json() as { lease_id: string };
-      const post = (positions: number[]) =>
-        app.inject({ method: "POST", url: "/v1/commands/joints", headers: { [LEASE]: lease.lease_id }, payload: { positions } });
+      const post = (positions: number[]) => app.inject({ method: "POST", url: "/v1/commands/joints", headers: { [LEASE]: lease.lease_id }, payload: { positions } });
       const echo = await post(state.joint_positions);
       expect(echo.statusCode, echo.body).toBe(200);
       expect((echo.json() as { result: { clamped: unknown[] } }).result.clamped).toEqual([]);

@@ -28,8 +28,7 @@ describe("f32", () => {
 });
 
 const bodies = fc.constantFrom("nao" as const, "p7" as const, "tny360" as const);
-const arrayOf = (n: fc.Arbitrary<number>) =>
-  fc.oneof(fc.array(n, { maxLength: 30 }), fc.constant(null), fc.string(), fc.array(fc.oneof(n, fc.constant(null), fc.string()), { maxLength: 30 }));
+const arrayOf = (n: fc.Arbitrary<number>) => fc.oneof(fc.array(n, { maxLength: 30 }), fc.constant(null), fc.string(), fc.array(fc.oneof(n, fc.constant(null), fc.string()), { maxLength: 30 }));
 const num = fc.oneof(fc.double(), fc.integer({ min: -3, max: 5 }));
 
 describe("SDK state reading", () => {

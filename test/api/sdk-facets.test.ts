@@ -7,7 +7,19 @@ import { readFileSync } from "node:fs";
 import WebSocket from "ws";
 import { afterEach, describe, expect, it } from "vitest";
 import { BODY_KINDS } from "../../src/bodies/registry.js";
-import { ApiError, type BodyClient, type BodylinkClient, connect, FACETS, type FetchLike, NAO_JOINT_NAMES, type NaoJoints, type NaoJointTargets, type RobotClient, type RobotState } from "../../src/client/index.js";
+import {
+  ApiError,
+  type BodyClient,
+  type BodylinkClient,
+  connect,
+  FACETS,
+  type FetchLike,
+  NAO_JOINT_NAMES,
+  type NaoJoints,
+  type NaoJointTargets,
+  type RobotClient,
+  type RobotState,
+} from "../../src/client/index.js";
 import { MonotonicClock } from "../../src/runtime/clock.js";
 import { type RunningApiServer, startApiServer } from "../../src/serve/api/build.js";
 import { type AnyRobot, simNao, simP7, simTny } from "./helpers.js";
@@ -94,7 +106,29 @@ describe("per-body facets chosen by the server's hello", () => {
     expect((thrown as ApiError).code).toBe("BL_ERR_CLIENT_NOT_THIS_BODY");
     expect(sent.slice(before)).toEqual([]);
     // The flat body methods the client had before 0.1.0 are gone, at run time too (docs/api.md).
-    const flat = ["getBatteryState", "getTouchState", "getFootState", "getSonarState", "getHeadState", "fetchPreferences", "fetchBoards", "setJointTargets", "setLeds", "setSonar", "smoothEnable", "smoothDisable", "moveJoints", "servoJoints", "clearError", "setVelocity", "setPosture", "setEnabledMask", "setGait", "setJointTarget", "setLegPosition"];
+    const flat = [
+      "getBatteryState",
+      "getTouchState",
+      "getFootState",
+      "getSonarState",
+      "getHeadState",
+      "fetchPreferences",
+      "fetchBoards",
+      "setJointTargets",
+      "setLeds",
+      "setSonar",
+      "smoothEnable",
+      "smoothDisable",
+      "moveJoints",
+      "servoJoints",
+      "clearError",
+      "setVelocity",
+      "setPosture",
+      "setEnabledMask",
+      "setGait",
+      "setJointTarget",
+      "setLegPosition",
+    ];
     expect(flat.filter((m) => m in c)).toEqual([]);
   });
 

@@ -380,4 +380,3 @@ describe("waitForState / waitForMessage", () => {
     await expect(client.waitForState()).rejects.toMatchObject({ code: "BL_ERR_CLIENT_CLOSED" });
   });
 });
-

@@ -185,7 +185,10 @@ describe("robot API over loopback with the SDK", () => {
     };
     const holder = await connect(server.url, { WebSocket, owner: "holder", fetch: counted("holder") });
     const other = await connect(server.url, { WebSocket, owner: "other", fetch: counted("other") });
-    cleanup.push(() => holder.close(), () => other.close());
+    cleanup.push(
+      () => holder.close(),
+      () => other.close(),
+    );
     // Its own stop: renewals every 20 ms, so one would be refused within a few ms of the latch if not held back.
     const lease = await holder.acquireControl({ leaseMs: 300, renewEveryMs: 20 });
     const lost = next<{ reason: string }>(holder, "control-lost");
@@ -293,7 +296,11 @@ describe("bodylink serve", () => {
     const dir = mkdtempSync(join(tmpdir(), "bodylink-api-test-"));
     cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
     const bin = join(import.meta.dirname, "../../bin/bodylink.js");
-    for (const [body, joints] of [["nao", 26], ["p7", 7], ["tny360", 14]] as const) {
+    for (const [body, joints] of [
+      ["nao", 26],
+      ["p7", 7],
+      ["tny360", 14],
+    ] as const) {
       const child = spawn(process.execPath, [bin, "serve", "--body", body, "--api-port", "0", "--no-lola", "--no-tny"], {
         env: { ...process.env, BODYLINK_RUNTIME_DIR: dir },
         stdio: ["ignore", "pipe", "pipe"],

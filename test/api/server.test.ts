@@ -112,7 +112,14 @@ describe("NAO robot API (inject, simulated time)", () => {
     expect(info.joint_names).toEqual([...API_ORDER]);
     await step(robot, clock, 5);
     const health = (await call(app, "GET", "/v1/health")).body;
-    expect(health).toMatchObject({ body: "nao", link: "ok", safety_code: "no_holder", safety_reason: "no client holds control", control: null, api: { subscribers: 0, send_slice_ms: { p99: 0, max: 0 } } });
+    expect(health).toMatchObject({
+      body: "nao",
+      link: "ok",
+      safety_code: "no_holder",
+      safety_reason: "no client holds control",
+      control: null,
+      api: { subscribers: 0, send_slice_ms: { p99: 0, max: 0 } },
+    });
     expect((health.cycle as Json).cycles).toBe(5);
     expect(health.cycle).toMatchObject({ window_cycles: 5, core_gc_collections: expect.any(Number), core_gc_max_ms: expect.any(Number) });
     if (process.platform === "linux") {

@@ -84,7 +84,9 @@ describe("the files a body adds", () => {
     const section = doc.slice(doc.indexOf("## Adding a body"), doc.indexOf("\n## ", doc.indexOf("## Adding a body") + 3));
     const paths = [...new Set([...section.matchAll(/`((?:src|web)\/[\w./-]*hexapod[\w./-]*)`/g)].map((m) => m[1]!))];
     // the folders and files of every layer, the dashboard's entry, panel and controls among them
-    expect(paths).toEqual(expect.arrayContaining(["src/drivers/hexapod/", "src/serve/api/bodies/hexapod.ts", "web/bodies/hexapod.ts", "web/bodies/hexapod-panel.ts", "web/bodies/hexapod-controls.ts"]));
+    expect(paths).toEqual(
+      expect.arrayContaining(["src/drivers/hexapod/", "src/serve/api/bodies/hexapod.ts", "web/bodies/hexapod.ts", "web/bodies/hexapod-panel.ts", "web/bodies/hexapod-controls.ts"]),
+    );
     for (const kind of BODY_KINDS) for (const p of paths) expect(existsSync(join(ROOT, p.replaceAll("hexapod", kind))), `${kind}: ${p}`).toBe(true);
   });
 });

@@ -71,8 +71,10 @@ describe("comparisons with a body-kind literal", () => {
   });
 
   it("knows a body's own files from shared ones", () => {
-    for (const p of ["src/bodies/nao/joints.ts", "src/runtime/p7-robot.ts", "web/bodies/tny360.ts", "web/bodies/nao-panel.ts", "src/serve/lola/server.ts", "src/rt/tny360-worker.ts"]) expect(isBodyOwn(p), p).toBe(true);
-    for (const p of ["web/main.ts", "web/teleop.ts", "src/record/recorder.ts", "src/cli/serve.ts", "src/client/index.ts", "web/bodies/index.ts", "src/bodies/parts.ts"]) expect(isBodyOwn(p), p).toBe(false);
+    for (const p of ["src/bodies/nao/joints.ts", "src/runtime/p7-robot.ts", "web/bodies/tny360.ts", "web/bodies/nao-panel.ts", "src/serve/lola/server.ts", "src/rt/tny360-worker.ts"])
+      expect(isBodyOwn(p), p).toBe(true);
+    for (const p of ["web/main.ts", "web/teleop.ts", "src/record/recorder.ts", "src/cli/serve.ts", "src/client/index.ts", "web/bodies/index.ts", "src/bodies/parts.ts"])
+      expect(isBodyOwn(p), p).toBe(false);
   });
 
   it("shared code in src/ and web/ compares at most 6 times, the recorder never, and exactly where listed", () => {

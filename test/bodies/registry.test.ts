@@ -61,7 +61,17 @@ describe.each(BODY_KINDS)("%s derives from the registry in every layer", (kind: 
   });
   it("client SDK: a facet in the table, named after the body (test/api/sdk-facets.test.ts uses each)", () => {
     expect(Object.keys(FACETS)).toEqual(BODY_KINDS);
-    expect(new FACETS[kind]({ checkBody: () => {}, current: () => null, newest: () => null, jointNames: () => [], leaseId: () => null, request: async () => null as never, command: async () => null as never }).kind).toBe(kind);
+    expect(
+      new FACETS[kind]({
+        checkBody: () => {},
+        current: () => null,
+        newest: () => null,
+        jointNames: () => [],
+        leaseId: () => null,
+        request: async () => null as never,
+        command: async () => null as never,
+      }).kind,
+    ).toBe(kind);
   });
   it("dashboard: an entry with its words, limits for every joint the API names, its charts and panel", async () => {
     expect(Object.keys(DASHBOARD_BODIES)).toEqual(BODY_KINDS);

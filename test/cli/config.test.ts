@@ -136,7 +136,11 @@ describe("the CLI with a config file", () => {
     const r = await cli(env, "serve", "--config", bad);
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split("\n");
-    expect(lines).toEqual([`bodylink: ${bad}: lola-readers: --lola-readers must be an integer in 0..16, got "-1"`, expect.stringMatching(/: port: unknown key/), expect.stringMatching(/has 2 problems.* \[BL_ERR_CLI_CONFIG\]$/)]);
+    expect(lines).toEqual([
+      `bodylink: ${bad}: lola-readers: --lola-readers must be an integer in 0..16, got "-1"`,
+      expect.stringMatching(/: port: unknown key/),
+      expect.stringMatching(/has 2 problems.* \[BL_ERR_CLI_CONFIG\]$/),
+    ]);
     expect(r.stdout).toBe("");
   });
 

@@ -3,7 +3,10 @@ import { describe, expect, it } from "vitest";
 import { inapplicableFlags, type ServeOptions } from "../../src/cli/serve.js";
 
 const base: ServeOptions = { body: "tny360", host: "127.0.0.1", lola: true, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 1, tny: true };
-const given = (...keys: string[]) => (k: string) => keys.includes(k);
+const given =
+  (...keys: string[]) =>
+  (k: string) =>
+    keys.includes(k);
 
 describe("inapplicableFlags", () => {
   it("is quiet where a flag applies", () => {

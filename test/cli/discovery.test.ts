@@ -141,7 +141,9 @@ describe("records: one per runtime name", () => {
   });
   it("a live runtime's name is refused; its record is untouched", () => {
     writeRuntime(record("nao-a", { apiUrl: "http://first" }));
-    expect(() => writeRuntime(record("nao-a", { apiUrl: "http://second" }))).toThrow(/a runtime named nao-a is already running \(pid \d+, nao on sim, API http:\/\/first\); stop it first, or choose another --name/);
+    expect(() => writeRuntime(record("nao-a", { apiUrl: "http://second" }))).toThrow(
+      /a runtime named nao-a is already running \(pid \d+, nao on sim, API http:\/\/first\); stop it first, or choose another --name/,
+    );
     expect(chooseRuntime("nao-a").apiUrl).toBe("http://first");
   });
   it("bad names are refused (they are NATS subject tokens and file names)", () => {

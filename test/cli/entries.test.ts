@@ -52,7 +52,13 @@ describe("the whole CLI's entry (every command but estop)", () => {
     const { files, packages } = await reached("src/cli/main.ts");
     // every command is declared
     for (const f of ["serve-command", "record", "config", "inspect", "fleet", "chest", "replay", "verify", "export", "ls", "estop"]) expect(files).toContain(`src/cli/${f}.ts`);
-    expect(files.filter((f) => /^src\/(cli\/serve\.ts|cli\/fleet-flags\.ts|serve\/(api|lola|tny|foxglove\/server)|host|sim|drivers|record|verify|replay|export\/lerobot|transport|fleet\/(client|bridge|connect|roster|sign))/.test(f))).toEqual([]);
+    expect(
+      files.filter((f) =>
+        /^src\/(cli\/serve\.ts|cli\/fleet-flags\.ts|serve\/(api|lola|tny|foxglove\/server)|host|sim|drivers|record|verify|replay|export\/lerobot|transport|fleet\/(client|bridge|connect|roster|sign))/.test(
+          f,
+        ),
+      ),
+    ).toEqual([]);
     expect(packages.filter((p) => HEAVY_PACKAGES.test(p))).toEqual([]);
   });
 

@@ -28,7 +28,17 @@ afterEach(async () => {
 
 /** A record as serve writes it first: this (live) process, no e-stop socket, no API yet. */
 function starting(): RuntimeRecord {
-  const r: RuntimeRecord = { name: "arm-starting", pid: process.pid, procStart: ownProcStart(), body: "p7", transport: "sim", apiUrl: null, lolaPath: null, tnyUrl: null, startedAt: new Date().toISOString() };
+  const r: RuntimeRecord = {
+    name: "arm-starting",
+    pid: process.pid,
+    procStart: ownProcStart(),
+    body: "p7",
+    transport: "sim",
+    apiUrl: null,
+    lolaPath: null,
+    tnyUrl: null,
+    startedAt: new Date().toISOString(),
+  };
   writeRuntime(r);
   return r;
 }

@@ -23,7 +23,9 @@ describe("serve --help", () => {
     expect(fleet[0]![0]).toBe("--fleet");
     const first = fleet[0]![1];
     expect(fleet.map(([, i]) => i)).toEqual(fleet.map((_, k) => first + k)); // contiguous
-    expect(fleet.map(([f]) => f)).toEqual(expect.arrayContaining(["--fleet-user", "--fleet-password", "--fleet-token", "--fleet-nkey", "--fleet-creds", "--fleet-ca", "--fleet-dir", "--fleet-insecure"]));
+    expect(fleet.map(([f]) => f)).toEqual(
+      expect.arrayContaining(["--fleet-user", "--fleet-password", "--fleet-token", "--fleet-nkey", "--fleet-creds", "--fleet-ca", "--fleet-dir", "--fleet-insecure"]),
+    );
   });
   it("ends with the log's flags (then --record, serve's own)", () => {
     const flags = serveHelpFlags();

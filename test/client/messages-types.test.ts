@@ -79,12 +79,7 @@ const CHECKED = {
   NaoStateMessage: agree<NaoStateMessage, StateOf<"nao", Static<typeof NaoStreamFieldsSchema>>>(true),
   P7StateMessage: agree<P7StateMessage, StateOf<"p7", Static<typeof P7FieldsSchema>>>(true),
   Tny360StateMessage: agree<Tny360StateMessage, StateOf<"tny360", Static<typeof TnyFieldsSchema>>>(true),
-  StateMessage: agree<
-    StateMessage,
-    | StateOf<"nao", Static<typeof NaoStreamFieldsSchema>>
-    | StateOf<"p7", Static<typeof P7FieldsSchema>>
-    | StateOf<"tny360", Static<typeof TnyFieldsSchema>>
-  >(true),
+  StateMessage: agree<StateMessage, StateOf<"nao", Static<typeof NaoStreamFieldsSchema>> | StateOf<"p7", Static<typeof P7FieldsSchema>> | StateOf<"tny360", Static<typeof TnyFieldsSchema>>>(true),
   ControlHolder: agree<ControlHolder, Static<typeof HolderSchema>>(true),
   LeaseAnswer: agree<LeaseAnswer, Static<typeof LeaseSchema>>(true),
   ErrorAnswer: agree<ErrorAnswer, Static<typeof ErrorSchema>>(true),
@@ -105,10 +100,7 @@ const gaitAgrees = agree<GaitName, Static<GaitSchema>>(true);
 describe("the SDK's message types and the server's schemas", () => {
   it("every type src/client/messages.ts exports is checked against its schema", () => {
     const source = readFileSync("src/client/messages.ts", "utf8");
-    const exported = [
-      ...[...source.matchAll(/^export (?:interface|type) (\w+)/gm)].map((m) => m[1]!),
-      ...[...source.matchAll(/^export type \{ (\w+) \}/gm)].map((m) => m[1]!),
-    ].sort();
+    const exported = [...[...source.matchAll(/^export (?:interface|type) (\w+)/gm)].map((m) => m[1]!), ...[...source.matchAll(/^export type \{ (\w+) \}/gm)].map((m) => m[1]!)].sort();
     expect(exported.length).toBeGreaterThan(15);
     expect(Object.keys(CHECKED).sort()).toEqual(exported);
     expect(Object.values(CHECKED).every((v) => v === true)).toBe(true);
@@ -136,7 +128,15 @@ describe("the SDK's message types and the server's schemas", () => {
     `;
     // Never written: served to the compiler beside the helper it imports.
     const name = join(process.cwd(), "test/support/same-type.fixture.ts");
-    const options: ts.CompilerOptions = { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: [] };
+    const options: ts.CompilerOptions = {
+      strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      skipLibCheck: true,
+      types: [],
+    };
     const host = ts.createCompilerHost(options);
     const read = host.readFile.bind(host);
     const exists = host.fileExists.bind(host);

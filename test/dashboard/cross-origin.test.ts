@@ -147,7 +147,10 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
     // The same checks let the runtime's own origin through: its dashboard reads and stops.
     const own = await browser.newPage();
     await own.goto(`${api.url}/`);
-    const ownStop = await own.evaluate(async (u) => (await fetch(`${u}/v1/estop`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ reason: "own page" }) })).status, api.url);
+    const ownStop = await own.evaluate(
+      async (u) => (await fetch(`${u}/v1/estop`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ reason: "own page" }) })).status,
+      api.url,
+    );
     await own.close();
     expect(ownStop).toBe(200);
     expect(nao.estopState().latched).toBe(true);

@@ -181,7 +181,11 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
         page.$$eval("#joints tbody tr", (rows) =>
           rows
             .filter((r) => /Hand$/.test(r.querySelector("th")?.textContent ?? ""))
-            .map((r) => ({ shown: !(r.querySelector(".mark") as HTMLElement | null)?.hidden, near: r.querySelector(".bar")?.classList.contains("near") ?? false, at: Number(r.querySelector(".bar")?.getAttribute("aria-valuenow")) })),
+            .map((r) => ({
+              shown: !(r.querySelector(".mark") as HTMLElement | null)?.hidden,
+              near: r.querySelector(".bar")?.classList.contains("near") ?? false,
+              at: Number(r.querySelector(".bar")?.getAttribute("aria-valuenow")),
+            })),
         );
       await expect.poll(async () => (await hands()).every((h) => h.shown)).toBe(true);
       for (const h of await hands()) expect(h, `at ${h.at}`).toMatchObject({ near: false });
@@ -324,20 +328,34 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
       await page.focus("#tny-pad");
       await page.keyboard.down("ArrowUp");
       await expect
-        .poll(() => {
-          const m = sdk.getBodyState();
-          return m?.body === "tny360" ? m.locomotion.target_velocity.x : 0;
-        }, { timeout: 3000 })
+        .poll(
+          () => {
+            const m = sdk.getBodyState();
+            return m?.body === "tny360" ? m.locomotion.target_velocity.x : 0;
+          },
+          { timeout: 3000 },
+        )
         .toBeGreaterThan(0.05);
       await page.keyboard.up("ArrowUp");
       await expect
-        .poll(() => {
-          const m = sdk.getBodyState();
-          return m?.body === "tny360" ? m.locomotion.target_velocity.x : 1;
-        }, { timeout: 3000 })
+        .poll(
+          () => {
+            const m = sdk.getBodyState();
+            return m?.body === "tny360" ? m.locomotion.target_velocity.x : 1;
+          },
+          { timeout: 3000 },
+        )
         .toBe(0);
       await page.selectOption("#tny-gait", "Walk");
-      await expect.poll(() => { const m = sdk.getBodyState(); return m?.body === "tny360" ? m.locomotion.gait : ""; }, { timeout: 3000 }).toBe("Walk");
+      await expect
+        .poll(
+          () => {
+            const m = sdk.getBodyState();
+            return m?.body === "tny360" ? m.locomotion.gait : "";
+          },
+          { timeout: 3000 },
+        )
+        .toBe("Walk");
       await release(page);
 
       await secondClientHolds(page, sdk);

@@ -32,7 +32,22 @@ describe.skipIf(SKIP !== null)("the fleet page in chromium", { timeout: 120_000 
       ["p7", "arm-1"],
       ["tny360", "quad-1"],
     ] as const) {
-      const rt = await startRuntime({ body, name, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 1, tny: false, fleet: nats.url, fleetDir: join(fleetDir, name), fleetOperatorDir: join(fleetDir, "coach"), quiet: true });
+      const rt = await startRuntime({
+        body,
+        name,
+        host: "127.0.0.1",
+        apiPort: 0,
+        lola: false,
+        lolaReaders: 0,
+        lolaGraceMs: 100,
+        acceptBoardVersion: [11],
+        seed: 1,
+        tny: false,
+        fleet: nats.url,
+        fleetDir: join(fleetDir, name),
+        fleetOperatorDir: join(fleetDir, "coach"),
+        quiet: true,
+      });
       rts.push(rt);
       await rt.fleet!.joined();
     }
@@ -50,7 +65,9 @@ describe.skipIf(SKIP !== null)("the fleet page in chromium", { timeout: 120_000 
     const page = await browser.newPage();
     page.on("dialog", (d) => void d.accept("area clear"));
     await page.goto(`${rts[0]!.record.apiUrl}/fleet`);
-    await page.waitForFunction(() => document.querySelectorAll("#robots tbody tr").length === 2 && Array.from(document.querySelectorAll("#robots tbody tr td:nth-of-type(3)")).every((td) => td.textContent === "ok"));
+    await page.waitForFunction(
+      () => document.querySelectorAll("#robots tbody tr").length === 2 && Array.from(document.querySelectorAll("#robots tbody tr td:nth-of-type(3)")).every((td) => td.textContent === "ok"),
+    );
     const names = await page.$$eval("#robots tbody tr th", (ths) => ths.map((t) => t.textContent));
     expect(names.sort()).toEqual(["arm-1", "quad-1"]);
     expect(await page.$$eval("#robots tbody tr td:nth-of-type(1)", (tds) => tds.map((t) => t.textContent).sort())).toEqual(["p7", "tny360"]);

@@ -57,9 +57,7 @@ describe("SeriesStore", () => {
     const s = new SeriesStore(10);
     s.column("acc.x")[s.push(1_700_000_000)] = 1.5;
     s.column("b,c")[s.push(1_700_000_000.05)] = -2;
-    expect(s.csv(["acc.x", "b,c"], s.firstRow, s.endRow)).toBe(
-      'epoch_ms,time_iso,acc.x,"b,c"\n1700000000000,2023-11-14T22:13:20.000Z,1.5,\n1700000000050,2023-11-14T22:13:20.050Z,,-2\n',
-    );
+    expect(s.csv(["acc.x", "b,c"], s.firstRow, s.endRow)).toBe('epoch_ms,time_iso,acc.x,"b,c"\n1700000000000,2023-11-14T22:13:20.000Z,1.5,\n1700000000050,2023-11-14T22:13:20.050Z,,-2\n');
   });
 });
 
@@ -82,23 +80,27 @@ describe("decimateMinMax (plots at the chart's width)", () => {
 
   it("keeps every span's extremes, x never decreasing (property)", () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.constant(Number.NaN)), { minLength: 2, maxLength: 400 }), fc.integer({ min: 1, max: 60 }), (values, buckets) => {
-        const n = values.length;
-        const time = Float64Array.from(values.map((_, i) => 1000 + i * 0.05));
-        const v = Float64Array.from(values);
-        const out = { x: new Float64Array(0), series: [] as Array<Array<number | null>> };
-        decimateMinMax(time, [v], 0, n, buckets, out);
-        expect(out.x.length).toBe(2 * buckets);
-        for (let b = 0; b < buckets; b++) {
-          const a = Math.floor((b * n) / buckets);
-          const e = Math.floor(((b + 1) * n) / buckets);
-          const span = values.slice(a, e).filter((x) => !Number.isNaN(x));
-          const got = out.series[0]!.slice(2 * b, 2 * b + 2);
-          if (span.length === 0) expect(got).toEqual([null, null]);
-          else expect([...got].sort((p, q) => p! - q!)).toEqual([Math.min(...span), Math.max(...span)]);
-        }
-        for (let i = 1; i < out.x.length; i++) expect(out.x[i]!).toBeGreaterThanOrEqual(out.x[i - 1]!);
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.constant(Number.NaN)), { minLength: 2, maxLength: 400 }),
+        fc.integer({ min: 1, max: 60 }),
+        (values, buckets) => {
+          const n = values.length;
+          const time = Float64Array.from(values.map((_, i) => 1000 + i * 0.05));
+          const v = Float64Array.from(values);
+          const out = { x: new Float64Array(0), series: [] as Array<Array<number | null>> };
+          decimateMinMax(time, [v], 0, n, buckets, out);
+          expect(out.x.length).toBe(2 * buckets);
+          for (let b = 0; b < buckets; b++) {
+            const a = Math.floor((b * n) / buckets);
+            const e = Math.floor(((b + 1) * n) / buckets);
+            const span = values.slice(a, e).filter((x) => !Number.isNaN(x));
+            const got = out.series[0]!.slice(2 * b, 2 * b + 2);
+            if (span.length === 0) expect(got).toEqual([null, null]);
+            else expect([...got].sort((p, q) => p! - q!)).toEqual([Math.min(...span), Math.max(...span)]);
+          }
+          for (let i = 1; i < out.x.length; i++) expect(out.x[i]!).toBeGreaterThanOrEqual(out.x[i - 1]!);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -136,7 +138,8 @@ describe("convexHull (support polygon)", () => {
           const h = convexHull(pts);
           if (h.length < 3) return;
           // p is inside iff adding it does not grow the hull's area.
-          const area = (poly: ReadonlyArray<readonly [number, number]>) => Math.abs(poly.reduce((s, a, i) => s + a[0] * poly[(i + 1) % poly.length]![1] - poly[(i + 1) % poly.length]![0] * a[1], 0)) / 2;
+          const area = (poly: ReadonlyArray<readonly [number, number]>) =>
+            Math.abs(poly.reduce((s, a, i) => s + a[0] * poly[(i + 1) % poly.length]![1] - poly[(i + 1) % poly.length]![0] * a[1], 0)) / 2;
           expect(insideConvex(h, p)).toBe(area(convexHull([...pts, p])) <= area(h) + 1e-9);
         },
       ),

@@ -35,7 +35,20 @@ const HOME = [0, 0, 0, 0, 0, 0, 0];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function recordBody(body: "nao" | "p7" | "tny360", file: string, drive: (call: (m: string, p: string, b?: unknown, lease?: string) => Promise<Json>) => Promise<void>): Promise<void> {
-  const rt = await startRuntime({ body, record: file, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 5, tny: false, tnyPort: 0, quiet: true });
+  const rt = await startRuntime({
+    body,
+    record: file,
+    host: "127.0.0.1",
+    apiPort: 0,
+    lola: false,
+    lolaReaders: 0,
+    lolaGraceMs: 100,
+    acceptBoardVersion: [11],
+    seed: 5,
+    tny: false,
+    tnyPort: 0,
+    quiet: true,
+  });
   const call = async (method: string, path: string, b?: unknown, lease?: string): Promise<Json> => {
     const headers: Record<string, string> = {};
     if (b !== undefined) headers["content-type"] = "application/json";
@@ -208,7 +221,10 @@ describe("export lerobot, v2.1 (the default)", () => {
     expect(readFileSync(join(out, "meta/tasks.jsonl"), "utf8")).toBe('{"task_index":0,"task":"bodylink recording"}\n');
     expect(readFileSync(join(out, "meta/episodes.jsonl"), "utf8")).toBe(`{"episode_index":0,"tasks":["bodylink recording"],"length":${expected}}\n`);
     // Per-episode statistics equal those of the rows read back.
-    const st = JSON.parse(readFileSync(join(out, "meta/episodes_stats.jsonl"), "utf8").trim()) as { episode_index: number; stats: Record<string, { min: number[]; max: number[]; mean: number[]; std: number[]; count: number[] }> };
+    const st = JSON.parse(readFileSync(join(out, "meta/episodes_stats.jsonl"), "utf8").trim()) as {
+      episode_index: number;
+      stats: Record<string, { min: number[]; max: number[]; mean: number[]; std: number[]; count: number[] }>;
+    };
     expect(st.episode_index).toBe(0);
     const col = (i: number) => rows.map((r) => (r["observation.state"] as number[])[i]!);
     for (let i = 0; i < 7; i++) {
@@ -259,8 +275,22 @@ describe("export lerobot, the NAO", () => {
     expect(state.shape).toEqual([41]);
     expect(state.names.slice(0, 2)).toEqual(["HeadYaw.pos", "HeadPitch.pos"]);
     expect(state.names.slice(25)).toEqual([
-      "imu.accelerometer.x", "imu.accelerometer.y", "imu.accelerometer.z", "imu.gyroscope.x", "imu.gyroscope.y", "imu.gyroscope.z", "imu.angle.x", "imu.angle.y",
-      "fsr.LFoot.FrontLeft", "fsr.LFoot.FrontRight", "fsr.LFoot.RearLeft", "fsr.LFoot.RearRight", "fsr.RFoot.FrontLeft", "fsr.RFoot.FrontRight", "fsr.RFoot.RearLeft", "fsr.RFoot.RearRight",
+      "imu.accelerometer.x",
+      "imu.accelerometer.y",
+      "imu.accelerometer.z",
+      "imu.gyroscope.x",
+      "imu.gyroscope.y",
+      "imu.gyroscope.z",
+      "imu.angle.x",
+      "imu.angle.y",
+      "fsr.LFoot.FrontLeft",
+      "fsr.LFoot.FrontRight",
+      "fsr.LFoot.RearLeft",
+      "fsr.LFoot.RearRight",
+      "fsr.RFoot.FrontLeft",
+      "fsr.RFoot.FrontRight",
+      "fsr.RFoot.RearLeft",
+      "fsr.RFoot.RearRight",
     ]);
     expect(action.shape).toEqual([50]);
     expect([action.names[0], action.names[25]]).toEqual(["HeadYaw.target", "HeadYaw.stiffness"]);

@@ -41,7 +41,8 @@ describe("who may publish and subscribe to what", () => {
 
   it("a robot publishes only its own subjects and keys; never another robot's, never a delete, purge or consumer", () => {
     const p = of("nao-1");
-    for (const s of ["bodylink.nao-1.state", "bodylink.nao-1.health", "bodylink.nao-1.events", "$KV.bodylink_robots.nao-1", "$KV.bodylink_leases.nao-1", "bodylink.estop", "bodylink.nao-2.estop"]) expect(allowed(p.publish, s), s).toBe(true);
+    for (const s of ["bodylink.nao-1.state", "bodylink.nao-1.health", "bodylink.nao-1.events", "$KV.bodylink_robots.nao-1", "$KV.bodylink_leases.nao-1", "bodylink.estop", "bodylink.nao-2.estop"])
+      expect(allowed(p.publish, s), s).toBe(true);
     for (const s of [
       "bodylink.nao-2.state",
       "bodylink.nao-2.events",
@@ -67,8 +68,25 @@ describe("who may publish and subscribe to what", () => {
 
   it("a viewer reads (state, health, events, buckets, read commands) and can neither command, stop, reset nor touch JetStream beyond reads", () => {
     const p = of("viewer");
-    for (const s of ["bodylink.nao-1.cmd.health", "bodylink.nao-1.cmd.state", "$JS.API.INFO", "$JS.API.STREAM.INFO.KV_bodylink_robots", "$JS.API.DIRECT.GET.KV_bodylink_robots.$KV.bodylink_robots.nao-1"]) expect(allowed(p.publish, s), s).toBe(true);
-    for (const s of ["bodylink.estop", "bodylink.reset", "bodylink.nao-1.reset", "bodylink.nao-1.cmd.acquire", "$KV.bodylink_robots.nao-1", "$JS.API.STREAM.DELETE.KV_bodylink_robots", "$JS.API.STREAM.CREATE.KV_bodylink_robots", "$JS.API.CONSUMER.CREATE.KV_bodylink_robots", "bodylink.nao-1.health"])
+    for (const s of [
+      "bodylink.nao-1.cmd.health",
+      "bodylink.nao-1.cmd.state",
+      "$JS.API.INFO",
+      "$JS.API.STREAM.INFO.KV_bodylink_robots",
+      "$JS.API.DIRECT.GET.KV_bodylink_robots.$KV.bodylink_robots.nao-1",
+    ])
+      expect(allowed(p.publish, s), s).toBe(true);
+    for (const s of [
+      "bodylink.estop",
+      "bodylink.reset",
+      "bodylink.nao-1.reset",
+      "bodylink.nao-1.cmd.acquire",
+      "$KV.bodylink_robots.nao-1",
+      "$JS.API.STREAM.DELETE.KV_bodylink_robots",
+      "$JS.API.STREAM.CREATE.KV_bodylink_robots",
+      "$JS.API.CONSUMER.CREATE.KV_bodylink_robots",
+      "bodylink.nao-1.health",
+    ])
       expect(allowed(p.publish, s), s).toBe(false);
     expect(allowed(p.subscribe, "bodylink.nao-1.state")).toBe(true);
     expect(allowed(p.subscribe, "bodylink.estop")).toBe(false); // cannot hear (or answer) e-stops

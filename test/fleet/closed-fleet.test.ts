@@ -57,7 +57,12 @@ describe.skipIf(!hasNats)("a closed fleet: the generated broker config and signa
     const have = ncs.get(who);
     if (have) return have;
     const b = loadBundle(join(who === "arm-2" ? deployed : fleetDir, who));
-    const nc = await connect({ servers: nats.url.replace("nats://", ""), authenticator: nkeyAuthenticator(enc(readFileSync(b.seedFile, "utf8").trim())), inboxPrefix: inboxPrefixOf(who), name: `attacker as ${who}` });
+    const nc = await connect({
+      servers: nats.url.replace("nats://", ""),
+      authenticator: nkeyAuthenticator(enc(readFileSync(b.seedFile, "utf8").trim())),
+      inboxPrefix: inboxPrefixOf(who),
+      name: `attacker as ${who}`,
+    });
     void (async () => {
       for await (const s of nc.status()) if (s.type === "error") perm.push(`${who}: ${s.error.message}`);
     })();
@@ -91,7 +96,11 @@ describe.skipIf(!hasNats)("a closed fleet: the generated broker config and signa
     return ((await r.json()) as { joint_positions: number[] }).joint_positions;
   }
   const latchArm1 = async () => {
-    const r = await fetch(`${arm1().record.apiUrl}/v1/estop`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ reason: "latched locally (test)", category: 0 }) });
+    const r = await fetch(`${arm1().record.apiUrl}/v1/estop`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ reason: "latched locally (test)", category: 0 }),
+    });
     expect(r.status).toBeLessThan(300);
     expect(arm1().robot.estopState().latched).toBe(true);
   };
@@ -104,7 +113,27 @@ describe.skipIf(!hasNats)("a closed fleet: the generated broker config and signa
   beforeAll(async () => {
     mkdirSync(rtDir, { mode: 0o700 });
     process.env.BODYLINK_RUNTIME_DIR = rtDir;
-    const init = await cli("fleet", "init", fleetDir, "--url", "nats://127.0.0.1:4222", "--listen", "127.0.0.1:-1", "--store-dir", join(dir, "js"), "--robot", "arm-1", "--robot", "arm-2", "--robot", "arm-3", "--operator", "coach", "--viewer", "viewer");
+    const init = await cli(
+      "fleet",
+      "init",
+      fleetDir,
+      "--url",
+      "nats://127.0.0.1:4222",
+      "--listen",
+      "127.0.0.1:-1",
+      "--store-dir",
+      join(dir, "js"),
+      "--robot",
+      "arm-1",
+      "--robot",
+      "arm-2",
+      "--robot",
+      "arm-3",
+      "--operator",
+      "coach",
+      "--viewer",
+      "viewer",
+    );
     expect(init.code, init.stderr).toBe(0);
     // The robots' bundles are handed out now; the rogue operator is added afterwards, so no robot trusts its key.
     cpSync(fleetDir, deployed, { recursive: true });
@@ -115,7 +144,21 @@ describe.skipIf(!hasNats)("a closed fleet: the generated broker config and signa
     expect(add.code, add.stderr).toBe(0);
     nats = await startNats({ configFile: join(fleetDir, "nats.conf") });
     for (const name of ["arm-1", "arm-2"]) {
-      const rt = await startRuntime({ body: "p7", name, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 1, tny: false, fleet: nats.url, fleetDir: join(deployed, name), quiet: true });
+      const rt = await startRuntime({
+        body: "p7",
+        name,
+        host: "127.0.0.1",
+        apiPort: 0,
+        lola: false,
+        lolaReaders: 0,
+        lolaGraceMs: 100,
+        acceptBoardVersion: [11],
+        seed: 1,
+        tny: false,
+        fleet: nats.url,
+        fleetDir: join(deployed, name),
+        quiet: true,
+      });
       rts.set(name, rt);
       await rt.fleet!.joined();
     }
@@ -144,8 +187,14 @@ describe.skipIf(!hasNats)("a closed fleet: the generated broker config and signa
   it("`fleet init` wrote one identity per robot, operator and viewer plus an admin; secrets 0600, the broker config holds no secret", { timeout: 90_000 }, async () => {
     const ls = await cli("fleet", "keys", "ls", fleetDir);
     expect(ls.code, ls.stderr).toBe(0);
-    expect(ls.stdout.split("\n").slice(1, -1).map((l) => l.split(/\s+/).slice(0, 2).join(" "))).toEqual(["arm-1 robot", "arm-2 robot", "arm-3 robot", "coach operator", "viewer viewer", "admin admin", "rogue operator"]);
-    for (const f of ["arm-1/nats.seed", "arm-1/sign.key", "coach/sign.key", "viewer/nats.seed", "admin/nats.seed", "nats.conf", "fleet.json"]) expect((statSync(join(fleetDir, f)).mode & 0o777).toString(8), f).toBe("600");
+    expect(
+      ls.stdout
+        .split("\n")
+        .slice(1, -1)
+        .map((l) => l.split(/\s+/).slice(0, 2).join(" ")),
+    ).toEqual(["arm-1 robot", "arm-2 robot", "arm-3 robot", "coach operator", "viewer viewer", "admin admin", "rogue operator"]);
+    for (const f of ["arm-1/nats.seed", "arm-1/sign.key", "coach/sign.key", "viewer/nats.seed", "admin/nats.seed", "nats.conf", "fleet.json"])
+      expect((statSync(join(fleetDir, f)).mode & 0o777).toString(8), f).toBe("600");
     expect((statSync(join(fleetDir, "arm-1")).mode & 0o777).toString(8)).toBe("700");
     const conf = readFileSync(join(fleetDir, "nats.conf"), "utf8");
     expect(conf).not.toMatch(/\bSU[A-Z2-7]{50,}/); // no NKey seed
@@ -163,7 +212,12 @@ describe.skipIf(!hasNats)("a closed fleet: the generated broker config and signa
   it("the operator sees every robot, signed; the viewer too", { timeout: 90_000 }, async () => {
     const ls = await cli("fleet", "ls", "--fleet", nats.url, "--fleet-dir", join(fleetDir, "coach"));
     expect(ls.code, ls.stderr).toBe(0);
-    expect(ls.stdout.split("\n").slice(1, -1).map((l) => l.split(/\s+/)[0])).toEqual(["arm-1", "arm-2", "arm-3"]);
+    expect(
+      ls.stdout
+        .split("\n")
+        .slice(1, -1)
+        .map((l) => l.split(/\s+/)[0]),
+    ).toEqual(["arm-1", "arm-2", "arm-3"]);
     const v = await cli("fleet", "ls", "--fleet", nats.url, "--fleet-dir", join(fleetDir, "viewer"));
     expect(v.code, v.stderr).toBe(0);
     expect(v.stdout).toMatch(/^arm-1\s+p7\s+\S+\s+ok\s/m);
@@ -177,9 +231,13 @@ describe.skipIf(!hasNats)("a closed fleet: the generated broker config and signa
       // Robots may send fleet resets (their /fleet page does); arm-1 refuses one no trusted operator signed.
       expect(fromArm1(await attempt("arm-2", s, reset)), `arm-2 ${s}`).toMatchObject({ denied: false, answer: { name: "arm-1", ok: false, error: { code: "BL_ERR_FLEET_UNSIGNED" } } });
       const arm2Key = loadBundle(join(deployed, "arm-2")).signingKey!;
-      expect(fromArm1(await attempt("arm-2", s, reset, signRequest(arm2Key, s, enc(JSON.stringify(reset))))), `arm-2 signed ${s}`).toMatchObject({ answer: { ok: false, error: { code: "BL_ERR_FLEET_SIGNATURE" } } });
+      expect(fromArm1(await attempt("arm-2", s, reset, signRequest(arm2Key, s, enc(JSON.stringify(reset))))), `arm-2 signed ${s}`).toMatchObject({
+        answer: { ok: false, error: { code: "BL_ERR_FLEET_SIGNATURE" } },
+      });
       const rogueKey = loadBundle(join(fleetDir, "rogue")).signingKey!;
-      expect(fromArm1(await attempt("rogue", s, reset, signRequest(rogueKey, s, enc(JSON.stringify(reset))))), `rogue ${s}`).toMatchObject({ answer: { ok: false, error: { code: "BL_ERR_FLEET_SIGNATURE", message: expect.stringMatching(/not among this robot's trusted operators/) } } });
+      expect(fromArm1(await attempt("rogue", s, reset, signRequest(rogueKey, s, enc(JSON.stringify(reset))))), `rogue ${s}`).toMatchObject({
+        answer: { ok: false, error: { code: "BL_ERR_FLEET_SIGNATURE", message: expect.stringMatching(/not among this robot's trusted operators/) } },
+      });
       expect(fromArm1(await attempt("coach", s, reset)), `coach unsigned ${s}`).toMatchObject({ answer: { ok: false, error: { code: "BL_ERR_FLEET_UNSIGNED" } } });
       expect(arm1().robot.estopState()).toMatchObject({ latched: true, reason: "latched locally (test)" });
     }
@@ -205,7 +263,9 @@ describe.skipIf(!hasNats)("a closed fleet: the generated broker config and signa
       await latchArm1();
       const h: Record<string, string> = {};
       for (const [k, v] of captured.headers!) h[k] = v[0]!;
-      expect(fromArm1(await attempt("arm-2", subject.resetAll, JSON.parse(captured.string()), h))).toMatchObject({ answer: { name: "arm-1", ok: false, error: { code: "BL_ERR_FLEET_SIGNATURE", message: expect.stringMatching(/already used \(a replay\)/) } } });
+      expect(fromArm1(await attempt("arm-2", subject.resetAll, JSON.parse(captured.string()), h))).toMatchObject({
+        answer: { name: "arm-1", ok: false, error: { code: "BL_ERR_FLEET_SIGNATURE", message: expect.stringMatching(/already used \(a replay\)/) } },
+      });
       expect(arm1().robot.estopState()).toMatchObject({ latched: true, reason: "latched locally (test)" });
       // The reset that worked was recorded as the operator's, not a name from the request.
       const r2 = await coach.reset(["arm-1"], { reason: "area clear again", by: "made-up" });
@@ -222,7 +282,10 @@ describe.skipIf(!hasNats)("a closed fleet: the generated broker config and signa
     const s = subject.cmd("arm-1", "acquire");
     expect(await attempt("viewer", s, acquire)).toEqual({ denied: true, answers: [] });
     expect(await attempt("arm-2", s, acquire)).toEqual({ denied: true, answers: [] });
-    expect(only(await attempt("rogue", s, acquire, signRequest(loadBundle(join(fleetDir, "rogue")).signingKey!, s, enc(JSON.stringify(acquire)))))).toMatchObject({ denied: false, answer: { code: "BL_ERR_FLEET_SIGNATURE", status: 403 } });
+    expect(only(await attempt("rogue", s, acquire, signRequest(loadBundle(join(fleetDir, "rogue")).signingKey!, s, enc(JSON.stringify(acquire)))))).toMatchObject({
+      denied: false,
+      answer: { code: "BL_ERR_FLEET_SIGNATURE", status: 403 },
+    });
     expect(only(await attempt("coach", s, acquire))).toMatchObject({ answer: { code: "BL_ERR_FLEET_UNSIGNED", status: 403 } });
     // A key of the rogue's own making, under the coach's broker login: still not trusted.
     const mine = generateSigningKey("coach");
@@ -240,7 +303,9 @@ describe.skipIf(!hasNats)("a closed fleet: the generated broker config and signa
       expect(await attempt("viewer", ms, move, leaseOnly)).toEqual({ denied: true, answers: [] });
       expect(await attempt("arm-2", ms, move, leaseOnly)).toEqual({ denied: true, answers: [] });
       expect(only(await attempt("coach", ms, move, leaseOnly))).toMatchObject({ answer: { code: "BL_ERR_FLEET_UNSIGNED" } });
-      expect(only(await attempt("rogue", ms, move, signRequest(loadBundle(join(fleetDir, "rogue")).signingKey!, ms, enc(JSON.stringify(move)), { leaseId: lease.lease_id })))).toMatchObject({ answer: { code: "BL_ERR_FLEET_SIGNATURE" } });
+      expect(only(await attempt("rogue", ms, move, signRequest(loadBundle(join(fleetDir, "rogue")).signingKey!, ms, enc(JSON.stringify(move)), { leaseId: lease.lease_id })))).toMatchObject({
+        answer: { code: "BL_ERR_FLEET_SIGNATURE" },
+      });
       // Signed by the coach, but for another lease or body than sent: refused too.
       const coachKey = loadBundle(join(fleetDir, "coach")).signingKey!;
       const signedOther = signRequest(coachKey, ms, enc(JSON.stringify({ positions_rad: [0, 0, 0, 0, 0, 0, 0] })), { leaseId: lease.lease_id });
@@ -280,7 +345,19 @@ describe.skipIf(!hasNats)("a closed fleet: the generated broker config and signa
   }, 60_000);
 
   it("forged presence: the broker refuses it to all but the admin; written anyway, it is not counted and the robot keeps its name", async () => {
-    const forged = (host: string) => JSON.stringify({ name: "arm-1", body: "p7", version: "x", host, pid: 1, instance: "evil", urls: { api: "http://evil:1", lola: null, tny: null }, started_at: new Date().toISOString(), refreshed_at_epoch_ms: Date.now(), ttl_ms: 60_000 });
+    const forged = (host: string) =>
+      JSON.stringify({
+        name: "arm-1",
+        body: "p7",
+        version: "x",
+        host,
+        pid: 1,
+        instance: "evil",
+        urls: { api: "http://evil:1", lola: null, tny: null },
+        started_at: new Date().toISOString(),
+        refreshed_at_epoch_ms: Date.now(),
+        ttl_ms: 60_000,
+      });
     for (const who of ["viewer", "arm-2", "rogue", "coach"] as const) {
       const kv = await new Kvm(await as(who)).open(ROBOTS_BUCKET);
       await expect(kv.put("arm-1", JSON.stringify(signPresence(generateSigningKey("arm-1"), forged(who)))), who).rejects.toThrow(/permission|timeout/i);

@@ -25,7 +25,21 @@ describe.skipIf(!hasNats)("the fleet e-stop's reply", { timeout: 60_000 }, () =>
       ["nao", "nao-w"],
       ["p7", "arm-w"],
     ] as const) {
-      const rt = await startRuntime({ body, name, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 1, tny: false, fleet: fleet.url, fleetDir: fleet.bundle(name), quiet: true });
+      const rt = await startRuntime({
+        body,
+        name,
+        host: "127.0.0.1",
+        apiPort: 0,
+        lola: false,
+        lolaReaders: 0,
+        lolaGraceMs: 100,
+        acceptBoardVersion: [11],
+        seed: 1,
+        tny: false,
+        fleet: fleet.url,
+        fleetDir: fleet.bundle(name),
+        quiet: true,
+      });
       rts.push(rt);
       await rt.fleet!.joined();
     }
@@ -33,7 +47,10 @@ describe.skipIf(!hasNats)("the fleet e-stop's reply", { timeout: 60_000 }, () =>
   }, 60_000);
 
   afterEach(async () => {
-    await op("alice").reset(rts.map((r) => r.name), { reason: "area clear" });
+    await op("alice").reset(
+      rts.map((r) => r.name),
+      { reason: "area clear" },
+    );
   });
 
   afterAll(async () => {

@@ -45,7 +45,14 @@ describe.skipIf(!hasNats)("the fleet e-stop is sent again until answered", { tim
             const reply: EstopReply = {
               name,
               ok: true,
-              estop: { latched, reason: latched ? "retried" : null, source: latched ? "fleet:test" : null, since_ms: latched ? Date.now() : null, category: latched ? 0 : null, phase: latched ? "cut" : "none" },
+              estop: {
+                latched,
+                reason: latched ? "retried" : null,
+                source: latched ? "fleet:test" : null,
+                since_ms: latched ? Date.now() : null,
+                category: latched ? 0 : null,
+                phase: latched ? "cut" : "none",
+              },
             };
             const data = new TextEncoder().encode(JSON.stringify(reply));
             m.respond(data, { headers: headersOf(signReply(key, m.subject, headerGetter(m.headers)(SIG_HEADERS.nonce), data)) });

@@ -62,7 +62,30 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
   const rts: Runtime[] = [];
 
   async function serve(body: string, name: string): Promise<Runtime> {
-    const child = spawn(process.execPath, [bin, "serve", "--body", body, "--name", name, "--api-port", "0", "--tny-port", "0", "--lola-path", join(dir, `${name}.sock`), "--fleet", nats.url, "--fleet-dir", join(fleetDir, name), "--fleet-ttl-ms", String(TTL_MS)], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [
+        bin,
+        "serve",
+        "--body",
+        body,
+        "--name",
+        name,
+        "--api-port",
+        "0",
+        "--tny-port",
+        "0",
+        "--lola-path",
+        join(dir, `${name}.sock`),
+        "--fleet",
+        nats.url,
+        "--fleet-dir",
+        join(fleetDir, name),
+        "--fleet-ttl-ms",
+        String(TTL_MS),
+      ],
+      { env, stdio: ["ignore", "pipe", "pipe"] },
+    );
     const rt: Runtime = { name, body, child, api: "", err: "" };
     let out = "";
     child.stdout!.on("data", (d) => {
@@ -82,7 +105,25 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
   };
 
   beforeAll(async () => {
-    const init = await cli("fleet", "init", fleetDir, "--url", "nats://127.0.0.1:4222", "--listen", "127.0.0.1:-1", "--store-dir", join(dir, "js"), "--robot", "nao-1", "--robot", "arm-1", "--robot", "quad-1", "--operator", "coach");
+    const init = await cli(
+      "fleet",
+      "init",
+      fleetDir,
+      "--url",
+      "nats://127.0.0.1:4222",
+      "--listen",
+      "127.0.0.1:-1",
+      "--store-dir",
+      join(dir, "js"),
+      "--robot",
+      "nao-1",
+      "--robot",
+      "arm-1",
+      "--robot",
+      "quad-1",
+      "--operator",
+      "coach",
+    );
     expect(init.code, init.stderr).toBe(0);
     nats = await startNats({ configFile: join(fleetDir, "nats.conf") });
     for (const [body, name] of [
@@ -125,7 +166,10 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
     expect(lines[0]).toMatch(/^NAME\s+BODY\s+HOST\s+LINK\s+BATTERY\s+CYCLE\s+CONTROL\s+E-STOP\s+UPTIME$/);
     expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 2).join(" "))).toEqual(["arm-1 p7", "nao-1 nao", "quad-1 tny360"]);
     expect(r.stdout).toMatch(/^nao-1\s+nao\s+\S+\s+ok\s+\d+%\s+\d+\/\d+ late\s+-\s+-\s+\S+/m);
-    const j = JSON.parse((await cli("fleet", "ls", "--fleet", nats.url, "--fleet-dir", coachDir, "--json")).stdout) as { presence: { name: string; urls: { api: string } }; health: { link: string } }[];
+    const j = JSON.parse((await cli("fleet", "ls", "--fleet", nats.url, "--fleet-dir", coachDir, "--json")).stdout) as {
+      presence: { name: string; urls: { api: string } };
+      health: { link: string };
+    }[];
     expect(j.map((x) => x.presence.urls.api).sort(), JSON.stringify(j.map((x) => x.presence))).toEqual(rts.map((x) => x.api).sort());
   }, 90_000);
 

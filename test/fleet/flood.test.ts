@@ -78,10 +78,14 @@ describe.skipIf(!hasNats)("a fleet e-stop under a 90k/s request flood", { timeou
   const rts: Runtime[] = [];
 
   async function serve(body: string, name: string): Promise<Runtime> {
-    const child = spawn(process.execPath, [bin, "serve", "--body", body, "--name", name, "--api-port", "0", "--tny-port", "0", "--lola-path", join(dir, `${name}.sock`), "--fleet", fleet.url, "--fleet-dir", fleet.bundle(name)], {
-      env: { ...process.env, BODYLINK_RUNTIME_DIR: dir },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [bin, "serve", "--body", body, "--name", name, "--api-port", "0", "--tny-port", "0", "--lola-path", join(dir, `${name}.sock`), "--fleet", fleet.url, "--fleet-dir", fleet.bundle(name)],
+      {
+        env: { ...process.env, BODYLINK_RUNTIME_DIR: dir },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     const rt: Runtime = { name, child, api: "", err: "" };
     let out = "";
     child.stdout!.on("data", (d) => {

@@ -37,14 +37,20 @@ describe("canonical texts (golden)", () => {
       ["bodylink-req-v1", "bodylink.arm-1.cmd.move-joints", "arm-1", "move-joints", "1764806400000", "n0nce", "0123456789abcdef", "L1", SHA_EMPTY].join("\n"),
     );
     // Fleet-wide subjects address robot "*".
-    expect(requestSigningText({ subject: "bodylink.reset", timestampMs: 1, nonce: "n", keyId: "k", leaseId: "", body: enc('{"reason":"area clear"}') }).split("\n").slice(0, 4)).toEqual(["bodylink-req-v1", "bodylink.reset", "*", "reset"]);
+    expect(
+      requestSigningText({ subject: "bodylink.reset", timestampMs: 1, nonce: "n", keyId: "k", leaseId: "", body: enc('{"reason":"area clear"}') })
+        .split("\n")
+        .slice(0, 4),
+    ).toEqual(["bodylink-req-v1", "bodylink.reset", "*", "reset"]);
     expect(targetOf("bodylink.nao-1.reset")).toEqual({ robot: "nao-1", command: "reset" });
     expect(targetOf("bodylink.nao-1.cmd.acquire")).toEqual({ robot: "nao-1", command: "acquire" });
     expect(targetOf("bodylink.estop")).toEqual({ robot: "*", command: "estop" });
   });
 
   it("replies and presence records", () => {
-    expect(replySigningText({ robot: "arm-1", requestSubject: "bodylink.estop", requestNonce: "abc", keyId: "k1", body: new Uint8Array() })).toBe(["bodylink-ack-v1", "arm-1", "bodylink.estop", "abc", "k1", SHA_EMPTY].join("\n"));
+    expect(replySigningText({ robot: "arm-1", requestSubject: "bodylink.estop", requestNonce: "abc", keyId: "k1", body: new Uint8Array() })).toBe(
+      ["bodylink-ack-v1", "arm-1", "bodylink.estop", "abc", "k1", SHA_EMPTY].join("\n"),
+    );
     expect(presenceSigningText({ robot: "arm-1", keyId: "k1", record: "" })).toBe(["bodylink-presence-v1", "arm-1", "k1", SHA_EMPTY].join("\n"));
   });
 
@@ -129,7 +135,9 @@ describe("a robot checks signed requests", () => {
   it("a request outside ±30 s of the robot's clock is refused; the nonce cache is bounded in time and size", () => {
     const v = new RequestVerifier(trusted, { maxSkewMs: 1000, maxNonces: 3 });
     const now = 1_800_000_000_000;
-    expect(v.check(SUBJ, body, getter(signRequest(coach, SUBJ, body, { nowMs: now - 1500 })), now)).toMatchObject({ message: expect.stringMatching(/signed 2 s from this robot's clock \(at most 1 s\)/) });
+    expect(v.check(SUBJ, body, getter(signRequest(coach, SUBJ, body, { nowMs: now - 1500 })), now)).toMatchObject({
+      message: expect.stringMatching(/signed 2 s from this robot's clock \(at most 1 s\)/),
+    });
     expect(v.check(SUBJ, body, getter(signRequest(coach, SUBJ, body, { nowMs: now + 1500 })), now)).toMatchObject({ code: "BL_ERR_FLEET_SIGNATURE" });
     for (let i = 0; i < 3; i++) expect(v.check(SUBJ, body, getter(signRequest(coach, SUBJ, body, { nowMs: now })), now)).toMatchObject({ operator: "coach" });
     // Full: refused (never forgotten early, which would let a replay through)…

@@ -26,7 +26,7 @@ describe.skipIf(!hasNats)("a slow-consumer cut", { timeout: 60_000 }, () => {
   const lines: Array<{ atMs: number; line: string }> = [];
 
   beforeAll(async () => {
-    nats = await startNats({ config: "max_payload: 65536\nmax_pending: 262144\nwrite_deadline: \"1s\"\n" });
+    nats = await startNats({ config: 'max_payload: 65536\nmax_pending: 262144\nwrite_deadline: "1s"\n' });
     rt = await startRuntime({
       ...SIM_RUNTIME_OPTIONS,
       body: "p7",
@@ -72,7 +72,9 @@ describe.skipIf(!hasNats)("a slow-consumer cut", { timeout: 60_000 }, () => {
     expect(nats.log()).toMatch(/Slow Consumer Detected/);
     const cut = events.find((e) => e.type === "disconnect")!;
     const back = events.find((e) => e.type === "reconnect" && e.atMs >= cut.atMs)!;
-    console.log(`slow consumer: cut seen ${(cut.atMs - heldUntil).toFixed(0)} ms after the thread was free, redialled in ${(back.atMs - cut.atMs).toFixed(0)} ms; ${JSON.stringify(rt.fleet!.status().requests)}`);
+    console.log(
+      `slow consumer: cut seen ${(cut.atMs - heldUntil).toFixed(0)} ms after the thread was free, redialled in ${(back.atMs - cut.atMs).toFixed(0)} ms; ${JSON.stringify(rt.fleet!.status().requests)}`,
+    );
     // At once: nats.js waits only when the last dial is more recent than the delay (100 ms), and it was long ago.
     expect(back.atMs - cut.atMs).toBeLessThan(1000);
     expect(rt.fleet!.status().disconnects).toBeGreaterThanOrEqual(1);

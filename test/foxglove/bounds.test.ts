@@ -51,7 +51,14 @@ async function rawClient(url: string): Promise<{ ws: WebSocket; json: Array<Reco
     }
   });
   await until(() => channels.length > 0, "advertise");
-  return { ws, json, ids, get channels() { return channels; } };
+  return {
+    ws,
+    json,
+    ids,
+    get channels() {
+      return channels;
+    },
+  };
 }
 
 const send = (ws: WebSocket, m: unknown) => new Promise<void>((resolve, reject) => ws.send(JSON.stringify(m), (e) => (e ? reject(e) : resolve())));
@@ -84,7 +91,13 @@ describe("Foxglove server bounds", () => {
     const c = await rawClient(server.url);
     const state = c.channels.find((x) => x.topic === "/nao/state")!;
     const other = c.channels.find((x) => x.topic !== "/nao/state")!;
-    await send(c.ws, { op: "subscribe", subscriptions: [{ id: 7, channelId: state.id }, { id: 7, channelId: other.id }] });
+    await send(c.ws, {
+      op: "subscribe",
+      subscriptions: [
+        { id: 7, channelId: state.id },
+        { id: 7, channelId: other.id },
+      ],
+    });
     await until(() => statuses(c.json).length === 1, "status");
     expect(statuses(c.json)[0]).toMatch(/1 × subscription id already bound to another channel/);
     await send(c.ws, { op: "unsubscribe", subscriptionIds: [7] });

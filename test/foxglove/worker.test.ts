@@ -1,4 +1,3 @@
-
 import foxglove from "@foxglove/ws-protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";

@@ -26,7 +26,11 @@ function silentCore(): CoreLink<TestRequests> {
   return new CoreLink<TestRequests>(new CoreChannel(worker, new SharedArrayBuffer(CTL.words * 4), 500));
 }
 
-const codeOf = (p: Promise<unknown>) => p.then(() => "answered", (e: { code?: string }) => e.code ?? String(e));
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => "answered",
+    (e: { code?: string }) => e.code ?? String(e),
+  );
 
 describe("CoreLink and its CoreChannel (src/host/core-host.ts)", () => {
   it(`refuses the ordered request past ${CORE_MAX_ORDERED} unanswered, even after they timed out; an answer frees a place`, async () => {

@@ -23,8 +23,15 @@ describe("LoLA command writer", () => {
     const w = new LolaCommandWriter(["Chest", "Sonar"]).setFloats("Chest", [1, 0, 0.5]).setSonar(true, false);
     const expected = Uint8Array.from([
       ...fixmap(2), // 2 keys
-      ...str("Chest"), ...fixarray(3), ...f32(1), ...f32(0), ...f32(0.5), // Chest, 3 x f32
-      ...str("Sonar"), ...fixarray(2), 0xc3, 0xc2, // Sonar, true false
+      ...str("Chest"),
+      ...fixarray(3),
+      ...f32(1),
+      ...f32(0),
+      ...f32(0.5), // Chest, 3 x f32
+      ...str("Sonar"),
+      ...fixarray(2),
+      0xc3,
+      0xc2, // Sonar, true false
     ]);
     expect(toHex(w.bytes)).toBe(toHex(expected));
   });
@@ -33,17 +40,40 @@ describe("LoLA command writer", () => {
     const v = knownCommandValues();
     const expected = Uint8Array.from([
       ...fixmap(11), // 11 keys, nidhogg's order
-      ...str("Position"), ...array16(25), ...f32s(v.Position), // Position, 25 x f32
-      ...str("Stiffness"), ...array16(25), ...f32s(v.Stiffness), // Stiffness, 25 x f32 (0.0 and 1.0 too)
-      ...str("REar"), ...fixarray(10), ...f32s(v.REar), // REar, 10 x f32
-      ...str("LEar"), ...fixarray(10), ...f32s(v.LEar), // LEar, 10 x f32
-      ...str("Chest"), ...fixarray(3), ...f32s(v.Chest), // Chest, RGB
-      ...str("LEye"), ...array16(24), ...f32s(v.LEye), // LEye, 24 x f32
-      ...str("REye"), ...array16(24), ...f32s(v.REye), // REye, 24 x f32
-      ...str("LFoot"), ...fixarray(3), ...f32s(v.LFoot), // LFoot, RGB
-      ...str("RFoot"), ...fixarray(3), ...f32s(v.RFoot), // RFoot, RGB
-      ...str("Skull"), ...fixarray(12), ...f32s(v.Skull), // Skull, 12 x f32
-      ...str("Sonar"), ...fixarray(2), 0xc3, 0xc2, // Sonar, true false
+      ...str("Position"),
+      ...array16(25),
+      ...f32s(v.Position), // Position, 25 x f32
+      ...str("Stiffness"),
+      ...array16(25),
+      ...f32s(v.Stiffness), // Stiffness, 25 x f32 (0.0 and 1.0 too)
+      ...str("REar"),
+      ...fixarray(10),
+      ...f32s(v.REar), // REar, 10 x f32
+      ...str("LEar"),
+      ...fixarray(10),
+      ...f32s(v.LEar), // LEar, 10 x f32
+      ...str("Chest"),
+      ...fixarray(3),
+      ...f32s(v.Chest), // Chest, RGB
+      ...str("LEye"),
+      ...array16(24),
+      ...f32s(v.LEye), // LEye, 24 x f32
+      ...str("REye"),
+      ...array16(24),
+      ...f32s(v.REye), // REye, 24 x f32
+      ...str("LFoot"),
+      ...fixarray(3),
+      ...f32s(v.LFoot), // LFoot, RGB
+      ...str("RFoot"),
+      ...fixarray(3),
+      ...f32s(v.RFoot), // RFoot, RGB
+      ...str("Skull"),
+      ...fixarray(12),
+      ...f32s(v.Skull), // Skull, 12 x f32
+      ...str("Sonar"),
+      ...fixarray(2),
+      0xc3,
+      0xc2, // Sonar, true false
     ]);
     const bytes = writeAll(new LolaCommandWriter(), v).bytes;
     expect(bytes.length).toBe(LOLA_FULL_COMMAND_BYTES);

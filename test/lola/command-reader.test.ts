@@ -4,12 +4,7 @@ import { pack } from "msgpackr";
 import { describe, expect, it } from "vitest";
 import type { NaoCommandUpdate } from "../../src/bodies/nao/commands.js";
 import { LOLA_COMMAND_KEY_ORDER, LolaCommandWriter } from "../../src/wire/lola/command-message.js";
-import {
-  LolaCommandReader,
-  type LolaCommandProblem,
-  type LolaCommandUpdate,
-  LolaStreamError,
-} from "../../src/wire/lola/command-reader.js";
+import { LolaCommandReader, type LolaCommandProblem, type LolaCommandUpdate, LolaStreamError } from "../../src/wire/lola/command-reader.js";
 import { LOLA_COMMAND_KEYS, type LolaCommandKeyName } from "../../src/wire/lola/constants.js";
 import { allocatedDuring } from "../support/allocated.js";
 import { array16, f32, fixarray, fixmap, str } from "./helpers.js";
@@ -104,8 +99,32 @@ describe("LoLA command reader", () => {
     // uint 64, int 64, int 8 and negative fixint in float places, and 0/1 for Sonar.
     const raw = Uint8Array.from([
       ...fixmap(2),
-      ...str("Chest"), ...fixarray(3), 0xcf, 0, 0, 0, 0, 0, 0, 0, 1, 0xd3, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xd0, 0x80, // 1, -1, -128
-      ...str("Sonar"), ...fixarray(2), 0x01, 0x00, // 1, 0
+      ...str("Chest"),
+      ...fixarray(3),
+      0xcf,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      1,
+      0xd3,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0xd0,
+      0x80, // 1, -1, -128
+      ...str("Sonar"),
+      ...fixarray(2),
+      0x01,
+      0x00, // 1, 0
     ]);
     const got2 = feed(raw);
     expect(got2.problems).toEqual([[]]);
@@ -302,21 +321,42 @@ const anyNumber = fc.oneof(
   fc.integer({ min: 0, max: 2 ** 32 - 1 }).map((v) => ({ value: v, bytes: [0xce, (v >>> 24) & 0xff, (v >>> 16) & 0xff, (v >>> 8) & 0xff, v & 0xff] })),
   fc.integer({ min: 0, max: 255 }).map((v) => ({ value: v, bytes: [0xcc, v] })),
   fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map((v) => ({ value: Number(v), bytes: [0xcf, ...Array.from({ length: 8 }, (_, i) => Number((v >> BigInt(56 - 8 * i)) & 0xffn))] })),
-  fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map((v) => ({ value: Number(v), bytes: [0xd3, ...Array.from({ length: 8 }, (_, i) => Number((BigInt.asUintN(64, v) >> BigInt(56 - 8 * i)) & 0xffn))] })),
+  fc
+    .bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })
+    .map((v) => ({ value: Number(v), bytes: [0xd3, ...Array.from({ length: 8 }, (_, i) => Number((BigInt.asUintN(64, v) >> BigInt(56 - 8 * i)) & 0xffn))] })),
 );
 /** A value a client might send for a key: mostly right, sometimes not (wrong length, types, nil, a string, booleans as numbers). */
 const anyValue = (count: number, bool: boolean) =>
-  fc.oneof(
-    { weight: 6, arbitrary: bool ? fc.array(fc.oneof(fc.constantFrom([0xc2], [0xc3], [0x00], [0x01], [0xcc, 0x01], [0xca, 0x3f, 0x80, 0, 0], [0x02], [0xc0])), { minLength: count, maxLength: count }) : fc.array(anyNumber.map((n) => n.bytes), { minLength: count, maxLength: count }) },
-    { weight: 1, arbitrary: fc.array(anyNumber.map((n) => n.bytes), { minLength: 0, maxLength: 30 }) },
-    { weight: 1, arbitrary: fc.array(fc.constantFrom([0xc0], [0xc2], str("x")), { minLength: count, maxLength: count }) },
-  ).map((items) => [...(items.length > 15 ? array16(items.length) : fixarray(items.length)), ...items.flat()]);
+  fc
+    .oneof(
+      {
+        weight: 6,
+        arbitrary: bool
+          ? fc.array(fc.oneof(fc.constantFrom([0xc2], [0xc3], [0x00], [0x01], [0xcc, 0x01], [0xca, 0x3f, 0x80, 0, 0], [0x02], [0xc0])), { minLength: count, maxLength: count })
+          : fc.array(
+              anyNumber.map((n) => n.bytes),
+              { minLength: count, maxLength: count },
+            ),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.array(
+          anyNumber.map((n) => n.bytes),
+          { minLength: 0, maxLength: 30 },
+        ),
+      },
+      { weight: 1, arbitrary: fc.array(fc.constantFrom([0xc0], [0xc2], str("x")), { minLength: count, maxLength: count }) },
+    )
+    .map((items) => [...(items.length > 15 ? array16(items.length) : fixarray(items.length)), ...items.flat()]);
 const anyKey = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom(...LOLA_COMMAND_KEYS).map((k) => ({ key: str(k.key), count: k.count, bool: k.type === "bool" })) },
   { weight: 1, arbitrary: fc.constantFrom(str("Unknown"), str("position"), [0x07], [0xd9, 5, ...Array.from("Sonar", (c) => c.charCodeAt(0))]).map((key) => ({ key, count: 3, bool: false })) },
 );
 const anyCommand = fc
-  .array(anyKey.chain((k) => anyValue(k.count, k.bool).map((v) => [...k.key, ...v])), { minLength: 0, maxLength: 13 })
+  .array(
+    anyKey.chain((k) => anyValue(k.count, k.bool).map((v) => [...k.key, ...v])),
+    { minLength: 0, maxLength: 13 },
+  )
   .map((entries) => Uint8Array.from([...(entries.length > 15 ? [0xde, 0, entries.length] : fixmap(entries.length)), ...entries.flat()]));
 
 /** What a listener keeps of a reused update: the keys it set, arrays copied. */

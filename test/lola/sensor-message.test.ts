@@ -5,13 +5,7 @@ import { unpack } from "msgpackr";
 import { describe, expect, it } from "vitest";
 import { NaoState } from "../../src/bodies/nao/state.js";
 import { LOLA_SENSOR_KEYS, LOLA_SENSOR_MESSAGE_BYTES } from "../../src/wire/lola/constants.js";
-import {
-  DEFAULT_LOLA_ROBOT_CONFIG,
-  LolaConfigError,
-  LolaSensorWriter,
-  lolaEntryBytes,
-  normalizeLolaRobotConfig,
-} from "../../src/wire/lola/sensor-message.js";
+import { DEFAULT_LOLA_ROBOT_CONFIG, LolaConfigError, LolaSensorWriter, lolaEntryBytes, normalizeLolaRobotConfig } from "../../src/wire/lola/sensor-message.js";
 import { KNOWN_ROBOT_CONFIG, array16, f32s, fixarray, fixints, fixmap, knownSensorValues, str, toHex, walkMap } from "./helpers.js";
 
 /** The expected message for knownSensorValues(), built field by field from the encoding rules. */
@@ -20,20 +14,48 @@ function expectedKnownBytes(): Uint8Array {
   const c = KNOWN_ROBOT_CONFIG;
   return Uint8Array.from([
     ...fixmap(13), // 13 keys
-    ...str("Stiffness"), ...array16(25), ...f32s(s.stiffness), // Stiffness, 25 x f32
-    ...str("Position"), ...array16(25), ...f32s(s.position), // Position, 25 x f32
-    ...str("Temperature"), ...array16(25), ...f32s(s.temperature), // Temperature, 25 x f32
-    ...str("Current"), ...array16(25), ...f32s(s.current), // Current, 25 x f32
-    ...str("Battery"), ...fixarray(4), ...f32s(s.battery), // Battery, 4 x f32
-    ...str("Accelerometer"), ...fixarray(3), ...f32s(s.accelerometer), // Accelerometer, 3 x f32
-    ...str("Gyroscope"), ...fixarray(3), ...f32s(s.gyroscope), // Gyroscope, 3 x f32
-    ...str("Angles"), ...fixarray(2), ...f32s(s.angles), // Angles, 2 x f32
-    ...str("Sonar"), ...fixarray(2), ...f32s(s.sonar), // Sonar, 2 x f32
-    ...str("FSR"), ...fixarray(8), ...f32s(s.fsr), // FSR, 8 x f32
-    ...str("Status"), ...array16(25), ...fixints(s.status), // Status, 25 x positive fixint
-    ...str("Touch"), ...fixarray(14), ...f32s(s.touch), // Touch, 14 x f32
-    ...str("RobotConfig"), ...fixarray(4), // RobotConfig, 4 x fixstr
-    ...str(c.bodyId), ...str(c.bodyVersion), ...str(c.headId), ...str(c.headVersion),
+    ...str("Stiffness"),
+    ...array16(25),
+    ...f32s(s.stiffness), // Stiffness, 25 x f32
+    ...str("Position"),
+    ...array16(25),
+    ...f32s(s.position), // Position, 25 x f32
+    ...str("Temperature"),
+    ...array16(25),
+    ...f32s(s.temperature), // Temperature, 25 x f32
+    ...str("Current"),
+    ...array16(25),
+    ...f32s(s.current), // Current, 25 x f32
+    ...str("Battery"),
+    ...fixarray(4),
+    ...f32s(s.battery), // Battery, 4 x f32
+    ...str("Accelerometer"),
+    ...fixarray(3),
+    ...f32s(s.accelerometer), // Accelerometer, 3 x f32
+    ...str("Gyroscope"),
+    ...fixarray(3),
+    ...f32s(s.gyroscope), // Gyroscope, 3 x f32
+    ...str("Angles"),
+    ...fixarray(2),
+    ...f32s(s.angles), // Angles, 2 x f32
+    ...str("Sonar"),
+    ...fixarray(2),
+    ...f32s(s.sonar), // Sonar, 2 x f32
+    ...str("FSR"),
+    ...fixarray(8),
+    ...f32s(s.fsr), // FSR, 8 x f32
+    ...str("Status"),
+    ...array16(25),
+    ...fixints(s.status), // Status, 25 x positive fixint
+    ...str("Touch"),
+    ...fixarray(14),
+    ...f32s(s.touch), // Touch, 14 x f32
+    ...str("RobotConfig"),
+    ...fixarray(4), // RobotConfig, 4 x fixstr
+    ...str(c.bodyId),
+    ...str(c.bodyVersion),
+    ...str(c.headId),
+    ...str(c.headVersion),
   ]);
 }
 
@@ -74,7 +96,10 @@ describe("LoLA sensor message writer", () => {
     for (const e of entries) {
       const spec = LOLA_SENSOR_KEYS.find((k) => k.key === e.key)!;
       const want = spec.encoding === "f32" ? "f32" : spec.encoding === "fixint" ? "int" : "str";
-      expect(e.values.map((v) => v.type), e.key).toEqual(Array(spec.count).fill(want));
+      expect(
+        e.values.map((v) => v.type),
+        e.key,
+      ).toEqual(Array(spec.count).fill(want));
     }
     // 0.0 and 1.0 are there and still 5 bytes each.
     const stiff = entries.find((e) => e.key === "Stiffness")!.values;
@@ -85,10 +110,19 @@ describe("LoLA sensor message writer", () => {
   it("matches the offsets table of lola.md §4.2", () => {
     const w = new LolaSensorWriter();
     const table: Array<[string, number, number, number]> = [
-      ["Stiffness", 1, 11, 138], ["Position", 139, 148, 137], ["Temperature", 276, 288, 140],
-      ["Current", 416, 424, 136], ["Battery", 552, 560, 29], ["Accelerometer", 581, 595, 30],
-      ["Gyroscope", 611, 621, 26], ["Angles", 637, 644, 18], ["Sonar", 655, 661, 17],
-      ["FSR", 672, 676, 45], ["Status", 717, 724, 35], ["Touch", 752, 758, 77], ["RobotConfig", 829, 841, 67],
+      ["Stiffness", 1, 11, 138],
+      ["Position", 139, 148, 137],
+      ["Temperature", 276, 288, 140],
+      ["Current", 416, 424, 136],
+      ["Battery", 552, 560, 29],
+      ["Accelerometer", 581, 595, 30],
+      ["Gyroscope", 611, 621, 26],
+      ["Angles", 637, 644, 18],
+      ["Sonar", 655, 661, 17],
+      ["FSR", 672, 676, 45],
+      ["Status", 717, 724, 35],
+      ["Touch", 752, 758, 77],
+      ["RobotConfig", 829, 841, 67],
     ];
     expect(w.layout.map((l) => [l.key, l.keyOffset, l.valueOffset, l.bytes])).toEqual(table);
     for (const l of w.layout) expect(lolaEntryBytes(l.key, l.count, l.encoding)).toBe(l.bytes);
@@ -124,9 +158,17 @@ describe("LoLA sensor message writer", () => {
     fc.assert(
       fc.property(
         fc.record({
-          stiffness: floats(25), position: floats(25), temperature: floats(25), current: floats(25),
-          battery: floats(4), accelerometer: floats(3), gyroscope: floats(3), angles: floats(2),
-          sonar: floats(2), fsr: floats(8), touch: floats(14),
+          stiffness: floats(25),
+          position: floats(25),
+          temperature: floats(25),
+          current: floats(25),
+          battery: floats(4),
+          accelerometer: floats(3),
+          gyroscope: floats(3),
+          angles: floats(2),
+          sonar: floats(2),
+          fsr: floats(8),
+          touch: floats(14),
           status: fc.array(fc.oneof(fc.integer({ min: -5, max: 300 }), fc.double()), { minLength: 25, maxLength: 25 }),
         }),
         (vals) => {

@@ -137,7 +137,14 @@ describe("LoLA sensor message reader", () => {
     bad(with_("Battery", [...str("Battery"), ...fixarray(4), 0xc3, ...f32(0), ...f32(0), ...f32(0)]), "bad-value", /Battery\[0\] is 0xc3 \(boolean\), not a number/);
     bad(with_("Gyroscope", entry("Gyroscope", [0, Number.NaN, 0])), "bad-value", /Gyroscope\[1\] is NaN; LoLA values are finite/);
     bad(with_("Angles", entry("Angles", [Number.POSITIVE_INFINITY, 0])), "bad-value", /Angles\[0\] is Infinity/);
-    bad(with_("Status", entry("Status", Array(25).fill(200), (v) => [0xcc, v])), "bad-value", /Status\[0\] is 200; LoLA sends integers 0..3/);
+    bad(
+      with_(
+        "Status",
+        entry("Status", Array(25).fill(200), (v) => [0xcc, v]),
+      ),
+      "bad-value",
+      /Status\[0\] is 200; LoLA sends integers 0..3/,
+    );
     bad(with_("Status", entry("Status", Array(25).fill(0.5))), "bad-value", /Status\[0\] is 0.5/);
     bad(with_("Touch", [...str("Touch"), 0xca, 0, 0, 0, 0]), "malformed", /Touch must be an array, found 0xca/);
     bad(with_("RobotConfig", [...str("RobotConfig"), ...fixarray(4), 1, 2, 3, 4]), "bad-value", /RobotConfig\[0\] must be a string, found 0x01/);
@@ -172,9 +179,17 @@ describe("LoLA sensor message reader", () => {
     fc.assert(
       fc.property(
         fc.record({
-          stiffness: f32arr(25), position: f32arr(25), temperature: f32arr(25), current: f32arr(25),
-          battery: f32arr(4), accelerometer: f32arr(3), gyroscope: f32arr(3), angles: f32arr(2),
-          sonar: f32arr(2), fsr: f32arr(8), touch: f32arr(14),
+          stiffness: f32arr(25),
+          position: f32arr(25),
+          temperature: f32arr(25),
+          current: f32arr(25),
+          battery: f32arr(4),
+          accelerometer: f32arr(3),
+          gyroscope: f32arr(3),
+          angles: f32arr(2),
+          sonar: f32arr(2),
+          fsr: f32arr(8),
+          touch: f32arr(14),
           status: fc.array(fc.integer({ min: 0, max: 127 }), { minLength: 25, maxLength: 25 }),
         }),
         fc.record({ bodyId: ascii(20), bodyVersion: ascii(5), headId: ascii(20), headVersion: ascii(5) }),
@@ -204,9 +219,17 @@ describe("LoLA sensor message reader", () => {
     fc.assert(
       fc.property(
         fc.record({
-          stiffness: f32arr(25), position: f32arr(25), temperature: f32arr(25), current: f32arr(25),
-          battery: f32arr(4), accelerometer: f32arr(3), gyroscope: f32arr(3), angles: f32arr(2),
-          sonar: f32arr(2), fsr: f32arr(8), touch: f32arr(14),
+          stiffness: f32arr(25),
+          position: f32arr(25),
+          temperature: f32arr(25),
+          current: f32arr(25),
+          battery: f32arr(4),
+          accelerometer: f32arr(3),
+          gyroscope: f32arr(3),
+          angles: f32arr(2),
+          sonar: f32arr(2),
+          fsr: f32arr(8),
+          touch: f32arr(14),
           status: fc.array(fc.integer({ min: 0, max: 127 }), { minLength: 25, maxLength: 25 }),
         }),
         fc.constantFrom("none", "nan", "status", "reorder", "config"),

@@ -118,11 +118,27 @@ describe("LoLA server: sensor messages", () => {
     const { entries } = walkMap(first); // parsed once, like NaoProvider
     const keyBytes = entries.map((e) => first.subarray(e.keyOffset, e.keyOffset + 1 + e.key.length).toString("latin1"));
     const fields: Record<string, keyof NaoRobot["state"]> = {
-      Stiffness: "stiffness", Position: "position", Temperature: "temperature", Current: "current", Battery: "battery",
-      Accelerometer: "accelerometer", Gyroscope: "gyroscope", Angles: "angles", Sonar: "sonar", FSR: "fsr", Touch: "touch", Status: "status",
+      Stiffness: "stiffness",
+      Position: "position",
+      Temperature: "temperature",
+      Current: "current",
+      Battery: "battery",
+      Accelerometer: "accelerometer",
+      Gyroscope: "gyroscope",
+      Angles: "angles",
+      Sonar: "sonar",
+      FSR: "fsr",
+      Touch: "touch",
+      Status: "status",
     };
     // Give the joints something to do so values change between packets.
-    const move = new LolaCommandWriter(["Position", "Stiffness"]).setFloats("Stiffness", range(25, () => 1)).setFloat("Position", 0, 0.5).setFloat("Position", 1, 0.3);
+    const move = new LolaCommandWriter(["Position", "Stiffness"])
+      .setFloats(
+        "Stiffness",
+        range(25, () => 1),
+      )
+      .setFloat("Position", 0, 0.5)
+      .setFloat("Position", 1, 0.3);
     await sendAndWait(r, c, move.bytes);
     let last = first;
     for (let k = 0; k < 60; k++) {
@@ -148,7 +164,11 @@ describe("LoLA server: commands", () => {
   const full = (keys: readonly LolaCommandKeyName[]) => {
     const w = new LolaCommandWriter(keys);
     w.setFloats("Stiffness", STIFF);
-    if (keys.includes("Position")) w.setFloats("Position", range(25, () => 0));
+    if (keys.includes("Position"))
+      w.setFloats(
+        "Position",
+        range(25, () => 0),
+      );
     return w.bytes;
   };
 
@@ -156,7 +176,19 @@ describe("LoLA server: commands", () => {
     const r = await rig();
     const c = await r.connect();
     await c.frame();
-    const cmd = { Chest: [1, 0, 0], LEar: range(10, () => 1), LEye: range(24, () => 0.5), LFoot: [0, 1, 0], Position: range(25, () => 0), REar: range(10, () => 1), REye: range(24, () => 0.5), RFoot: [0, 0, 1], Skull: range(12, () => 0.25), Sonar: [true, false], Stiffness: STIFF };
+    const cmd = {
+      Chest: [1, 0, 0],
+      LEar: range(10, () => 1),
+      LEye: range(24, () => 0.5),
+      LFoot: [0, 1, 0],
+      Position: range(25, () => 0),
+      REar: range(10, () => 1),
+      REye: range(24, () => 0.5),
+      RFoot: [0, 0, 1],
+      Skull: range(12, () => 0.25),
+      Sonar: [true, false],
+      Stiffness: STIFF,
+    };
     const bytes = encode(cmd, { forceFloat32: true, forceIntegerToFloat: true });
     expect(bytes.length).toBe(786);
     await sendAndWait(r, c, bytes);
@@ -184,7 +216,7 @@ describe("LoLA server: commands", () => {
   it("accepts integers in float places (msgpack-c ≥ 6.1 style)", async () => {
     const r = await rig();
     const c = await r.connect();
-    const stiff = range(25, (i) => (i % 2)); // 0 and 1 packed as fixints
+    const stiff = range(25, (i) => i % 2); // 0 and 1 packed as fixints
     const bytes = pack({ Position: range(25, () => 0), Stiffness: stiff, Chest: [1, 0, 0] });
     expect(bytes.includes(0xca)).toBe(false);
     await sendAndWait(r, c, bytes);
@@ -270,14 +302,24 @@ describe("LoLA server: clients, grace period, reconnects", () => {
     expect((await c2.frame()).length).toBe(896);
     const c3 = await r.connect();
     expect((decode(await c3.rest()) as { Error: string }).Error).toMatch(/client#3 refused: lola:client#1 is the controlling client and all 1 read-only slots are taken/);
-    expect(r.server.clients().map((c) => [c.name, c.role])).toEqual([["lola:client#1", "controller"], ["lola:client#2", "reader"]]);
+    expect(r.server.clients().map((c) => [c.name, c.role])).toEqual([
+      ["lola:client#1", "controller"],
+      ["lola:client#2", "reader"],
+    ]);
   });
 
   it("a silent client keeps its last command for the grace period, then stiffness ramps to 0 (simulated time)", async () => {
     const r = await rig({ graceMs: 100 }, { stiffnessRampMs: 500 });
     const c = await r.connect();
     await c.frame();
-    await sendAndWait(r, c, new LolaCommandWriter(["Stiffness", "Position"]).setFloats("Stiffness", range(25, () => 1)).bytes);
+    await sendAndWait(
+      r,
+      c,
+      new LolaCommandWriter(["Stiffness", "Position"]).setFloats(
+        "Stiffness",
+        range(25, () => 1),
+      ).bytes,
+    );
     const t0 = r.clock.nowMs();
     const stiffness: number[] = [];
     const reported: number[] = [];
@@ -301,7 +343,14 @@ describe("LoLA server: clients, grace period, reconnects", () => {
     expect(r.logged(/lola:client#1 sent no command for 100 ms: its control expired, stiffness ramps to 0/)).toBe(true);
     expect(r.robot.state.safetyReason).toMatch(/control expired \(lola:client#1\)|control released or expired/);
     // The next command takes control again.
-    await sendAndWait(r, c, new LolaCommandWriter(["Stiffness"]).setFloats("Stiffness", range(25, () => 1)).bytes);
+    await sendAndWait(
+      r,
+      c,
+      new LolaCommandWriter(["Stiffness"]).setFloats(
+        "Stiffness",
+        range(25, () => 1),
+      ).bytes,
+    );
     expect(r.robot.authority.holder()?.owner).toBe("lola:client#1");
     await r.step();
     expect(r.robot.state.stiffness[0]).toBe(1);
@@ -311,7 +360,14 @@ describe("LoLA server: clients, grace period, reconnects", () => {
     const r = await rig({ graceMs: 1000 });
     const c = await r.connect();
     await c.frame();
-    await sendAndWait(r, c, new LolaCommandWriter(["Stiffness"]).setFloats("Stiffness", range(25, () => 1)).bytes);
+    await sendAndWait(
+      r,
+      c,
+      new LolaCommandWriter(["Stiffness"]).setFloats(
+        "Stiffness",
+        range(25, () => 1),
+      ).bytes,
+    );
     await r.step();
     expect(r.robot.state.stiffness[0]).toBe(1);
     await c.close();
@@ -322,7 +378,14 @@ describe("LoLA server: clients, grace period, reconnects", () => {
     const c2 = await r.connect();
     await c2.frame();
     expect(r.server.clients()).toMatchObject([{ name: "lola:client#2", role: "controller" }]);
-    await sendAndWait(r, c2, new LolaCommandWriter(["Stiffness"]).setFloats("Stiffness", range(25, () => 1)).bytes);
+    await sendAndWait(
+      r,
+      c2,
+      new LolaCommandWriter(["Stiffness"]).setFloats(
+        "Stiffness",
+        range(25, () => 1),
+      ).bytes,
+    );
     await r.step();
     expect(r.robot.state.stiffness[0]).toBe(1);
     expect(r.robot.authority.holder()?.owner).toBe("lola:client#2");
@@ -331,7 +394,10 @@ describe("LoLA server: clients, grace period, reconnects", () => {
   it("after an emergency stop the client must reconnect; a new connection gets stiffness 0 until the reset, then a ramp", async () => {
     const r = await rig();
     const c = await r.connect();
-    const on = new LolaCommandWriter(["Stiffness"]).setFloats("Stiffness", range(25, () => 1)).bytes;
+    const on = new LolaCommandWriter(["Stiffness"]).setFloats(
+      "Stiffness",
+      range(25, () => 1),
+    ).bytes;
     await sendAndWait(r, c, on);
     r.robot.emergencyStop("test");
     expect(r.robot.authority.holder()).toBeNull();
@@ -415,7 +481,16 @@ describe("LoLA server: the sockets it rebuilds (own read buffer, direct writes)"
     const c = await r.connect();
     await c.frame();
     // 300 commands, each with its own values, as one byte stream cut at pseudo-random points
-    const cmds = Array.from({ length: 300 }, (_, k) => new LolaCommandWriter(["Position", "Stiffness", "Chest"]).setFloats("Stiffness", range(25, (i) => Math.fround(((k + i) % 100) / 100))).setFloats("Chest", [k / 300, 0.5, 1]).bytes);
+    const cmds = Array.from(
+      { length: 300 },
+      (_, k) =>
+        new LolaCommandWriter(["Position", "Stiffness", "Chest"])
+          .setFloats(
+            "Stiffness",
+            range(25, (i) => Math.fround(((k + i) % 100) / 100)),
+          )
+          .setFloats("Chest", [k / 300, 0.5, 1]).bytes,
+    );
     const stream = Buffer.concat(cmds);
     let seed = 7;
     const rand = (n: number) => {
@@ -445,7 +520,11 @@ describe("LoLA server: the sockets it rebuilds (own read buffer, direct writes)"
 });
 
 describe("LoLA server: pollCommands (the cycle reads the controlling client, issue 26)", () => {
-  const cmd = (k: number) => new LolaCommandWriter(["Position", "Stiffness"]).setFloats("Stiffness", range(25, (i) => Math.fround(((k + i) % 100) / 100))).bytes;
+  const cmd = (k: number) =>
+    new LolaCommandWriter(["Position", "Stiffness"]).setFloats(
+      "Stiffness",
+      range(25, (i) => Math.fround(((k + i) % 100) / 100)),
+    ).bytes;
   /** Poll until the controller's command count reaches `n` (the bytes may still be on their way). */
   const polledUntil = async (r: Rig, n: number) => {
     await until(() => {

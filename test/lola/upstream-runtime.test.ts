@@ -451,7 +451,10 @@ describe("serve --lola-upstream: what it refuses", () => {
   it("two body links, our socket on the upstream's path, or a body other than the NAO: one clear usage error each", async () => {
     const up = tmpSocketPath();
     await expect(startRuntime({ ...base, lolaUpstream: up, usb: true })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/--usb and --lola-upstream are two body links/) });
-    await expect(startRuntime({ ...base, lolaUpstream: up, lolaPath: up })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/is the upstream LoLA's own socket; serve ours elsewhere \(default with --lola-upstream: \/tmp\/bodylink\)/) });
+    await expect(startRuntime({ ...base, lolaUpstream: up, lolaPath: up })).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/is the upstream LoLA's own socket; serve ours elsewhere \(default with --lola-upstream: \/tmp\/bodylink\)/),
+    });
     await expect(startRuntime({ ...base, body: "p7", lolaUpstream: true })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/does not apply to --body p7/) });
   });
 });

@@ -152,7 +152,8 @@ describe("LoLA upstream client", () => {
   it("garbage: the fault comes while a last command can still be sent, the connection is dropped and made again", async () => {
     const path = tmpSocketPath();
     const raw = await rawServer(path, (s, n) => {
-      if (n === 1) s.write(Uint8Array.from([...message(), 0xc1, 0x00])); // one good message, then bytes MessagePack never uses
+      if (n === 1)
+        s.write(Uint8Array.from([...message(), 0xc1, 0x00])); // one good message, then bytes MessagePack never uses
       else s.write(message(0.25));
     });
     const { up, seen } = upstream(path);

@@ -11,8 +11,16 @@ const body = bytes(
   u16le(2), // message count
   u16le(4), // length of message 0
   u16le(6), // length of message 1
-  u8(0x00), u8(0x01), u8(0x10), u8(0x20), // Read, bus 1, HeadBoard, register 0x20 (configuration)
-  u8(0x02), u8(0x01), u8(0x10), u8(0x34), u8(0x12), u8(0xff), // Actuate, bus 1, HeadBoard, position 0x1234, stiffness 255
+  u8(0x00),
+  u8(0x01),
+  u8(0x10),
+  u8(0x20), // Read, bus 1, HeadBoard, register 0x20 (configuration)
+  u8(0x02),
+  u8(0x01),
+  u8(0x10),
+  u8(0x34),
+  u8(0x12),
+  u8(0xff), // Actuate, bus 1, HeadBoard, position 0x1234, stiffness 255
 );
 const GOLDEN = bytes([...body], u32le(zlibCrc32(body)));
 

@@ -101,7 +101,11 @@ describe("NAO v6 forward kinematics (Aldebaran's link table)", () => {
         expect(Math.abs(v[0]! * axis[0]! + v[1]! * axis[1]! + v[2]! * axis[2]!)).toBeCloseTo(legLength * Math.SQRT1_2, 12);
         // …and leaves the axis itself where it was.
         const r = rot(k, hip);
-        close([0, 1, 2].map((i) => r[3 * i]! * axis[0]! + r[3 * i + 1]! * axis[1]! + r[3 * i + 2]! * axis[2]!), [...axis], 1e-12);
+        close(
+          [0, 1, 2].map((i) => r[3 * i]! * axis[0]! + r[3 * i + 1]! * axis[1]! + r[3 * i + 2]! * axis[2]!),
+          [...axis],
+          1e-12,
+        );
       }
       // Positive HipYawPitch swings both feet forward (x > 0), symmetrically.
       close([at(k, F.LSole)[0]! - at(k, F.RSole)[0]!, at(k, F.LSole)[1]! + at(k, F.RSole)[1]!, at(k, F.LSole)[2]! - at(k, F.RSole)[2]!], [0, 0, 0]);
@@ -192,7 +196,11 @@ describe("NAO v6 centre of mass (Aldebaran's link masses)", () => {
       add(m, leg.ankleRoll, ankle);
     }
     k.update(pose({}));
-    close(com(), m.map((v) => v / NAO_TOTAL_MASS_KG), 1e-12);
+    close(
+      com(),
+      m.map((v) => v / NAO_TOTAL_MASS_KG),
+      1e-12,
+    );
     // 300 mm above the soles, 21 mm ahead of the torso origin (the arms point forward), on the midline but for the head.
     expect(k.centerOfMass[2]! + L.hipOffsetZ + L.thighLength + L.tibiaLength + L.footHeight).toBeCloseTo(0.3003, 3);
     expect(k.centerOfMass[1]).toBeCloseTo(headY, 12);

@@ -31,7 +31,10 @@ describe("the NAO MJCF", () => {
     expect(byName("LThigh")).toBe(NAO_MASSES.leftLeg.hipPitch.massKg);
     expect(byName("RHand")).toBe(NAO_MASSES.rightArm.wristYaw.massKg);
     const legs = ["Pelvis", "Hip", "Thigh", "Tibia", "Ankle", "Foot"].map((l) => byName(`L${l}`)).reduce((a, b) => a + b, 0);
-    expect(legs).toBeCloseTo(Object.values(NAO_MASSES.leftLeg).reduce((a, l) => a + l.massKg, 0), 9);
+    expect(legs).toBeCloseTo(
+      Object.values(NAO_MASSES.leftLeg).reduce((a, l) => a + l.massKg, 0),
+      9,
+    );
   });
 
   it("runs its hinge joints in LoLA's order (hands excepted; RHipYawPitch after LAnkleRoll), each with its table limits", () => {
@@ -72,7 +75,10 @@ describe("the NAO MJCF", () => {
     mj.mj_forward(m, d);
     const sitePos = m.site_pos as Float64Array;
     const names = ["FrontLeft", "FrontRight", "RearLeft", "RearRight"];
-    for (const [p, fsr] of [["L", FSR_POSITIONS_M.left], ["R", FSR_POSITIONS_M.right]] as const) {
+    for (const [p, fsr] of [
+      ["L", FSR_POSITIONS_M.left],
+      ["R", FSR_POSITIONS_M.right],
+    ] as const) {
       names.forEach((n, i) => {
         const id = mj.mj_name2id(m, mj.mjtObj.mjOBJ_SITE.value, `${p}FSR${n}Point`);
         expect([sitePos[3 * id], sitePos[3 * id + 1], sitePos[3 * id + 2]]).toEqual([fsr[i]![0], fsr[i]![1], -0.04519]);

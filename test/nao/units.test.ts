@@ -69,8 +69,7 @@ describe("answer decoding", () => {
   it("drops an out-of-range battery charge and keeps the previous value", () => {
     const d = new AnswerDecoder(prefs);
     const s = new NaoState();
-    const battery = (chargePermille: number) =>
-      encodeFrame([{ kind: Kind.BatteryState, bus: 0, address: 0x04, payload: bytes(u16le(chargePermille), u16le(0x80), u16le(0xfc18), u16le(285)) }]);
+    const battery = (chargePermille: number) => encodeFrame([{ kind: Kind.BatteryState, bus: 0, address: 0x04, payload: bytes(u16le(chargePermille), u16le(0x80), u16le(0xfc18), u16le(285)) }]);
     expect(d.decode(battery(990), battery(990).length, s)).toBe(true);
     expect(s.battery[0]).toBe(f32(0.99));
     expect(s.battery[1]).toBe(0x80);

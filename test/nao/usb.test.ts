@@ -96,7 +96,12 @@ describe("USB transport", () => {
   it("the simulator path never loads the native usb addon", () => {
     const out = execFileSync(
       process.execPath,
-      ["--import", "tsx", "-e", "const { NaoRobot } = await import('./src/runtime/nao-robot.ts'); const r = await NaoRobot.create(); await r.configure(); const { createRequire } = await import('node:module'); const c = createRequire(import.meta.url).cache; console.log(Object.keys(c).some((k) => k.includes('/node_modules/usb/')) ? 'loaded' : 'not loaded');"],
+      [
+        "--import",
+        "tsx",
+        "-e",
+        "const { NaoRobot } = await import('./src/runtime/nao-robot.ts'); const r = await NaoRobot.create(); await r.configure(); const { createRequire } = await import('node:module'); const c = createRequire(import.meta.url).cache; console.log(Object.keys(c).some((k) => k.includes('/node_modules/usb/')) ? 'loaded' : 'not loaded');",
+      ],
       { cwd: process.cwd(), encoding: "utf8" },
     );
     expect(out.trim()).toBe("not loaded");

@@ -49,11 +49,7 @@ describe("validateJointTargets", () => {
   });
 
   it("property: accepted exactly when 7 finite numbers inside the limits; refusals write nothing", () => {
-    const value = fc.oneof(
-      fc.double(),
-      fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0, ...P7_MIN_RAD, ...P7_MAX_RAD),
-      fc.double({ min: -3, max: 3, noNaN: true }),
-    );
+    const value = fc.oneof(fc.double(), fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0, ...P7_MIN_RAD, ...P7_MAX_RAD), fc.double({ min: -3, max: 3, noNaN: true }));
     fc.assert(
       fc.property(fc.array(value, { minLength: 0, maxLength: 10 }), (a) => {
         const into = new Float64Array(7).fill(42);

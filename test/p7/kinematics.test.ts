@@ -4,16 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  GRAVITY_M_S2,
-  P7_BASE_HEIGHT_M,
-  P7_EFFORT_LIMIT_NM,
-  P7_LINK_LENGTH_M,
-  P7_LINK_MASS_KG,
-  P7_MAX_RAD,
-  P7_MIN_RAD,
-  P7_ROTOR_INERTIA_KG_M2,
-} from "../../src/bodies/p7/joints.js";
+import { GRAVITY_M_S2, P7_BASE_HEIGHT_M, P7_EFFORT_LIMIT_NM, P7_LINK_LENGTH_M, P7_LINK_MASS_KG, P7_MAX_RAD, P7_MIN_RAD, P7_ROTOR_INERTIA_KG_M2 } from "../../src/bodies/p7/joints.js";
 import { P7Kinematics } from "../../src/bodies/p7/kinematics.js";
 
 const pose = fc.tuple(...P7_MIN_RAD.map((lo, i) => fc.double({ min: lo, max: P7_MAX_RAD[i]!, noNaN: true })));

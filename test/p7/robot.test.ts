@@ -150,17 +150,12 @@ describe("moves", () => {
   it("property: through the runtime, commands never throw, and a refused one never moves the arm", () => {
     tick(robot, clock);
     const id = lease(robot, "api:prop", 60_000);
-    const value = fc.oneof(
-      fc.double(),
-      fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, -0),
-      fc.double({ min: -3, max: 3, noNaN: true }),
-    );
+    const value = fc.oneof(fc.double(), fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, -0), fc.double({ min: -3, max: 3, noNaN: true }));
     const speed = fc.oneof(fc.constant(undefined), fc.double(), fc.array(fc.double({ min: -1, max: 8 }), { minLength: 6, maxLength: 8 }));
     fc.assert(
       fc.property(fc.array(value, { minLength: 5, maxLength: 9 }), speed, (targets, s) => {
         const before = Array.from(robot.sim.read()!.angles);
-        const expectOk =
-          targets.length === 7 && targets.every((v, i) => Number.isFinite(v) && v >= P7_MIN_RAD[i]! && v <= P7_MAX_RAD[i]!);
+        const expectOk = targets.length === 7 && targets.every((v, i) => Number.isFinite(v) && v >= P7_MIN_RAD[i]! && v <= P7_MAX_RAD[i]!);
         const servo = robot.servoJoints(id, targets);
         expect(servo.ok).toBe(expectOk);
         const move = robot.moveJoints(id, targets, { speedRadS: s });

@@ -5,15 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  GRAVITY_M_S2,
-  P7_EFFORT_LIMIT_NM,
-  P7_MAX_ACCEL_RAD_S2,
-  P7_MAX_RAD,
-  P7_MAX_SPEED_RAD_S,
-  P7_MIN_RAD,
-  P7_STOP_DECEL_RAD_S2,
-} from "../../src/bodies/p7/joints.js";
+import { GRAVITY_M_S2, P7_EFFORT_LIMIT_NM, P7_MAX_ACCEL_RAD_S2, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD, P7_STOP_DECEL_RAD_S2 } from "../../src/bodies/p7/joints.js";
 import { P7_SIM_ERROR } from "../../src/sim/p7/constants.js";
 import { P7Sim, type P7SimFrame } from "../../src/sim/p7/arm-sim.js";
 

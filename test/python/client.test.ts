@@ -45,9 +45,7 @@ describe.skipIf(skip !== null)(skip ?? "the Python client", () => {
 describe("the Python tools check", () => {
   it("names what is missing in one line, and honours the override variables", () => {
     const line = pythonSkipLine({ PATH: "/nonexistent", BODYLINK_PYTHON: "/nonexistent/python3", BODYLINK_MYPY: "/nonexistent/mypy" });
-    expect(line).toBe(
-      `SKIPPED ${PYTHON_TESTS}: BODYLINK_PYTHON=/nonexistent/python3 is not a python3 ≥ 3.11 with websockets; BODYLINK_MYPY=/nonexistent/mypy is not an executable`,
-    );
+    expect(line).toBe(`SKIPPED ${PYTHON_TESTS}: BODYLINK_PYTHON=/nonexistent/python3 is not a python3 ≥ 3.11 with websockets; BODYLINK_MYPY=/nonexistent/mypy is not an executable`);
     expect(locatePython({ BODYLINK_PYTHON: process.execPath })).toBeNull(); // node is no python
   });
 });

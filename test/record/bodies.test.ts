@@ -186,7 +186,9 @@ describe.each(["p7", "tny360"] as const)("serve --body %s --record", (body) => {
     await loadStrictZstd();
     expect(checkMcapFileStrict(run.file, { requireLogTimeOrder: true }).problems).toEqual([]);
     expect(run.lines.join("\n")).toMatch(/real-time core in its own thread/);
-    expect([...got.topics.keys()].sort()).toEqual(["/api/state", "/events", "/log", `/${body}/state`, `/${body}/tf`, `/${body}/scene`, ...(body === "p7" ? ["/p7/command"] : ["/tny360/api/reply", "/tny360/api/request"])].sort());
+    expect([...got.topics.keys()].sort()).toEqual(
+      ["/api/state", "/events", "/log", `/${body}/state`, `/${body}/tf`, `/${body}/scene`, ...(body === "p7" ? ["/p7/command"] : ["/tny360/api/reply", "/tny360/api/request"])].sort(),
+    );
     const st = got.topics.get(`/${body}/state`)!;
     expect(st.encoding).toBe("json");
     expect(st.schemaName).toBe(body === "p7" ? "bodylink.P7State" : "bodylink.Tny360State");
@@ -226,8 +228,7 @@ describe.each(["p7", "tny360"] as const)("serve --body %s --record", (body) => {
       const cs = got.commands.map((c) => c.cycle as number);
       expect(cs[0]! <= cs[1]! && cs[1]! <= cs[2]!).toBe(true);
       expect(cs[0]).toBeGreaterThanOrEqual(cycles[0]!);
-    }
-    else expect(got.states.some((m) => ((m.locomotion as Json).target_velocity as Json).x === 0.05)).toBe(true);
+    } else expect(got.states.some((m) => ((m.locomotion as Json).target_velocity as Json).x === 0.05)).toBe(true);
 
     if (body === "tny360") {
       // The API server's frames as on the wire: the client's two requests, each answered (same msg_id).

@@ -19,7 +19,6 @@ import { ByteRing } from "../../src/shm/ring.js";
 import { STATE_RECORD_HEADER_BYTES, StateRecordReader } from "../../src/shm/state-record.js";
 import { p7StateFields, p7StateOf } from "../support/p7-state-arb.js";
 
-
 function drainOne(ring: ByteRing): { channel: number; timeMs: number; bytes: Uint8Array } {
   const got: Array<{ channel: number; timeMs: number; bytes: Uint8Array }> = [];
   ring.drain((channel, _f, timeMs, offset, length) => got.push({ channel, timeMs, bytes: ring.bytes.slice(offset, offset + length) }));
@@ -33,24 +32,24 @@ describe("P7 state record", () => {
     const tap = new RecordTap(ByteRing.create(1 << 16), clock);
     const reader = new StateRecordReader(P7_BINDING, P7_STATE_BYTES);
     fc.assert(
-      fc.property(
-        fc.record({ cycle: fc.integer({ min: 0, max: 2 ** 40 }), fields: p7StateFields }),
-        ({ cycle, fields }) => {
-          const src: P7Mirror = p7StateOf(fields);
-          const s = src.state;
-          expect(tap.p7State(cycle, src)).toBe(true);
-          const rec = drainOne(tap.ring);
-          expect(rec.channel).toBe(RING_CHANNEL.p7State);
-          expect(rec.bytes.length).toBe(STATE_RECORD_HEADER_BYTES + P7_STATE_BYTES);
-          const into: P7Mirror = { state: new P7State(), link: "starting" as LinkStatus };
-          expect(reader.read(rec.bytes, 0, rec.bytes.length, into)).toBe(cycle);
-          expect(into.link).toBe(src.link);
-          for (const k of ["seq", "timestampMs", "epochMs", "jointValid", "motorValid", "imuValid"] as const) expect(Object.is(into.state[k], s[k]), k).toBe(true);
-          for (const k of ["angles", "velocities", "efforts", "temperatures", "errorIds", "angularVelocity", "linearAcceleration"] as const) {
-            expect(Array.from(into.state[k]).every((v, i) => Object.is(v, s[k][i])), k).toBe(true);
-          }
-        },
-      ),
+      fc.property(fc.record({ cycle: fc.integer({ min: 0, max: 2 ** 40 }), fields: p7StateFields }), ({ cycle, fields }) => {
+        const src: P7Mirror = p7StateOf(fields);
+        const s = src.state;
+        expect(tap.p7State(cycle, src)).toBe(true);
+        const rec = drainOne(tap.ring);
+        expect(rec.channel).toBe(RING_CHANNEL.p7State);
+        expect(rec.bytes.length).toBe(STATE_RECORD_HEADER_BYTES + P7_STATE_BYTES);
+        const into: P7Mirror = { state: new P7State(), link: "starting" as LinkStatus };
+        expect(reader.read(rec.bytes, 0, rec.bytes.length, into)).toBe(cycle);
+        expect(into.link).toBe(src.link);
+        for (const k of ["seq", "timestampMs", "epochMs", "jointValid", "motorValid", "imuValid"] as const) expect(Object.is(into.state[k], s[k]), k).toBe(true);
+        for (const k of ["angles", "velocities", "efforts", "temperatures", "errorIds", "angularVelocity", "linearAcceleration"] as const) {
+          expect(
+            Array.from(into.state[k]).every((v, i) => Object.is(v, s[k][i])),
+            k,
+          ).toBe(true);
+        }
+      }),
       { numRuns: 200 },
     );
   });

@@ -14,8 +14,16 @@ import { cli, expectOneErrorLine } from "../support/cli.js";
 import { tmpDir } from "./helpers.js";
 
 const MAGIC = [0x89, 0x4d, 0x43, 0x41, 0x50, 0x30, 0x0d, 0x0a]; // "\x89MCAP0\r\n"
-const u32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return [...b]; };
-const u64 = (n: bigint) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(n); return [...b]; };
+const u32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n);
+  return [...b];
+};
+const u64 = (n: bigint) => {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(n);
+  return [...b];
+};
 const str = (s: string) => [...u32(Buffer.byteLength(s)), ...Buffer.from(s)];
 const record = (op: number, body: number[]) => [op, ...u64(BigInt(body.length)), ...body];
 
@@ -93,7 +101,10 @@ describe("MCAP chunk bound", () => {
     const path = join(dir, "bomb.mcap");
     bombFile(path, 1024 * 1024 * 1024);
     const env = { ...process.env, BODYLINK_RUNTIME_DIR: join(dir, "rt") };
-    for (const args of [["record", "--info", path], ["verify", path]]) {
+    for (const args of [
+      ["record", "--info", path],
+      ["verify", path],
+    ]) {
       const r = await cli(env, ...args);
       expect(expectOneErrorLine(r, "BL_ERR_RECORD_READ")).toMatch(/more than the 64 MiB bodylink decompresses per chunk/);
     }

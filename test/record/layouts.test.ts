@@ -103,7 +103,11 @@ describe("channelBody: a channel's body from its topic (BODY_TOPIC_PREFIXES, one
       expect(channelBody(c.topic), c.topic).toBe(expected);
     }
     expect(CHANNELS.filter((c) => channelBody(c.topic) === null).length).toBeGreaterThan(0); // /events, /log …
-    for (const kind of BODY_KINDS) expect(CHANNELS.some((c) => channelBody(c.topic) === kind), kind).toBe(true);
+    for (const kind of BODY_KINDS)
+      expect(
+        CHANNELS.some((c) => channelBody(c.topic) === kind),
+        kind,
+      ).toBe(true);
     expect(channelBody("/nao")).toBeNull(); // a prefix is a whole segment
   });
 });

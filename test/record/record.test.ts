@@ -55,7 +55,21 @@ describe("bodylink record: the MCAP file", () => {
       expect(reader.header.profile).toBe("bodylink");
       const topics = [...reader.channelsById.values()].map((c) => c.topic).sort();
       expect(topics).toEqual(
-        ["/api/state", "/events", "/log", "/lola/command", "/lola/sensor", "/lola/upstream/command", "/lola/upstream/sensor", "/nao/chestboard/in", "/nao/chestboard/out", "/nao/chestboard/transfer", "/nao/scene", "/nao/state", "/nao/tf"].sort(),
+        [
+          "/api/state",
+          "/events",
+          "/log",
+          "/lola/command",
+          "/lola/sensor",
+          "/lola/upstream/command",
+          "/lola/upstream/sensor",
+          "/nao/chestboard/in",
+          "/nao/chestboard/out",
+          "/nao/chestboard/transfer",
+          "/nao/scene",
+          "/nao/state",
+          "/nao/tf",
+        ].sort(),
       );
       // JSON channels declare a JSON Schema; raw ones none.
       for (const c of reader.channelsById.values()) {

@@ -68,7 +68,18 @@ describe("the strict MCAP checker", () => {
   });
 
   it("passes the writer's file, and finds each kind of damage in it", async () => {
-    const file = await writeStrict({ channels: 3, messages: [[0, 10], [1, 20], [0, 20], [2, 30], [1, 40]], chunkSize: 40, compress: true });
+    const file = await writeStrict({
+      channels: 3,
+      messages: [
+        [0, 10],
+        [1, 20],
+        [0, 20],
+        [2, 30],
+        [1, 40],
+      ],
+      chunkSize: 40,
+      compress: true,
+    });
     const ok = checkMcapStrict(file, { requireLogTimeOrder: true });
     expect(ok.problems).toEqual([]);
     expect(ok.messages).toHaveLength(5);
@@ -90,7 +101,16 @@ describe("the strict MCAP checker", () => {
   });
 
   it("counts messages written back in log time, and with requireLogTimeOrder calls them problems", async () => {
-    const file = await writeStrict({ channels: 1, messages: [[0, 10], [0, 5], [0, 20]], chunkSize: 1 << 20, compress: false });
+    const file = await writeStrict({
+      channels: 1,
+      messages: [
+        [0, 10],
+        [0, 5],
+        [0, 20],
+      ],
+      chunkSize: 1 << 20,
+      compress: false,
+    });
     expect(checkMcapStrict(file).logTimeStepsBack).toBe(1);
     expect(checkMcapStrict(file).problems).toEqual([]);
     expect(checkMcapStrict(file, { requireLogTimeOrder: true }).problems.join("\n")).toMatch(/log time goes back: 5 after 10/);

@@ -250,7 +250,17 @@ describe("Foxglove's own definitions (@foxglove/schemas, the panels' types): eve
     const v = new Viewer3d("nao");
     const lola = Array.from({ length: 25 }, (_, i) => 0.05 * i);
     for (const fallen of [false, true]) {
-      const sim = { time_s: 2, base_position_m: [0.1, -0.2, 0.3], base_orientation_xyzw: [0, 0, 0, 1], fallen, real_time_factor: 1, contacts: [{ link: "LFoot", force_n: 26 }, { link: "RTibia", force_n: 300 }] };
+      const sim = {
+        time_s: 2,
+        base_position_m: [0.1, -0.2, 0.3],
+        base_orientation_xyzw: [0, 0, 0, 1],
+        fallen,
+        real_time_factor: 1,
+        contacts: [
+          { link: "LFoot", force_n: 26 },
+          { link: "RTibia", force_n: 300 },
+        ],
+      };
       expect(officialProblems(FRAME_TRANSFORMS_SCHEMA_NAME, v.transforms({ position: lola, sim }, 2_000_000_000n))).toEqual([]);
       expect(officialProblems(SCENE_UPDATE_SCHEMA_NAME, v.scene(2_000_000_000n, true))).toEqual([]);
       expect(officialProblems(SCENE_UPDATE_SCHEMA_NAME, v.contacts({ position: lola, sim }, 2_000_000_000n))).toEqual([]);

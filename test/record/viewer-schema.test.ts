@@ -91,10 +91,11 @@ function paths(s: Json, at = "$"): string[] {
       for (const b of branch) node(b, p);
       return;
     }
-    if (n.properties) for (const [k, v] of Object.entries(n.properties as Record<string, Json>)) {
-      out.push(`${p}.${k}`);
-      node(v, `${p}.${k}`);
-    }
+    if (n.properties)
+      for (const [k, v] of Object.entries(n.properties as Record<string, Json>)) {
+        out.push(`${p}.${k}`);
+        node(v, `${p}.${k}`);
+      }
     if (n.items) node(n.items as Json, `${p}[]`);
   };
   node(s, at);

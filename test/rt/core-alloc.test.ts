@@ -70,7 +70,10 @@ describe("NAO worker core: what a LoLA client costs its thread", () => {
       if (Math.min(...diffs) < LOLA_BOUND_BYTES) break;
     }
     const best = Math.min(...diffs);
-    expect(best, `LoLA client's extra bytes per cycle in each window: ${diffs.map((d) => d.toFixed(0)).join(", ")} (core with client ${(last![0].heapBytes / CYCLES).toFixed(0)} B/cycle, idle ${(last![1].heapBytes / CYCLES).toFixed(0)})`).toBeLessThan(LOLA_BOUND_BYTES);
+    expect(
+      best,
+      `LoLA client's extra bytes per cycle in each window: ${diffs.map((d) => d.toFixed(0)).join(", ")} (core with client ${(last![0].heapBytes / CYCLES).toFixed(0)} B/cycle, idle ${(last![1].heapBytes / CYCLES).toFixed(0)})`,
+    ).toBeLessThan(LOLA_BOUND_BYTES);
   });
 });
 
@@ -94,7 +97,11 @@ describe("the LoLA path on its own: a cycle per command, nothing else running (e
     } finally {
       child.kill("SIGKILL");
     }
-    const samples = out.trim().split("\n").slice(1).map((l) => JSON.parse(l) as AllocationSample);
+    const samples = out
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((l) => JSON.parse(l) as AllocationSample);
     expect(samples).toHaveLength(3);
     const perCycle = samples.map((x) => x.heapBytes / x.cycles);
     // What is left is Node's per syscall: ~60 B for the read callback, ~60 B for fs.writeSync's

@@ -40,7 +40,11 @@ describe("a stalled real-time core", () => {
       const control = (await (await fetch(`${api}/v1/control`)).json()) as { held: boolean; holder: { owner: string } };
       expect(control).toMatchObject({ held: true, holder: { owner: "alice" } });
       // A command is validated here and posted to the mailbox: answered without the core.
-      const queued = await fetch(`${api}/v1/commands/joints`, { method: "POST", headers: { ...json, "x-bodylink-lease": lease.lease_id }, body: JSON.stringify({ stiffness: new Array(26).fill(0.25) }) });
+      const queued = await fetch(`${api}/v1/commands/joints`, {
+        method: "POST",
+        headers: { ...json, "x-bodylink-lease": lease.lease_id },
+        body: JSON.stringify({ stiffness: new Array(26).fill(0.25) }),
+      });
       expect(queued.status).toBe(200);
       // Requests the core must answer: a clear code, after the timeout, not a frozen API.
       const acquire = await fetch(`${api}/v1/control`, { method: "PUT", headers: { ...json, "x-bodylink-lease": lease.lease_id }, body: JSON.stringify({ lease_ms: 30_000 }) });
@@ -58,7 +62,11 @@ describe("a stalled real-time core", () => {
       expect(stopBody.code).toBe("BL_ERR_CORE_UNRESPONSIVE");
       expect(stopBody.message).toMatch(/engages at the core's next cycle/);
       expect(((await (await fetch(`${api}/v1/estop`)).json()) as { latched: boolean }).latched).toBe(true);
-      const refused = await fetch(`${api}/v1/commands/joints`, { method: "POST", headers: { ...json, "x-bodylink-lease": lease.lease_id }, body: JSON.stringify({ stiffness: new Array(26).fill(1) }) });
+      const refused = await fetch(`${api}/v1/commands/joints`, {
+        method: "POST",
+        headers: { ...json, "x-bodylink-lease": lease.lease_id },
+        body: JSON.stringify({ stiffness: new Array(26).fill(1) }),
+      });
       expect(((await refused.json()) as { code: string }).code).toBe("BL_ERR_ESTOP_LATCHED");
 
       // … and the core engages it at its first cycle after the stall: latched there, stiffness 0.
@@ -75,8 +83,7 @@ describe("a stalled real-time core", () => {
 
 type Health = { link: string; safety_reason: string; errors: Record<string, number>; estop: { latched: boolean }; control: unknown };
 const get = async <T>(url: string): Promise<T> => (await (await fetch(url)).json()) as T;
-const post = (url: string, body: unknown, lease?: string) =>
-  fetch(url, { method: "POST", headers: { ...json, ...(lease ? { "x-bodylink-lease": lease } : {}) }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown, lease?: string) => fetch(url, { method: "POST", headers: { ...json, ...(lease ? { "x-bodylink-lease": lease } : {}) }, body: JSON.stringify(body) });
 
 /**
  * SIGUSR2 blocks the core for the rig's stall; resolves once the watchdog saw it and the state has
@@ -167,7 +174,7 @@ describe("a stalled TNY-360 core", () => {
     const rig = await startServe([], { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_CORE_MS: "9000" }, { body: "tny360" });
     try {
       const api = rig.apiUrl;
-      const gait = async () => ((await get<{ locomotion: { gait: string } }>(`${api}/v1/state`)).locomotion.gait);
+      const gait = async () => (await get<{ locomotion: { gait: string } }>(`${api}/v1/state`)).locomotion.gait;
       await until(async () => (await fetch(`${api}/v1/state`)).status === 200, "a state", 10_000);
       const lease = ((await (await fetch(`${api}/v1/control`, { method: "POST", headers: json, body: JSON.stringify({ owner: "dog", lease_ms: 30_000 }) })).json()) as { lease_id: string }).lease_id;
       expect(await gait()).toBe("Walk");

@@ -148,7 +148,6 @@ describe("a wedged main thread: the core latches a category-1 e-stop itself", ()
     let lola: StiffController | null = wedged.lola;
     let next: StiffController | null = null;
     try {
-
       // The host answers again: it reports the core's latch, and the latch holds.
       const e = await latchAfterWedge(rig);
       expectHostLatch(e, wedgedAt);
@@ -196,7 +195,10 @@ describe("a wedged main thread: the core latches a category-1 e-stop itself", ()
       late = await StiffController.connect(rig.lolaPath);
       const lateTrace = late.trace();
       await until(() => lateTrace.length > 80, "80 frames to the client that came after the SIGTERM", 10_000);
-      expect(lateTrace.every((v) => v === 0), lateTrace.join(",")).toBe(true);
+      expect(
+        lateTrace.every((v) => v === 0),
+        lateTrace.join(","),
+      ).toBe(true);
     } finally {
       await lola?.close();
       await late?.close();
@@ -210,7 +212,11 @@ describe("a wedged main thread: the core latches a category-1 e-stop itself", ()
       const api = rig.apiUrl;
       await until(async () => (await fetch(`${api}/v1/state`)).status === 200, "a state", 10_000);
       const lease = ((await (await fetch(`${api}/v1/control`, { method: "POST", headers: json, body: JSON.stringify({ owner: "arm", lease_ms: 60_000 }) })).json()) as { lease_id: string }).lease_id;
-      const move = await fetch(`${api}/v1/commands/move-joints`, { method: "POST", headers: { ...json, [LEASE_HEADER]: lease }, body: JSON.stringify({ positions: [1.5, 0, 0, 0, 0, 0, 0], speed: 0.05 }) });
+      const move = await fetch(`${api}/v1/commands/move-joints`, {
+        method: "POST",
+        headers: { ...json, [LEASE_HEADER]: lease },
+        body: JSON.stringify({ positions: [1.5, 0, 0, 0, 0, 0, 0], speed: 0.05 }),
+      });
       expect(move.status).toBe(200);
       const wedgedAt = Date.now();
       rig.child.kill("SIGUSR2");

@@ -52,7 +52,6 @@ const HOST_TIMEOUT = ["--host-timeout-ms", "3000"];
 /** Past three times the cores of load, the machine, not the tests' loads, decides the wake-ups. */
 const busyNow = () => loadavg()[0]! > 3 * availableParallelism();
 
-
 describe("the real-time core under hostile load", () => {
   let rig: ServeRig;
   let lola: StiffController;
@@ -90,7 +89,13 @@ describe("the real-time core under hostile load", () => {
       const now = await health();
       const h = await health(now.cycle.cycles - marked + 5); // the phase's own cycles (and the few since)
       marked = now.cycle.cycles;
-      phases[name] = { frames: lola.frames, dips: lola.dips, late: h.errors.lateCycles - h0.errors.lateCycles, latenessMaxMs: Math.round(h.cycle.lateness_ms.max * 100) / 100, gcMaxMs: Math.round(h.cycle.gc_ms.max * 100) / 100 };
+      phases[name] = {
+        frames: lola.frames,
+        dips: lola.dips,
+        late: h.errors.lateCycles - h0.errors.lateCycles,
+        latenessMaxMs: Math.round(h.cycle.lateness_ms.max * 100) / 100,
+        gcMaxMs: Math.round(h.cycle.gc_ms.max * 100) / 100,
+      };
     };
 
     // (a) 4 s of 200 KB and 1 MB bodies every 300 ms, no lease
@@ -139,7 +144,9 @@ describe("the real-time core under hostile load", () => {
     expect(answers.length).toBeGreaterThan(0);
     for (const s of answers) expect([403, 413]).toContain(s);
     if (busy) {
-      console.log(`isolation: assertions skipped: load average ${loadavg()[0]!.toFixed(1)} on ${cores} cores (the machine, not this test's loads, decides wake-ups then); counted: ${JSON.stringify(run)}`);
+      console.log(
+        `isolation: assertions skipped: load average ${loadavg()[0]!.toFixed(1)} on ${cores} cores (the machine, not this test's loads, decides wake-ups then); counted: ${JSON.stringify(run)}`,
+      );
       ctx.skip();
       return;
     }
@@ -194,7 +201,6 @@ interface BodyHealth {
   control: { owner: string } | null;
 }
 
-
 /** Each body's route for the large bodies (every one is refused unparsed: no lease, or too large). */
 const ROUTE: { [K in Exclude<BodyKind, "nao">]: string } = { p7: "/v1/commands/servo-joints", tny360: "/v1/commands/velocity" };
 
@@ -212,7 +218,9 @@ describe.each(["p7", "tny360"] as const)("the %s's real-time core under hostile 
     const api = r.apiUrl;
     const health = async (): Promise<BodyHealth> => (await (await fetch(`${api}/v1/health`)).json()) as BodyHealth;
     // A client holds control (a long lease: the point is that the loads do not end it).
-    const lease = (await (await fetch(`${api}/v1/control`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ owner: "operator", lease_ms: 60_000 }) })).json()) as { lease_id: string };
+    const lease = (await (
+      await fetch(`${api}/v1/control`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ owner: "operator", lease_ms: 60_000 }) })
+    ).json()) as { lease_id: string };
     expect(lease.lease_id).toEqual(expect.any(String));
     let h0 = await health();
     for (const t = Date.now(); h0.cycle.cycles < 50 && Date.now() - t < 20_000; h0 = await health()) await sleep(50);

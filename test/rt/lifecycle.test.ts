@@ -23,7 +23,6 @@ import { NaoHost } from "../../src/host/nao-host.js";
 import { P7Host } from "../../src/host/p7-host.js";
 import { Tny360Host } from "../../src/host/tny360-host.js";
 
-
 interface Faults {
   read: boolean;
   write: boolean;
@@ -35,8 +34,14 @@ interface Faults {
 function faulty<T extends object>(driver: T, faults: Faults): T {
   return new Proxy(driver, {
     get(target, key) {
-      if (key === "read" && faults.read) return () => { throw new Error("injected read fault"); };
-      if (key === "write" && faults.write) return () => { throw new Error("injected write fault"); };
+      if (key === "read" && faults.read)
+        return () => {
+          throw new Error("injected read fault");
+        };
+      if (key === "write" && faults.write)
+        return () => {
+          throw new Error("injected write fault");
+        };
       if (key === "deactivate") {
         return () => {
           faults.deactivations++;

@@ -63,7 +63,12 @@ describe("local e-stop socket", () => {
     const answers = await Promise.all(["hello\n", '{"op":"move"}\n', '{"op":"estop","category":2}\n', `${"x".repeat(2000)}\n`].map((b) => raw(path, b)));
     const parsed = answers.map((a) => JSON.parse(a) as { ok: boolean; code: string; message: string });
     expect(parsed.every((p) => !p.ok && p.code === "BL_ERR_CMD_INVALID")).toBe(true);
-    expect(parsed.map((p) => p.message)).toEqual([expect.stringMatching(/one JSON line/), expect.stringMatching(/op "move"/), expect.stringMatching(/category must be 0 or 1/), expect.stringMatching(/at most 1024 bytes/)]);
+    expect(parsed.map((p) => p.message)).toEqual([
+      expect.stringMatching(/one JSON line/),
+      expect.stringMatching(/op "move"/),
+      expect.stringMatching(/category must be 0 or 1/),
+      expect.stringMatching(/at most 1024 bytes/),
+    ]);
     expect(robot.estopState().latched).toBe(false);
     // a source is kept to letters, digits, - and _ (it goes into logs)
     const r = await requestEstopSocket(path, { op: "estop", source: "a\nb c" });

@@ -68,7 +68,12 @@ describe("the runtime's log", () => {
       expect(log.format).toBe("json");
       log.logger.info(msg);
     }
-    expect(readFileSync(file, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(["one", "two"]);
+    expect(
+      readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { msg: string }).msg),
+    ).toEqual(["one", "two"]);
     expect(() => createLog({ file: join(dir, "no-such-dir", "x.log") })).toThrow(/ENOENT/);
   });
 

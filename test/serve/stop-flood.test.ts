@@ -64,7 +64,9 @@ describe.skipIf(!hasNats)("a local stop under a 90k/s broker flood", () => {
     const flooded = await localStop(r, path, "flood stop");
     await ended;
     const f = JSON.parse(result) as { rate: number };
-    console.log(`local stop: quiet ${quiet.roundTripMs.toFixed(1)} ms round trip (latched after ${quiet.latchMs.toFixed(1)} ms); under ${Math.round(f.rate)} requests/s: ${flooded.roundTripMs.toFixed(1)} ms (latched after ${flooded.latchMs.toFixed(1)} ms)`);
+    console.log(
+      `local stop: quiet ${quiet.roundTripMs.toFixed(1)} ms round trip (latched after ${quiet.latchMs.toFixed(1)} ms); under ${Math.round(f.rate)} requests/s: ${flooded.roundTripMs.toFixed(1)} ms (latched after ${flooded.latchMs.toFixed(1)} ms)`,
+    );
     expect(f.rate).toBeGreaterThan(0.8 * 90_000);
     expect(flooded.roundTripMs).toBeLessThan(LOCAL_BOUND_MS);
     expect(flooded.latchMs).toBeLessThan(LOCAL_BOUND_MS);

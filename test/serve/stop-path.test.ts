@@ -56,7 +56,10 @@ describe("the local stop path", () => {
     rig.child.kill("SIGUSR2"); // the main thread spins for 1 s
     await new Promise((r) => setTimeout(r, 100));
     // the API waits for the main thread: it does not answer now
-    const api = fetch(`${rig.apiUrl}/v1/health`, { signal: AbortSignal.timeout(300) }).then(() => "answered", () => "no answer");
+    const api = fetch(`${rig.apiUrl}/v1/health`, { signal: AbortSignal.timeout(300) }).then(
+      () => "answered",
+      () => "no answer",
+    );
     const t0 = performance.now();
     const r = await requestEstopSocket(path, { op: "estop", category: 0, reason: "main thread blocked", source: "test" });
     const ms = performance.now() - t0;

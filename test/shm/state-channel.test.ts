@@ -98,17 +98,14 @@ describe("NAO state channel", () => {
 describe("P7 state channel", () => {
   it("every field of P7State and the link cross unchanged", () => {
     fc.assert(
-      fc.property(
-        p7StateFields,
-        (r) => {
-          const src = p7StateOf(r);
-          const { buffer, ctl } = buffers(P7_STATE_BYTES);
-          p7StateChannel(buffer, STATE_START, ctl, CTL.stateSeq).publish(src);
-          const into = { state: new P7State(), link: "starting" as LinkStatus };
-          expect(p7StateChannel(buffer, STATE_START, ctl, CTL.stateSeq).readInto(into)).toBe(true);
-          expect(same(into, src)).toBe(true);
-        },
-      ),
+      fc.property(p7StateFields, (r) => {
+        const src = p7StateOf(r);
+        const { buffer, ctl } = buffers(P7_STATE_BYTES);
+        p7StateChannel(buffer, STATE_START, ctl, CTL.stateSeq).publish(src);
+        const into = { state: new P7State(), link: "starting" as LinkStatus };
+        expect(p7StateChannel(buffer, STATE_START, ctl, CTL.stateSeq).readInto(into)).toBe(true);
+        expect(same(into, src)).toBe(true);
+      }),
       { numRuns: 200 },
     );
   });
@@ -191,11 +188,13 @@ describe("state channels allocate nothing in steady state", () => {
     const host = p7StateChannel(buffer, STATE_START, ctl, CTL.stateSeq);
     const src = { state: new P7State(), link: "ok" as LinkStatus };
     const into = { state: new P7State(), link: "starting" as LinkStatus };
-    expect(grows(() => {
-      src.state.seq++;
-      core.publish(src);
-      host.readInto(into);
-    })).toBeLessThan(200_000);
+    expect(
+      grows(() => {
+        src.state.seq++;
+        core.publish(src);
+        host.readInto(into);
+      }),
+    ).toBeLessThan(200_000);
     expect(into.state.seq).toBe(src.state.seq);
   });
   it("TNY-360: publish and readInto", () => {
@@ -204,11 +203,13 @@ describe("state channels allocate nothing in steady state", () => {
     const host = tny360StateChannel(buffer, STATE_START, ctl, CTL.stateSeq);
     const src = { state: new Tny360State("sim") };
     const into = { state: new Tny360State("sim") };
-    expect(grows(() => {
-      src.state.seq++;
-      core.publish(src);
-      host.readInto(into);
-    })).toBeLessThan(200_000);
+    expect(
+      grows(() => {
+        src.state.seq++;
+        core.publish(src);
+        host.readInto(into);
+      }),
+    ).toBeLessThan(200_000);
     expect(into.state.seq).toBe(src.state.seq);
   });
 });

@@ -49,7 +49,11 @@ const lease = async (rt: RunningRuntime): Promise<string> => {
 const state = async (rt: RunningRuntime): Promise<Json> => (await call(rt, "GET", "/v1/state")).json;
 
 describe("POST /v1/sim/step (serve --lockstep)", () => {
-  for (const [body, periodMs] of [["p7", 4], ["tny360", 5], ["nao", 12]] as const) {
+  for (const [body, periodMs] of [
+    ["p7", 4],
+    ["tny360", 5],
+    ["nao", 12],
+  ] as const) {
     it(`${body}: a step runs exactly its cycles of simulated time, under the lease and e-stop rules`, async () => {
       const rt = await serve(body, { lockstep: true });
       expect(rt.lines.join("\n")).toMatch(/lockstep/);

@@ -161,7 +161,10 @@ describe("serve --sim physics --lockstep with a LoLA client", () => {
     const api = rt.record.apiUrl!;
     const post = (path: string, body: unknown, lease?: string) =>
       fetch(`${api}${path}`, { method: "POST", headers: { "content-type": "application/json", ...(lease ? { "x-bodylink-lease": lease } : {}) }, body: JSON.stringify(body) });
-    const state = async () => (await (await fetch(`${api}/v1/state`)).json()) as { sim?: { time_s: number; base_position_m: number[]; base_orientation_xyzw: number[]; fallen: boolean; contacts: Array<{ link: string; force_n: number }> } };
+    const state = async () =>
+      (await (await fetch(`${api}/v1/state`)).json()) as {
+        sim?: { time_s: number; base_position_m: number[]; base_orientation_xyzw: number[]; fallen: boolean; contacts: Array<{ link: string; force_n: number }> };
+      };
     expect((await post("/v1/sim/reset", { pose: "lying" })).status).toBe(403); // no lease
     const lease = ((await (await post("/v1/control", { owner: "physics-test" })).json()) as { lease_id: string }).lease_id;
     expect((await post("/v1/sim/reset", { pose: "sideways" }, lease)).status).toBe(400);
@@ -189,7 +192,20 @@ describe("serve --sim physics --lockstep with a LoLA client", () => {
 
   it("a kinematic simulator has no world in its state", async () => {
     const lolaPathK = tmpSocketPath();
-    const rt = await startRuntime({ body: "nao", sim: "kinematic", host: "127.0.0.1", apiPort: 0, lola: true, lolaPath: lolaPathK, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [10, 11], seed: 1, tny: false, gcEveryMs: 0 });
+    const rt = await startRuntime({
+      body: "nao",
+      sim: "kinematic",
+      host: "127.0.0.1",
+      apiPort: 0,
+      lola: true,
+      lolaPath: lolaPathK,
+      lolaReaders: 0,
+      lolaGraceMs: 100,
+      acceptBoardVersion: [10, 11],
+      seed: 1,
+      tny: false,
+      gcEveryMs: 0,
+    });
     cleanups.push(() => rt.close());
     await new Promise((r) => setTimeout(r, 100));
     const s = (await (await fetch(`${rt.record.apiUrl}/v1/state`)).json()) as Record<string, unknown>;

@@ -143,9 +143,11 @@ describe("the physics NAO", () => {
     body.stiffness.fill(1);
     // Warm up past the JIT's tier-ups (optimizing mid-measurement allocates once, not per step).
     for (let i = 0; i < 2000; i++) body.stepUs(CYCLE_US);
-    expect(leastHeapAllocated(() => {
-      for (let i = 0; i < 200; i++) body.stepUs(CYCLE_US);
-    }, 10)).toBeLessThan(1024);
+    expect(
+      leastHeapAllocated(() => {
+        for (let i = 0; i < 200; i++) body.stepUs(CYCLE_US);
+      }, 10),
+    ).toBeLessThan(1024);
   });
 
   it("the kinematic model behind the same seam still cannot fall", () => {

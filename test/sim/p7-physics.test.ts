@@ -68,7 +68,8 @@ async function physicsRobot(): Promise<{ robot: P7Robot; clock: SimClock; model:
  * joint anchors and axes (xanchor, xaxis) in the current pose.
  */
 function handGravityTorques(model: MujocoP7Model): number[] {
-  const m = model.mjModel, d = model.mjData;
+  const m = model.mjModel,
+    d = model.mjData;
   const mass = m.body_mass as Float64Array;
   const com = d.xipos as Float64Array;
   const anchor = d.xanchor as Float64Array;
@@ -77,7 +78,8 @@ function handGravityTorques(model: MujocoP7Model): number[] {
   for (let i = 0; i < 7; i++) {
     let t = 0;
     for (let b = i + 1; b <= 7; b++) {
-      const rx = com[3 * b]! - anchor[3 * i]!, ry = com[3 * b + 1]! - anchor[3 * i + 1]!;
+      const rx = com[3 * b]! - anchor[3 * i]!,
+        ry = com[3 * b + 1]! - anchor[3 * i + 1]!;
       t += mass[b]! * GRAVITY_M_S2 * (axis[3 * i]! * ry - axis[3 * i + 1]! * rx);
     }
     out.push(t);
@@ -134,7 +136,8 @@ describe("the physics P7 under the arm service", () => {
     for (let s = 0; s < Math.ceil(eta * 250) + 100; s++) {
       phys.step();
       kin.step();
-      const a = phys.read()!, b = kin.read()!;
+      const a = phys.read()!,
+        b = kin.read()!;
       k.update(a.angles);
       k.gravityTorquesNm(g);
       for (let i = 0; i < 7; i++) {

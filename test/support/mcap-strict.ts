@@ -165,7 +165,16 @@ function parseSchema(c: Cursor): StrictSchema {
   return { id: c.u16(), name: c.str(), encoding: c.str(), data: c.bytes(c.u32()) };
 }
 function parseChannel(c: Cursor): StrictChannel {
-  return { id: c.u16(), schemaId: c.u16(), topic: c.str(), messageEncoding: c.str(), metadata: c.map(() => c.str(), () => c.str()) };
+  return {
+    id: c.u16(),
+    schemaId: c.u16(),
+    topic: c.str(),
+    messageEncoding: c.str(),
+    metadata: c.map(
+      () => c.str(),
+      () => c.str(),
+    ),
+  };
 }
 function parseMessage(c: Cursor): StrictMessage {
   return { channelId: c.u16(), sequence: c.u32(), logTime: c.u64(), publishTime: c.u64(), data: c.bytes(c.end - c.o) };
@@ -332,7 +341,8 @@ export function checkMcapStrict(file: Uint8Array, opts: StrictOptions = {}): Str
           const key = (e: [bigint, bigint]) => `${e[0]}@${e[1]}`;
           const a = entries.map(key).sort();
           const b = want.map(key).sort();
-          if (a.length !== b.length || a.some((x, i) => x !== b[i])) bad(`${where}: the Message Index of channel ${ch} lists ${a.length} messages, the chunk holds ${b.length} (or at other offsets/times)`);
+          if (a.length !== b.length || a.some((x, i) => x !== b[i]))
+            bad(`${where}: the Message Index of channel ${ch} lists ${a.length} messages, the chunk holds ${b.length} (or at other offsets/times)`);
           break;
         }
         case OP.attachment: {
@@ -530,14 +540,16 @@ export function checkMcapStrict(file: Uint8Array, opts: StrictOptions = {}): Str
     }
     const fields = ["length", "messageStartTime", "messageEndTime", "indexLength", "compression", "compressedSize", "uncompressedSize"] as const;
     for (const f of fields) if (ix[f] !== ch[f]) bad(`Chunk Index of the chunk at ${ch.start}: ${f} ${String(ix[f])}, the chunk's ${String(ch[f])}`);
-    if (ix.indexOffsets.size !== ch.indexOffsets.size || [...ch.indexOffsets].some(([k, v]) => ix.indexOffsets.get(k) !== v)) bad(`Chunk Index of the chunk at ${ch.start}: message index offsets differ from where they are`);
+    if (ix.indexOffsets.size !== ch.indexOffsets.size || [...ch.indexOffsets].some(([k, v]) => ix.indexOffsets.get(k) !== v))
+      bad(`Chunk Index of the chunk at ${ch.start}: message index offsets differ from where they are`);
   }
   // Attachment and metadata indexes.
   if (attachmentIndexes.length !== attachmentAt.size) bad(`${attachmentIndexes.length} Attachment Index records for ${attachmentAt.size} attachments`);
   for (const ix of attachmentIndexes) {
     const a = attachmentAt.get(ix.offset);
     if (!a) bad(`Attachment Index ${ix.name} points at ${ix.offset}, where no attachment starts`);
-    else if (a.length !== ix.length || a.name !== ix.name || a.logTime !== ix.logTime || a.createTime !== ix.createTime || a.mediaType !== ix.mediaType || a.dataSize !== ix.dataSize) bad(`Attachment Index ${ix.name} differs from its attachment`);
+    else if (a.length !== ix.length || a.name !== ix.name || a.logTime !== ix.logTime || a.createTime !== ix.createTime || a.mediaType !== ix.mediaType || a.dataSize !== ix.dataSize)
+      bad(`Attachment Index ${ix.name} differs from its attachment`);
   }
   if (metadataIndexes.length !== metadataAt.size) bad(`${metadataIndexes.length} Metadata Index records for ${metadataAt.size} metadata records`);
   for (const ix of metadataIndexes) {

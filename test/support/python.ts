@@ -32,7 +32,8 @@ export function locatePython(env: NodeJS.ProcessEnv = process.env): string | nul
 /** The one line that says why the Python tests skip, or null when python3-websockets and mypy are there. */
 export function pythonSkipLine(env: NodeJS.ProcessEnv = process.env): string | null {
   const missing: string[] = [];
-  if (locatePython(env) === null) missing.push(env.BODYLINK_PYTHON ? `BODYLINK_PYTHON=${env.BODYLINK_PYTHON} is not a python3 ≥ 3.11 with websockets` : "no python3 ≥ 3.11 with websockets (apt-get install python3-websockets)");
+  if (locatePython(env) === null)
+    missing.push(env.BODYLINK_PYTHON ? `BODYLINK_PYTHON=${env.BODYLINK_PYTHON} is not a python3 ≥ 3.11 with websockets` : "no python3 ≥ 3.11 with websockets (apt-get install python3-websockets)");
   if (locate(MYPY, env) === null) missing.push(env.BODYLINK_MYPY ? `BODYLINK_MYPY=${env.BODYLINK_MYPY} is not an executable` : "Debian package mypy is not installed (apt-get install mypy)");
   return missing.length === 0 ? null : `SKIPPED ${PYTHON_TESTS}: ${missing.join("; ")}`;
 }

@@ -27,7 +27,10 @@ async function simServer(port = 0): Promise<{ sim: Tny360Robot; server: TnyServe
   const sim = await Tny360Robot.create();
   await sim.start();
   const server = await startTnyServer(sim, { port });
-  cleanup.push(() => sim.stop(), () => server.close());
+  cleanup.push(
+    () => sim.stop(),
+    () => server.close(),
+  );
   return { sim, server };
 }
 
@@ -130,7 +133,10 @@ describe("TNY-360 driver against bodylink's simulated robot", () => {
     const again = await Tny360Robot.create();
     await again.start();
     const server2 = await startTnyServer(again, { port });
-    cleanup.push(() => again.stop(), () => server2.close());
+    cleanup.push(
+      () => again.stop(),
+      () => server2.close(),
+    );
     const seq = remote.state.seq;
     await until(() => remote.state.link === "ok" && remote.state.seq > seq, 8000, "reconnection");
     expect(remote.remote!.transport.connects).toBe(2);

@@ -78,7 +78,11 @@ describe("TNY-360 host: typed commands through the mailbox", () => {
   it("refuses on the main thread with the in-thread answers, counted in health like the core's", async () => {
     const before = (await host.health()).errors;
     const far = host.setJointAngle(lease, 2, 3.5); // knee max is 150°
-    expect(far).toMatchObject({ ok: false, status: 3, error: { code: "BL_ERR_CMD_INVALID", message: "invalid command: joint.setAngle: out of range or unreachable (the robot keeps its previous target)" } });
+    expect(far).toMatchObject({
+      ok: false,
+      status: 3,
+      error: { code: "BL_ERR_CMD_INVALID", message: "invalid command: joint.setAngle: out of range or unreachable (the robot keeps its previous target)" },
+    });
     const nan = host.setVelocity(lease, Number.NaN, 0, 0);
     expect(nan).toMatchObject({ ok: false, status: 3, error: { code: "BL_ERR_CMD_INVALID" } });
     expect(host.setVelocity(lease, 1.5, 0, 0)).toMatchObject({ ok: false, status: 3, error: { code: "BL_ERR_CMD_INVALID" } }); // beyond 1 m/s

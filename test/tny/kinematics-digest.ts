@@ -73,7 +73,8 @@ class Hasher {
   }
 
   hex(): string {
-    let h1 = this.#h1, h2 = this.#h2;
+    let h1 = this.#h1,
+      h2 = this.#h2;
     h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
     h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
     return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, "0");
@@ -151,7 +152,15 @@ export function kinematicsDigest(k: KinematicsUnderTest): KinematicsDigest {
   const target = new Float64Array(3);
   const legOut = new Float64Array(5);
   const edges: ReadonlyArray<readonly [number, number, number]> = [
-    [0, -0.034, 0], [0, 0, -0.034], [-0, -0.034, -0], [1e-300, 0.034, 0], [0, -0.034, -0.2], [0.2, -0.034, 0], [-0.2, -0.034, 0], [0, -0.034, 0.2], [0, 0.2, 0],
+    [0, -0.034, 0],
+    [0, 0, -0.034],
+    [-0, -0.034, -0],
+    [1e-300, 0.034, 0],
+    [0, -0.034, -0.2],
+    [0.2, -0.034, 0],
+    [-0.2, -0.034, 0],
+    [0, -0.034, 0.2],
+    [0, 0.2, 0],
   ];
   const lows: readonly number[] = [-0.2, -0.15, -0.22];
   const highs: readonly number[] = [0.2, 0.1, 0.05];

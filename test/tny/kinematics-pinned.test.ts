@@ -65,7 +65,14 @@ describe("TNY-360 kinematics with slot inputs", () => {
 
   it("property: advance() with the input slots = step(dtS, vx, vy, wz), bit for bit, after every step", () => {
     const v = fc.oneof(num(-1, 1), fc.constant(0), fc.constant(-0));
-    const cmd = fc.record({ dtS: fc.oneof(fc.constant(0.005), num(0, 0.05)), vx: v, vy: v, wz: fc.oneof(num(-4, 4), fc.constant(0)), gait: fc.constantFrom(0, 1, 2, 7), steps: fc.integer({ min: 1, max: 150 }) });
+    const cmd = fc.record({
+      dtS: fc.oneof(fc.constant(0.005), num(0, 0.05)),
+      vx: v,
+      vy: v,
+      wz: fc.oneof(num(-4, 4), fc.constant(0)),
+      gait: fc.constantFrom(0, 1, 2, 7),
+      steps: fc.integer({ min: 1, max: 150 }),
+    });
     fc.assert(
       fc.property(fc.array(cmd, { minLength: 1, maxLength: 8 }), (cmds) => {
         const wrapped = new GaitPlanner();

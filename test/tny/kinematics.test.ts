@@ -28,9 +28,20 @@ const dist = (a: Float64Array, b: Float64Array) => Math.hypot(a[0]! - b[0]!, a[1
 describe("TNY-360 joints and poses", () => {
   it("has the firmware's 14 joints with the §8 limits", () => {
     expect(JOINTS.map((j) => j.name)).toEqual([
-      "FrontLeftHipRoll", "FrontLeftHipPitch", "FrontLeftKneePitch", "BackLeftHipRoll", "BackLeftHipPitch", "BackLeftKneePitch",
-      "BackRightHipRoll", "BackRightHipPitch", "BackRightKneePitch", "FrontRightHipRoll", "FrontRightHipPitch", "FrontRightKneePitch",
-      "EarLeft", "EarRight",
+      "FrontLeftHipRoll",
+      "FrontLeftHipPitch",
+      "FrontLeftKneePitch",
+      "BackLeftHipRoll",
+      "BackLeftHipPitch",
+      "BackLeftKneePitch",
+      "BackRightHipRoll",
+      "BackRightHipPitch",
+      "BackRightKneePitch",
+      "FrontRightHipRoll",
+      "FrontRightHipPitch",
+      "FrontRightKneePitch",
+      "EarLeft",
+      "EarRight",
     ]);
     expect(JOINT_MIN_RAD[1]).toBeCloseTo(-135 * DEG, 12);
     expect(JOINT_MAX_RAD[2]).toBeCloseTo(150 * DEG, 12);

@@ -46,7 +46,15 @@ export async function expectEveryAction(client: TnyClient, expected: Readonly<Re
   all.sort((x, y) => Number(last.includes(x.key)) - Number(last.includes(y.key)));
   for (const { m, a, key } of all) {
     if (!a.sim.served) {
-      const args = a.args.map((f) => (f.type === "string" ? "" : f.type === "bytes8" || f.type === "bytesRest" ? new Uint8Array(0) : f.type === "calibrationDataPacked" ? { dcMinMs: 0.5, dcMaxMs: 2.5, dcDeadband: 0, feedbackMinV: 0.5, feedbackMaxV: 2.8, feedbackNoiseV: 0, feedbackLatencyMs: 0, feedbackInverted: false, maxSpeed: 1 } : 0));
+      const args = a.args.map((f) =>
+        f.type === "string"
+          ? ""
+          : f.type === "bytes8" || f.type === "bytesRest"
+            ? new Uint8Array(0)
+            : f.type === "calibrationDataPacked"
+              ? { dcMinMs: 0.5, dcMaxMs: 2.5, dcDeadband: 0, feedbackMinV: 0.5, feedbackMaxV: 2.8, feedbackNoiseV: 0, feedbackLatencyMs: 0, feedbackInverted: false, maxSpeed: 1 }
+              : 0,
+      );
       const r = await client.request(m, a, args);
       expect(r.status, key).toBe(a.sim.status);
       continue;

@@ -26,7 +26,6 @@ const statusOf = (reply: Uint8Array): { msgId: number; status: number; length: n
   return { msgId: msg.msgId, status: msg.status, length: msg.payload.length };
 };
 
-
 describe.each(SIM_KINDS)("TNY server: every served action round-trips through a real WebSocket (%s body)", (sim) => {
   let robot: Tny360Robot;
   let server: TnyServer;

@@ -13,7 +13,8 @@ const golden = JSON.parse(readFileSync(new URL("./golden/sim-trace.json", import
 function near(actual: number[], expected: number[], relTol: number, what: string): void {
   expect(actual.length, `${what}: length`).toBe(expected.length);
   for (let i = 0; i < expected.length; i++) {
-    const a = actual[i]!, e = expected[i]!;
+    const a = actual[i]!,
+      e = expected[i]!;
     if (Number.isNaN(e)) expect(a, `${what}[${i}]`).toBeNaN();
     else expect(Math.abs(a - e), `${what}[${i}]: ${a} vs ${e}`).toBeLessThanOrEqual(1e-9 + relTol * Math.abs(e));
   }

@@ -1,19 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fromHex, Reader, toHex } from "../../src/wire/bytes.js";
-import {
-  actionByCode,
-  actionSpec,
-  type ActionSpec,
-  MODULE_BY_CODE,
-  MODULES,
-  type ModuleSpec,
-  Status,
-  STATUS_NAMES,
-  statusName,
-  TNY_HEADER_BYTES,
-  WIRE_TYPES,
-} from "../../src/wire/tny/constants.js";
+import { actionByCode, actionSpec, type ActionSpec, MODULE_BY_CODE, MODULES, type ModuleSpec, Status, STATUS_NAMES, statusName, TNY_HEADER_BYTES, WIRE_TYPES } from "../../src/wire/tny/constants.js";
 import { decodeArgs, decodeFrame, decodeHeader, decodeMessage, decodeReturns, errorIdOf, resultOf } from "../../src/wire/tny/decode.js";
 import { encodeRawRequest, encodeRequest, encodeResponse, fieldsByteLength } from "../../src/wire/tny/encode.js";
 import { TnyDecodeError, TnyEncodeError } from "../../src/wire/tny/types.js";
@@ -66,17 +54,35 @@ describe("TNY golden vectors (tny360.md §3.4)", () => {
 
   it("error responses carry the status and length 0", () => {
     expect(toHex(encodeResponse(0x1234, Status.UnknownAction))).toBe("02 00 34 12 02 00 00 00");
-    expect(toHex(encodeResponse(5, Status.OutOfMemory, spec("body", "getPosture").action.returns, [{ x: 1, y: 2, z: 3 }, { x: 0, y: 0, z: 0 }]))).toBe("02 00 05 00 06 00 00 00");
+    expect(
+      toHex(
+        encodeResponse(5, Status.OutOfMemory, spec("body", "getPosture").action.returns, [
+          { x: 1, y: 2, z: 3 },
+          { x: 0, y: 0, z: 0 },
+        ]),
+      ),
+    ).toBe("02 00 05 00 06 00 00 00");
   });
 
   it("body getPosture reply: two Vec3f, 24 bytes", () => {
     const { action } = spec("body", "getPosture");
     const expected = new Uint8Array([
-      0x02, 0x00, ...u16le(9), ...u16le(0), ...u16le(24), // header: response, msg 9, Ok, 24 bytes
-      ...f32le(0.01), ...f32le(-0.02), ...f32le(0.12), // position m
-      ...f32le(0.1), ...f32le(0), ...f32le(-0.5), // rotation rad
+      0x02,
+      0x00,
+      ...u16le(9),
+      ...u16le(0),
+      ...u16le(24), // header: response, msg 9, Ok, 24 bytes
+      ...f32le(0.01),
+      ...f32le(-0.02),
+      ...f32le(0.12), // position m
+      ...f32le(0.1),
+      ...f32le(0),
+      ...f32le(-0.5), // rotation rad
     ]);
-    const bytes = encodeResponse(9, 0, action.returns, [{ x: 0.01, y: -0.02, z: 0.12 }, { x: 0.1, y: 0, z: -0.5 }]);
+    const bytes = encodeResponse(9, 0, action.returns, [
+      { x: 0.01, y: -0.02, z: 0.12 },
+      { x: 0.1, y: 0, z: -0.5 },
+    ]);
     expect(toHex(bytes, 100)).toBe(toHex(expected, 100));
     const msg = decodeFrame(bytes);
     if (msg.kind !== "response") throw new Error("not a response");
@@ -89,12 +95,21 @@ describe("TNY golden vectors (tny360.md §3.4)", () => {
   it("system getLogLine reply: u32, u8, u8, then two u16-length strings", () => {
     const { action } = spec("system", "getLogLine");
     const expected = new Uint8Array([
-      0x02, 0x00, ...u16le(3), ...u16le(0), ...u16le(4 + 1 + 1 + 2 + 3 + 2 + 2), // header
+      0x02,
+      0x00,
+      ...u16le(3),
+      ...u16le(0),
+      ...u16le(4 + 1 + 1 + 2 + 3 + 2 + 2), // header
       ...u32le(1500), // timestampMs
       0x01, // level Warning
       0x02, // indent
-      ...u16le(3), 0x73, 0x69, 0x6d, // tag "sim"
-      ...u16le(2), 0x68, 0x69, // message "hi"
+      ...u16le(3),
+      0x73,
+      0x69,
+      0x6d, // tag "sim"
+      ...u16le(2),
+      0x68,
+      0x69, // message "hi"
     ]);
     const bytes = encodeResponse(3, 0, action.returns, [1500, 1, 2, "sim", "hi"]);
     expect(toHex(bytes, 100)).toBe(toHex(expected, 100));
@@ -162,7 +177,22 @@ describe("TNY table", () => {
 
   it("registers the firmware's modules at the firmware's ids (§5)", () => {
     const byCode = Object.fromEntries((MODULES as readonly ModuleSpec[]).map((m) => [m.code, m.name]));
-    expect(byCode).toEqual({ 0: "system", 1: "protocol", 2: "gait", 3: "body", 4: "leg", 5: "joint", 6: "motor", 7: "imu", 9: "power", 14: "i2c", 15: "adc", 16: "wifi", 19: "error", 20: "diagnostic" });
+    expect(byCode).toEqual({
+      0: "system",
+      1: "protocol",
+      2: "gait",
+      3: "body",
+      4: "leg",
+      5: "joint",
+      6: "motor",
+      7: "imu",
+      9: "power",
+      14: "i2c",
+      15: "adc",
+      16: "wifi",
+      19: "error",
+      20: "diagnostic",
+    });
     for (const unregistered of [0x08, 0x0a, 0x0b, 0x0c, 0x0d, 0x11, 0x12, 0x15, 0xff]) expect(MODULE_BY_CODE[unregistered]).toBeUndefined();
   });
 
@@ -291,7 +321,10 @@ describe("TNY codec properties", () => {
     for (const { action } of ALL) {
       fc.assert(
         fc.property(fc.uint8Array({ maxLength: 80 }), (bytes) => {
-          for (const [fields, fn] of [[action.args, decodeArgs], [action.returns, decodeReturns]] as const) {
+          for (const [fields, fn] of [
+            [action.args, decodeArgs],
+            [action.returns, decodeReturns],
+          ] as const) {
             try {
               fn(fields, bytes);
             } catch (e) {
@@ -305,7 +338,12 @@ describe("TNY codec properties", () => {
   });
 
   it("a stream of messages split at any byte boundary decodes to the same messages", () => {
-    const arbMsg = fc.record({ msgId: fc.integer({ min: 0, max: 0xffff }), module: fc.integer({ min: 0, max: 255 }), action: fc.integer({ min: 0, max: 255 }), payload: fc.uint8Array({ maxLength: 40 }) });
+    const arbMsg = fc.record({
+      msgId: fc.integer({ min: 0, max: 0xffff }),
+      module: fc.integer({ min: 0, max: 255 }),
+      action: fc.integer({ min: 0, max: 255 }),
+      payload: fc.uint8Array({ maxLength: 40 }),
+    });
     fc.assert(
       fc.property(fc.array(arbMsg, { maxLength: 8 }), fc.integer({ min: 1, max: 64 }), (msgs, chunk) => {
         const frames = msgs.map((m) => encodeRawRequest(m.msgId, m.module, m.action, m.payload));

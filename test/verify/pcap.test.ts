@@ -85,7 +85,10 @@ describe("pcap and pcapng containers", () => {
     expect(() => parseCapture(new Uint8Array(32).fill(7))).toThrow(/not a pcap or pcapng file \(magic 0x07070707\)/);
     expect(() => parseCapture(Uint8Array.of(0xd4, 0xc3, 0xb2, 0xa1, 5))).toThrow(/global header is cut/);
     expect(() => one(pkt, { linkType: 1 })).toThrow(/link type 1 is not usbmon.*tcpdump -i usbmonN/);
-    const f = pcapFile([{ timeNs: T, bytes: pkt }, { timeNs: T, bytes: pkt }]);
+    const f = pcapFile([
+      { timeNs: T, bytes: pkt },
+      { timeNs: T, bytes: pkt },
+    ]);
     const cut = parseCapture(f.subarray(0, f.length - 10));
     expect(cut.packets).toHaveLength(1);
     expect(cut.notes[0]).toMatch(/ends inside packet 2/);

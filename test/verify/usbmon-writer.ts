@@ -46,7 +46,10 @@ export function usbmonPacket(f: UsbmonFields, headerBytes: 48 | 64 = 64): Uint8A
 }
 
 /** A pcap savefile. `nanos`: the 0xa1b23c4d magic and nanosecond fractions. */
-export function pcapFile(packets: ReadonlyArray<{ timeNs: bigint; bytes: Uint8Array; origLen?: number }>, opts: { linkType?: number; bigEndian?: boolean; nanos?: boolean; snaplen?: number } = {}): Uint8Array {
+export function pcapFile(
+  packets: ReadonlyArray<{ timeNs: bigint; bytes: Uint8Array; origLen?: number }>,
+  opts: { linkType?: number; bigEndian?: boolean; nanos?: boolean; snaplen?: number } = {},
+): Uint8Array {
   const le = !opts.bigEndian;
   const total = 24 + packets.reduce((n, p) => n + 16 + p.bytes.length, 0);
   const b = new Uint8Array(total);

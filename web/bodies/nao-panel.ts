@@ -45,7 +45,8 @@ export function naoPanel(host: HTMLElement, c: BodyClient<"nao">): BodyPanel<"na
   const boards = sub(host, "Motor boards");
   const boardTable = make("table", "kv");
   boardTable.id = "boards";
-  boardTable.innerHTML = '<thead><tr><th scope="col">Board</th><th scope="col">Type</th><th scope="col" class="num">Version</th><th scope="col" class="num">Serial</th><th scope="col">Status</th></tr></thead><tbody></tbody>';
+  boardTable.innerHTML =
+    '<thead><tr><th scope="col">Board</th><th scope="col">Type</th><th scope="col" class="num">Version</th><th scope="col" class="num">Serial</th><th scope="col">Status</th></tr></thead><tbody></tbody>';
   const boardScroll = make("div", "scroll short");
   boardScroll.append(boardTable);
   boards.append(boardScroll);
@@ -78,25 +79,41 @@ export function naoPanel(host: HTMLElement, c: BodyClient<"nao">): BodyPanel<"na
 
   const loadStatic = async () => {
     try {
-      const b = (await c.nao.fetchBoards()) as Array<{ name: string; type: string; accepted: boolean; reason: string | null; config_version: number | null; serial: number | null; serial_mismatch: boolean }>;
+      const b = (await c.nao.fetchBoards()) as Array<{
+        name: string;
+        type: string;
+        accepted: boolean;
+        reason: string | null;
+        config_version: number | null;
+        serial: number | null;
+        serial_mismatch: boolean;
+      }>;
       const tb = boardTable.tBodies[0]!;
       tb.replaceChildren(
         ...b.map((x) => {
           const tr = make("tr");
           const st = make("td", undefined, x.accepted ? "accepted" : `rejected: ${x.reason ?? "?"}`);
           st.dataset.level = x.accepted ? "ok" : "bad";
-          tr.append(make("th", undefined, x.name), make("td", undefined, x.type), make("td", "num", x.config_version === null ? "—" : String(x.config_version)), make("td", "num", x.serial === null ? "—" : String(x.serial) + (x.serial_mismatch ? " (≠ stored)" : "")), st);
+          tr.append(
+            make("th", undefined, x.name),
+            make("td", undefined, x.type),
+            make("td", "num", x.config_version === null ? "—" : String(x.config_version)),
+            make("td", "num", x.serial === null ? "—" : String(x.serial) + (x.serial_mismatch ? " (≠ stored)" : "")),
+            st,
+          );
           return tr;
         }),
       );
       if (b.length === 0) tb.append(Object.assign(make("tr"), { innerHTML: '<td colspan="5">no handshake yet</td>' }));
       const p = (await c.nao.fetchPreferences()) as { body_id: string; body_version: string; values: Array<{ key: string; value: number | string; unit: string }> };
       const pb = prefTable.tBodies[0]!;
-      pb.replaceChildren(...p.values.map((x) => {
-        const tr = make("tr");
-        tr.append(make("th", undefined, x.key), make("td", "num", String(x.value)), make("td", undefined, x.unit));
-        return tr;
-      }));
+      pb.replaceChildren(
+        ...p.values.map((x) => {
+          const tr = make("tr");
+          tr.append(make("th", undefined, x.key), make("td", "num", String(x.value)), make("td", undefined, x.unit));
+          return tr;
+        }),
+      );
       setText(prefs.querySelector("h3")!, `Preferences (body ${p.body_id}, version ${p.body_version})`);
       filter();
     } catch (e) {

@@ -16,10 +16,11 @@ export const NAO_DASHBOARD: DashboardBody<"nao"> = {
   effort: { title: "Motor current (A)", unit: "A" },
   defaultPlotted: ["HeadYaw", "LKneePitch", "RKneePitch"],
   // A hand's 0 (closed) and 1 (open) are its working ends, not limits to warn of.
-  limits: (names) => names.map((name) => {
-    const l = (JOINT_LIMITS as Readonly<Record<string, Limit>>)[name];
-    return l ? (name.endsWith("Hand") ? { ...l, endsAreNormal: true } : l) : null;
-  }),
+  limits: (names) =>
+    names.map((name) => {
+      const l = (JOINT_LIMITS as Readonly<Record<string, Limit>>)[name];
+      return l ? (name.endsWith("Hand") ? { ...l, endsAreNormal: true } : l) : null;
+    }),
   panel: naoPanel,
   controls: naoControls,
   // A physics NAO's world (docs/simulation.md): the robot where the simulator has it, the ground, contacts, a fall.

@@ -43,11 +43,14 @@ export function p7Controls(kit: TeleopKit, c: BodyClient<"p7">): BodyControls<"p
   };
   const moveSoon = throttle(SEND_EVERY_MS, move);
   button(row, "Move to the sliders", move).id = "p7-move";
-  button(row, "Clear errors", () =>
-    void kit.send("clear error", async () => {
-      const r = await p7.clearError();
-      kit.log("command", r.clearedJoints.length ? `cleared errors on joints ${r.clearedJoints.map((j) => j + 1).join(", ")}` : "clear error: no joint had an error");
-    }),
+  button(
+    row,
+    "Clear errors",
+    () =>
+      void kit.send("clear error", async () => {
+        const r = await p7.clearError();
+        kit.log("command", r.clearedJoints.length ? `cleared errors on joints ${r.clearedJoints.map((j) => j + 1).join(", ")}` : "clear error: no joint had an error");
+      }),
   ).id = "p7-clear-error";
   return {
     onState: () => {},

@@ -108,10 +108,12 @@ export function tny360Controls(kit: TeleopKit, c: BodyClient<"tny360">): BodyCon
     ry: slider(pg, "Pitch", -0.35, 0.35, 0.01, 0, "rad", "tny-pitch"),
     rz: slider(pg, "Yaw", -0.35, 0.35, 0.01, 0, "rad", "tny-yaw"),
   };
-  const sendPosture = throttle(SEND_EVERY_MS, () =>
-    void kit.send("posture", () =>
-      tny.setPosture({ xM: 0, yM: 0, zM: Number(posture.z.input.value), rxRad: Number(posture.rx.input.value), ryRad: Number(posture.ry.input.value), rzRad: Number(posture.rz.input.value) }),
-    ),
+  const sendPosture = throttle(
+    SEND_EVERY_MS,
+    () =>
+      void kit.send("posture", () =>
+        tny.setPosture({ xM: 0, yM: 0, zM: Number(posture.z.input.value), rxRad: Number(posture.rx.input.value), ryRad: Number(posture.ry.input.value), rzRad: Number(posture.rz.input.value) }),
+      ),
   );
   for (const s of Object.values(posture)) s.input.addEventListener("input", sendPosture);
 

@@ -20,7 +20,12 @@ export const TNY360_DASHBOARD: DashboardBody<"tny360"> = {
   controls: tny360Controls,
   world: () => null,
   simReset: null,
-  anglesChart: { id: "imu-angles", title: "Orientation (rad)", axes: [{ scale: "r", label: "rad" }], series: ["roll", "pitch", "yaw"].map((k, i) => ({ key: `angle.${k}`, label: k, color: PALETTE[i]! })) },
+  anglesChart: {
+    id: "imu-angles",
+    title: "Orientation (rad)",
+    axes: [{ scale: "r", label: "rad" }],
+    series: ["roll", "pitch", "yaw"].map((k, i) => ({ key: `angle.${k}`, label: k, color: PALETTE[i]! })),
+  },
   extraCharts: [twoAxes("Power", { key: "power.voltage", label: "voltage V", color: PALETTE[2]!, unit: "V" }, { key: "power.current", label: "current A", color: PALETTE[1]!, unit: "A" })],
   extraCell: (m, i) => ({ text: fmt(m.joint_targets[i]), bad: false }),
   imuText: (m) => `orientation ${m.imu.orientation.map((x) => fmt(x)).join(", ")} rad`,

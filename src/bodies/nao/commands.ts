@@ -24,9 +24,14 @@ export class NaoCommands {
   readonly stiffness = new Float32Array(25);
   /** LED intensities 0..1 per group. */
   readonly leds: { readonly [G in LedGroup]: Float32Array } = {
-    Chest: new Float32Array(3), LEar: new Float32Array(10), REar: new Float32Array(10),
-    LEye: new Float32Array(24), REye: new Float32Array(24), LFoot: new Float32Array(3),
-    RFoot: new Float32Array(3), Skull: new Float32Array(12),
+    Chest: new Float32Array(3),
+    LEar: new Float32Array(10),
+    REar: new Float32Array(10),
+    LEye: new Float32Array(24),
+    REye: new Float32Array(24),
+    LFoot: new Float32Array(3),
+    RFoot: new Float32Array(3),
+    Skull: new Float32Array(12),
   };
   /** Sonar enables, [left, right]. */
   readonly sonar = new Uint8Array([1, 1]);

@@ -103,7 +103,14 @@ interface ArmChain {
   readonly frames: readonly [number, number, number, number];
 }
 interface LegChain {
-  readonly masses: { readonly hipYawPitch: LinkMass; readonly hipRoll: LinkMass; readonly hipPitch: LinkMass; readonly kneePitch: LinkMass; readonly anklePitch: LinkMass; readonly ankleRoll: LinkMass };
+  readonly masses: {
+    readonly hipYawPitch: LinkMass;
+    readonly hipRoll: LinkMass;
+    readonly hipPitch: LinkMass;
+    readonly kneePitch: LinkMass;
+    readonly anklePitch: LinkMass;
+    readonly ankleRoll: LinkMass;
+  };
   readonly hipYawPitch: number;
   readonly hipRoll: number;
   readonly hipPitch: number;
@@ -113,10 +120,44 @@ interface LegChain {
   /** Hip, knee, ankle, sole frame ids. */
   readonly frames: readonly [number, number, number, number];
 }
-const ARM_L: ArmChain = { masses: NAO_MASSES.leftArm, shoulderPitch: J.LShoulderPitch, shoulderRoll: J.LShoulderRoll, elbowYaw: J.LElbowYaw, elbowRoll: J.LElbowRoll, wristYaw: J.LWristYaw, frames: [F.LShoulder, F.LElbow, F.LWrist, F.LHand] };
-const ARM_R: ArmChain = { masses: NAO_MASSES.rightArm, shoulderPitch: J.RShoulderPitch, shoulderRoll: J.RShoulderRoll, elbowYaw: J.RElbowYaw, elbowRoll: J.RElbowRoll, wristYaw: J.RWristYaw, frames: [F.RShoulder, F.RElbow, F.RWrist, F.RHand] };
-const LEG_L: LegChain = { masses: NAO_MASSES.leftLeg, hipYawPitch: J.LHipYawPitch, hipRoll: J.LHipRoll, hipPitch: J.LHipPitch, kneePitch: J.LKneePitch, anklePitch: J.LAnklePitch, ankleRoll: J.LAnkleRoll, frames: [F.LHip, F.LKnee, F.LAnkle, F.LSole] };
-const LEG_R: LegChain = { masses: NAO_MASSES.rightLeg, hipYawPitch: J.RHipYawPitch, hipRoll: J.RHipRoll, hipPitch: J.RHipPitch, kneePitch: J.RKneePitch, anklePitch: J.RAnklePitch, ankleRoll: J.RAnkleRoll, frames: [F.RHip, F.RKnee, F.RAnkle, F.RSole] };
+const ARM_L: ArmChain = {
+  masses: NAO_MASSES.leftArm,
+  shoulderPitch: J.LShoulderPitch,
+  shoulderRoll: J.LShoulderRoll,
+  elbowYaw: J.LElbowYaw,
+  elbowRoll: J.LElbowRoll,
+  wristYaw: J.LWristYaw,
+  frames: [F.LShoulder, F.LElbow, F.LWrist, F.LHand],
+};
+const ARM_R: ArmChain = {
+  masses: NAO_MASSES.rightArm,
+  shoulderPitch: J.RShoulderPitch,
+  shoulderRoll: J.RShoulderRoll,
+  elbowYaw: J.RElbowYaw,
+  elbowRoll: J.RElbowRoll,
+  wristYaw: J.RWristYaw,
+  frames: [F.RShoulder, F.RElbow, F.RWrist, F.RHand],
+};
+const LEG_L: LegChain = {
+  masses: NAO_MASSES.leftLeg,
+  hipYawPitch: J.LHipYawPitch,
+  hipRoll: J.LHipRoll,
+  hipPitch: J.LHipPitch,
+  kneePitch: J.LKneePitch,
+  anklePitch: J.LAnklePitch,
+  ankleRoll: J.LAnkleRoll,
+  frames: [F.LHip, F.LKnee, F.LAnkle, F.LSole],
+};
+const LEG_R: LegChain = {
+  masses: NAO_MASSES.rightLeg,
+  hipYawPitch: J.RHipYawPitch,
+  hipRoll: J.RHipRoll,
+  hipPitch: J.RHipPitch,
+  kneePitch: J.RKneePitch,
+  anklePitch: J.RAnklePitch,
+  ankleRoll: J.RAnkleRoll,
+  frames: [F.RHip, F.RKnee, F.RAnkle, F.RSole],
+};
 
 function angle(q: ArrayLike<number>, i: number): number {
   const v = q[i];

@@ -89,19 +89,55 @@ function arm(side: 1 | -1): Link {
   const p = side === 1 ? "L" : "R";
   const m = side === 1 ? NAO_MASSES.leftArm : NAO_MASSES.rightArm;
   const hand: Link = {
-    name: `${p}Hand`, pos: [L.lowerArmLength, 0, 0], joint: `${p}WristYaw`, axis: X, mass: m.wristYaw,
-    shape: { kind: "capsule", from: O, to: [L.handOffsetX, 0, -L.handOffsetZ], r: 0.025 }, collide: true, children: [],
+    name: `${p}Hand`,
+    pos: [L.lowerArmLength, 0, 0],
+    joint: `${p}WristYaw`,
+    axis: X,
+    mass: m.wristYaw,
+    shape: { kind: "capsule", from: O, to: [L.handOffsetX, 0, -L.handOffsetZ], r: 0.025 },
+    collide: true,
+    children: [],
   };
   const forearm: Link = {
-    name: `${p}ForeArm`, pos: O, joint: `${p}ElbowRoll`, axis: Z, mass: m.elbowRoll,
-    shape: { kind: "capsule", from: O, to: [L.lowerArmLength, 0, 0], r: 0.022 }, collide: true, children: [hand],
+    name: `${p}ForeArm`,
+    pos: O,
+    joint: `${p}ElbowRoll`,
+    axis: Z,
+    mass: m.elbowRoll,
+    shape: { kind: "capsule", from: O, to: [L.lowerArmLength, 0, 0], r: 0.022 },
+    collide: true,
+    children: [hand],
   };
-  const elbow: Link = { name: `${p}Elbow`, pos: [L.upperArmLength, side * L.elbowOffsetY, 0], joint: `${p}ElbowYaw`, axis: X, mass: m.elbowYaw, shape: small(0.02), collide: false, children: [forearm] };
+  const elbow: Link = {
+    name: `${p}Elbow`,
+    pos: [L.upperArmLength, side * L.elbowOffsetY, 0],
+    joint: `${p}ElbowYaw`,
+    axis: X,
+    mass: m.elbowYaw,
+    shape: small(0.02),
+    collide: false,
+    children: [forearm],
+  };
   const biceps: Link = {
-    name: `${p}Biceps`, pos: O, joint: `${p}ShoulderRoll`, axis: Z, mass: m.shoulderRoll,
-    shape: { kind: "capsule", from: O, to: [L.upperArmLength, side * L.elbowOffsetY, 0], r: 0.025 }, collide: true, children: [elbow],
+    name: `${p}Biceps`,
+    pos: O,
+    joint: `${p}ShoulderRoll`,
+    axis: Z,
+    mass: m.shoulderRoll,
+    shape: { kind: "capsule", from: O, to: [L.upperArmLength, side * L.elbowOffsetY, 0], r: 0.025 },
+    collide: true,
+    children: [elbow],
   };
-  return { name: `${p}Shoulder`, pos: [0, side * L.shoulderOffsetY, L.shoulderOffsetZ], joint: `${p}ShoulderPitch`, axis: Y, mass: m.shoulderPitch, shape: small(0.02), collide: false, children: [biceps] };
+  return {
+    name: `${p}Shoulder`,
+    pos: [0, side * L.shoulderOffsetY, L.shoulderOffsetZ],
+    joint: `${p}ShoulderPitch`,
+    axis: Y,
+    mass: m.shoulderPitch,
+    shape: small(0.02),
+    collide: false,
+    children: [biceps],
+  };
 }
 
 /** Touch-sensor sites (one quarter of the sole per FSR) and FSR marker sites of one foot. */
@@ -114,8 +150,14 @@ function footSites(side: 1 | -1): string {
   const ySplit = (fsr[0]![1] + fsr[1]![1]) / 2;
   const margin = 0.01;
   const yMid = side * 0.0034;
-  const xs = [[xSplit, f.xMax + margin], [f.xMin - margin, xSplit]] as const; // front, rear
-  const ys = [[ySplit, yMid + f.halfWidth + margin], [yMid - f.halfWidth - margin, ySplit]] as const; // left, right
+  const xs = [
+    [xSplit, f.xMax + margin],
+    [f.xMin - margin, xSplit],
+  ] as const; // front, rear
+  const ys = [
+    [ySplit, yMid + f.halfWidth + margin],
+    [yMid - f.halfWidth - margin, ySplit],
+  ] as const; // left, right
   const z = -L.footHeight;
   const out: string[] = [];
   for (let i = 0; i < 4; i++) {
@@ -135,8 +177,26 @@ function leg(side: 1 | -1): Link {
   const footBox: Shape = { kind: "box", half: [(f.xMax - f.xMin) / 2, f.halfWidth, f.halfHeight], at: [(f.xMax + f.xMin) / 2, side * 0.0034, -L.footHeight + f.halfHeight] };
   const foot: Link = { name: `${p}Foot`, pos: O, joint: `${p}AnkleRoll`, axis: X, mass: m.ankleRoll, shape: footBox, collide: true, extra: footSites(side), children: [] };
   const ankle: Link = { name: `${p}Ankle`, pos: [0, 0, -L.tibiaLength], joint: `${p}AnklePitch`, axis: Y, mass: m.anklePitch, shape: small(0.025), collide: false, children: [foot] };
-  const tibia: Link = { name: `${p}Tibia`, pos: [0, 0, -L.thighLength], joint: `${p}KneePitch`, axis: Y, mass: m.kneePitch, shape: { kind: "capsule", from: O, to: [0, 0, -L.tibiaLength], r: 0.03 }, collide: true, children: [ankle] };
-  const thigh: Link = { name: `${p}Thigh`, pos: O, joint: `${p}HipPitch`, axis: Y, mass: m.hipPitch, shape: { kind: "capsule", from: O, to: [0, 0, -L.thighLength], r: 0.035 }, collide: true, children: [tibia] };
+  const tibia: Link = {
+    name: `${p}Tibia`,
+    pos: [0, 0, -L.thighLength],
+    joint: `${p}KneePitch`,
+    axis: Y,
+    mass: m.kneePitch,
+    shape: { kind: "capsule", from: O, to: [0, 0, -L.tibiaLength], r: 0.03 },
+    collide: true,
+    children: [ankle],
+  };
+  const thigh: Link = {
+    name: `${p}Thigh`,
+    pos: O,
+    joint: `${p}HipPitch`,
+    axis: Y,
+    mass: m.hipPitch,
+    shape: { kind: "capsule", from: O, to: [0, 0, -L.thighLength], r: 0.035 },
+    collide: true,
+    children: [tibia],
+  };
   const hip: Link = { name: `${p}Hip`, pos: O, joint: `${p}HipRoll`, axis: X, mass: m.hipRoll, shape: small(0.03), collide: false, children: [thigh] };
   // kinematics.ts: Rx(−45°·side)·Rz(−q·side)·Rx(45°·side) is a turn by q about (0, −√½, −side·√½).
   const axis = [0, -Math.SQRT1_2, -side * Math.SQRT1_2] as const;
@@ -144,7 +204,13 @@ function leg(side: 1 | -1): Link {
 }
 
 const HEAD: Link = {
-  name: "Neck", pos: [0, 0, L.neckOffsetZ], joint: "HeadYaw", axis: Z, mass: NAO_MASSES.neck, shape: small(0.02), collide: false,
+  name: "Neck",
+  pos: [0, 0, L.neckOffsetZ],
+  joint: "HeadYaw",
+  axis: Z,
+  mass: NAO_MASSES.neck,
+  shape: small(0.02),
+  collide: false,
   children: [{ name: "Head", pos: O, joint: "HeadPitch", axis: Y, mass: NAO_MASSES.head, shape: { kind: "sphere", r: 0.065, at: [0, 0, 0.058] }, collide: true, children: [] }],
 };
 const TORSO_SHAPE: Shape = { kind: "box", half: [0.045, 0.07, 0.1], at: [-0.005, 0, 0.025] };

@@ -53,11 +53,29 @@ const RATIO = { legA: 201.3, legB: 130.85, armA: 150.27, armB: 173.22, wrist: 50
 type Ratio = keyof typeof RATIO;
 
 const BY_JOINT: Readonly<Record<Exclude<LolaJoint, "LHand" | "RHand">, Ratio>> = {
-  HeadYaw: "armA", HeadPitch: "armB",
-  LShoulderPitch: "armA", LShoulderRoll: "armB", LElbowYaw: "armA", LElbowRoll: "armB", LWristYaw: "wrist",
-  LHipYawPitch: "legA", LHipRoll: "legA", LHipPitch: "legB", LKneePitch: "legB", LAnklePitch: "legB", LAnkleRoll: "legA",
-  RHipRoll: "legA", RHipPitch: "legB", RKneePitch: "legB", RAnklePitch: "legB", RAnkleRoll: "legA",
-  RShoulderPitch: "armA", RShoulderRoll: "armB", RElbowYaw: "armA", RElbowRoll: "armB", RWristYaw: "wrist",
+  HeadYaw: "armA",
+  HeadPitch: "armB",
+  LShoulderPitch: "armA",
+  LShoulderRoll: "armB",
+  LElbowYaw: "armA",
+  LElbowRoll: "armB",
+  LWristYaw: "wrist",
+  LHipYawPitch: "legA",
+  LHipRoll: "legA",
+  LHipPitch: "legB",
+  LKneePitch: "legB",
+  LAnklePitch: "legB",
+  LAnkleRoll: "legA",
+  RHipRoll: "legA",
+  RHipPitch: "legB",
+  RKneePitch: "legB",
+  RAnklePitch: "legB",
+  RAnkleRoll: "legA",
+  RShoulderPitch: "armA",
+  RShoulderRoll: "armB",
+  RElbowYaw: "armA",
+  RElbowRoll: "armB",
+  RWristYaw: "wrist",
 };
 
 function drive(r: Ratio): JointDrive {

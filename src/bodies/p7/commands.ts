@@ -154,7 +154,8 @@ export function clampP7Target(i: number, targetRad: number, fromRad: number): nu
  * Allocation-free.
  */
 export function p7MoveScales(fromRad: ArrayLike<number>, targetsRad: ArrayLike<number>, speedRadS: ArrayLike<number>, errorIds: ArrayLike<number>, scales: Float64Array): number {
-  let sv = Number.POSITIVE_INFINITY, sa = Number.POSITIVE_INFINITY;
+  let sv = Number.POSITIVE_INFINITY,
+    sa = Number.POSITIVE_INFINITY;
   for (let i = 0; i < P7_JOINT_COUNT; i++) {
     if (errorIds[i] !== 0) continue;
     const ad = Math.abs(clampP7Target(i, targetsRad[i]!, fromRad[i]!) - fromRad[i]!);

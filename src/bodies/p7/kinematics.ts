@@ -10,16 +10,7 @@
  * Pure and browser-safe. A `P7Kinematics` owns its workspace: `update()` and the torque methods
  * never allocate, so the simulator calls them every 4 ms step.
  */
-import {
-  GRAVITY_M_S2,
-  P7_BASE_HEIGHT_M,
-  P7_IMU_MOUNT,
-  P7_JOINT_AXIS,
-  P7_JOINT_COUNT,
-  P7_LINK_LENGTH_M,
-  P7_LINK_MASS_KG,
-  P7_ROTOR_INERTIA_KG_M2,
-} from "./joints.js";
+import { GRAVITY_M_S2, P7_BASE_HEIGHT_M, P7_IMU_MOUNT, P7_JOINT_AXIS, P7_JOINT_COUNT, P7_LINK_LENGTH_M, P7_LINK_MASS_KG, P7_ROTOR_INERTIA_KG_M2 } from "./joints.js";
 
 const N = P7_JOINT_COUNT;
 
@@ -42,11 +33,21 @@ export class P7Kinematics {
     const R = this.rotation;
     const P = this.jointPosM;
     // Parent rotation starts as identity (the base frame), parent origin at the base.
-    let p00 = 1, p01 = 0, p02 = 0, p10 = 0, p11 = 1, p12 = 0, p20 = 0, p21 = 0, p22 = 1;
+    let p00 = 1,
+      p01 = 0,
+      p02 = 0,
+      p10 = 0,
+      p11 = 1,
+      p12 = 0,
+      p20 = 0,
+      p21 = 0,
+      p22 = 1;
     // NOTE: start from the Smi 0 and add the height: a loop variable that starts as a module
     // constant holding a heap number stays tagged in optimised code and boxes a new number on
     // every iteration (measured: 16 B per joint per update).
-    let ox = 0, oy = 0, oz = 0;
+    let ox = 0,
+      oy = 0,
+      oz = 0;
     oz += P7_BASE_HEIGHT_M;
     for (let i = 0; i < N; i++) {
       const k = P7_JOINT_AXIS[i]!;
@@ -60,27 +61,50 @@ export class P7Kinematics {
       const c = Math.cos(q[i]!);
       const s = Math.sin(q[i]!);
       // Child = parent · elementary rotation about local axis k (only two columns change).
-      let r00 = p00, r01 = p01, r02 = p02, r10 = p10, r11 = p11, r12 = p12, r20 = p20, r21 = p21, r22 = p22;
+      let r00 = p00,
+        r01 = p01,
+        r02 = p02,
+        r10 = p10,
+        r11 = p11,
+        r12 = p12,
+        r20 = p20,
+        r21 = p21,
+        r22 = p22;
       if (k === 2) {
         // Rz: col0' = c·col0 + s·col1, col1' = −s·col0 + c·col1
-        r00 = c * p00 + s * p01; r01 = -s * p00 + c * p01;
-        r10 = c * p10 + s * p11; r11 = -s * p10 + c * p11;
-        r20 = c * p20 + s * p21; r21 = -s * p20 + c * p21;
+        r00 = c * p00 + s * p01;
+        r01 = -s * p00 + c * p01;
+        r10 = c * p10 + s * p11;
+        r11 = -s * p10 + c * p11;
+        r20 = c * p20 + s * p21;
+        r21 = -s * p20 + c * p21;
       } else if (k === 1) {
         // Ry: col0' = c·col0 − s·col2, col2' = s·col0 + c·col2
-        r00 = c * p00 - s * p02; r02 = s * p00 + c * p02;
-        r10 = c * p10 - s * p12; r12 = s * p10 + c * p12;
-        r20 = c * p20 - s * p22; r22 = s * p20 + c * p22;
+        r00 = c * p00 - s * p02;
+        r02 = s * p00 + c * p02;
+        r10 = c * p10 - s * p12;
+        r12 = s * p10 + c * p12;
+        r20 = c * p20 - s * p22;
+        r22 = s * p20 + c * p22;
       } else {
         // Rx: col1' = c·col1 + s·col2, col2' = −s·col1 + c·col2
-        r01 = c * p01 + s * p02; r02 = -s * p01 + c * p02;
-        r11 = c * p11 + s * p12; r12 = -s * p11 + c * p12;
-        r21 = c * p21 + s * p22; r22 = -s * p21 + c * p22;
+        r01 = c * p01 + s * p02;
+        r02 = -s * p01 + c * p02;
+        r11 = c * p11 + s * p12;
+        r12 = -s * p11 + c * p12;
+        r21 = c * p21 + s * p22;
+        r22 = -s * p21 + c * p22;
       }
       const o = 9 * i;
-      R[o] = r00; R[o + 1] = r01; R[o + 2] = r02;
-      R[o + 3] = r10; R[o + 4] = r11; R[o + 5] = r12;
-      R[o + 6] = r20; R[o + 7] = r21; R[o + 8] = r22;
+      R[o] = r00;
+      R[o + 1] = r01;
+      R[o + 2] = r02;
+      R[o + 3] = r10;
+      R[o + 4] = r11;
+      R[o + 5] = r12;
+      R[o + 6] = r20;
+      R[o + 7] = r21;
+      R[o + 8] = r22;
       const half = P7_LINK_LENGTH_M[i]! / 2;
       this.comM[3 * i] = ox + half * r02;
       this.comM[3 * i + 1] = oy + half * r12;
@@ -89,7 +113,15 @@ export class P7Kinematics {
       ox += len * r02;
       oy += len * r12;
       oz += len * r22;
-      p00 = r00; p01 = r01; p02 = r02; p10 = r10; p11 = r11; p12 = r12; p20 = r20; p21 = r21; p22 = r22;
+      p00 = r00;
+      p01 = r01;
+      p02 = r02;
+      p10 = r10;
+      p11 = r11;
+      p12 = r12;
+      p20 = r20;
+      p21 = r21;
+      p22 = r22;
     }
     this.flangeM[0] = ox;
     this.flangeM[1] = oy;
@@ -108,8 +140,10 @@ export class P7Kinematics {
   gravityTorquesNm(out: Float64Array): void {
     const g = GRAVITY_M_S2;
     for (let i = 0; i < N; i++) {
-      const ax = this.axis[3 * i]!, ay = this.axis[3 * i + 1]!;
-      const px = this.jointPosM[3 * i]!, py = this.jointPosM[3 * i + 1]!;
+      const ax = this.axis[3 * i]!,
+        ay = this.axis[3 * i + 1]!;
+      const px = this.jointPosM[3 * i]!,
+        py = this.jointPosM[3 * i + 1]!;
       let t = 0;
       for (let k = i; k < N; k++) {
         // Gravity's torque about the axis is a · (r × m·(0,0,−g)) = m·g·(a_y·r_x − a_x·r_y);
@@ -128,8 +162,12 @@ export class P7Kinematics {
    */
   inertiaDiagKgM2(out: Float64Array): void {
     for (let i = 0; i < N; i++) {
-      const ax = this.axis[3 * i]!, ay = this.axis[3 * i + 1]!, az = this.axis[3 * i + 2]!;
-      const px = this.jointPosM[3 * i]!, py = this.jointPosM[3 * i + 1]!, pz = this.jointPosM[3 * i + 2]!;
+      const ax = this.axis[3 * i]!,
+        ay = this.axis[3 * i + 1]!,
+        az = this.axis[3 * i + 2]!;
+      const px = this.jointPosM[3 * i]!,
+        py = this.jointPosM[3 * i + 1]!,
+        pz = this.jointPosM[3 * i + 2]!;
       let inertia = P7_ROTOR_INERTIA_KG_M2[i]!;
       for (let k = i; k < N; k++) {
         const rx = this.comM[3 * k]! - px;

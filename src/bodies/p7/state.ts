@@ -119,10 +119,7 @@ function meta(m: SnapshotMeta): SnapshotMeta | null {
 }
 
 /** Frozen ArmJointState, or null unless all three arrays have 7 finite numbers. Allocates. */
-export function toArmJointState(
-  src: { readonly angles: unknown; readonly velocities: unknown; readonly efforts: unknown },
-  m: SnapshotMeta,
-): ArmJointState | null {
+export function toArmJointState(src: { readonly angles: unknown; readonly velocities: unknown; readonly efforts: unknown }, m: SnapshotMeta): ArmJointState | null {
   const mm = meta(m);
   const angles = finiteArray(src.angles, P7_JOINT_COUNT);
   const velocities = finiteArray(src.velocities, P7_JOINT_COUNT);

@@ -91,7 +91,10 @@ export class GaitPlanner {
   /** Advance by the step and velocity in `input` (see `step`). Allocation-free. */
   advance(): void {
     const input = this.input;
-    const dtS = input[0]!, vx = input[1]!, vy = input[2]!, wz = input[3]!;
+    const dtS = input[0]!,
+      vx = input[1]!,
+      vy = input[2]!,
+      wz = input[3]!;
     const moving = vx !== 0 || vy !== 0 || wz !== 0;
     if (!moving && !this.active) return;
     this.active = true;

@@ -38,10 +38,18 @@ export const LEG_REACH_M = THIGH_LENGTH_M + CALF_LENGTH_M;
 export const HIP_POSITIONS_M: Float64Array = Float64Array.from([HIP_POS_X_M, HIP_POS_Y_M, -HIP_POS_X_M, HIP_POS_Y_M, -HIP_POS_X_M, -HIP_POS_Y_M, HIP_POS_X_M, -HIP_POS_Y_M]);
 /** Default feet in the planner frame, [x, y, z] per leg. */
 export const DEFAULT_FEET_M: Float64Array = Float64Array.from([
-  DEFAULT_FEET_SPREAD_X_M, DEFAULT_FEET_SPREAD_Y_M, 0,
-  -DEFAULT_FEET_SPREAD_X_M, DEFAULT_FEET_SPREAD_Y_M, 0,
-  -DEFAULT_FEET_SPREAD_X_M, -DEFAULT_FEET_SPREAD_Y_M, 0,
-  DEFAULT_FEET_SPREAD_X_M, -DEFAULT_FEET_SPREAD_Y_M, 0,
+  DEFAULT_FEET_SPREAD_X_M,
+  DEFAULT_FEET_SPREAD_Y_M,
+  0,
+  -DEFAULT_FEET_SPREAD_X_M,
+  DEFAULT_FEET_SPREAD_Y_M,
+  0,
+  -DEFAULT_FEET_SPREAD_X_M,
+  -DEFAULT_FEET_SPREAD_Y_M,
+  0,
+  DEFAULT_FEET_SPREAD_X_M,
+  -DEFAULT_FEET_SPREAD_Y_M,
+  0,
 ]);
 
 /** IK outcome. 0 = solved; anything else = refused (output untouched). */
@@ -61,7 +69,9 @@ const REACH_EPS_M = 1e-12;
  * (default) the angles must be inside the leg's joint limits (those of FL, identical for all legs).
  */
 export function legIK(target: Float64Array, out: Float64Array, at = 0, checkLimits = true): IkStatusCode {
-  const x = target[0]!, y = target[1]!, z = target[2]!;
+  const x = target[0]!,
+    y = target[1]!,
+    z = target[2]!;
   if (!(Number.isFinite(x) && Number.isFinite(y) && Number.isFinite(z))) return IkStatus.NonFinite;
   const r2 = y * y + z * z - H * H;
   if (r2 < 0) return IkStatus.InsideHipOffset; // the firmware would take sqrt of a negative: NaN
@@ -124,12 +134,21 @@ export function legFK(roll: number, pitch: number, knee: number, out: Float64Arr
 
 /** R = Rz(rz)·Ry(ry)·Rx(rx) as a row-major 3×3 into `out[0..8]`. */
 export function rotationXYZ(rx: number, ry: number, rz: number, out: Float64Array): void {
-  const cx = Math.cos(rx), sx = Math.sin(rx);
-  const cy = Math.cos(ry), sy = Math.sin(ry);
-  const cz = Math.cos(rz), sz = Math.sin(rz);
-  out[0] = cz * cy; out[1] = cz * sy * sx - sz * cx; out[2] = cz * sy * cx + sz * sx;
-  out[3] = sz * cy; out[4] = sz * sy * sx + cz * cx; out[5] = sz * sy * cx - cz * sx;
-  out[6] = -sy; out[7] = cy * sx; out[8] = cy * cx;
+  const cx = Math.cos(rx),
+    sx = Math.sin(rx);
+  const cy = Math.cos(ry),
+    sy = Math.sin(ry);
+  const cz = Math.cos(rz),
+    sz = Math.sin(rz);
+  out[0] = cz * cy;
+  out[1] = cz * sy * sx - sz * cx;
+  out[2] = cz * sy * cx + sz * sx;
+  out[3] = sz * cy;
+  out[4] = sz * sy * sx + cz * cx;
+  out[5] = sz * sy * cx - cz * sx;
+  out[6] = -sy;
+  out[7] = cy * sx;
+  out[8] = cy * cx;
 }
 
 /** Euler XYZ (roll, pitch, yaw) of a row-major rotation matrix, the inverse of `rotationXYZ`. */
@@ -196,7 +215,9 @@ export function footInBody(leg: number, roll: number, pitch: number, knee: numbe
  */
 export function footInPlanner(leg: number, roll: number, pitch: number, knee: number, rotation: Float64Array, tx: number, ty: number, tz: number, out: Float64Array, at = 0): void {
   footInBody(leg, roll, pitch, knee, out, at);
-  const x = out[at]!, y = out[at + 1]!, z = out[at + 2]!;
+  const x = out[at]!,
+    y = out[at + 1]!,
+    z = out[at + 2]!;
   out[at] = rotation[0]! * x + rotation[1]! * y + rotation[2]! * z + tx;
   out[at + 1] = rotation[3]! * x + rotation[4]! * y + rotation[5]! * z + ty;
   out[at + 2] = rotation[6]! * x + rotation[7]! * y + rotation[8]! * z + tz;

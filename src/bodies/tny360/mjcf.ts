@@ -173,7 +173,9 @@ export function tny360Mjcf(): string {
   out.push("  <actuator>");
   for (const j of JOINTS) {
     const s = TNY360_SERVOS[TNY360_JOINT_SERVO[j.id]!];
-    out.push(`    <position name="${j.name}" joint="${j.name}" kp="${num(s.stallTorqueNm / TNY360_SERVO.stallErrorRad)}" kv="${num(s.stallTorqueNm / s.noLoadSpeedRadS)}" ctrlrange="${num(j.minRad)} ${num(j.maxRad)}" forcerange="${num(-s.stallTorqueNm)} ${num(s.stallTorqueNm)}"/>`);
+    out.push(
+      `    <position name="${j.name}" joint="${j.name}" kp="${num(s.stallTorqueNm / TNY360_SERVO.stallErrorRad)}" kv="${num(s.stallTorqueNm / s.noLoadSpeedRadS)}" ctrlrange="${num(j.minRad)} ${num(j.maxRad)}" forcerange="${num(-s.stallTorqueNm)} ${num(s.stallTorqueNm)}"/>`,
+    );
   }
   out.push("  </actuator>");
   out.push("  <sensor>");

@@ -97,7 +97,14 @@ export function stallCoreMs(): number {
 }
 
 /** A core's wake-up and the options every host takes from serve's flags (each unset one keeps the core's default). */
-export function coreOptions(o: Pick<ServeOptions, "coreWake" | "coreSpinMs" | "gcEveryMs" | "seed">): { seed: number; gcEveryMs: number; wake?: WakeMode; spinMs?: number | "auto"; testStalls?: boolean; testFaults?: boolean } {
+export function coreOptions(o: Pick<ServeOptions, "coreWake" | "coreSpinMs" | "gcEveryMs" | "seed">): {
+  seed: number;
+  gcEveryMs: number;
+  wake?: WakeMode;
+  spinMs?: number | "auto";
+  testStalls?: boolean;
+  testFaults?: boolean;
+} {
   return {
     seed: o.seed,
     gcEveryMs: o.gcEveryMs ?? 100,

@@ -23,7 +23,12 @@ export const NAO_ENTRY: BodyEntry = {
   flagWarnings(o, given) {
     const out: string[] = [];
     if (!o.lola) {
-      for (const [key, flag] of [["lolaPath", "--lola-path"], ["lolaReaders", "--lola-readers"], ["lolaGraceMs", "--lola-grace-ms"], ["lolaGroup", "--lola-group"]] as const) {
+      for (const [key, flag] of [
+        ["lolaPath", "--lola-path"],
+        ["lolaReaders", "--lola-readers"],
+        ["lolaGraceMs", "--lola-grace-ms"],
+        ["lolaGroup", "--lola-group"],
+      ] as const) {
         if (given(key)) out.push(`${flag} has no effect with --no-lola; ignored`);
       }
     }
@@ -64,7 +69,9 @@ export const NAO_ENTRY: BodyEntry = {
     } else {
       transport = h.transportName === "sim" ? "sim" : "usb";
       const rejected = h.boards.filter((b) => !b.accepted);
-      lines.push(`nao: ${transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${h.prefs?.bodyId}, ${h.boards.length - rejected.length}/${h.boards.length} boards started; ${thread}`);
+      lines.push(
+        `nao: ${transport === "sim" ? "simulated chest board" : "chest board on USB"}, body ${h.prefs?.bodyId}, ${h.boards.length - rejected.length}/${h.boards.length} boards started; ${thread}`,
+      );
       for (const b of rejected) lines.push(`  board ${b.name} left uninitialized: ${b.reason}`);
       if (transport === "sim") lines.push(simulatorLine(o, null));
     }
@@ -114,6 +121,8 @@ async function startLockstep({ o, tap: tapOn }: EntryContext, path: string, fall
 /** What the simulated NAO's body is, and how its time runs (docs/simulation.md). */
 function simulatorLine(o: ServeOptions, lockstep: LockstepClock | null): string {
   const body = o.sim === "physics" ? "MuJoCo physics (models/nao.xml; it starts crouched and limp)" : "kinematic (joints follow their targets; it cannot fall)";
-  const time = lockstep ? `lockstep: one ${lockstep.periodMs} ms cycle per answer of the controlling LoLA client${o.lola ? "" : " (no LoLA socket: --no-lola)"}, or per POST /v1/sim/step` : "real time";
+  const time = lockstep
+    ? `lockstep: one ${lockstep.periodMs} ms cycle per answer of the controlling LoLA client${o.lola ? "" : " (no LoLA socket: --no-lola)"}, or per POST /v1/sim/step`
+    : "real time";
   return `simulator: ${body}; ${time}`;
 }

@@ -43,10 +43,12 @@ export const TNY360_ENTRY: BodyEntry = {
     const server = o.tny
       ? { host: o.host, port, fallbackToFreePort: o.tnyPort === undefined, token: access.token ?? null, allowHosts: [...(access.allowHosts ?? [])], allowOrigins: [...(access.allowOrigins ?? [])] }
       : null;
-    const h = await Tny360Host.start({ ...coreOptions(o), ...(o.sim && !target ? { sim: o.sim } : {}), remote: target, server, estopSocket, ...(recordRing ? { recordRing } : {}) }).catch((e: unknown) => {
-      const errno = (e as { errno?: string }).errno;
-      throw errno !== undefined && LISTEN_ERRNOS.has(errno) ? listenError(Object.assign(new Error((e as Error).message), { code: errno }), "TNY-360 API", o.host, port, "--tny-port") : e;
-    });
+    const h = await Tny360Host.start({ ...coreOptions(o), ...(o.sim && !target ? { sim: o.sim } : {}), remote: target, server, estopSocket, ...(recordRing ? { recordRing } : {}) }).catch(
+      (e: unknown) => {
+        const errno = (e as { errno?: string }).errno;
+        throw errno !== undefined && LISTEN_ERRNOS.has(errno) ? listenError(Object.assign(new Error((e as Error).message), { code: errno }), "TNY-360 API", o.host, port, "--tny-port") : e;
+      },
+    );
     h.onRefused(access.onRefused);
     const lines = [
       target
@@ -79,7 +81,14 @@ async function startLockstep({ o, access, tap: tapOn }: EntryContext, port: numb
   const lines = [`tny360: simulated TNY-360 (14 joints, 200 Hz), ${bodyLine(o.sim)}; lockstep: one ${SIM_PERIOD_MS} ms cycle per step (POST /v1/sim/step), on this thread`];
   let tnyUrl: string | null = null;
   if (o.tny) {
-    const opts = { host: o.host, token: access.token ?? null, allowHosts: [...(access.allowHosts ?? [])], allowOrigins: [...(access.allowOrigins ?? [])], onRefused: access.onRefused, ...(tap ? { tap: tap.tny } : {}) };
+    const opts = {
+      host: o.host,
+      token: access.token ?? null,
+      allowHosts: [...(access.allowHosts ?? [])],
+      allowOrigins: [...(access.allowOrigins ?? [])],
+      onRefused: access.onRefused,
+      ...(tap ? { tap: tap.tny } : {}),
+    };
     const server = await startTnyServer(r, { ...opts, port })
       .catch((e: unknown) => {
         if (o.tnyPort === undefined && (e as NodeJS.ErrnoException).code === "EADDRINUSE") return startTnyServer(r, { ...opts, port: 0 });

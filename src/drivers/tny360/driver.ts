@@ -183,7 +183,13 @@ export class TnySimDriver implements TnyDriver {
 
   constructor(opts: TnySimDriverOptions) {
     const clock = opts.clock;
-    this.sim = new SimTny360({ seed: opts.seed, velocityTimeoutMs: opts.velocityTimeoutMs, velocityDecayMs: opts.velocityDecayMs, nowMs: () => clock.nowMs(), ...(opts.model ? { model: opts.model } : {}) });
+    this.sim = new SimTny360({
+      seed: opts.seed,
+      velocityTimeoutMs: opts.velocityTimeoutMs,
+      velocityDecayMs: opts.velocityDecayMs,
+      nowMs: () => clock.nowMs(),
+      ...(opts.model ? { model: opts.model } : {}),
+    });
   }
   get periodMs(): number {
     return this.sim.periodMs;

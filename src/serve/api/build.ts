@@ -226,4 +226,3 @@ export async function startApiServer(robot: ApiRobot, opts: StartApiServerOption
   const h = addr.family === "IPv6" || host.includes(":") ? `[${addr.address}]` : addr.address;
   return { url: `http://${h}:${addr.port}`, port: addr.port, app, stream, adapter, connections, close: () => app.close() };
 }
-

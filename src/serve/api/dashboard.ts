@@ -20,8 +20,7 @@ import { BodylinkError } from "../../errors.js";
 const WEB_DIR = fileURLToPath(new URL("../../../web/", import.meta.url));
 
 /** The page may load only what this server serves; the stream is same-origin ('self' covers ws:). */
-const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 interface Asset {
   readonly contentType: string;

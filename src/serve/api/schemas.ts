@@ -27,10 +27,9 @@ export function numbers(n: number, description: string): TArray<TNumber> {
   return Type.Array(Type.Number(), { minItems: n, maxItems: n, description });
 }
 
-export const LinkSchema = Type.Union(
-  [Type.Literal("starting"), Type.Literal("ok"), Type.Literal("degraded"), Type.Literal("lost"), Type.Literal("stopped")],
-  { description: "Body link: ok while it answers; degraded on sporadic errors; lost when it stopped answering" },
-);
+export const LinkSchema = Type.Union([Type.Literal("starting"), Type.Literal("ok"), Type.Literal("degraded"), Type.Literal("lost"), Type.Literal("stopped")], {
+  description: "Body link: ok while it answers; degraded on sporadic errors; lost when it stopped answering",
+});
 
 /** The body kinds, from the registry (a new body shows in the OpenAPI document by itself). */
 // (Unsafe: TypeBox types a union over an array, not a tuple, as never; the schema is the union.)
@@ -97,9 +96,7 @@ export const LeaseSchema = Type.Object(
 export const AcquireBodySchema = Type.Object(
   {
     owner: Type.String({ minLength: 1, maxLength: 64, description: "Your name, shown to clients that are refused control" }),
-    lease_ms: Type.Optional(
-      Type.Integer({ minimum: MIN_LEASE_MS, maximum: MAX_LEASE_MS, description: "Lease duration, ms (default 2000)" }),
-    ),
+    lease_ms: Type.Optional(Type.Integer({ minimum: MIN_LEASE_MS, maximum: MAX_LEASE_MS, description: "Lease duration, ms (default 2000)" })),
   },
   { additionalProperties: false },
 );
@@ -197,7 +194,11 @@ export const FleetStatusSchema = Type.Object(
 
 export const HealthQuerySchema = Type.Object({
   window_cycles: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: TIMING_RING_CYCLES, description: "Percentiles over only this many of the latest cycles (a client that counted cycles between two reads gets that stretch's figures)" }),
+    Type.Integer({
+      minimum: 1,
+      maximum: TIMING_RING_CYCLES,
+      description: "Percentiles over only this many of the latest cycles (a client that counted cycles between two reads gets that stretch's figures)",
+    }),
   ),
 });
 
@@ -219,7 +220,8 @@ export const HealthSchema = Type.Object({
     cycles: Type.Integer(),
     late_cycles: Type.Integer(),
     missed_cycles: Type.Integer({
-      description: "Deadlines that passed without their cycle (the loop fell more than two periods behind and went on from now instead of bursting); cycles + missed_cycles = every deadline since the start",
+      description:
+        "Deadlines that passed without their cycle (the loop fell more than two periods behind and went on from now instead of bursting); cycles + missed_cycles = every deadline since the start",
     }),
     period_ms: Percentiles,
     exec_ms: Percentiles,
@@ -237,7 +239,8 @@ export const HealthSchema = Type.Object({
       description: "How often the kernel scheduled that thread in since it started (its timeslices: wake-ups, for a core that sleeps between cycles); null where the OS does not report it",
     }),
     core_gc_collections: Type.Integer({
-      description: "Collections V8 started by itself on the thread that runs the cycle (its young generation filled), not the scheduled ones: each one stops the cycle's thread at a moment nobody chose",
+      description:
+        "Collections V8 started by itself on the thread that runs the cycle (its young generation filled), not the scheduled ones: each one stops the cycle's thread at a moment nobody chose",
     }),
     core_gc_max_ms: Type.Number({ description: "The longest of those pauses, ms" }),
   }),
@@ -247,7 +250,9 @@ export const HealthSchema = Type.Object({
   sim: Type.Union(
     [
       Type.Object({
-        clock: Type.Union([Type.Literal("real-time"), Type.Literal("lockstep")], { description: "real-time: simulated time follows the wall clock; lockstep: it advances one cycle per answer of the controlling LoLA client or per POST /v1/sim/step (serve --lockstep)" }),
+        clock: Type.Union([Type.Literal("real-time"), Type.Literal("lockstep")], {
+          description: "real-time: simulated time follows the wall clock; lockstep: it advances one cycle per answer of the controlling LoLA client or per POST /v1/sim/step (serve --lockstep)",
+        }),
         model: Type.String({ description: "The body under the simulator: the NAO's physics (MuJoCo) or kinematic model; the P7's and TNY-360's kinematic simulators" }),
         time_s: Type.Number({ description: "Simulated time since the simulator started or was last reset, s" }),
         real_time_factor: Type.Number({ description: "Simulated seconds per real second over the last second of real time (0 while simulated time stands still)" }),
@@ -263,8 +268,7 @@ export const HealthSchema = Type.Object({
     send_slice_ms: Type.Object(
       { p99: Type.Number(), max: Type.Number() },
       {
-        description:
-          "How long one stretch of sending held the event loop, ms (99th percentile of the last 1,024 stretches, and the longest): the most the stream delays the body's next cycle",
+        description: "How long one stretch of sending held the event loop, ms (99th percentile of the last 1,024 stretches, and the longest): the most the stream delays the body's next cycle",
       },
     ),
   }),

@@ -61,12 +61,7 @@ import { escapeForLog } from "../log.js";
 import { LolaCommandReader, type LolaCommandProblem, type LolaCommandUpdate } from "../../wire/lola/command-reader.js";
 import { LOLA_SENSOR_MESSAGE_BYTES, LOLA_SOCKET_PATH } from "../../wire/lola/constants.js";
 import type { LolaTap } from "../../record/tap.js";
-import {
-  LolaConfigError,
-  type LolaRobotConfig,
-  LolaSensorWriter,
-  normalizeLolaRobotConfig,
-} from "../../wire/lola/sensor-message.js";
+import { LolaConfigError, type LolaRobotConfig, LolaSensorWriter, normalizeLolaRobotConfig } from "../../wire/lola/sensor-message.js";
 
 /** Default grace period: about 8 cycles of 12 ms. Long enough for a GC pause, short enough to be safe. */
 export const DEFAULT_LOLA_GRACE_MS = 100;
@@ -340,7 +335,10 @@ export async function startLolaServer(robot: LolaRobot, opts: LolaServerOptions 
     throw new BodylinkError("BL_ERR_LOLA_SOCKET", path, `cannot set its mode ${mode.toString(8)}${gid !== null ? ` and group ${opts.group}` : ""}: ${(e as Error).message}`);
   }
   state.attach();
-  log("info", `serving LoLA on ${path} (1 controlling client, ${readers} read-only; grace ${graceMs} ms; RobotConfig ${writer.robotConfig.bodyId} ${writer.robotConfig.bodyVersion} ${writer.robotConfig.headId} ${writer.robotConfig.headVersion})`);
+  log(
+    "info",
+    `serving LoLA on ${path} (1 controlling client, ${readers} read-only; grace ${graceMs} ms; RobotConfig ${writer.robotConfig.bodyId} ${writer.robotConfig.bodyVersion} ${writer.robotConfig.headId} ${writer.robotConfig.headVersion})`,
+  );
   return {
     path,
     get robotConfig() {
@@ -455,7 +453,11 @@ async function clearStaleSocket(path: string): Promise<void> {
     probe.once("error", () => resolve(false));
   });
   if (live) {
-    throw new BodylinkError("BL_ERR_LOLA_SOCKET", path, "another server (LoLA itself, or another bodylink) is accepting on it; stop it (`systemctl stop lola` on a robot) or choose another path (--lola-path)");
+    throw new BodylinkError(
+      "BL_ERR_LOLA_SOCKET",
+      path,
+      "another server (LoLA itself, or another bodylink) is accepting on it; stop it (`systemctl stop lola` on a robot) or choose another path (--lola-path)",
+    );
   }
   try {
     await unlink(path);
@@ -512,7 +514,10 @@ class ServerState {
     c.lease = null;
     if (why === "expired") {
       if (isLogCount(++c.expiries)) {
-        this.log("warn", `${c.name} sent no command for ${this.graceMs} ms: its control expired, stiffness ramps to 0 (control returns with its next command)${c.expiries > 1 ? ` [${c.expiries} times]` : ""}`);
+        this.log(
+          "warn",
+          `${c.name} sent no command for ${this.graceMs} ms: its control expired, stiffness ramps to 0 (control returns with its next command)${c.expiries > 1 ? ` [${c.expiries} times]` : ""}`,
+        );
       }
     } else if (why === "revoked") {
       // An emergency stop must not be undone by the next command 12 ms later: this connection

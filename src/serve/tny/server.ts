@@ -190,7 +190,9 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       refusedAccess++;
       opts.onRefused?.(`TNY-360 connection (${refused.code})`, `from ${req.socket.remoteAddress ?? "?"}: ${refused.message}`);
       const body = `${refused.message}\n`;
-      socket.end(`HTTP/1.1 ${refused.status} ${STATUS_TEXT[refused.status] ?? "Refused"}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${refused.status} ${STATUS_TEXT[refused.status] ?? "Refused"}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
       return;
     }
     if (sockets.size - yielding + pending.size >= maxConnections && !yieldSlot()) {

@@ -51,20 +51,46 @@ export class SimNaoBody {
   // NOTE: scalars that change every step live in one Float64Array: V8 boxes a double assigned to
   // an object field often enough to allocate in the hot loop; typed-array slots never do.
   readonly #f = new Float64Array(10);
-  get batteryCharge(): number { return this.#f[0]!; }
-  set batteryCharge(v: number) { this.#f[0] = v; }
-  get batteryCurrentA(): number { return this.#f[1]!; }
-  set batteryCurrentA(v: number) { this.#f[1] = v; }
-  get batteryTemperatureC(): number { return this.#f[2]!; }
-  set batteryTemperatureC(v: number) { this.#f[2] = v; }
-  get headVoltageV(): number { return this.#f[3]!; }
-  set headVoltageV(v: number) { this.#f[3] = v; }
-  get headPowerW(): number { return this.#f[4]!; }
-  set headPowerW(v: number) { this.#f[4] = v; }
-  get faceTemperatureC(): number { return this.#f[5]!; }
-  set faceTemperatureC(v: number) { this.#f[5] = v; }
+  get batteryCharge(): number {
+    return this.#f[0]!;
+  }
+  set batteryCharge(v: number) {
+    this.#f[0] = v;
+  }
+  get batteryCurrentA(): number {
+    return this.#f[1]!;
+  }
+  set batteryCurrentA(v: number) {
+    this.#f[1] = v;
+  }
+  get batteryTemperatureC(): number {
+    return this.#f[2]!;
+  }
+  set batteryTemperatureC(v: number) {
+    this.#f[2] = v;
+  }
+  get headVoltageV(): number {
+    return this.#f[3]!;
+  }
+  set headVoltageV(v: number) {
+    this.#f[3] = v;
+  }
+  get headPowerW(): number {
+    return this.#f[4]!;
+  }
+  set headPowerW(v: number) {
+    this.#f[4] = v;
+  }
+  get faceTemperatureC(): number {
+    return this.#f[5]!;
+  }
+  set faceTemperatureC(v: number) {
+    this.#f[5] = v;
+  }
   /** Simulated time since power-on, s. */
-  get timeS(): number { return this.#f[6]!; }
+  get timeS(): number {
+    return this.#f[6]!;
+  }
   /** Put the mechanics into `pose` (the world's reset; the electronics keep running). */
   resetPose(pose: NaoSimPose): void {
     this.model.reset(pose);

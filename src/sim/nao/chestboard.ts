@@ -15,9 +15,7 @@ import * as U from "../../bodies/nao/units.js";
 import { type ChestboardTransport, TRANSFER_ERROR, TRANSFER_NO_DEVICE, TRANSFER_TIMEOUT, type TransferDone } from "../../transport/chestboard.js";
 import type { Clock } from "../../runtime/clock.js";
 import { crc32 } from "../../wire/crc32.js";
-import {
-  BOARDS, type BoardSpec, BoardType, ChestMode, ControlOp, HEAD_BUS, HEAD_FLAG_TMP100_VALID, Kind, LED_GROUP_IDS, PAYLOAD, PREFS, Register, USB,
-} from "../../wire/chestboard/constants.js";
+import { BOARDS, type BoardSpec, BoardType, ChestMode, ControlOp, HEAD_BUS, HEAD_FLAG_TMP100_VALID, Kind, LED_GROUP_IDS, PAYLOAD, PREFS, Register, USB } from "../../wire/chestboard/constants.js";
 import { type ChestMessage, encodeFrameInto, FrameFault, frameSize, FrameIndex, FrameTemplate, indexFrame } from "../../wire/chestboard/frame.js";
 import { encodeBoardConfiguration } from "../../wire/chestboard/handshake.js";
 import { encodePreferenceBlock, type PrefEntry, PrefType } from "../../wire/chestboard/prefs.js";
@@ -41,7 +39,9 @@ export interface SimChestboardOptions {
 }
 
 /** Per LED group id: first index in SimNaoBody.leds and the group's size. */
-const LED_SIZE: readonly number[] = Object.entries(LED_GROUP_IDS).sort((a, b) => a[1] - b[1]).map(([g]) => LED_GROUPS[g as LedGroup]);
+const LED_SIZE: readonly number[] = Object.entries(LED_GROUP_IDS)
+  .sort((a, b) => a[1] - b[1])
+  .map(([g]) => LED_GROUPS[g as LedGroup]);
 const LED_BASE: readonly number[] = LED_SIZE.map((_, i) => LED_SIZE.slice(0, i).reduce((a, b) => a + b, 0));
 
 export const SIM_FIRMWARE_VERSION = { major: 3, minor: 4, build: 1207 } as const;
@@ -105,18 +105,20 @@ export class SimChestboard implements ChestboardTransport {
     this.#clock = opts.clock;
     const rng = new Rng(seed ^ 0x5eed);
     const serials = new Map(BOARDS.map((b) => [b.name, 0x10000000 + rng.int(0, 0x0fffffff)]));
-    this.preferenceEntries = opts.preferences ?? preferenceEntries((s) => {
-      const k = s.key;
-      if (k === "Body/BodyId") return opts.bodyId ?? "P0000073A07S94700012";
-      if (k === "Body/BodyVersion") return "6.0.0";
-      if (k.startsWith("Board/")) return serials.get(k.split("/")[1]!)!;
-      if (k.startsWith("Joint/")) return 8192 + rng.int(-400, 400);
-      if (k.startsWith("FSR/") && k.endsWith("/Gain")) return Math.fround(0.001 * (1 + rng.range(-0.05, 0.05)));
-      if (k.startsWith("FSR/")) return Math.fround(rng.range(-0.02, 0.02));
-      if (k.includes("AngleOffset")) return Math.fround(rng.range(-0.01, 0.01));
-      if (k.includes("Gain")) return 1;
-      return 0; // gyroscope and accelerometer offsets (the seed leaves open whether they are ever nonzero)
-    });
+    this.preferenceEntries =
+      opts.preferences ??
+      preferenceEntries((s) => {
+        const k = s.key;
+        if (k === "Body/BodyId") return opts.bodyId ?? "P0000073A07S94700012";
+        if (k === "Body/BodyVersion") return "6.0.0";
+        if (k.startsWith("Board/")) return serials.get(k.split("/")[1]!)!;
+        if (k.startsWith("Joint/")) return 8192 + rng.int(-400, 400);
+        if (k.startsWith("FSR/") && k.endsWith("/Gain")) return Math.fround(0.001 * (1 + rng.range(-0.05, 0.05)));
+        if (k.startsWith("FSR/")) return Math.fround(rng.range(-0.02, 0.02));
+        if (k.includes("AngleOffset")) return Math.fround(rng.range(-0.01, 0.01));
+        if (k.includes("Gain")) return 1;
+        return 0; // gyroscope and accelerometer offsets (the seed leaves open whether they are ever nonzero)
+      });
     this.flash = encodePreferenceBlock(this.preferenceEntries);
     const val = (k: string) => this.preferenceEntries.find((e) => e.key === k)!.value as number;
     const lolaNames = Object.keys(LOLA_INDEX) as LolaJoint[];
@@ -286,63 +288,66 @@ export class SimChestboard implements ChestboardTransport {
   #request(kind: number, p: Uint8Array, bus: number, addr: number, board: SimBoard | undefined): void {
     const replies = this.#replies;
     switch (kind) {
-        case Kind.Read: {
-          if (!board || p.length !== 1) break;
-          if (p[0] === Register.Configuration && board.spec.handshake) {
-            const cfg = encodeBoardConfiguration({
-              status: Uint8Array.from({ length: 16 }, (_, k) => (k === 0 ? (board.started ? 1 : 0) : 0)),
-              serial: board.serial,
-              configVersion: board.version,
-              hardwareRevision: 3,
-              boardType: board.spec.type,
-              jointCount: board.spec.joints.length,
-              encoderCountsPerTurn: U.ENCODER_COUNTS_PER_TURN,
-              currentLsbDeciMa: Math.round(U.CURRENT_A_PER_COUNT * 10000),
-              temperatureStepC: U.TEMPERATURE_C_PER_COUNT,
-            });
-            const payload = new Uint8Array(PAYLOAD.CONFIG_ANSWER);
-            payload[0] = Register.Configuration;
-            payload.set(cfg, 1);
-            replies.push({ kind: Kind.ReadReply, bus, address: addr, payload });
-          } else if (p[0] === Register.FirmwareVersion && board.spec.type === BoardType.Chest) {
-            const v = SIM_FIRMWARE_VERSION;
-            replies.push({ kind: Kind.ReadReply, bus, address: addr, payload: Uint8Array.from([Register.FirmwareVersion, v.major, v.minor, v.build & 0xff, v.build >> 8]) });
-          } else if (p[0] === Register.Mode && board.spec.type === BoardType.Chest) {
-            replies.push({ kind: Kind.ReadReply, bus, address: addr, payload: Uint8Array.from([Register.Mode, this.mode]) });
-          }
-          break;
+      case Kind.Read: {
+        if (!board || p.length !== 1) break;
+        if (p[0] === Register.Configuration && board.spec.handshake) {
+          const cfg = encodeBoardConfiguration({
+            status: Uint8Array.from({ length: 16 }, (_, k) => (k === 0 ? (board.started ? 1 : 0) : 0)),
+            serial: board.serial,
+            configVersion: board.version,
+            hardwareRevision: 3,
+            boardType: board.spec.type,
+            jointCount: board.spec.joints.length,
+            encoderCountsPerTurn: U.ENCODER_COUNTS_PER_TURN,
+            currentLsbDeciMa: Math.round(U.CURRENT_A_PER_COUNT * 10000),
+            temperatureStepC: U.TEMPERATURE_C_PER_COUNT,
+          });
+          const payload = new Uint8Array(PAYLOAD.CONFIG_ANSWER);
+          payload[0] = Register.Configuration;
+          payload.set(cfg, 1);
+          replies.push({ kind: Kind.ReadReply, bus, address: addr, payload });
+        } else if (p[0] === Register.FirmwareVersion && board.spec.type === BoardType.Chest) {
+          const v = SIM_FIRMWARE_VERSION;
+          replies.push({ kind: Kind.ReadReply, bus, address: addr, payload: Uint8Array.from([Register.FirmwareVersion, v.major, v.minor, v.build & 0xff, v.build >> 8]) });
+        } else if (p[0] === Register.Mode && board.spec.type === BoardType.Chest) {
+          replies.push({ kind: Kind.ReadReply, bus, address: addr, payload: Uint8Array.from([Register.Mode, this.mode]) });
         }
-        case Kind.Control: {
-          if (!board || p.length !== 1) break;
-          const op = p[0]!;
-          let result = 1;
-          if ((op === ControlOp.StartJointBoard && board.spec.type === BoardType.Joint) || (op === ControlOp.StartHandFootBoard && (board.spec.type === BoardType.Hand || board.spec.type === BoardType.Foot))) {
-            // A board whose version the host did not accept is never started by it; the board itself just obeys.
-            board.started = true;
-            this.#cycleTemplate = null;
-            result = 0;
-          } else if ((op === ControlOp.PowerOff || op === ControlOp.Reboot) && board.spec.type === BoardType.Chest) {
-            result = 0;
-            if (op === ControlOp.PowerOff) this.mode = ChestMode.Shutdown;
-            else this.rebooted++;
-          }
-          replies.push({ kind: Kind.ControlReply, bus, address: addr, payload: Uint8Array.from([op, result]) });
-          break;
+        break;
+      }
+      case Kind.Control: {
+        if (!board || p.length !== 1) break;
+        const op = p[0]!;
+        let result = 1;
+        if (
+          (op === ControlOp.StartJointBoard && board.spec.type === BoardType.Joint) ||
+          (op === ControlOp.StartHandFootBoard && (board.spec.type === BoardType.Hand || board.spec.type === BoardType.Foot))
+        ) {
+          // A board whose version the host did not accept is never started by it; the board itself just obeys.
+          board.started = true;
+          this.#cycleTemplate = null;
+          result = 0;
+        } else if ((op === ControlOp.PowerOff || op === ControlOp.Reboot) && board.spec.type === BoardType.Chest) {
+          result = 0;
+          if (op === ControlOp.PowerOff) this.mode = ChestMode.Shutdown;
+          else this.rebooted++;
         }
-        case Kind.PrefRead: {
-          if (p.length !== PAYLOAD.PREF_READ) break;
-          const offset = p[0]! | (p[1]! << 8);
-          const n = p[2]!;
-          const piece = Math.floor(offset / PREFS.PIECE_BYTES);
-          if (this.silentPrefPieces.has(piece) || offset + n > PREFS.BLOCK_BYTES || n > PREFS.PIECE_BYTES) break;
-          const payload = new Uint8Array(2 + n);
-          payload[0] = offset & 0xff;
-          payload[1] = offset >> 8;
-          payload.set(this.flash.subarray(offset, offset + n), 2);
-          if (this.corruptPrefPieces.has(piece)) payload[2]! ^= 0xff;
-          replies.push({ kind: Kind.PrefData, bus: 0, address: 0, payload });
-          break;
-        }
+        replies.push({ kind: Kind.ControlReply, bus, address: addr, payload: Uint8Array.from([op, result]) });
+        break;
+      }
+      case Kind.PrefRead: {
+        if (p.length !== PAYLOAD.PREF_READ) break;
+        const offset = p[0]! | (p[1]! << 8);
+        const n = p[2]!;
+        const piece = Math.floor(offset / PREFS.PIECE_BYTES);
+        if (this.silentPrefPieces.has(piece) || offset + n > PREFS.BLOCK_BYTES || n > PREFS.PIECE_BYTES) break;
+        const payload = new Uint8Array(2 + n);
+        payload[0] = offset & 0xff;
+        payload[1] = offset >> 8;
+        payload.set(this.flash.subarray(offset, offset + n), 2);
+        if (this.corruptPrefPieces.has(piece)) payload[2]! ^= 0xff;
+        replies.push({ kind: Kind.PrefData, bus: 0, address: 0, payload });
+        break;
+      }
     }
   }
 
@@ -386,13 +391,27 @@ export class SimChestboard implements ChestboardTransport {
     for (const b of this.#boards) {
       if (!b.started) continue;
       switch (b.spec.type) {
-        case BoardType.Joint: add(Kind.JointState, b.spec.bus, b.spec.address, b.joints.length * PAYLOAD.JOINT_RECORD, b); break;
-        case BoardType.Hand: add(Kind.HandState, b.spec.bus, b.spec.address, PAYLOAD.JOINT_RECORD + 1, b); break;
-        case BoardType.Foot: add(Kind.FootState, b.spec.bus, b.spec.address, PAYLOAD.FOOT, b); break;
-        case BoardType.Chest: add(Kind.ChestState, b.spec.bus, b.spec.address, PAYLOAD.CHEST, b); break;
-        case BoardType.Inertial: add(Kind.InertialState, b.spec.bus, b.spec.address, PAYLOAD.INERTIAL, b); break;
-        case BoardType.Sonar: add(Kind.SonarState, b.spec.bus, b.spec.address, PAYLOAD.SONAR, b); break;
-        case BoardType.Battery: add(Kind.BatteryState, b.spec.bus, b.spec.address, PAYLOAD.BATTERY, b); break;
+        case BoardType.Joint:
+          add(Kind.JointState, b.spec.bus, b.spec.address, b.joints.length * PAYLOAD.JOINT_RECORD, b);
+          break;
+        case BoardType.Hand:
+          add(Kind.HandState, b.spec.bus, b.spec.address, PAYLOAD.JOINT_RECORD + 1, b);
+          break;
+        case BoardType.Foot:
+          add(Kind.FootState, b.spec.bus, b.spec.address, PAYLOAD.FOOT, b);
+          break;
+        case BoardType.Chest:
+          add(Kind.ChestState, b.spec.bus, b.spec.address, PAYLOAD.CHEST, b);
+          break;
+        case BoardType.Inertial:
+          add(Kind.InertialState, b.spec.bus, b.spec.address, PAYLOAD.INERTIAL, b);
+          break;
+        case BoardType.Sonar:
+          add(Kind.SonarState, b.spec.bus, b.spec.address, PAYLOAD.SONAR, b);
+          break;
+        case BoardType.Battery:
+          add(Kind.BatteryState, b.spec.bus, b.spec.address, PAYLOAD.BATTERY, b);
+          break;
       }
     }
     add(Kind.HeadState, HEAD_BUS.bus, HEAD_BUS.address, PAYLOAD.HEAD, null);

@@ -100,8 +100,13 @@ class Frame implements P7SimFrame {
   linearAcceleration: Float64Array;
   constructor(
     readonly full: {
-      angles: Float64Array; velocities: Float64Array; efforts: Float64Array; temperatures: Float64Array;
-      errorIds: Float64Array; angularVelocity: Float64Array; linearAcceleration: Float64Array;
+      angles: Float64Array;
+      velocities: Float64Array;
+      efforts: Float64Array;
+      temperatures: Float64Array;
+      errorIds: Float64Array;
+      angularVelocity: Float64Array;
+      linearAcceleration: Float64Array;
     },
   ) {
     this.angles = full.angles.subarray(0, N);
@@ -164,9 +169,12 @@ export class P7Sim {
       this.#tempC[i] = this.params.ambientC + (this.#rng.next() - 0.5);
     }
     this.#frame = new Frame({
-      angles: new Float64Array(JOINT_CAPACITY), velocities: new Float64Array(JOINT_CAPACITY),
-      efforts: new Float64Array(JOINT_CAPACITY), temperatures: new Float64Array(JOINT_CAPACITY),
-      errorIds: new Float64Array(JOINT_CAPACITY), angularVelocity: new Float64Array(IMU_CAPACITY),
+      angles: new Float64Array(JOINT_CAPACITY),
+      velocities: new Float64Array(JOINT_CAPACITY),
+      efforts: new Float64Array(JOINT_CAPACITY),
+      temperatures: new Float64Array(JOINT_CAPACITY),
+      errorIds: new Float64Array(JOINT_CAPACITY),
+      angularVelocity: new Float64Array(IMU_CAPACITY),
       linearAcceleration: new Float64Array(IMU_CAPACITY),
     });
     this.model = opts.model ?? new KinematicP7Model(this.#q);
@@ -201,7 +209,8 @@ export class P7Sim {
 
   /** One 4 ms step of the dynamics, then publish. */
   step(): void {
-    const q = this.#q, v = this.#v;
+    const q = this.#q,
+      v = this.#v;
     for (let i = 0; i < N; i++) {
       const vOld = v[i]!;
       // NOTE: initialised as a number (not left undefined) so optimised code keeps it unboxed.
@@ -241,7 +250,8 @@ export class P7Sim {
         }
       }
       // Mechanical end stops: the command limits widened by the raw margin.
-      const lo = P7_MIN_RAD[i]! - P7_RAW_LIMIT_MARGIN_RAD, hi = P7_MAX_RAD[i]! + P7_RAW_LIMIT_MARGIN_RAD;
+      const lo = P7_MIN_RAD[i]! - P7_RAW_LIMIT_MARGIN_RAD,
+        hi = P7_MAX_RAD[i]! + P7_RAW_LIMIT_MARGIN_RAD;
       if (q[i]! < lo || q[i]! > hi) {
         q[i] = q[i]! < lo ? lo : hi;
         vNew = 0;
@@ -268,7 +278,8 @@ export class P7Sim {
    */
   moveTo(targetsRad: ArrayLike<number>, speedRadS: ArrayLike<number>): number {
     const etaS = p7MoveScales(this.#q, targetsRad, speedRadS, this.#errorIds, this.#scales);
-    const sv = this.#scales[0]!, sa = this.#scales[1]!;
+    const sv = this.#scales[0]!,
+      sa = this.#scales[1]!;
     for (let i = 0; i < N; i++) {
       if (this.#errorIds[i] !== 0) continue;
       const t = this.#clampTarget(i, targetsRad[i]!);
@@ -385,11 +396,14 @@ export class P7Sim {
    * (0..8), `imu` both IMU vectors (0..4); omitted keys go back to the body's lengths.
    */
   setReportedLengths(lengths: { joints?: number; motors?: number; imu?: number }): void {
-    const j = lengths.joints ?? N, m = lengths.motors ?? N, u = lengths.imu ?? 3;
+    const j = lengths.joints ?? N,
+      m = lengths.motors ?? N,
+      u = lengths.imu ?? 3;
     if (![j, m].every((n) => Number.isInteger(n) && n >= 0 && n <= JOINT_CAPACITY) || !Number.isInteger(u) || u < 0 || u > IMU_CAPACITY) {
       throw new RangeError(`reported lengths out of range: ${JSON.stringify(lengths)}`);
     }
-    const f = this.#frame, full = f.full;
+    const f = this.#frame,
+      full = f.full;
     f.angles = full.angles.subarray(0, j);
     f.velocities = full.velocities.subarray(0, j);
     f.efforts = full.efforts.subarray(0, j);
@@ -422,7 +436,9 @@ export class P7Sim {
   }
 
   #publish(): void {
-    const f = this.#frame.full, p = this.params, m = this.model;
+    const f = this.#frame.full,
+      p = this.params,
+      m = this.model;
     // NOTE: one draw of standard normals, scaled here: passing a sigma (a double) to a call V8
     // does not inline boxes it, which allocated 16 bytes per call on every step.
     const z = this.#noise;

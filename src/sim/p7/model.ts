@@ -119,9 +119,13 @@ export class KinematicP7Model extends P7ModelOutputs implements P7BodyModel {
     const k = this.#kin;
     const p = k.imuM;
     // World-frame IMU velocity and acceleration by finite differences of its position.
-    let ax = 0, ay = 0, az = 0;
+    let ax = 0,
+      ay = 0,
+      az = 0;
     if (moved) {
-      const vx = (p[0]! - this.#imuPrevM[0]!) / DT_S, vy = (p[1]! - this.#imuPrevM[1]!) / DT_S, vz = (p[2]! - this.#imuPrevM[2]!) / DT_S;
+      const vx = (p[0]! - this.#imuPrevM[0]!) / DT_S,
+        vy = (p[1]! - this.#imuPrevM[1]!) / DT_S,
+        vz = (p[2]! - this.#imuPrevM[2]!) / DT_S;
       ax = (vx - this.#imuPrevVel[0]!) / DT_S;
       ay = (vy - this.#imuPrevVel[1]!) / DT_S;
       az = (vz - this.#imuPrevVel[2]!) / DT_S;
@@ -131,8 +135,12 @@ export class KinematicP7Model extends P7ModelOutputs implements P7BodyModel {
       this.#imuPrevM.set(p);
     }
     // Specific force f = a − g with g = (0, 0, −g0).
-    const fx = ax, fy = ay, fz = az + GRAVITY_M_S2;
-    let wx = 0, wy = 0, wz = 0;
+    const fx = ax,
+      fy = ay,
+      fz = az + GRAVITY_M_S2;
+    let wx = 0,
+      wy = 0,
+      wz = 0;
     for (let i = 0; i < N; i++) {
       const qd = this.velocityRadS[i]!;
       wx += qd * k.axis[3 * i]!;
@@ -140,8 +148,10 @@ export class KinematicP7Model extends P7ModelOutputs implements P7BodyModel {
       wz += qd * k.axis[3 * i + 2]!;
     }
     // Into the IMU frame: Rᵀ·x with R = the rotation of the IMU's link (row-major, 9 per link).
-    const R = k.rotation, o = IMU_ROTATION_OFFSET;
-    const a = this.accelerometerMps2, g = this.gyroRadS;
+    const R = k.rotation,
+      o = IMU_ROTATION_OFFSET;
+    const a = this.accelerometerMps2,
+      g = this.gyroRadS;
     a[0] = R[o]! * fx + R[o + 3]! * fy + R[o + 6]! * fz;
     a[1] = R[o + 1]! * fx + R[o + 4]! * fy + R[o + 7]! * fz;
     a[2] = R[o + 2]! * fx + R[o + 5]! * fy + R[o + 8]! * fz;

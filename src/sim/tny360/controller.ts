@@ -7,15 +7,7 @@
  */
 import { bodyIK, IK_STATUS_NAMES, IkStatus } from "../../bodies/tny360/kinematics.js";
 import { LEG_NAMES, MAX_JOINT_VELOCITY_RAD_S } from "../../bodies/tny360/joints.js";
-import {
-  REST_POSE_RAD,
-  SMOOTH_DISABLE_SPEED,
-  SMOOTH_ENABLE_REST_SPEED,
-  SMOOTH_ENABLE_STAND_SPEED,
-  STAND_POSE_RAD,
-  smoothDisableEstimateS,
-  smoothEnableEstimateS,
-} from "../../bodies/tny360/poses.js";
+import { REST_POSE_RAD, SMOOTH_DISABLE_SPEED, SMOOTH_ENABLE_REST_SPEED, SMOOTH_ENABLE_STAND_SPEED, STAND_POSE_RAD, smoothDisableEstimateS, smoothEnableEstimateS } from "../../bodies/tny360/poses.js";
 import type { SmoothPhase } from "../../bodies/tny360/state.js";
 import { GaitType, JOINT_COUNT, LEG_COUNT, LogLevel } from "../../wire/tny/constants.js";
 import { BOOT_MS, DT_S, type Firmware, INTENT_STAMP_MS, LAST_NOW_MS, NEXT_DECISION_MS, NOW_MS, SIM_ERROR_IDS, SIM_PERIOD_MS, SPEED_SCALE } from "./firmware.js";

@@ -97,7 +97,10 @@ export function buildHandlers(fw: Firmware, ctl: Controller, physics: Tny360Body
     },
     "body.getPosture": () => {
       const p = fw.posture;
-      return [{ x: p[0]!, y: p[1]!, z: p[2]! }, { x: p[3]!, y: p[4]!, z: p[5]! }];
+      return [
+        { x: p[0]!, y: p[1]!, z: p[2]! },
+        { x: p[3]!, y: p[4]!, z: p[5]! },
+      ];
     },
     "body.enableSmooth": () => [ctl.enableSmooth()],
     "body.disableSmooth": () => [ctl.disableSmooth()],

@@ -112,7 +112,9 @@ export class KinematicTnyModel implements Tny360BodyModel {
     let nGround = 0;
     for (let leg = 0; leg < LEG_COUNT; leg++) {
       const i = leg * 3;
-      const bx = footBody[i]!, by = footBody[i + 1]!, bz = footBody[i + 2]!;
+      const bx = footBody[i]!,
+        by = footBody[i + 1]!,
+        bz = footBody[i + 2]!;
       plan[i] = r[0]! * bx + r[1]! * by + r[2]! * bz + realized[0]!;
       plan[i + 1] = r[3]! * bx + r[4]! * by + r[5]! * bz + realized[1]!;
       plan[i + 2] = r[6]! * bx + r[7]! * by + r[8]! * bz + height;
@@ -139,9 +141,15 @@ export class KinematicTnyModel implements Tny360BodyModel {
     const groundedPrev = this.#groundedPrev;
     // odometry: the body moves opposite to its planted feet (no slip)
     const od = fw.state.odometry;
-    let dx = 0, dy = 0, dth = 0;
+    let dx = 0,
+      dy = 0,
+      dth = 0;
     if (fw.planner.active && dtS > 0) {
-      let n = 0, mx = 0, my = 0, px = 0, py = 0;
+      let n = 0,
+        mx = 0,
+        my = 0,
+        px = 0,
+        py = 0;
       for (let leg = 0; leg < LEG_COUNT; leg++) {
         if (!grounded[leg] || !groundedPrev[leg]) continue;
         const i = leg * 3;
@@ -152,16 +160,22 @@ export class KinematicTnyModel implements Tny360BodyModel {
         n++;
       }
       if (n > 0) {
-        mx /= n; my /= n; px /= n; py /= n;
+        mx /= n;
+        my /= n;
+        px /= n;
+        py /= n;
         dx = -mx;
         dy = -my;
         if (n >= 2) {
-          let num = 0, den = 0;
+          let num = 0,
+            den = 0;
           for (let leg = 0; leg < LEG_COUNT; leg++) {
             if (!grounded[leg] || !groundedPrev[leg]) continue;
             const i = leg * 3;
-            const rx = plan[i]! - px, ry = plan[i + 1]! - py;
-            const ddx = plan[i]! - prev[i]! - mx, ddy = plan[i + 1]! - prev[i + 1]! - my;
+            const rx = plan[i]! - px,
+              ry = plan[i + 1]! - py;
+            const ddx = plan[i]! - prev[i]! - mx,
+              ddy = plan[i + 1]! - prev[i + 1]! - my;
             num += rx * ddy - ry * ddx;
             den += rx * rx + ry * ry;
           }
@@ -170,7 +184,8 @@ export class KinematicTnyModel implements Tny360BodyModel {
       }
     }
     const yawMid = od.yawRad + dth / 2;
-    const c = Math.cos(yawMid), s = Math.sin(yawMid);
+    const c = Math.cos(yawMid),
+      s = Math.sin(yawMid);
     od.xM += c * dx - s * dy;
     od.yM += s * dx + c * dy;
     od.yawRad = wrapPi(od.yawRad + dth);
@@ -182,7 +197,8 @@ export class KinematicTnyModel implements Tny360BodyModel {
     }
 
     // IMU: world rotation = yaw of the odometry frame × the body's realized rotation
-    const cy = Math.cos(od.yawRad), sy = Math.sin(od.yawRad);
+    const cy = Math.cos(od.yawRad),
+      sy = Math.sin(od.yawRad);
     const w = this.#rotW;
     this.#rotWPrev.set(w);
     for (let col = 0; col < 3; col++) {
@@ -219,7 +235,9 @@ export class KinematicTnyModel implements Tny360BodyModel {
       for (let k = 0; k < 3; k++) accW[k] = accW[k]! + 0.2 * ((velW[k]! - velWPrev[k]!) / dtS - accW[k]!);
     }
     f[HEIGHT_PREV_M] = height;
-    const fx = accW[0]!, fy = accW[1]!, fz = accW[2]! + G;
+    const fx = accW[0]!,
+      fy = accW[1]!,
+      fz = accW[2]! + G;
     // all of this step's noise in one call (a double returned from a call is boxed too)
     const z = this.#z;
     this.#rand.fillGauss(z, z.length);
@@ -256,12 +274,16 @@ export class KinematicTnyModel implements Tny360BodyModel {
         if (!this.grounded[leg]) continue;
         const i = leg * 3;
         // ground reaction in the leg frame: R^T (0, 0, f), y negated for the y-inverted legs
-        const fbx = w[6]! * f, fby = (LEG_Y_INVERTED[leg] ? -1 : 1) * w[7]! * f, fbz = w[8]! * f;
+        const fbx = w[6]! * f,
+          fby = (LEG_Y_INVERTED[leg] ? -1 : 1) * w[7]! * f,
+          fbz = w[8]! * f;
         legFK(m[i]!, m[i + 1]!, m[i + 2]!, this.#fk);
         for (let k = 0; k < 3; k++) {
           const eps = 1e-6;
           legFK(m[i]! + (k === 0 ? eps : 0), m[i + 1]! + (k === 1 ? eps : 0), m[i + 2]! + (k === 2 ? eps : 0), this.#fkd);
-          const jx = (this.#fkd[0]! - this.#fk[0]!) / eps, jy = (this.#fkd[1]! - this.#fk[1]!) / eps, jz = (this.#fkd[2]! - this.#fk[2]!) / eps;
+          const jx = (this.#fkd[0]! - this.#fk[0]!) / eps,
+            jy = (this.#fkd[1]! - this.#fk[1]!) / eps,
+            jz = (this.#fkd[2]! - this.#fk[2]!) / eps;
           // holding torque the servo applies against the ground reaction
           j.effortNm[i + k] = fw.enabled[i + k] ? -(jx * fbx + jy * fby + jz * fbz) : 0;
         }

@@ -32,18 +32,7 @@ import { EAR_DEFAULT_RAD, REST_POSE_RAD } from "../../bodies/tny360/poses.js";
 import type { GaitPlanner } from "../../bodies/tny360/gait.js";
 import { NO_VALUES, OK_EMPTY, type Tny360State, type TnyReply } from "../../bodies/tny360/state.js";
 import { VelocityKeepAlive } from "../../bodies/tny360/velocity.js";
-import {
-  type ActionSpec,
-  AutoLifeLevel,
-  GaitType,
-  JOINT_COUNT,
-  LogLevel,
-  type LogLevelCode,
-  MODULES,
-  type ModuleSpec,
-  Status,
-  type StatusCode,
-} from "../../wire/tny/constants.js";
+import { type ActionSpec, AutoLifeLevel, GaitType, JOINT_COUNT, LogLevel, type LogLevelCode, MODULES, type ModuleSpec, Status, type StatusCode } from "../../wire/tny/constants.js";
 import type { ActionKey, KeyDecodedArgs } from "../../wire/tny/types.js";
 import { Controller } from "./controller.js";
 import { BOOT_MS, DT_S, Firmware, INTENT_STAMP_MS, LAST_NOW_MS, NEXT_DECISION_MS, NOW_MS, SIM_ERROR_IDS, SIM_PERIOD_MS, SOC, SPEED_SCALE } from "./firmware.js";

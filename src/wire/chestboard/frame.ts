@@ -105,9 +105,7 @@ function fail(into: FrameIndex, fault: FrameFault): number {
   return 0;
 }
 
-export type DecodedFrame =
-  | { readonly ok: true; readonly messages: ChestMessage[] }
-  | { readonly ok: false; readonly fault: FrameFault; readonly reason: string; readonly messages: readonly [] };
+export type DecodedFrame = { readonly ok: true; readonly messages: ChestMessage[] } | { readonly ok: false; readonly fault: FrameFault; readonly reason: string; readonly messages: readonly [] };
 
 /** Decode a whole frame into message objects (allocates; payloads are views into `bytes`). */
 export function decodeFrame(bytes: Uint8Array, length = bytes.length): DecodedFrame {
@@ -129,7 +127,11 @@ export function frameSize(messages: readonly ChestMessage[]): number {
   }
   let size = FRAME.COUNT_BYTES + messages.length * FRAME.LENGTH_ENTRY_BYTES + FRAME.CRC_BYTES;
   for (const m of messages) {
-    for (const [name, v] of [["kind", m.kind], ["bus", m.bus], ["address", m.address]] as const) {
+    for (const [name, v] of [
+      ["kind", m.kind],
+      ["bus", m.bus],
+      ["address", m.address],
+    ] as const) {
       if (!Number.isInteger(v) || v < 0 || v > 0xff) throw new FrameEncodeError(`message ${name} must be a byte, got ${v}`);
     }
     size += FRAME.MESSAGE_HEADER_BYTES + m.payload.length;

@@ -52,10 +52,18 @@ export function encodePreferenceBlock(entries: readonly PrefEntry[]): Uint8Array
     if (key.length > 255) throw new RangeError(`preference key too long: ${e.key}`);
     w.u8(e.type).u8(key.length).bytesFrom(key);
     switch (e.type) {
-      case PrefType.F32: w.f32(e.value as number); break;
-      case PrefType.I32: w.i32(e.value as number); break;
-      case PrefType.U32: w.u32(e.value as number); break;
-      case PrefType.U16: w.u16(e.value as number); break;
+      case PrefType.F32:
+        w.f32(e.value as number);
+        break;
+      case PrefType.I32:
+        w.i32(e.value as number);
+        break;
+      case PrefType.U32:
+        w.u32(e.value as number);
+        break;
+      case PrefType.U16:
+        w.u16(e.value as number);
+        break;
       case PrefType.Str: {
         const s = enc.encode(e.value as string);
         if (s.length > 255) throw new RangeError(`preference string too long: ${e.key}`);
@@ -95,12 +103,23 @@ export function decodePreferenceBlock(block: Uint8Array): DecodedPrefs {
       const key = dec.decode(r.bytesView(r.u8()));
       let value: PrefValue;
       switch (type) {
-        case PrefType.F32: value = r.f32(); break;
-        case PrefType.I32: value = r.i32(); break;
-        case PrefType.U32: value = r.u32(); break;
-        case PrefType.U16: value = r.u16(); break;
-        case PrefType.Str: value = dec.decode(r.bytesView(r.u8())); break;
-        default: return bad(`entry ${i} at offset ${at}: unknown type ${type}`);
+        case PrefType.F32:
+          value = r.f32();
+          break;
+        case PrefType.I32:
+          value = r.i32();
+          break;
+        case PrefType.U32:
+          value = r.u32();
+          break;
+        case PrefType.U16:
+          value = r.u16();
+          break;
+        case PrefType.Str:
+          value = dec.decode(r.bytesView(r.u8()));
+          break;
+        default:
+          return bad(`entry ${i} at offset ${at}: unknown type ${type}`);
       }
       entries.push({ key, type, value });
     }

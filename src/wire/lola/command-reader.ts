@@ -381,7 +381,8 @@ export class LolaCommandReader {
       if (size === 0) {
         if (t === 0xc1) this.#fail("malformed", base + p, `undecodable LoLA command: stream byte ${base + p} is 0xc1, which MessagePack never uses: ${hexAt(s, p, end)}`);
         // 0xc7-0xc9 ext 8/16/32, 0xd4-0xd8 fixext
-        else this.#fail("extension", base + p, `undecodable LoLA command: stream byte ${base + p} is 0x${hex2(t)}, a MessagePack extension type, which LoLA's dialect does not use: ${hexAt(s, p, end)}`);
+        else
+          this.#fail("extension", base + p, `undecodable LoLA command: stream byte ${base + p} is 0x${hex2(t)}, a MessagePack extension type, which LoLA's dialect does not use: ${hexAt(s, p, end)}`);
         return FAILED;
       }
       let skip = MP_HEAD.fixedBytes[t]!; // payload bytes after the header
@@ -398,7 +399,11 @@ export class LolaCommandReader {
       p += size + skip;
       // Every item due takes at least one byte: fail now rather than wait for bytes that cannot fit.
       if (p - start + left > this.#max) {
-        this.#fail("too-large", base + start, `LoLA command at stream byte ${base + start} is larger than ${this.#max} bytes (a full command is 786); the client is not speaking LoLA: ${hexAt(s, start, end)}`);
+        this.#fail(
+          "too-large",
+          base + start,
+          `LoLA command at stream byte ${base + start} is larger than ${this.#max} bytes (a full command is 786); the client is not speaking LoLA: ${hexAt(s, start, end)}`,
+        );
         return FAILED;
       }
     }
@@ -454,7 +459,8 @@ function toCommandUpdate(map: Map<unknown, unknown>, problems: LolaCommandProble
       for (let i = 0; i < value.length; i++) {
         const x = value[i];
         if (typeof x === "number") continue;
-        if (typeof x === "bigint") value[i] = Number(x); // uint 64 / int 64: accept as a number
+        if (typeof x === "bigint")
+          value[i] = Number(x); // uint 64 / int 64: accept as a number
         else {
           bad = i;
           break;

@@ -32,9 +32,7 @@ export type LolaSensorEncoding =
   | "fixstr";
 
 /** Which NaoState-like field feeds a sensor key (see `LolaSensorValues` in sensor-message.ts). */
-export type LolaSensorField =
-  | "stiffness" | "position" | "temperature" | "current" | "battery" | "accelerometer"
-  | "gyroscope" | "angles" | "sonar" | "fsr" | "status" | "touch" | "robotConfig";
+export type LolaSensorField = "stiffness" | "position" | "temperature" | "current" | "battery" | "accelerometer" | "gyroscope" | "angles" | "sonar" | "fsr" | "status" | "touch" | "robotConfig";
 
 export interface LolaSensorKey {
   readonly key: string;
@@ -78,8 +76,7 @@ export interface LolaCommandKey {
   readonly type: LolaCommandType;
 }
 
-export type LolaCommandKeyName =
-  | "Position" | "Stiffness" | "Chest" | "LEar" | "REar" | "LEye" | "REye" | "LFoot" | "RFoot" | "Skull" | "Sonar";
+export type LolaCommandKeyName = "Position" | "Stiffness" | "Chest" | "LEar" | "REar" | "LEye" | "REye" | "LFoot" | "RFoot" | "Skull" | "Sonar";
 
 /**
  * The 11 command keys (lola.md §5.1). Clients send any subset in any order (lola.md §5.3, §7 #7,

@@ -14,15 +14,7 @@
  *
  * Pure: no I/O, browser-safe. Allocates in the constructor only.
  */
-import {
-  LOLA_ID_CHARS,
-  LOLA_ROBOT_CONFIG_CHARS,
-  LOLA_SENSOR_KEYS,
-  LOLA_SENSOR_MESSAGE_BYTES,
-  LOLA_VERSION_CHARS,
-  type LolaSensorEncoding,
-  MP,
-} from "./constants.js";
+import { LOLA_ID_CHARS, LOLA_ROBOT_CONFIG_CHARS, LOLA_SENSOR_KEYS, LOLA_SENSOR_MESSAGE_BYTES, LOLA_VERSION_CHARS, type LolaSensorEncoding, MP } from "./constants.js";
 
 /**
  * The values the writer reads, in LoLA's order and units. `NaoState` (src/bodies/nao/state.ts)
@@ -92,10 +84,7 @@ const FIELDS: readonly (keyof LolaRobotConfig)[] = ["bodyId", "bodyVersion", "he
  * fields take the defaults. Throws {@link LolaConfigError} with the field, the value and what to
  * change. Prepare side (allocates).
  */
-export function normalizeLolaRobotConfig(
-  input: Partial<LolaRobotConfig> = {},
-  opts: NormalizeRobotConfigOptions = {},
-): { config: LolaRobotConfig; notes: string[] } {
+export function normalizeLolaRobotConfig(input: Partial<LolaRobotConfig> = {}, opts: NormalizeRobotConfigOptions = {}): { config: LolaRobotConfig; notes: string[] } {
   const pad = opts.padShort ?? true;
   const notes: string[] = [];
   const out: Record<keyof LolaRobotConfig, string> = { ...DEFAULT_LOLA_ROBOT_CONFIG };

@@ -125,7 +125,10 @@ export class LolaSensorReader {
   readonly #recConfig = new Int32Array(8);
   #recOk = true;
 
-  constructor(readonly target: LolaSensorTarget, opts: LolaSensorReaderOptions = {}) {
+  constructor(
+    readonly target: LolaSensorTarget,
+    opts: LolaSensorReaderOptions = {},
+  ) {
     const max = opts.maxMessageBytes ?? LOLA_MAX_SENSOR_MESSAGE_BYTES;
     if (!Number.isInteger(max) || max < 16) throw new RangeError(`maxMessageBytes must be an integer >= 16, got ${max}`);
     this.#max = max;
@@ -297,8 +300,10 @@ export class LolaSensorReader {
     const t = b[at]!;
     let len: number;
     let p = at + 1;
-    if (t >= MP.FIXSTR && t <= 0xbf) len = t & 0x1f; // fixstr
-    else if (t === 0xd9) len = b[p++]!; // str 8
+    if (t >= MP.FIXSTR && t <= 0xbf)
+      len = t & 0x1f; // fixstr
+    else if (t === 0xd9)
+      len = b[p++]!; // str 8
     else if (t === 0xda) {
       len = (b[p]! << 8) | b[p + 1]!; // str 16
       p += 2;
@@ -423,8 +428,10 @@ export class LolaSensorReader {
       const t = b[at]!;
       let len: number;
       let p = at + 1;
-      if (t >= MP.FIXSTR && t <= 0xbf) len = t & 0x1f; // fixstr
-      else if (t === 0xd9) len = b[p++]!; // str 8
+      if (t >= MP.FIXSTR && t <= 0xbf)
+        len = t & 0x1f; // fixstr
+      else if (t === 0xd9)
+        len = b[p++]!; // str 8
       else throw this.#error("bad-value", b, start, at, `RobotConfig[${s}] must be a string, found 0x${hex2(t)} (${typeName(t)})`);
       if (len > MAX_CONFIG_STRING) throw this.#error("bad-value", b, start, at, `RobotConfig[${s}] is ${len} bytes long (LoLA's are 20 and 5)`);
       this.#recConfig[s] = p - start;

@@ -112,9 +112,28 @@ export const ErrorSeverity = { Trace: 1, Warning: 2, Error: 3, Critical: 4 } as 
 
 /** `Error::ModuleID`: a numbering separate from the protocol module ids (§7). */
 export const ErrorModuleId = {
-  System: 0x01, Protocol: 0x02, Gait: 0x03, Body: 0x04, Leg: 0x05, Joint: 0x06, MotorDriver: 0x07,
-  MotorController: 0x08, IMU: 0x09, Laser: 0x0a, Power: 0x0b, Face: 0x0c, Camera: 0x0d, Speaker: 0x0e,
-  Microphone: 0x0f, I2C: 0x10, ADC: 0x11, WiFi: 0x12, Bluetooth: 0x13, LED: 0x14, Screen: 0x15, Diagnostic: 0x16,
+  System: 0x01,
+  Protocol: 0x02,
+  Gait: 0x03,
+  Body: 0x04,
+  Leg: 0x05,
+  Joint: 0x06,
+  MotorDriver: 0x07,
+  MotorController: 0x08,
+  IMU: 0x09,
+  Laser: 0x0a,
+  Power: 0x0b,
+  Face: 0x0c,
+  Camera: 0x0d,
+  Speaker: 0x0e,
+  Microphone: 0x0f,
+  I2C: 0x10,
+  ADC: 0x11,
+  WiFi: 0x12,
+  Bluetooth: 0x13,
+  LED: 0x14,
+  Screen: 0x15,
+  Diagnostic: 0x16,
 } as const;
 
 /** Auto-life flags and levels (`DecisionLoop.hpp`). A level above Full is InvalidParameters. */
@@ -146,7 +165,10 @@ export const WIRE_TYPES = {
   vec3f: { bytes: 12, doc: "Vec3f: x, y, z float32" },
   f32x14: { bytes: 56, doc: "14 × float32, index = JointId" },
   f32x16: { bytes: 64, doc: "16 × float32, index = ADC channel" },
-  errorEvent: { bytes: 44, doc: "Error::ErrorEvent as the firmware sends it: u32 timestampMs, u16 eventId, u8 module, u8 subsystem, u8 code, u8 severity, u8 payloadSize, u8[32] payload, 1 padding byte" },
+  errorEvent: {
+    bytes: 44,
+    doc: "Error::ErrorEvent as the firmware sends it: u32 timestampMs, u16 eventId, u8 module, u8 subsystem, u8 code, u8 severity, u8 payloadSize, u8[32] payload, 1 padding byte",
+  },
   calibrationDataPadded: { bytes: 36, doc: "MotorController::CalibrationData as getCalibrationData sends it: 7 × f32, bool feedback_inverted @28, 3 padding bytes, f32 max_speed @32" },
   calibrationDataPacked: { bytes: 33, doc: "the same fields packed, as setCalibrationData reads them: 7 × f32, bool, f32" },
   bytes8: { bytes: -1, doc: "u8 length, then that many bytes" },
@@ -226,7 +248,13 @@ interface ActionOpts<A extends readonly FieldSpec[], R extends readonly FieldSpe
   readonly sim?: S;
 }
 
-function a<const C extends number, const N extends string, const A extends readonly FieldSpec[] = readonly [], const R extends readonly FieldSpec[] = readonly [], const S extends SimSupport = typeof SERVED>(
+function a<
+  const C extends number,
+  const N extends string,
+  const A extends readonly FieldSpec[] = readonly [],
+  const R extends readonly FieldSpec[] = readonly [],
+  const S extends SimSupport = typeof SERVED,
+>(
   code: C,
   name: N,
   doc: string,
@@ -296,7 +324,10 @@ export const MODULES = [
     }),
     a(0x09, "setControlLoopEnabled", "Start or stop the 200 Hz control loop (joints freeze while stopped).", { args: [f("enabled", "bool", "run the control loop")], command: true }),
     a(0x0a, "getControlLoopEnabled", "Whether the control loop runs.", { returns: [f("enabled", "bool", "control loop runs")] }),
-    a(0x0b, "setDecisionLoopEnabled", "Start or stop the 30 Hz decision loop; stopped, the 500 ms intent watchdog zeroes the velocity.", { args: [f("enabled", "bool", "run the decision loop")], command: true }),
+    a(0x0b, "setDecisionLoopEnabled", "Start or stop the 30 Hz decision loop; stopped, the 500 ms intent watchdog zeroes the velocity.", {
+      args: [f("enabled", "bool", "run the decision loop")],
+      command: true,
+    }),
     a(0x0c, "getDecisionLoopEnabled", "Whether the decision loop runs.", { returns: [f("enabled", "bool", "decision loop runs")] }),
   ]),
   m(0x01, "protocol", "Stream settings: stubs in the firmware (no events are ever sent).", [
@@ -364,16 +395,15 @@ export const MODULES = [
       rpc: true,
     }),
     a(0x01, "getEnabled", "Enable bits of one leg.", { args: [LEG_ID], returns: [f("flags", "u8", "LegJointFlag bits")], rpc: true }),
-    a(0x02, "setPosition", "Absolute foot override in the planner's foot frame (ground level under the body centre; default FL foot at (0.09, 0.10, 0)); clears that leg's joint overrides when clearOverrides.", {
-      args: [
-        LEG_ID,
-        f("x", "f32", "foot X", { unit: "m" }),
-        f("y", "f32", "foot Y", { unit: "m" }),
-        f("z", "f32", "foot Z", { unit: "m" }),
-        CLEAR_OVERRIDES,
-      ],
-      command: true,
-    }),
+    a(
+      0x02,
+      "setPosition",
+      "Absolute foot override in the planner's foot frame (ground level under the body centre; default FL foot at (0.09, 0.10, 0)); clears that leg's joint overrides when clearOverrides.",
+      {
+        args: [LEG_ID, f("x", "f32", "foot X", { unit: "m" }), f("y", "f32", "foot Y", { unit: "m" }), f("z", "f32", "foot Z", { unit: "m" }), CLEAR_OVERRIDES],
+        command: true,
+      },
+    ),
     a(0x03, "getTargetPosition", "The stored leg override (not the live planner target).", { args: [LEG_ID], returns: [f("position", "vec3f", "foot override", { unit: "m" })] }),
     a(0x04, "getGrounded", "Paw contact switch (grounded when its ADC voltage is below 2.0 V).", { args: [LEG_ID], returns: [f("grounded", "bool", "paw touches the ground")] }),
   ]),
@@ -388,10 +418,15 @@ export const MODULES = [
     a(0x04, "getFeedbackAngle", "Potentiometer feedback angle (ears have no feedback: their model angle).", { args: [JOINT_ID], returns: [f("angle", "f32", "feedback angle", { unit: "rad" })] }),
     a(0x05, "getModelAngle", "Velocity-limited internal model angle.", { args: [JOINT_ID], returns: [f("angle", "f32", "model angle", { unit: "rad" })] }),
     a(0x06, "getEstimatedAngle", "Estimated angle (filter of model and feedback).", { args: [JOINT_ID], returns: [f("angle", "f32", "estimated angle", { unit: "rad" })] }),
-    a(0x07, "setJointAngles", "Absolute overrides for all 14 joints, index = JointId (FL, BL, BR, FR, EarL, EarR; the doc comment's order is wrong, §12 #6). Any value outside its limits refuses the whole call.", {
-      args: [f("angles", "f32x14", "target angles, index = JointId", { unit: "rad" })],
-      command: true,
-    }),
+    a(
+      0x07,
+      "setJointAngles",
+      "Absolute overrides for all 14 joints, index = JointId (FL, BL, BR, FR, EarL, EarR; the doc comment's order is wrong, §12 #6). Any value outside its limits refuses the whole call.",
+      {
+        args: [f("angles", "f32x14", "target angles, index = JointId", { unit: "rad" })],
+        command: true,
+      },
+    ),
     a(0x08, "getJointAngles", "Feedback angles of all 14 joints, index = JointId.", { returns: [f("angles", "f32x14", "feedback angles, index = JointId", { unit: "rad" })] }),
   ]),
   m(0x06, "motor", "Raw servo duty cycle and calibration (joint_id selects the servo).", [
@@ -402,7 +437,10 @@ export const MODULES = [
     }),
     a(0x01, "getDutyCycle", "Current PWM pulse width (the joint's target angle through its calibrated range).", { args: [JOINT_ID], returns: [f("dutyMs", "f32", "pulse width", { unit: "ms" })] }),
     a(0x02, "getCalibrationState", "0 Uncalibrated, 1 Calibrating, 2 Calibrated, 3 Error.", { args: [JOINT_ID], returns: [f("state", "u8", "MotorCalibrationState")] }),
-    a(0x03, "getCalibrationData", "Calibration record, 36 bytes as the firmware sends it (with 3 padding bytes).", { args: [JOINT_ID], returns: [f("data", "calibrationDataPadded", "calibration record")] }),
+    a(0x03, "getCalibrationData", "Calibration record, 36 bytes as the firmware sends it (with 3 padding bytes).", {
+      args: [JOINT_ID],
+      returns: [f("data", "calibrationDataPadded", "calibration record")],
+    }),
     a(0x04, "setCalibrationData", "Store a calibration record (33 packed bytes after joint_id).", {
       args: [JOINT_ID, f("data", "calibrationDataPacked", "calibration record")],
       command: true,
@@ -411,19 +449,38 @@ export const MODULES = [
     a(0x05, "deleteCalibrationData", "Delete the stored calibration.", { args: [JOINT_ID], command: true, sim: notServed("the simulator's servos are ideal: there is no calibration to delete") }),
     a(0x06, "startCalibration", "Auto-calibrate against the end-stops.", { args: [JOINT_ID], command: true, sim: notServed("the simulator has no end-stops to calibrate against") }),
     a(0x07, "stopCalibration", "Stop an auto-calibration.", { args: [JOINT_ID], command: true, sim: notServed("the simulator has no end-stops to calibrate against") }),
-    a(0x08, "getCalibrationProgress", "Calibration progress 0.0–1.0.", { args: [JOINT_ID], returns: [f("progress", "f32", "0.0–1.0")], sim: notServed("the simulator has no end-stops to calibrate against") }),
+    a(0x08, "getCalibrationProgress", "Calibration progress 0.0–1.0.", {
+      args: [JOINT_ID],
+      returns: [f("progress", "f32", "0.0–1.0")],
+      sim: notServed("the simulator has no end-stops to calibrate against"),
+    }),
   ]),
   m(0x07, "imu", "MPU6050 inertial unit.", [
     a(0x00, "getAcceleration", "Specific force in the body frame (the firmware answers an empty Ok, §12 #7; bodylink serves it).", { returns: [vec3("acceleration", "x, y, z", "m/s²")] }),
     a(0x01, "getAngularVelocity", "Angular velocity in the body frame (the firmware answers an empty Ok, §12 #7; bodylink serves it).", { returns: [vec3("angularVelocity", "x, y, z", "rad/s")] }),
     a(0x02, "getDownVector", "Unit gravity direction in the body frame.", { returns: [vec3("down", "unit vector", "1")] }),
-    a(0x03, "getOrientation", "Euler XYZ (roll, pitch, yaw). The firmware always reports yaw 0 (§12 #15); bodylink's simulator reports its integrated heading.", { returns: [vec3("orientation", "roll, pitch, yaw", "rad")] }),
-    a(0x04, "getCalibrationState", "Not implemented in the firmware (empty payload).", { returns: [f("state", "u8", "calibration state")], sim: notServed("IMU calibration is not implemented in the firmware either") }),
-    a(0x05, "getCalibrationData", "Not implemented in the firmware.", { returns: [f("data", "bytesRest", "calibration bytes (TBD upstream)")], sim: notServed("IMU calibration is not implemented in the firmware either") }),
-    a(0x06, "setCalibrationData", "Not implemented in the firmware.", { args: [f("data", "bytesRest", "calibration bytes (TBD upstream)")], command: true, sim: notServed("IMU calibration is not implemented in the firmware either") }),
+    a(0x03, "getOrientation", "Euler XYZ (roll, pitch, yaw). The firmware always reports yaw 0 (§12 #15); bodylink's simulator reports its integrated heading.", {
+      returns: [vec3("orientation", "roll, pitch, yaw", "rad")],
+    }),
+    a(0x04, "getCalibrationState", "Not implemented in the firmware (empty payload).", {
+      returns: [f("state", "u8", "calibration state")],
+      sim: notServed("IMU calibration is not implemented in the firmware either"),
+    }),
+    a(0x05, "getCalibrationData", "Not implemented in the firmware.", {
+      returns: [f("data", "bytesRest", "calibration bytes (TBD upstream)")],
+      sim: notServed("IMU calibration is not implemented in the firmware either"),
+    }),
+    a(0x06, "setCalibrationData", "Not implemented in the firmware.", {
+      args: [f("data", "bytesRest", "calibration bytes (TBD upstream)")],
+      command: true,
+      sim: notServed("IMU calibration is not implemented in the firmware either"),
+    }),
     a(0x07, "startCalibration", "Not implemented in the firmware.", { command: true, sim: notServed("IMU calibration is not implemented in the firmware either") }),
     a(0x08, "stopCalibration", "Not implemented in the firmware.", { command: true, sim: notServed("IMU calibration is not implemented in the firmware either") }),
-    a(0x09, "getCalibrationProgress", "Not implemented in the firmware; u8 percent per the docs (the SDKs read a float32).", { returns: [f("progressPct", "u8", "percent")], sim: notServed("IMU calibration is not implemented in the firmware either") }),
+    a(0x09, "getCalibrationProgress", "Not implemented in the firmware; u8 percent per the docs (the SDKs read a float32).", {
+      returns: [f("progressPct", "u8", "percent")],
+      sim: notServed("IMU calibration is not implemented in the firmware either"),
+    }),
   ]),
   m(0x09, "power", "INA219 power monitor.", [
     a(0x00, "getVoltage", "Bus voltage.", { returns: [f("voltage", "f32", "bus voltage", { unit: "V" })] }),
@@ -444,7 +501,10 @@ export const MODULES = [
     }),
   ]),
   m(0x0f, "adc", "Analog multiplexer: joint feedback and paw contacts.", [
-    a(0x00, "getAllChannels", "16 channel voltages (joint feedback on the channels of §8, paws on 3, 7, 11, 15).", { returns: [f("volts", "f32x16", "channel voltages, index = channel", { unit: "V" })], rpc: true }),
+    a(0x00, "getAllChannels", "16 channel voltages (joint feedback on the channels of §8, paws on 3, 7, 11, 15).", {
+      returns: [f("volts", "f32x16", "channel voltages, index = channel", { unit: "V" })],
+      rpc: true,
+    }),
   ]),
   m(0x10, "wifi", "Wi-Fi station credentials.", [
     a(0x00, "connectToAP", "Store credentials in NVS and join that network.", {
@@ -455,13 +515,22 @@ export const MODULES = [
   ]),
   m(0x13, "error", "Error event ring (32 events).", [
     a(0x00, "getErrorCount", "Events in the ring.", { returns: [f("count", "u16", "events stored")] }),
-    a(0x01, "getErrorEventByIndex", "One event; index 0 is the most recent. Index ≥ count is InvalidParameters.", { args: [f("index", "u16", "0 = most recent")], returns: [f("event", "errorEvent", "the event")] }),
-    a(0x02, "getErrorEventById", "One event by its eventId; NotFound (5) when the ring has no such event (inferred).", { args: [f("eventId", "u16", "event id")], returns: [f("event", "errorEvent", "the event")] }),
+    a(0x01, "getErrorEventByIndex", "One event; index 0 is the most recent. Index ≥ count is InvalidParameters.", {
+      args: [f("index", "u16", "0 = most recent")],
+      returns: [f("event", "errorEvent", "the event")],
+    }),
+    a(0x02, "getErrorEventById", "One event by its eventId; NotFound (5) when the ring has no such event (inferred).", {
+      args: [f("eventId", "u16", "event id")],
+      returns: [f("event", "errorEvent", "the event")],
+    }),
     a(0x03, "clearErrorEvents", "Empty the ring.", { command: true }),
   ]),
   m(0x14, "diagnostic", "Self-checks (the docs' 0x13 is wrong; the firmware uses 0x14, §12 #2).", [
     a(0x00, "isEnabled", "Whether the robot booted in diagnostic mode.", { returns: [f("enabled", "bool", "diagnostic mode")] }),
-    a(0x01, "rebootInDiagnosticMode", "Reboot into diagnostic mode (firmware name RebootInDiagnosticMode; UnknownError on failure).", { command: true, sim: notServed("the simulator has no diagnostic boot mode") }),
+    a(0x01, "rebootInDiagnosticMode", "Reboot into diagnostic mode (firmware name RebootInDiagnosticMode; UnknownError on failure).", {
+      command: true,
+      sim: notServed("the simulator has no diagnostic boot mode"),
+    }),
     a(0x02, "checkLED", "0 = success, else an error id.", { returns: [f("result", "u8", "0 success")], sim: notServed("the simulator has no LEDs") }),
     a(0x03, "checkI2C", "0 = success, else an error id.", { returns: [f("result", "u8", "0 success")], sim: notServed("the simulator does not model the I²C buses") }),
     a(0x04, "checkSpeaker", "0 = success, else an error id.", { returns: [f("result", "u8", "0 success")], sim: notServed("the simulator has no speaker") }),

@@ -204,8 +204,21 @@ function readField(r: Reader, field: FieldSpec, strict: boolean): unknown {
 }
 
 const FIXED_BYTES: Readonly<Record<FieldSpec["type"], number>> = {
-  u8: 1, u16: 2, u32: 4, i32: 4, f32: 4, bool: 1, string: 0, vec3f: 12, f32x14: 56, f32x16: 64,
-  errorEvent: 44, calibrationDataPadded: 36, calibrationDataPacked: 33, bytes8: 0, bytesRest: 0,
+  u8: 1,
+  u16: 2,
+  u32: 4,
+  i32: 4,
+  f32: 4,
+  bool: 1,
+  string: 0,
+  vec3f: 12,
+  f32x14: 56,
+  f32x16: 64,
+  errorEvent: 44,
+  calibrationDataPadded: 36,
+  calibrationDataPacked: 33,
+  bytes8: 0,
+  bytesRest: 0,
 };
 
 /**

@@ -144,7 +144,12 @@ function writeField(w: Writer, field: FieldSpec, v: unknown): void {
     }
     case "errorEvent": {
       const e = v as ErrorEvent;
-      w.u32(e.timestampMs >>> 0).u16(e.eventId & 0xffff).u8(e.module & 0xff).u8(e.subsystem & 0xff).u8(e.code & 0xff).u8(e.severity & 0xff);
+      w.u32(e.timestampMs >>> 0)
+        .u16(e.eventId & 0xffff)
+        .u8(e.module & 0xff)
+        .u8(e.subsystem & 0xff)
+        .u8(e.code & 0xff)
+        .u8(e.severity & 0xff);
       w.u8(e.payload.length); // payloadSize
       w.bytesFrom(e.payload);
       for (let i = e.payload.length; i < 32; i++) w.u8(0); // payload u8[32], zero-filled

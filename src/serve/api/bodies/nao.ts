@@ -72,7 +72,12 @@ const LED_NAMES = Object.keys(LEDS) as LedName[];
 const jointNote = `${API_JOINT_COUNT} values in the API's joint order (NAOqi's Body order, GET /v1/info joint_names)`;
 
 const SimResetSchema = Type.Object(
-  { pose: Type.Union(NAO_SIM_POSES.map((p) => Type.Literal(p)), { description: "stand (the zero posture), crouch (the rest posture) or lying (on its back)" }) },
+  {
+    pose: Type.Union(
+      NAO_SIM_POSES.map((p) => Type.Literal(p)),
+      { description: "stand (the zero posture), crouch (the rest posture) or lying (on its back)" },
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -105,14 +110,10 @@ function naoFieldsSchema(view: StateView) {
     left_foot_pressure: numbers(4, "kg: front left, front right, rear left, rear right"),
     right_foot_pressure: numbers(4, "kg: front left, front right, rear left, rear right"),
     foot_weight: Type.Object({ left: Type.Number({ description: "kg" }), right: Type.Number({ description: "kg" }) }),
-    center_of_pressure: Type.Object(
-      { left: numbers(2, "m, x y in the left ankle frame"), right: numbers(2, "m, x y in the right ankle frame") },
-      { description: "0 when the foot is unloaded" },
-    ),
-    touch: Type.Object(
-      Object.fromEntries(TOUCH_PARTS.map((p) => [p, Type.Boolean()])) as Record<TouchPart, ReturnType<typeof Type.Boolean>>,
-      { description: "true while touched; each hand and each foot is one value (any of its sensors)" },
-    ),
+    center_of_pressure: Type.Object({ left: numbers(2, "m, x y in the left ankle frame"), right: numbers(2, "m, x y in the right ankle frame") }, { description: "0 when the foot is unloaded" }),
+    touch: Type.Object(Object.fromEntries(TOUCH_PARTS.map((p) => [p, Type.Boolean()])) as Record<TouchPart, ReturnType<typeof Type.Boolean>>, {
+      description: "true while touched; each hand and each foot is one value (any of its sensors)",
+    }),
     joint_positions: numbers(API_JOINT_COUNT, `rad (hands 0..1, 0 closed), ${jointNote}`),
     joint_velocities: numbers(API_JOINT_COUNT, `rad/s, estimated from two consecutive cycles (the NAO has no velocity sensor), ${jointNote}`),
     joint_currents: numbers(API_JOINT_COUNT, `A, ${jointNote}`),
@@ -147,23 +148,16 @@ const JointsCommandSchema = Type.Object(
 type JointsCommand = { positions?: number[]; stiffness?: number[] };
 
 const LedsCommandSchema = Type.Object(
-  Object.fromEntries(LED_NAMES.map((g) => [g, Type.Optional(numbers(LEDS[g].n, `0..1 (clamped); ${LEDS[g].doc}`))])) as Record<
-    LedName,
-    TOptional<TArray<TNumber>>
-  >,
+  Object.fromEntries(LED_NAMES.map((g) => [g, Type.Optional(numbers(LEDS[g].n, `0..1 (clamped); ${LEDS[g].doc}`))])) as Record<LedName, TOptional<TArray<TNumber>>>,
   { additionalProperties: false, minProperties: 1 },
 );
 type LedsCommand = Partial<Record<LedName, number[]>>;
 
-const SonarCommandSchema = Type.Object(
-  { left: Type.Boolean(), right: Type.Boolean() },
-  { additionalProperties: false, description: "Sonar transmitters on or off" },
-);
+const SonarCommandSchema = Type.Object({ left: Type.Boolean(), right: Type.Boolean() }, { additionalProperties: false, description: "Sonar transmitters on or off" });
 
-const Clamped = Type.Array(
-  Type.Object({ joint: Type.String(), field: Type.String(), requested: Type.Number(), applied: Type.Number() }),
-  { description: "Values outside their limits, clamped to the limit" },
-);
+const Clamped = Type.Array(Type.Object({ joint: Type.String(), field: Type.String(), requested: Type.Number(), applied: Type.Number() }), {
+  description: "Values outside their limits, clamped to the limit",
+});
 export const AppliedResultSchema = Type.Object({
   applied: Type.Array(Type.String(), { description: "The fields that took effect" }),
   clamped: Clamped,
@@ -173,10 +167,7 @@ const PrefsSchema = Type.Object({
   body_id: Type.String(),
   body_version: Type.String(),
   serials: Type.Record(Type.String(), Type.Integer(), { description: "Stored serial number per board name" }),
-  values: Type.Array(
-    Type.Object({ key: Type.String(), value: Type.Union([Type.Number(), Type.String()]), unit: Type.String() }),
-    { description: "All 76 entries in the block's order, with units" },
-  ),
+  values: Type.Array(Type.Object({ key: Type.String(), value: Type.Union([Type.Number(), Type.String()]), unit: Type.String() }), { description: "All 76 entries in the block's order, with units" }),
 });
 
 export function prefsAnswer(p: NaoPreferences) {
@@ -280,9 +271,7 @@ export class NaoAdapter extends AdapterBase<NaoBody> implements BodyAdapter {
     };
     const smooth = (enable: boolean): CommandRoute<Record<string, never>> => ({
       path: enable ? "/v1/commands/smooth-enable" : "/v1/commands/smooth-disable",
-      summary: enable
-        ? "Ramp stiffness up and move to the stand posture; answers the estimated seconds"
-        : "Move to the rest posture, then turn stiffness off; answers the estimated seconds",
+      summary: enable ? "Ramp stiffness up and move to the stand posture; answers the estimated seconds" : "Move to the rest posture, then turn stiffness off; answers the estimated seconds",
       request: Type.Object({}, { additionalProperties: false }),
       response: SmoothResult,
       handle: async (leaseId) => {
@@ -305,7 +294,6 @@ export class NaoAdapter extends AdapterBase<NaoBody> implements BodyAdapter {
     };
     this.commands = [joints, leds, sonar, smooth(true), smooth(false), simReset] as CommandRoute[];
   }
-
 
   source(): SourceStamp | null {
     const s = this.body.state;
@@ -409,13 +397,7 @@ export class NaoAdapter extends AdapterBase<NaoBody> implements BodyAdapter {
     return this.#apply(leaseId, update as NaoCommandUpdate, applied, clamped);
   }
 
-  #apply(
-    leaseId: string,
-    update: NaoCommandUpdate,
-    applied: string[],
-    clamped: Array<{ joint: string; field: string; requested: number; applied: number }>,
-    notes: string[] = [],
-  ): CommandOutcome {
+  #apply(leaseId: string, update: NaoCommandUpdate, applied: string[], clamped: Array<{ joint: string; field: string; requested: number; applied: number }>, notes: string[] = []): CommandOutcome {
     const r = this.body.command(leaseId, update);
     if (!r.ok) return r;
     if (r.problems.length > 0) {

@@ -69,10 +69,7 @@ const MoveSchema = Type.Object(
   { additionalProperties: false },
 );
 const ServoSchema = Type.Object({ positions: numbers(n, `Targets, rad, ${jointNote}; inside the command limits`) }, { additionalProperties: false });
-const ClearSchema = Type.Object(
-  { joint: Type.Optional(Type.Integer({ minimum: 0, maximum: n - 1, description: "Joint index 0..6; omit for every joint" })) },
-  { additionalProperties: false },
-);
+const ClearSchema = Type.Object({ joint: Type.Optional(Type.Integer({ minimum: 0, maximum: n - 1, description: "Joint index 0..6; omit for every joint" })) }, { additionalProperties: false });
 
 export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
   readonly kind = "p7" as const;
@@ -131,7 +128,6 @@ export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
     this.commands = [move, servo, clear] as CommandRoute[];
   }
 
-
   /** Perform side: copy the store when the cycle produced all three models. */
   #copy(): void {
     const s = this.body.state;
@@ -167,7 +163,6 @@ export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
       simWorld: this.#simWorld,
     });
   }
-
 }
 
 /** The P7's state fields (P7FieldsSchema) from a state's arrays: what the API serves, and what a recording's /p7/state carries. Allocates. */

@@ -14,10 +14,18 @@ export const SimWorldSchema = Type.Object(
     time_s: Type.Number({ description: "Simulated time since power-on or the last reset, s" }),
     base_position_m: numbers(3, "The base's origin in the world, m (the NAO's torso, the TNY-360's body centre: x forward at start; the P7's base: bolted at 0; z up, the floor at z = 0)"),
     base_orientation_xyzw: numbers(4, "The base's orientation in the world, quaternion x, y, z, w"),
-    fallen: Type.Boolean({ description: "NAO: torso more than 50° from upright, or the torso or head on the floor; TNY-360: body more than 50° from upright (resting on its belly is not a fall); an arm bolted down never falls" }),
-    real_time_factor: Type.Number({ description: "Simulated seconds per real second over the last second: about 1 in real time, the machine's speed under --lockstep, 0 while simulated time stands still" }),
+    fallen: Type.Boolean({
+      description:
+        "NAO: torso more than 50° from upright, or the torso or head on the floor; TNY-360: body more than 50° from upright (resting on its belly is not a fall); an arm bolted down never falls",
+    }),
+    real_time_factor: Type.Number({
+      description: "Simulated seconds per real second over the last second: about 1 in real time, the machine's speed under --lockstep, 0 while simulated time stands still",
+    }),
     contacts: Type.Array(
-      Type.Object({ link: Type.String({ description: "The link touching the floor (NAO: LFoot, RTibia, Head, …; TNY-360: Body, FrontLeftPaw, …)" }), force_n: Type.Number({ description: "Net contact force, N" }) }),
+      Type.Object({
+        link: Type.String({ description: "The link touching the floor (NAO: LFoot, RTibia, Head, …; TNY-360: Body, FrontLeftPaw, …)" }),
+        force_n: Type.Number({ description: "Net contact force, N" }),
+      }),
       { description: "Links touching the floor now" },
     ),
   },

@@ -29,7 +29,7 @@ import Type from "typebox";
 import { JOINT_COUNT, JOINT_NAMES, JOINTS, LEG_COUNT } from "../../../bodies/tny360/joints.js";
 import type { Tny360Snapshot } from "../../../bodies/tny360/state.js";
 import type { Awaitable } from "../../../runtime/authority.js";
-import type { Tny360Body, Tny360CommandResult, } from "../../../runtime/tny360-robot.js";
+import type { Tny360Body, Tny360CommandResult } from "../../../runtime/tny360-robot.js";
 import { GAIT_NAMES } from "../../../wire/tny/constants.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp } from "../adapter.js";
 import { numbers } from "../schemas.js";
@@ -38,8 +38,7 @@ import { AdapterBase, f32 } from "./common.js";
 
 const n = JOINT_COUNT;
 const jointNote = `${n} values in JointId order (GET /v1/info joint_names)`;
-const nullableNumbers = (k: number, description: string) =>
-  Type.Array(Type.Union([Type.Number(), Type.Null()]), { minItems: k, maxItems: k, description });
+const nullableNumbers = (k: number, description: string) => Type.Array(Type.Union([Type.Number(), Type.Null()]), { minItems: k, maxItems: k, description });
 const orNull = (v: number | null): number | null => (v === null ? null : f32(v));
 const limitsDoc = JOINTS.map((j) => `${j.name} [${j.minRad.toFixed(4)}, ${j.maxRad.toFixed(4)}]`).join(", ");
 
@@ -113,8 +112,13 @@ export class Tny360Adapter extends AdapterBase<Tny360Body> implements BodyAdapte
     const outcome = (r: Tny360CommandResult): CommandOutcome => (r.ok ? { ok: true, result: { forwarded: r.forwarded } } : { ok: false, error: r.error });
     // A host answers most commands at once (its mailbox), a few once the core did (a leg's foot).
     const done = (r: Awaitable<Tny360CommandResult>): CommandOutcome | Promise<CommandOutcome> => (r instanceof Promise ? r.then(outcome) : outcome(r));
-    const route = <B>(path: string, summary: string, request: ReturnType<typeof Type.Object>, handle: (leaseId: string, b: B) => CommandOutcome | Promise<CommandOutcome>, description?: string): CommandRoute =>
-      ({ path, summary, request, response: Forwarded, handle, ...(description ? { description } : {}) }) as CommandRoute;
+    const route = <B>(
+      path: string,
+      summary: string,
+      request: ReturnType<typeof Type.Object>,
+      handle: (leaseId: string, b: B) => CommandOutcome | Promise<CommandOutcome>,
+      description?: string,
+    ): CommandRoute => ({ path, summary, request, response: Forwarded, handle, ...(description ? { description } : {}) }) as CommandRoute;
     this.commands = [
       route<{ x: number; y: number; yaw: number; clear_overrides?: boolean }>(
         "/v1/commands/velocity",
@@ -180,7 +184,6 @@ export class Tny360Adapter extends AdapterBase<Tny360Body> implements BodyAdapte
       }) as CommandRoute;
     this.commands = [...this.commands, smooth(true), smooth(false)];
   }
-
 
   source(): SourceStamp | null {
     const s = this.body.state;

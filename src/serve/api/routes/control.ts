@@ -16,14 +16,10 @@ import type { ApiContext } from "./context.js";
 export const controlRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { authority }) => {
   const leaseHook = requireLease(authority);
 
-  r.get(
-    "/v1/control",
-    { schema: { summary: "Who holds control and until when (never the lease id)", tags: ["control"], response: { 200: ControlStatusSchema } } },
-    async () => {
-      const h = authority.holder();
-      return { held: h !== null, holder: h ? holderAnswer(h) : null };
-    },
-  );
+  r.get("/v1/control", { schema: { summary: "Who holds control and until when (never the lease id)", tags: ["control"], response: { 200: ControlStatusSchema } } }, async () => {
+    const h = authority.holder();
+    return { held: h !== null, holder: h ? holderAnswer(h) : null };
+  });
 
   r.post(
     "/v1/control",

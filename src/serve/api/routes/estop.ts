@@ -20,11 +20,10 @@ import type { ApiContext } from "./context.js";
 const sourceOf = (s: string | undefined): string => (s ?? "api").replace(/[^A-Za-z0-9_-]/g, "_");
 
 export const estopRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { robot }) => {
-  r.get(
-    "/v1/estop",
-    { schema: { summary: "The emergency-stop latch and this body's default stop category", tags: ["control"], response: { 200: EstopStateSchema } } },
-    async () => ({ ...estopAnswer(robot.estopState()), default_category: robot.defaultStopCategory }),
-  );
+  r.get("/v1/estop", { schema: { summary: "The emergency-stop latch and this body's default stop category", tags: ["control"], response: { 200: EstopStateSchema } } }, async () => ({
+    ...estopAnswer(robot.estopState()),
+    default_category: robot.defaultStopCategory,
+  }));
 
   r.post(
     "/v1/estop",

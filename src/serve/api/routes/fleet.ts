@@ -38,7 +38,9 @@ export interface FleetGateway {
   reset(names: readonly string[] | null, req: { reason: string }): Promise<FleetScatterAnswer>;
 }
 
-const Names = Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9][A-Za-z0-9_-]*$" }), { minItems: 1, maxItems: 1000, description: "Only these robots (default: every robot)" }));
+const Names = Type.Optional(
+  Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9][A-Za-z0-9_-]*$" }), { minItems: 1, maxItems: 1000, description: "Only these robots (default: every robot)" }),
+);
 const FleetEstopBody = Type.Object(
   {
     names: Names,
@@ -80,7 +82,12 @@ export const fleetRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { fl
     "/v1/fleet/estop",
     {
       bodyLimit: bodyLimitFor(FleetEstopBody, "POST /v1/fleet/estop"),
-      schema: { summary: "Emergency stop every robot in the fleet (or the named ones); each latches until reset", tags: ["fleet"], body: FleetEstopBody, response: { 200: ScatterSchema, 400: ErrorSchema, 503: ErrorSchema } },
+      schema: {
+        summary: "Emergency stop every robot in the fleet (or the named ones); each latches until reset",
+        tags: ["fleet"],
+        body: FleetEstopBody,
+        response: { 200: ScatterSchema, 400: ErrorSchema, 503: ErrorSchema },
+      },
     },
     async (req, reply) => {
       if (fleet.status().connection !== "connected") return sendError(reply, notJoined());
@@ -92,7 +99,12 @@ export const fleetRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { fl
     "/v1/fleet/reset",
     {
       bodyLimit: bodyLimitFor(FleetResetBody, "POST /v1/fleet/reset"),
-      schema: { summary: "Reset the e-stop of every robot (or the named ones); nothing moves until a client takes control", tags: ["fleet"], body: FleetResetBody, response: { 200: ScatterSchema, 400: ErrorSchema, 503: ErrorSchema } },
+      schema: {
+        summary: "Reset the e-stop of every robot (or the named ones); nothing moves until a client takes control",
+        tags: ["fleet"],
+        body: FleetResetBody,
+        response: { 200: ScatterSchema, 400: ErrorSchema, 503: ErrorSchema },
+      },
     },
     async (req, reply) => {
       if (fleet.status().connection !== "connected") return sendError(reply, notJoined());

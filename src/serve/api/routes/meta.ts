@@ -8,15 +8,11 @@ export const metaRoutes: FastifyPluginAsyncTypebox<ApiContext> = async (r, { ada
   // `r.parent`-free: the swagger decorator is inherited from the app this plugin is registered on.
   r.get("/openapi.json", { schema: { summary: "This OpenAPI document", tags: ["state"] } }, async () => r.swagger());
 
-  r.get(
-    "/v1/info",
-    { schema: { summary: "Body, joint order, stream rate and lease limits", tags: ["state"], response: { 200: InfoSchema } } },
-    async () => ({
-      body: adapter.kind,
-      api_version: API_VERSION,
-      joint_names: [...adapter.jointNames],
-      stream: { path: STREAM_PATH, rate_hz: stream.rateHz },
-      lease: { header: LEASE_HEADER, min_ms: MIN_LEASE_MS, max_ms: MAX_LEASE_MS, default_ms: DEFAULT_LEASE_MS },
-    }),
-  );
+  r.get("/v1/info", { schema: { summary: "Body, joint order, stream rate and lease limits", tags: ["state"], response: { 200: InfoSchema } } }, async () => ({
+    body: adapter.kind,
+    api_version: API_VERSION,
+    joint_names: [...adapter.jointNames],
+    stream: { path: STREAM_PATH, rate_hz: stream.rateHz },
+    lease: { header: LEASE_HEADER, min_ms: MIN_LEASE_MS, max_ms: MAX_LEASE_MS, default_ms: DEFAULT_LEASE_MS },
+  }));
 };

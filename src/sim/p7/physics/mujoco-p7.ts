@@ -69,7 +69,8 @@ export class MujocoP7Model extends P7ModelOutputs implements P7BodyModel {
     this.#qfrcBias = new LiveView(() => d.qfrc_bias as Float64Array);
     this.#mass = new LiveView(() => d.M as Float64Array);
     // Each row of the sparse lower triangle ends on its diagonal.
-    const rowAdr = m.M_rowadr as Int32Array, rowNnz = m.M_rownnz as Int32Array;
+    const rowAdr = m.M_rowadr as Int32Array,
+      rowNnz = m.M_rownnz as Int32Array;
     for (let i = 0; i < N; i++) this.#massDiag[i] = rowAdr[i]! + rowNnz[i]! - 1;
     const gain = this.#views.gain.v;
     const bias = this.#views.bias.v;

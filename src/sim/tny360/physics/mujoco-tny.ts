@@ -191,20 +191,24 @@ export class MujocoTnyModel implements Tny360BodyModel, Tny360SimWorld {
     const r = this.#rot;
     // The body's rotation in the start frame: Rz(−yaw0) · R.
     quatToMatrix(q[3]!, q[4]!, q[5]!, q[6]!, r);
-    const c0 = Math.cos(f[YAW0]!), s0 = Math.sin(f[YAW0]!);
+    const c0 = Math.cos(f[YAW0]!),
+      s0 = Math.sin(f[YAW0]!);
     for (let col = 0; col < 3; col++) {
-      const a = r[col]!, b = r[3 + col]!;
+      const a = r[col]!,
+        b = r[3 + col]!;
       r[col] = c0 * a + s0 * b;
       r[3 + col] = -s0 * a + c0 * b;
     }
     const od = fw.state.odometry;
-    const dx = q[0]! - f[X0]!, dy = q[1]! - f[Y0]!;
+    const dx = q[0]! - f[X0]!,
+      dy = q[1]! - f[Y0]!;
     od.xM = c0 * dx + s0 * dy;
     od.yM = -s0 * dx + c0 * dy;
     const yaw = Math.atan2(r[3]!, r[0]!);
     od.yawRad = yaw;
     // velocities in the heading frame (free joint: world-frame linear, body-frame angular)
-    const cy = Math.cos(yaw + f[YAW0]!), sy = Math.sin(yaw + f[YAW0]!);
+    const cy = Math.cos(yaw + f[YAW0]!),
+      sy = Math.sin(yaw + f[YAW0]!);
     const vx = cy * v[0]! + sy * v[1]!;
     const vy = -sy * v[0]! + cy * v[1]!;
     const wz = r[6]! * v[3]! + r[7]! * v[4]! + r[8]! * v[5]!;
@@ -277,11 +281,14 @@ export class MujocoTnyModel implements Tny360BodyModel, Tny360SimWorld {
     o[3] = q[3]!;
     for (let c = 0; c < this.contactForceN.length; c++) {
       const at = TNY360_SENSOR_ADR.contacts + TNY360_SENSOR_ADR.contactStride * c;
-      const fx = s[at + 1]!, fy = s[at + 2]!, fz = s[at + 3]!;
+      const fx = s[at + 1]!,
+        fy = s[at + 2]!,
+        fz = s[at + 3]!;
       this.contactForceN[c] = s[at]! > 0 ? Math.sqrt(fx * fx + fy * fy + fz * fz) : 0;
     }
     for (let leg = 0; leg < LEG_COUNT; leg++) this.grounded[leg] = this.contactForceN[1 + leg]! > PAW_SWITCH_N ? 1 : 0;
-    const x = q[4]!, y = q[5]!;
+    const x = q[4]!,
+      y = q[5]!;
     const upZ = 1 - 2 * (x * x + y * y); // the body's z axis against the world's
     this.#f[FALLEN] = upZ < FALLEN_UP_Z ? 1 : 0;
   }
@@ -295,9 +302,15 @@ export async function mujocoTnyModelFactory(pose: Tny360SimPose = "rest"): Promi
 
 /** Row-major rotation matrix of the quaternion (w, x, y, z). */
 function quatToMatrix(w: number, x: number, y: number, z: number, out: Float64Array): void {
-  out[0] = 1 - 2 * (y * y + z * z); out[1] = 2 * (x * y - w * z); out[2] = 2 * (x * z + w * y);
-  out[3] = 2 * (x * y + w * z); out[4] = 1 - 2 * (x * x + z * z); out[5] = 2 * (y * z - w * x);
-  out[6] = 2 * (x * z - w * y); out[7] = 2 * (y * z + w * x); out[8] = 1 - 2 * (x * x + y * y);
+  out[0] = 1 - 2 * (y * y + z * z);
+  out[1] = 2 * (x * y - w * z);
+  out[2] = 2 * (x * z + w * y);
+  out[3] = 2 * (x * y + w * z);
+  out[4] = 1 - 2 * (x * x + z * z);
+  out[5] = 2 * (y * z - w * x);
+  out[6] = 2 * (x * z - w * y);
+  out[7] = 2 * (y * z + w * x);
+  out[8] = 1 - 2 * (x * x + y * y);
 }
 
 /** Heading (rotation about the world's z) of the quaternion (w, x, y, z). */
@@ -319,8 +332,10 @@ function lowestPointM(m: MjModel, d: MjData): number {
     const r = mat.subarray(9 * g + 6, 9 * g + 9); // the geom's axes' world z components
     const sz = size.subarray(3 * g, 3 * g + 3);
     const t = type[g];
-    if (t === 2) low = Math.min(low, z - sz[0]!); // sphere
-    else if (t === 3) low = Math.min(low, z - Math.abs(r[2]!) * sz[1]! - sz[0]!); // capsule: half length along its z
+    if (t === 2)
+      low = Math.min(low, z - sz[0]!); // sphere
+    else if (t === 3)
+      low = Math.min(low, z - Math.abs(r[2]!) * sz[1]! - sz[0]!); // capsule: half length along its z
     else if (t === 6) low = Math.min(low, z - Math.abs(r[0]!) * sz[0]! - Math.abs(r[1]!) * sz[1]! - Math.abs(r[2]!) * sz[2]!); // box
   }
   return low;
