@@ -19,7 +19,7 @@
 import { LOLA_INDEX, type LOLA_ORDER, REST_POSTURE_RAD } from "../../../bodies/nao/joints.js";
 import { groundedBasePose, NAO_CONTACT_LINKS, NAO_MJCF_JOINTS, NAO_SENSOR_ADR, NAO_TIMESTEP_S, naoMjcf } from "../../../bodies/nao/mjcf.js";
 import { NAO_DRIVEN_JOINTS, NAO_JOINT_DRIVES } from "../../../bodies/nao/motors.js";
-import { loadMujoco, ServoViews, type MjData, type MjModel, type Mujoco } from "../../physics/mujoco.js";
+import { compiledModelCopy, loadMujoco, ServoViews, type MjData, type MjModel, type Mujoco } from "../../physics/mujoco.js";
 import { GRAVITY_MPS2, lagJoint, type NaoBodyModel, NaoModelOutputs, type NaoSimPose } from "../model.js";
 
 /**
@@ -36,9 +36,6 @@ const FALLEN_UP_Z = Math.cos((50 * Math.PI) / 180);
 const TIMESTEP_US = Math.round(NAO_TIMESTEP_S * 1e6);
 /** Torso and Head: touching the floor with these is a fall. */
 const FALL_LINKS = ["Torso", "Head"].map((l) => NAO_CONTACT_LINKS.indexOf(l));
-
-/** The NAO compiled once per MuJoCo module (one per thread), never modified: the template bodies copy. */
-const COMPILED = new WeakMap<Mujoco, MjModel>();
 
 export class MujocoNaoModel extends NaoModelOutputs implements NaoBodyModel {
   readonly kind = "physics";
@@ -71,11 +68,7 @@ export class MujocoNaoModel extends NaoModelOutputs implements NaoBodyModel {
   constructor(mj: Mujoco, pose: NaoSimPose = "stand") {
     super();
     this.mj = mj;
-    // Compiling the MJCF takes ~50-150 ms; each body gets a copy of the thread's compiled model
-    // (it changes its own actuator gains), which takes well under a millisecond.
-    const compiled = COMPILED.get(mj) ?? mj.MjModel.from_xml_string(naoMjcf());
-    COMPILED.set(mj, compiled);
-    const m = new mj.MjModel(compiled);
+    const m = compiledModelCopy(mj, "nao", naoMjcf);
     const d = new mj.MjData(m);
     this.mjModel = m;
     this.mjData = d;

@@ -23,7 +23,7 @@
  */
 import { P7_JOINT_COUNT } from "../../../bodies/p7/joints.js";
 import { P7_SENSOR_ADR, P7_TIMESTEP_S, p7Mjcf } from "../../../bodies/p7/mjcf.js";
-import { LiveView, loadMujoco, type MjData, type MjModel, type Mujoco, ServoViews } from "../../physics/mujoco.js";
+import { compiledModelCopy, LiveView, loadMujoco, type MjData, type MjModel, type Mujoco, ServoViews } from "../../physics/mujoco.js";
 import { P7_SIM_STEP_MS } from "../constants.js";
 import { type P7BodyModel, P7ModelOutputs } from "../model.js";
 
@@ -60,7 +60,7 @@ export class MujocoP7Model extends P7ModelOutputs implements P7BodyModel {
   constructor(mj: Mujoco, anglesRad: ArrayLike<number>) {
     super();
     this.mj = mj;
-    const m = mj.MjModel.from_xml_string(p7Mjcf());
+    const m = compiledModelCopy(mj, "p7", p7Mjcf);
     const d = new mj.MjData(m);
     this.mjModel = m;
     this.mjData = d;

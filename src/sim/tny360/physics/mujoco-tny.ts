@@ -28,7 +28,7 @@ import { TNY360_CONTACT_LINKS, TNY360_SENSOR_ADR, TNY360_TIMESTEP_S, tny360Mjcf 
 import { EAR_DEFAULT_RAD, REST_POSE_RAD, STAND_POSE_RAD } from "../../../bodies/tny360/poses.js";
 import { TNY360_NO_LOAD_SPEED_RAD_S, TNY360_STALL_TORQUE_NM } from "../../../bodies/tny360/servos.js";
 import { JOINT_COUNT, LEG_COUNT } from "../../../wire/tny/constants.js";
-import { loadMujoco, ServoViews, type MjData, type MjModel, type Mujoco } from "../../physics/mujoco.js";
+import { compiledModelCopy, loadMujoco, ServoViews, type MjData, type MjModel, type Mujoco } from "../../physics/mujoco.js";
 import { Rng } from "../../random.js";
 import { DT_S, type Firmware } from "../firmware.js";
 import { ACCEL_NOISE_MS2, FEEDBACK_NOISE_RAD, powerAndAdc, type Tny360BodyModel, type Tny360ModelFactory, type Tny360SimWorld } from "../model.js";
@@ -88,7 +88,7 @@ export class MujocoTnyModel implements Tny360BodyModel, Tny360SimWorld {
     this.mj = mj;
     this.#fw = fw;
     this.#seed = seed;
-    const m = mj.MjModel.from_xml_string(tny360Mjcf());
+    const m = compiledModelCopy(mj, "tny360", tny360Mjcf);
     const d = new mj.MjData(m);
     this.mjModel = m;
     this.mjData = d;
