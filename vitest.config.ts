@@ -12,7 +12,7 @@ const FLOOD = ["test/fleet/flood.test.ts"];
 /**
  * The contract suites (the NAO's LoLA bytes and arbitration, the robot API and its stream, the P7
  * runtime's rules and its threaded core), run a second time on the MuJoCo bodies
- * (test/support/nao-sim.ts, test-sim.ts): a user who picks `--sim physics` gets the same contracts.
+ * (test/support/test-sim.ts): a user who picks `--sim physics` gets the same contracts.
  * About 1.6x their kinematic time (a NAO physics cycle costs ~0.4 ms, a P7's ~0.07 ms).
  */
 const PHYSICS_CONTRACTS = ["test/lola/server.test.ts", "test/api/server.test.ts", "test/api/stream.test.ts", "test/p7/robot.test.ts", "test/api/threaded.test.ts"];

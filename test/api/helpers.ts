@@ -5,7 +5,7 @@ import { NaoRobot } from "../../src/runtime/nao-robot.js";
 import { P7Robot } from "../../src/runtime/p7-robot.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { buildApiServer } from "../../src/serve/api/build.js";
-import { naoTestSimModel } from "../support/nao-sim.js";
+import { naoTestSimModel } from "../support/test-sim.js";
 import { p7TestSimModel } from "../support/test-sim.js";
 import type { ApiRobot } from "../../src/serve/api/routes/context.js";
 

@@ -11,7 +11,7 @@ import { LolaCommandWriter } from "../../src/wire/lola/command-message.js";
 import { LOLA_SENSOR_KEYS, type LolaCommandKeyName } from "../../src/wire/lola/constants.js";
 import { type LogLine, TestLolaClient, tmpSocketPath, until } from "./client.js";
 import { f32At, walkMap } from "./helpers.js";
-import { NAO_TEST_SIM, naoTestSimModel } from "../support/nao-sim.js";
+import { naoTestSimModel, TEST_SIM } from "../support/test-sim.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -74,9 +74,9 @@ async function sendAndWait(r: Rig, c: TestLolaClient, bytes: Uint8Array, command
 }
 
 describe("LoLA server: sensor messages", () => {
-  it(`runs on this project's body model: ${NAO_TEST_SIM} (vitest.config.ts runs this file on both)`, async () => {
+  it(`runs on this project's body model: ${TEST_SIM} (vitest.config.ts runs this file on both)`, async () => {
     const r = await rig();
-    expect(r.robot.sim!.body.model.kind).toBe(NAO_TEST_SIM);
+    expect(r.robot.sim!.body.model.kind).toBe(TEST_SIM);
   });
 
   it("sends the first 896-byte message right after accept, with the body id from the preferences", async () => {

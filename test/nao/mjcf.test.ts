@@ -2,24 +2,15 @@
  * Issue 21 item 2: the NAO's MJCF, generated from our tables, loaded by MuJoCo itself: masses sum
  * to Aldebaran's table, the joints run in LoLA's order, limits and torque limits are the tables'.
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { loadMjcf } from "../support/mjcf-model.js";
 import { FSR_POSITIONS_M } from "../../src/bodies/nao/feet.js";
 import { JOINT_LIMITS, LOLA_ORDER } from "../../src/bodies/nao/joints.js";
 import { NAO_MASSES, NAO_TOTAL_MASS_KG } from "../../src/bodies/nao/masses.js";
 import { groundedBasePose, NAO_CONTACT_LINKS, NAO_FOOT_BOX_M, NAO_MJCF_JOINTS, NAO_SENSOR_ADR, naoMjcf, naoServoGain, shapeInertia } from "../../src/bodies/nao/mjcf.js";
 import { NAO_DRIVEN_JOINTS, NAO_JOINT_DRIVES } from "../../src/bodies/nao/motors.js";
-import { loadMujoco, type MjData, type MjModel, type Mujoco } from "../../src/sim/physics/mujoco.js";
 
-let mj: Mujoco;
-let m: MjModel;
-let d: MjData;
-const name = (type: number, i: number): string => mj.mj_id2name(m, type, i);
-
-beforeAll(async () => {
-  mj = await loadMujoco();
-  m = mj.MjModel.from_xml_string(naoMjcf());
-  d = new mj.MjData(m);
-});
+const { mj, m, d, name } = await loadMjcf(naoMjcf());
 
 describe("the NAO MJCF", () => {
   it("has the robot's mass: the bodies sum to Aldebaran's table, link by link", () => {

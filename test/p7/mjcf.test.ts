@@ -7,25 +7,16 @@
  * signs and sizes (within its sensor noise); MuJoCo's own position servos hold the pose with those
  * torques (the arm's stop, holding against gravity, made physical).
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { loadMjcf } from "../support/mjcf-model.js";
 import { GRAVITY_M_S2, P7_EFFORT_LIMIT_NM, P7_JOINT_NAMES, P7_LINK_MASS_KG, P7_MAX_RAD, P7_MIN_RAD, P7_RAW_LIMIT_MARGIN_RAD } from "../../src/bodies/p7/joints.js";
 import { P7Kinematics } from "../../src/bodies/p7/kinematics.js";
 import { P7_SENSOR_ADR, p7Mjcf } from "../../src/bodies/p7/mjcf.js";
 import { P7Sim } from "../../src/sim/p7/arm-sim.js";
-import { loadMujoco, type MjData, type MjModel, type Mujoco } from "../../src/sim/physics/mujoco.js";
 
-let mj: Mujoco;
-let m: MjModel;
-let d: MjData;
-const name = (type: number, i: number): string => mj.mj_id2name(m, type, i);
+const { mj, m, d, name } = await loadMjcf(p7Mjcf());
 /** A bent pose: shoulder forward, elbow bent, wrist turned (inside every command limit). */
 const BENT = [0.4, -0.9, 0.3, -1.2, 0.5, 0.6, -0.4];
-
-beforeAll(async () => {
-  mj = await loadMujoco();
-  m = mj.MjModel.from_xml_string(p7Mjcf());
-  d = new mj.MjData(m);
-});
 
 describe("the P7 MJCF", () => {
   it("has the table's masses: the links sum to 7.5 kg, link by link", () => {

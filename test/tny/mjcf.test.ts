@@ -4,24 +4,15 @@
  * servos are the MG996R's and SG90's figures, and every paw lands where the firmware's kinematics
  * put the foot.
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { loadMjcf } from "../support/mjcf-model.js";
 import { JOINTS, JOINT_NAMES, LEG_NAMES } from "../../src/bodies/tny360/joints.js";
 import { footInBody } from "../../src/bodies/tny360/kinematics.js";
 import { TNY360_BODY_MASS_KG, TNY360_CONTACT_LINKS, TNY360_LINK_MASS_KG, TNY360_SENSOR_ADR, TNY360_TOTAL_MASS_KG, tny360Mjcf } from "../../src/bodies/tny360/mjcf.js";
 import { TNY360_SERVO, TNY360_SERVOS } from "../../src/bodies/tny360/servos.js";
-import { loadMujoco, type MjData, type MjModel, type Mujoco } from "../../src/sim/physics/mujoco.js";
 import { Rng } from "../../src/sim/random.js";
 
-let mj: Mujoco;
-let m: MjModel;
-let d: MjData;
-const name = (type: number, i: number): string => mj.mj_id2name(m, type, i);
-
-beforeAll(async () => {
-  mj = await loadMujoco();
-  m = mj.MjModel.from_xml_string(tny360Mjcf());
-  d = new mj.MjData(m);
-});
+const { mj, m, d, name } = await loadMjcf(tny360Mjcf());
 
 describe("the TNY-360 MJCF", () => {
   it("weighs the published 1.8 kg: four legs, two ears and the body", () => {
