@@ -10,7 +10,7 @@
  * for the plots, which only redraw what is on screen.
  */
 import { type BodyKind, type BodylinkClient, connect, type EstopAnswer, type HealthAnswer, type LinkStatus, type RobotClient, SAFETY_FAULT, type StateMessage } from "../src/client/index.js";
-import { DASHBOARD_BODIES, type DashboardBody, type JointColumns, type Limit, type MessageOf, messageOf, type SimPose, type SimWorld, withClient, withEntry } from "./bodies/index.js";
+import { DASHBOARD_BODIES, type DashboardBody, type JointColumns, type Limit, type MessageOf, messageOf, type SimWorld, withClient, withEntry } from "./bodies/index.js";
 import { type ChartSpec, PALETTE, Plots, type SeriesSpec, WINDOWS_S } from "./plots.js";
 import { BodyView } from "./scene.js";
 import { SeriesStore } from "./store.js";
@@ -78,7 +78,7 @@ async function api(method: string, path: string, body?: unknown): Promise<unknow
   return text ? JSON.parse(text) : null;
 }
 
-const WORLD_VIEW_NOTE = "Physics (MuJoCo): the torso where the simulator has it, over its floor; red discs mark the links touching the floor.";
+const WORLD_VIEW_NOTE = "Physics (MuJoCo): the robot where the simulator has it, over its floor; red discs mark the links touching the floor.";
 
 /** The simulation bar beside the 3D view (a physics body only): simulated time, real-time factor, a fall. */
 function renderSim(world: SimWorld | null): void {
@@ -95,16 +95,21 @@ function renderSim(world: SimWorld | null): void {
 /** "Reset simulation": the chosen pose, under this page's lease (as any command). */
 async function simReset(): Promise<void> {
   const c = client;
-  // Only a body whose simulator resets shows the bar and its button.
-  const reset = c ? withClient(c, (d, cc) => (d.simReset ? (pose: SimPose) => d.simReset!(cc, pose) : null)) : null;
+  // The bar and its button show only with a physics world; the select holds this body's poses (setUp).
+  const pose = el<HTMLSelectElement>("sim-pose").value;
+  const reset = c
+    ? withClient(c, (d, cc) => {
+        const p = d.simReset.poses.find((x) => x === pose);
+        return p === undefined ? null : () => d.simReset.reset(cc, p);
+      })
+    : null;
   if (!reset) return;
-  const pose = el<HTMLSelectElement>("sim-pose").value as SimPose;
   if (!teleop?.held) {
     status("Take control first: a simulation reset needs the lease, as any command.");
     return;
   }
   try {
-    const r = await reset(pose);
+    const r = await reset();
     logEvent("command", `simulation reset to ${pose} (time ${r.timeS.toFixed(1)} s)`);
   } catch (e) {
     status(`simulation reset refused: ${errorText(e)}`);
@@ -620,6 +625,8 @@ function setUp(c: RobotClient): void {
   } catch (e) {
     setText(el("view-note"), `3D view unavailable (WebGL): ${errorText(e)}`);
   }
+  const poses = el<HTMLSelectElement>("sim-pose");
+  poses.replaceChildren(...d.simReset.poses.map((p) => new Option(p, p)));
   const host = el("body-panel");
   setText(el("body-h"), d.panelTitle);
   panel = panelFor(c, host);

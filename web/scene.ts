@@ -36,7 +36,7 @@ import { NAO_BONES, NAO_FRAME_INDEX as NF, NAO_FRAMES, NaoKinematics } from "../
 import { NAO_CONTACT_FRAMES } from "../src/bodies/nao/sim-world.js";
 import { P7_JOINT_COUNT } from "../src/bodies/p7/joints.js";
 import { P7Kinematics } from "../src/bodies/p7/kinematics.js";
-import { LEG_Y_INVERTED } from "../src/bodies/tny360/joints.js";
+import { LEG_NAMES, LEG_Y_INVERTED } from "../src/bodies/tny360/joints.js";
 import { footInBody, HIP_OFFSET_M, HIP_POSITIONS_M, rotationXYZ, THIGH_LENGTH_M } from "../src/bodies/tny360/kinematics.js";
 import type { BodyKind } from "../src/client/index.js";
 
@@ -282,6 +282,11 @@ function p7Model(): BodyModel {
   };
 }
 
+/** The TNY-360's physics contact links (bodies/tny360/mjcf.ts) on its points: the body at its centre, each paw at its foot. */
+const TNY_CONTACT_POINTS: Readonly<Record<string, readonly [number, number]>> = Object.freeze(
+  Object.fromEntries([["Body", [0, 0] as const], ...LEG_NAMES.map((l, leg) => [`${l}Paw`, [4 + 4 * leg, 4 + 4 * leg] as const])]),
+);
+
 /** TNY-360: point 0 = body centre, then per leg: hip, hip-offset end, knee, foot. */
 function tnyModel(): BodyModel {
   const n = 1 + 4 * 4;
@@ -293,6 +298,7 @@ function tnyModel(): BodyModel {
     points,
     rotations,
     view: { targetZ: 0.06, distance: 0.8 },
+    contactPoints: TNY_CONTACT_POINTS,
     build(f) {
       for (let leg = 0; leg < 4; leg++) {
         const b = 1 + 4 * leg;
@@ -305,7 +311,7 @@ function tnyModel(): BodyModel {
       f.box(0, [0, 0, 0.012], [0.22, 0.1, 0.05]);
       f.box(0, [0.125, 0, 0.03], [0.05, 0.07, 0.05], f.jointMaterial);
     },
-    solve(q, tilt) {
+    solve(q, tilt, world) {
       points.fill(0);
       rotations.fill(0);
       for (let i = 0; i < n; i++) rotations[9 * i] = rotations[9 * i + 4] = rotations[9 * i + 8] = 1;
@@ -328,7 +334,7 @@ function tnyModel(): BodyModel {
         footInBody(leg, roll, pitch, knee, foot);
         points.set(foot, 3 * (b + 3));
       }
-      tiltAndGround(points, rotations, tilt, feet);
+      tiltAndGround(points, rotations, tilt, feet, world ?? null);
     },
   };
 }

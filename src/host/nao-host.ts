@@ -7,6 +7,7 @@
  * to the core's command mailbox (src/shm/mailbox.ts), which the core reads at the start of every
  * cycle. What crosses, and how: core-host.ts, src/rt/core-shm.ts.
  */
+import type { SimResetResult } from "../runtime/robot.js";
 import type { NaoSimPose } from "../bodies/nao/sim-world.js";
 import { applyCommandUpdate, type CommandProblem, LED_GROUP_NAMES, NaoCommands, type NaoCommandUpdate } from "../bodies/nao/commands.js";
 import { NAO_COMMAND_KEY, NAO_COMMAND_LAYOUT } from "../bodies/nao/layout.js";
@@ -140,7 +141,7 @@ export class NaoHost extends CoreHost<NaoRequests> implements NaoBody {
   smoothDisable(leaseId: string): Promise<{ ok: true; estimatedS: number } | NaoRefusal> {
     return this.core.callOrdered("smoothDisable", this.core.timeoutMs, leaseId);
   }
-  simReset(leaseId: string, pose: NaoSimPose): Promise<{ ok: true; timeS: number } | NaoRefusal> {
+  simReset(leaseId: string, pose: NaoSimPose): Promise<SimResetResult> {
     return this.core.callOrdered("simReset", this.core.timeoutMs, leaseId, pose);
   }
 }

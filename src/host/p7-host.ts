@@ -8,8 +8,9 @@
  * posted to the core's command mailbox (P7_COMMAND_LAYOUT), which the core reads at the start of
  * every cycle. What crosses, and how: core-host.ts, src/rt/core-shm.ts.
  */
+import type { SimResetResult } from "../runtime/robot.js";
 import { copyP7Commands, P7Commands, p7MoveScales, setP7Write, validateJointTargets, validateSpeed } from "../bodies/p7/commands.js";
-import { P7_JOINT_COUNT } from "../bodies/p7/joints.js";
+import { P7_JOINT_COUNT, type P7SimPose } from "../bodies/p7/joints.js";
 import { P7_COMMAND_KIND, P7_COMMAND_LAYOUT } from "../bodies/p7/layout.js";
 import type { LinkStatus } from "../bodies/link.js";
 import { P7State } from "../bodies/p7/state.js";
@@ -112,6 +113,14 @@ export class P7Host extends CoreHost<P7Requests> implements P7Body {
     // ordered: it holds the arm where it is, so a move posted after it must reach the core after it
     const r = await this.core.callOrdered("clearError", this.core.timeoutMs, leaseId, joint ?? null);
     this.refresh(); // the cleared ids are published before the answer
+    return r;
+  }
+
+  /** The physics world into a pose: the core's (its answer, and the state after it). */
+  async simReset(leaseId: string, pose: P7SimPose): Promise<SimResetResult> {
+    // ordered: a command posted after it must reach the arm after it
+    const r = await this.core.callOrdered("simReset", this.core.timeoutMs, leaseId, pose);
+    this.refresh();
     return r;
   }
 

@@ -9,7 +9,9 @@
  * command mailbox (TNY360_COMMAND_LAYOUT), merged until the core takes them at its next cycle.
  * What crosses, and how: core-host.ts.
  */
+import type { SimResetResult } from "../runtime/robot.js";
 import { BODIES } from "../bodies/registry.js";
+import type { Tny360SimPose } from "../bodies/tny360/poses.js";
 import { snapshotTny360State, type Tny360Snapshot, Tny360State } from "../bodies/tny360/state.js";
 import type { Tny360CoreOptions, Tny360Ready, Tny360Requests } from "../rt/core-options.js";
 import { CTL } from "../rt/core-shm.js";
@@ -156,6 +158,10 @@ export class Tny360Host extends CoreHost<Tny360Requests> implements Tny360Body, 
   }
   disableSmooth(leaseId: string): Promise<Tny360SmoothResult> {
     return this.#refreshed(this.core.callOrdered("disableSmooth", this.core.timeoutMs, leaseId));
+  }
+  /** The physics world into a pose: the core's (its answer, and the state after it). */
+  simReset(leaseId: string, pose: Tny360SimPose): Promise<SimResetResult> {
+    return this.#refreshed(this.core.callOrdered("simReset", this.core.timeoutMs, leaseId, pose));
   }
 
   /**

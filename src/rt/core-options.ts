@@ -3,8 +3,11 @@
  * plain data, it crosses in workerData. The buffer's layout is every core's (core-shm.ts) with the
  * body's state region (src/bodies/<body>/layout.ts).
  */
+import type { SimResetResult } from "../runtime/robot.js";
 import type { NaoSimKind } from "../bodies/nao/sim-world.js";
 import type { SimKind } from "../bodies/sim-world.js";
+import type { P7SimPose } from "../bodies/p7/joints.js";
+import type { Tny360SimPose } from "../bodies/tny360/poses.js";
 import type { CoreBaseOptions } from "./core-shm.js";
 import type { NaoPreferences } from "../bodies/nao/prefs.js";
 import type { P7ClearAccepted, P7CommandResult } from "../runtime/p7-robot.js";
@@ -62,7 +65,7 @@ export interface NaoRequests {
   smoothDisable(leaseId: string): { ok: true; estimatedS: number } | { ok: false; error: BodylinkError };
   motionActive(): boolean;
   /** The simulated body put back in a pose (docs/simulation.md). */
-  simReset(leaseId: string, pose: NaoSimPose): { ok: true; timeS: number } | { ok: false; error: BodylinkError };
+  simReset(leaseId: string, pose: NaoSimPose): SimResetResult;
 }
 
 /** What the NAO core says once ready. */
@@ -81,6 +84,8 @@ export interface NaoReady {
 export interface P7Requests {
   /** `joint` null: every joint (JSON has no undefined). */
   clearError(leaseId: string, joint: number | null): P7CommandResult<P7ClearAccepted>;
+  /** The physics world put back in a pose (docs/simulation.md). */
+  simReset(leaseId: string, pose: P7SimPose): SimResetResult;
   /** Test hook (a core started with testFaults): the simulated arm's link drops (true) or comes back (false). */
   testLinkLoss(lost: boolean): boolean;
 }
@@ -93,6 +98,8 @@ export interface Tny360Requests {
   setLegPosition(leaseId: string, legId: number, xM: number, yM: number, zM: number, clearOverrides: boolean): Tny360CommandResult;
   enableSmooth(leaseId: string): Tny360SmoothResult;
   disableSmooth(leaseId: string): Tny360SmoothResult;
+  /** The physics world put back in a pose (docs/simulation.md). */
+  simReset(leaseId: string, pose: Tny360SimPose): SimResetResult;
   /** Test hook: `ms` of the stopped simulator's own ticks (false on a real robot). */
   testTicks(ms: number): boolean;
 }

@@ -49,6 +49,7 @@ runCore<P7Robot, P7CoreOptions, P7Requests, P7Ready>({
   },
   handlers: {
     clearError: (r, leaseId, joint) => r.clearError(leaseId, joint ?? undefined),
+    simReset: (r, leaseId, pose) => r.simReset(leaseId, pose),
     /** Test hook (a core started with testFaults): the simulated arm's link drops (true) or comes back (false). */
     testLinkLoss: (r, lost) => {
       if (lost) r.simulateLinkLoss();

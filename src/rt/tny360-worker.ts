@@ -56,6 +56,7 @@ runCore<Tny360Robot, Tny360CoreOptions, Tny360Requests, Tny360Ready, { tnyPort: 
     setLegPosition: (r, id, leg, x, y, z, clear) => r.setLegPosition(id, leg, x, y, z, clear),
     enableSmooth: (r, id) => r.enableSmooth(id),
     disableSmooth: (r, id) => r.disableSmooth(id),
+    simReset: (r, id, pose) => r.simReset(id, pose),
     /**
      * Test hook (lifecycle test): what the stopped simulator would do next — `ms` of its own ticks
      * (its 30 Hz decision loop takes a cleared velocity within 50 ms) — as the in-thread test does.

@@ -16,7 +16,7 @@ import type { NaoState } from "../bodies/nao/state.js";
 import type { BodylinkError } from "../errors.js";
 import type { BoardReport } from "../transport/chestboard-link.js";
 import type { Awaitable } from "./authority.js";
-import type { BodyRuntime } from "./robot.js";
+import type { BodyRuntime, SimResetResult } from "./robot.js";
 
 export type NaoRefusal = { readonly ok: false; readonly error: BodylinkError };
 
@@ -38,5 +38,5 @@ export interface NaoBody extends BodyRuntime {
   /** Into the rest posture, then stiffness off; the estimated duration in seconds. */
   smoothDisable(leaseId: string): Awaitable<{ ok: true; estimatedS: number } | NaoRefusal>;
   /** Put the simulated world into `pose` (refused on a real body); the simulated time after it, s. */
-  simReset(leaseId: string, pose: NaoSimPose): Awaitable<{ ok: true; timeS: number } | NaoRefusal>;
+  simReset(leaseId: string, pose: NaoSimPose): Awaitable<SimResetResult>;
 }

@@ -49,7 +49,7 @@ import { type Clock, MonotonicClock } from "./clock.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
 import type { NaoBody } from "./nao-body.js";
-import type { HealthOptions, RobotBase, RobotHealth } from "./robot.js";
+import type { HealthOptions, RobotBase, RobotHealth, SimResetResult } from "./robot.js";
 
 export interface NaoRobotOptions {
   /**
@@ -352,12 +352,16 @@ export class NaoRobot implements RobotBase, NaoBody, CycleRobot<NaoState, NaoOut
   }
 
   /**
-   * Put the simulated world back into `pose` (POST /v1/sim/reset): under the same lease and
-   * e-stop rules as a command; refused on a real body. The targets become the new pose, so the
-   * robot holds it at the stiffness last commanded.
+   * Put the physics world back into `pose` (POST /v1/sim/reset): under the same lease and e-stop
+   * rules as a command; refused on a real body and on the kinematic simulator, which has no world
+   * (it cannot lie down). The targets become the new pose, so the robot holds it at the stiffness
+   * last commanded; the world's time restarts at 0.
    */
-  simReset(leaseId: string, pose: NaoSimPose): { ok: true; timeS: number } | { ok: false; error: BodylinkError } {
+  simReset(leaseId: string, pose: NaoSimPose): SimResetResult {
     if (!this.sim) return { ok: false, error: new BodylinkError("BL_ERR_CMD_UNSUPPORTED", `nao on ${this.driver.name}`, "simulator to reset (serve without --usb or --lola-upstream)") };
+    if (this.sim.body.model.kind !== "physics") {
+      return { ok: false, error: new BodylinkError("BL_ERR_CMD_UNSUPPORTED", "nao on the kinematic simulator", "physics world to reset (serve --sim physics)") };
+    }
     const c = this.#checkLease(leaseId);
     if (!c.ok) return c;
     this.#motion = null;

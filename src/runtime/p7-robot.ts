@@ -22,7 +22,7 @@
  *   stops itself; after the link returns the arm holds until commanded again.
  */
 import { copyP7Commands, P7_WRITE_KIND, P7Commands, type P7WriteKind, p7MoveScales, setP7Write, validateJointIndex, validateJointTargets, validateSpeed } from "../bodies/p7/commands.js";
-import { P7_JOINT_COUNT, P7_MAX_SPEED_RAD_S } from "../bodies/p7/joints.js";
+import { P7_JOINT_COUNT, P7_MAX_SPEED_RAD_S, P7_SIM_POSE_RAD, type P7SimPose } from "../bodies/p7/joints.js";
 import { P7_COMMAND_KIND } from "../bodies/p7/layout.js";
 import {
   type ArmJointState,
@@ -40,7 +40,7 @@ import type { LinkStatus } from "../bodies/link.js";
 import { leaseEndCode, type SafetyCode } from "../bodies/safety.js";
 import { IO } from "../drivers/driver.js";
 import { type P7Driver, P7SimDriver } from "../drivers/p7/sim.js";
-import { type CycleRobot, Lifecycle, type Phase } from "../rt/lifecycle.js";
+import { type CycleRobot, Lifecycle, PHASE, type Phase } from "../rt/lifecycle.js";
 import type { P7SimParams } from "../sim/p7/constants.js";
 import type { P7Sim } from "../sim/p7/arm-sim.js";
 import type { P7BodyModel } from "../sim/p7/model.js";
@@ -51,7 +51,7 @@ import { type Clock, MonotonicClock } from "./clock.js";
 import { SimTimeMeter } from "./sim-time.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
-import type { BodyRuntime, HealthOptions, RobotBase, RobotHealth } from "./robot.js";
+import type { BodyRuntime, HealthOptions, RobotBase, RobotHealth, SimResetResult } from "./robot.js";
 
 export const P7_PERIOD_MS = 4;
 
@@ -390,6 +390,26 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, P7Command
     return { ok: true, clearedJoints: Object.freeze(cleared) };
   }
 
+  /**
+   * Put the physics arm's world back at rest in `pose` (POST /v1/sim/reset; P7Sim.resetWorld): under
+   * the rules of a command (lease, e-stop latch, link), after the command sent before it; the arm
+   * then holds there until commanded. Refused (404 BL_ERR_CMD_UNSUPPORTED) on the kinematic arm,
+   * which has no world. The state shows the pose at once. Prepare side.
+   */
+  simReset(leaseId: string, pose: P7SimPose): SimResetResult {
+    const driver = this.driver;
+    if (!(driver instanceof P7SimDriver) || this.sim.model.kind !== "physics") {
+      return { ok: false, error: new BodylinkError("BL_ERR_CMD_UNSUPPORTED", "p7 on the kinematic simulator", "physics world to reset (serve --body p7 --sim physics)") };
+    }
+    const refused = this.#admit(leaseId);
+    if (refused) return refused;
+    driver.apply(this.output); // a command sent before reaches the arm before the reset, as sent
+    driver.resetWorld(P7_SIM_POSE_RAD[pose]);
+    const now = this.clock.nowMs();
+    this.account(now, driver.read(now, this.state), PHASE.Read);
+    return { ok: true, timeS: this.sim.timeS };
+  }
+
   /** Emergency stop, no lease needed, latched until `resetEstop`: category 1 decelerates and holds, category 0 halts now. */
   estop(req: EstopRequest): EstopState {
     const category = req.category ?? this.defaultStopCategory;
@@ -560,4 +580,5 @@ const OK = Object.freeze({ ok: true as const });
 export interface P7Body extends BodyRuntime, Pick<P7Robot, "onCycle" | "state" | "link" | "moveJoints" | "servoJoints"> {
   readonly kind: "p7";
   clearError(leaseId: string, joint?: number): Awaitable<P7CommandResult<P7ClearAccepted>>;
+  simReset(leaseId: string, pose: P7SimPose): Awaitable<SimResetResult>;
 }

@@ -11,6 +11,7 @@ import type { ThreadStatsSnapshot } from "./thread-stats.js";
 import type { TimingSummary } from "./timing.js";
 
 import type { LinkStatus } from "../bodies/link.js";
+import type { BodylinkError } from "../errors.js";
 import type { SafetyCode } from "../bodies/safety.js";
 import type { BodyKind } from "../bodies/registry.js";
 
@@ -94,3 +95,9 @@ export interface RobotBase extends BodyRuntime {
   emergencyStop(reason: string, category?: StopCategory): EstopState;
   resetEstop(req: EstopResetRequest): EstopState;
 }
+
+/**
+ * The answer to `POST /v1/sim/reset` on any body: the world's simulated time after it (0: a reset
+ * restarts the world's clock, `sim.time_s` and health's alike), or why it was refused.
+ */
+export type SimResetResult = { readonly ok: true; readonly timeS: number } | { readonly ok: false; readonly error: BodylinkError };

@@ -41,7 +41,7 @@ import {
 import { SIM_WORLD } from "../bodies/sim-world.js";
 import { JOINT_NAMES, LEG_NAMES } from "../bodies/tny360/joints.js";
 import { TNY360_COMMAND_HEADER, TNY360_COMMAND_KEY } from "../bodies/tny360/layout.js";
-import { smoothDisableEstimateS, smoothEnableEstimateS } from "../bodies/tny360/poses.js";
+import { smoothDisableEstimateS, smoothEnableEstimateS, type Tny360SimPose } from "../bodies/tny360/poses.js";
 import {
   NO_VALUES,
   snapshotBody,
@@ -66,7 +66,7 @@ import {
 import type { TnyWebSocketConstructor } from "../client/tny/index.js";
 import { IO } from "../drivers/driver.js";
 import { type TnyDriver, type TnyRequestKey, TnyRemoteDriver, TnySimDriver } from "../drivers/tny360/driver.js";
-import type { BodylinkError } from "../errors.js";
+import { BodylinkError } from "../errors.js";
 import type { SafetyCode } from "../bodies/safety.js";
 import { type CycleRobot, Lifecycle } from "../rt/lifecycle.js";
 import type { Tny360ModelFactory } from "../sim/tny360/model.js";
@@ -74,12 +74,12 @@ import type { SimTny360 } from "../sim/tny360/quadruped.js";
 import { type ActionSpec, GaitType, type GaitName, LogLevel, type LogLevelCode, type ModuleSpec, Status, TNY_DEFAULT_PORT } from "../wire/tny/constants.js";
 import type { KeyDecodedArgs } from "../wire/tny/types.js";
 import { Authority, type Awaitable, leaseError } from "./authority.js";
-import { TNY360_CHECKS, TNY_TYPED, type TnyAdmissionContext, type TnyCheck, type TnyRefusal, type TnySpec, tnyAdmission, tnyBodyRefusal } from "./tny360-checks.js";
+import { TNY360_CHECKS, TNY_TYPED, type TnyAdmissionContext, type TnyCheck, type TnyRefusal, type TnySpec, tnyAdmission, tnyBodyRefusal, tnyLinkRefusal } from "./tny360-checks.js";
 import { type Clock, MonotonicClock } from "./clock.js";
 import { SimTimeMeter } from "./sim-time.js";
 import { describeEstop, type EstopRequest, type EstopResetRequest, type EstopState, type StopCategory } from "./estop.js";
 import type { CycleLoop } from "./loop.js";
-import type { BodyRuntime, HealthOptions, RobotBase, RobotHealth } from "./robot.js";
+import type { BodyRuntime, HealthOptions, RobotBase, RobotHealth, SimResetResult } from "./robot.js";
 import type { RemoteTny360 } from "./tny360-remote.js";
 
 /** The TNY-360's documented default stop category: velocity 0, then the smooth disable (it sits down). */
@@ -575,6 +575,31 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
   }
 
   /**
+   * Put the physics simulator's world into `pose` (POST /v1/sim/reset; SimTny360.resetWorld says
+   * what each pose leaves on): under the lease and e-stop rules of a command, after the commands
+   * admitted before it; refused (404 BL_ERR_CMD_UNSUPPORTED) on a real robot and on the kinematic
+   * simulator, which has no world. The state shows the pose at once. Prepare side.
+   */
+  simReset(leaseId: string, pose: Tny360SimPose): SimResetResult {
+    const sim = this.sim;
+    if (!sim?.model.world) {
+      const on = sim ? "tny360 on the kinematic simulator" : "tny360 on a real robot";
+      return { ok: false, error: new BodylinkError("BL_ERR_CMD_UNSUPPORTED", on, "physics world to reset (serve --body tny360 --sim physics)") };
+    }
+    const denied = leaseError(this.authority, leaseId) ?? tnyLinkRefusal(this.#stopped, null)?.error ?? null;
+    if (denied) {
+      this.#counters.refusedCommands++;
+      return { ok: false, error: denied };
+    }
+    this.#flush();
+    sim.resetWorld(pose);
+    this.#velocityLeaseId = null;
+    const now = this.clock.nowMs();
+    this.account(now, this.driver.read(now, this.state));
+    return { ok: true, timeS: sim.timeS };
+  }
+
+  /**
    * Emergency stop, no lease needed, latched until `resetEstop`. Both categories first zero the
    * velocity and clear joint overrides and smooth sequences. Category 1 (the default) then runs the
    * smooth disable (REST at 10 %, then the leg joints off: the body sits down); category 0 turns
@@ -696,4 +721,5 @@ export interface Tny360Body
   enableSmooth(leaseId: string): Awaitable<Tny360SmoothResult>;
   disableSmooth(leaseId: string): Awaitable<Tny360SmoothResult>;
   setLegPosition(leaseId: string, legId: number, xM: number, yM: number, zM: number, clearOverrides?: boolean): Awaitable<Tny360CommandResult>;
+  simReset(leaseId: string, pose: Tny360SimPose): Awaitable<SimResetResult>;
 }

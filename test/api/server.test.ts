@@ -296,6 +296,20 @@ describe("NAO robot API (inject, simulated time)", () => {
     expect((smooth.body.result as Json).estimated_s).toBeGreaterThan(0);
   });
 
+  it(`POST /v1/sim/reset on this project's NAO (${TEST_SIM}): physics lies it down, time 0; kinematic has no world (404)`, async () => {
+    await step(robot, clock, 2);
+    const id = (await call(app, "POST", "/v1/control", { owner: "t" })).body.lease_id as string;
+    const r = await call(app, "POST", "/v1/sim/reset", { pose: "lying" }, id);
+    if (TEST_SIM === "kinematic") {
+      expect(r).toMatchObject({ status: 404, body: { code: "BL_ERR_CMD_UNSUPPORTED" } });
+      expect(r.body.message).toMatch(/nao on the kinematic simulator.*--sim physics/);
+      return;
+    }
+    expect(r.body).toEqual({ ok: true, result: { pose: "lying", time_s: 0 } });
+    await step(robot, clock, 20);
+    expect((await call(app, "GET", "/v1/state")).body.sim).toMatchObject({ fallen: true });
+  });
+
   it("serves an OpenAPI 3.1 document that validates and lists every route", async () => {
     const r = await app.inject({ url: "/openapi.json" });
     expect(r.statusCode).toBe(200);
@@ -346,6 +360,41 @@ describe("P7 robot API (inject, simulated time)", () => {
     if (TEST_SIM === "physics") expect(r.sim).toMatchObject({ time_s: robot.sim.timeS, base_position_m: [0, 0, 0], base_orientation_xyzw: [0, 0, 0, 1], fallen: false, contacts: [] });
     else expect(r.sim).toBeUndefined();
     expect((await call(app, "GET", "/v1/health")).body.sim).toMatchObject({ model: TEST_SIM });
+  });
+
+  it(`POST /v1/sim/reset on this project's arm (${TEST_SIM}): physics puts it at rest at home, time 0, under the lease and e-stop rules; kinematic refuses (404)`, async () => {
+    await step(robot, clock, 2);
+    const id = (await call(app, "POST", "/v1/control", { owner: "arm-ctl" })).body.lease_id as string;
+    if (TEST_SIM === "kinematic") {
+      const r = await call(app, "POST", "/v1/sim/reset", { pose: "home" }, id);
+      expect(r).toMatchObject({ status: 404, body: { code: "BL_ERR_CMD_UNSUPPORTED" } });
+      expect(r.body.message).toMatch(/kinematic.*--sim physics/);
+      return;
+    }
+    const bent = [0.4, -0.6, 0.3, -0.9, 0.5, 0.6, -0.4];
+    expect((await call(app, "POST", "/v1/commands/move-joints", { positions: bent, speed: 3 }, id)).status).toBe(200);
+    await step(robot, clock, 150); // 0.6 s: under way
+    expect(Math.abs(robot.state.angles[1]!)).toBeGreaterThan(0.3);
+    const t0 = robot.sim.timeS;
+    expect((await call(app, "POST", "/v1/sim/reset", { pose: "home" })).status).toBe(403);
+    expect((await call(app, "POST", "/v1/sim/reset", { pose: "zero" }, id)).status).toBe(400);
+    // The state shows the pose at once; the world's time restarts (the state's and health's).
+    expect((await call(app, "POST", "/v1/sim/reset", { pose: "home" }, id)).body).toEqual({ ok: true, result: { pose: "home", time_s: 0 } });
+    const now = (await call(app, "GET", "/v1/state")).body as Json & { joint_positions: number[]; joint_velocities: number[]; sim: { time_s: number } };
+    for (let i = 0; i < 7; i++) expect(Math.abs(now.joint_positions[i]!)).toBeLessThan(1e-9);
+    for (let i = 0; i < 7; i++) expect(now.joint_velocities[i]).toBe(0);
+    expect(now.sim).toMatchObject({ time_s: 0, base_position_m: [0, 0, 0], fallen: false });
+    await step(robot, clock, 50); // the move sent before the reset is over: the arm holds at home
+    expect(robot.sim.timeS).toBeCloseTo(0.2, 9);
+    expect(robot.sim.timeS).toBeLessThan(t0);
+    expect((await call(app, "GET", "/v1/health")).body.sim).toMatchObject({ time_s: robot.sim.timeS });
+    for (let i = 0; i < 7; i++) expect(Math.abs(robot.state.angles[i]!)).toBeLessThan(1e-3);
+    // A command after the reset moves it.
+    expect((await call(app, "POST", "/v1/commands/move-joints", { positions: [0.3, 0, 0, 0, 0, 0, 0], speed: 3 }, id)).status).toBe(200);
+    await step(robot, clock, 150);
+    expect(robot.state.angles[0]).toBeCloseTo(0.3, 2);
+    expect((await call(app, "POST", "/v1/estop", { reason: "test" })).status).toBe(200);
+    expect(await call(app, "POST", "/v1/sim/reset", { pose: "home" }, id)).toMatchObject({ status: 409, body: { code: "BL_ERR_ESTOP_LATCHED" } });
   });
 
   it("keeps serving the last complete state with link lost, so clients see why it stopped", async () => {
@@ -437,6 +486,15 @@ describe("TNY-360 robot API (inject, simulated time)", () => {
     expect((await call(app, "GET", "/v1/control")).body.held).toBe(false);
     await step(robot, clock, 10);
     expect((await call(app, "GET", "/v1/state")).body.locomotion).toMatchObject({ target_velocity: { x: 0, y: 0, yaw: 0 } });
+  });
+
+  it("POST /v1/sim/reset: the kinematic TNY-360 has no world to reset (404; the physics one: test/sim/sim-reset-serve.test.ts)", async () => {
+    await step(robot, clock, 2);
+    const id = (await call(app, "POST", "/v1/control", { owner: "walker" })).body.lease_id as string;
+    const r = await call(app, "POST", "/v1/sim/reset", { pose: "stand" }, id);
+    expect(r).toMatchObject({ status: 404, body: { code: "BL_ERR_CMD_UNSUPPORTED" } });
+    expect(r.body.message).toMatch(/tny360 on the kinematic simulator.*--sim physics/);
+    expect((await call(app, "POST", "/v1/sim/reset", { pose: "crouch" }, id)).status).toBe(400); // the NAO's pose, not the TNY-360's
   });
 
   it("serves an OpenAPI document that validates and lists every route", async () => {

@@ -5,15 +5,22 @@
  * `data-contacts`), the simulation bar beside it shows simulated time and the real-time factor,
  * and its reset button puts the robot into the chosen pose under the page's lease: refused with a
  * reason without control, "lying" shows the fall (badge and `data-fallen`, as the stream says),
- * "crouch" ends it. Skips, saying why in one line, only when Debian's chromium is missing.
+ * "crouch" ends it. The physics P7 and TNY-360 show their world and reset from the same button,
+ * the select offering each body's own poses. Skips, saying why in one line, only when Debian's
+ * chromium is missing.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { connect } from "../../src/client/index.js";
+import { physicsP7Model } from "../../src/drivers/p7/sim.js";
+import { tny360PhysicsModel } from "../../src/drivers/tny360/driver.js";
 import { NaoRobot } from "../../src/runtime/nao-robot.js";
+import { P7Robot } from "../../src/runtime/p7-robot.js";
+import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { startApiServer } from "../../src/serve/api/build.js";
 import { MujocoNaoModel, PHYSICS_START_POSE } from "../../src/sim/nao/physics/mujoco-nao.js";
 import { CHROMIUM_SKIP, HAVE_CHROMIUM, suiteBrowser } from "./chromium.js";
@@ -77,5 +84,60 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: 120_000 }, () => {
       await api.close();
       await robot.stop();
     }
+  });
+  /** A physics P7 or TNY-360 on the page: the bar with the body's own poses; `check` resets through the button under the page's lease. */
+  async function otherBody(robot: P7Robot | Tny360Robot, poses: string[], check: (page: Page, reset: (pose: string) => Promise<void>) => Promise<void>): Promise<void> {
+    await robot.start();
+    const api = await startApiServer(robot, { port: 0 });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 720 } });
+    const problems: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(`console: ${m.text()}`);
+    });
+    page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+    try {
+      await page.goto(`${api.url}/`);
+      await page.waitForFunction(() => (document.querySelector("#view3d") as HTMLElement | null)?.dataset.world === "true");
+      expect(await page.isVisible("#sim-bar")).toBe(true);
+      expect(await page.$$eval("#sim-pose option", (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(poses);
+      await page.click("#take-control");
+      await page.waitForFunction(() => /^In control/.test(document.querySelector("#control-status")?.textContent ?? ""));
+      await check(page, async (pose) => {
+        await page.selectOption("#sim-pose", pose);
+        await page.click("#sim-reset");
+        await page.waitForFunction((p) => Array.from(document.querySelectorAll("#events li")).some((e) => e.textContent?.includes(`simulation reset to ${p}`)), pose, { timeout: 10_000 });
+      });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await api.close();
+      await robot.stop();
+    }
+  }
+
+  it("the physics P7: its world, and the reset puts the arm back home", async () => {
+    const robot = await P7Robot.create({ seed: 5, youngGcEveryMs: 100, simModel: await physicsP7Model() });
+    await otherBody(robot, ["home"], async (page, reset) => {
+      // Bend the arm through the simulator (the page holds the lease), then reset it from the page.
+      robot.sim.moveTo([0.5, -0.5, 0, -0.8, 0, 0, 0], [3, 3, 3, 3, 3, 3, 3]);
+      await expect.poll(() => Math.abs(robot.state.angles[3]!), { timeout: 10_000 }).toBeGreaterThan(0.5);
+      await expect.poll(() => robot.sim.timeS).toBeGreaterThan(1);
+      await reset("home");
+      expect(robot.sim.timeS).toBeLessThan(1);
+      await page.waitForFunction(() => /^simulated 0\.\d s/.test(document.querySelector("#sim-text")?.textContent ?? "")); // the bar's time restarted
+      for (const q of robot.state.angles) expect(Math.abs(q)).toBeLessThan(1e-3);
+    });
+  });
+
+  it("the physics TNY-360: its world drawn at its pose with the paws' contacts; stand and lying from the button", async () => {
+    const robot = await Tny360Robot.create({ seed: 5, youngGcEveryMs: 100, simModel: await tny360PhysicsModel() });
+    await otherBody(robot, ["stand", "rest", "lying"], async (page, reset) => {
+      await reset("stand");
+      await page.waitForFunction(() => Number((document.querySelector("#view3d") as HTMLElement).dataset.contacts) === 4, undefined, { timeout: 10_000 }); // four paws
+      expect(robot.state.body.enabledMask).toBe(0x3fff);
+      await reset("lying");
+      await page.waitForFunction(() => (document.querySelector("#view3d") as HTMLElement).dataset.fallen === "true", undefined, { timeout: 10_000 });
+      await page.waitForSelector("#sim-fallen", { state: "visible" });
+    });
   });
 });

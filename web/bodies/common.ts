@@ -4,7 +4,10 @@
  * fill the history, and its simulated world if it has one. Every part is typed for its body
  * (`MessageOf<K>`, `BodyClient<K>`), so a body's code never asks which body it is.
  */
+import type { NaoSimPose } from "../../src/bodies/nao/sim-world.js";
+import type { P7SimPose } from "../../src/bodies/p7/joints.js";
 import type { BodyKind } from "../../src/bodies/registry.js";
+import type { Tny360SimPose } from "../../src/bodies/tny360/poses.js";
 import type { BodyClient, MotorState, NaoStateMessage, StateMessage } from "../../src/client/index.js";
 import type { TeleopKit } from "../controls.js";
 import type { ChartSpec, SeriesSpec } from "../plots.js";
@@ -13,8 +16,8 @@ export type MessageOf<K extends BodyKind> = Extract<StateMessage, { readonly bod
 
 /** A simulated body's world (docs/simulation.md): simulated time, the real-time factor, a fall, the torso and contacts. */
 export type SimWorld = NonNullable<NaoStateMessage["sim"]>;
-/** The poses "Reset simulation" offers. */
-export type SimPose = "stand" | "crouch" | "lying";
+/** The poses "Reset simulation" offers a body (the API's table of each: POST /v1/sim/reset). */
+export type SimPoseOf<K extends BodyKind> = { readonly nao: NaoSimPose; readonly p7: P7SimPose; readonly tny360: Tny360SimPose }[K];
 
 /** The body panel: what only this body has. */
 export interface BodyPanel<K extends BodyKind> {
@@ -74,10 +77,10 @@ export interface DashboardBody<K extends BodyKind> {
   panel(host: HTMLElement, c: BodyClient<K>): BodyPanel<K>;
   /** Its controls, built with the page's teleop kit (the lease, the group boxes, sending). */
   controls(kit: TeleopKit, c: BodyClient<K>): BodyControls<K>;
-  /** Its simulated world, when the simulator reports one (a physics NAO), else null. */
+  /** Its simulated world, when the simulator reports one (a physics body: the state's `sim`), else null. */
   world(m: Readonly<MessageOf<K>>): SimWorld | null;
-  /** "Reset simulation" for a body whose simulator has one (under the page's lease), else null. */
-  readonly simReset: ((c: BodyClient<K>, pose: SimPose) => Promise<{ readonly timeS: number }>) | null;
+  /** "Reset simulation" beside the 3D view (shown with the world): the body's poses (the first selected) and the reset, under the page's lease. */
+  readonly simReset: { readonly poses: readonly SimPoseOf<K>[]; reset(c: BodyClient<K>, pose: SimPoseOf<K>): Promise<{ readonly timeS: number }> };
   /** The orientation chart (after the IMU's), if the body reports angles. */
   readonly anglesChart: ChartSpec | null;
   /** The body's own charts, after the cycle chart. */

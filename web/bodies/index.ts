@@ -11,7 +11,7 @@ import { NAO_DASHBOARD } from "./nao.js";
 import { P7_DASHBOARD } from "./p7.js";
 import { TNY360_DASHBOARD } from "./tny360.js";
 
-export type { BodyControls, BodyPanel, DashboardBody, JointColumns, Limit, MessageOf, SimPose, SimWorld } from "./common.js";
+export type { BodyControls, BodyPanel, DashboardBody, JointColumns, Limit, MessageOf, SimPoseOf, SimWorld } from "./common.js";
 export { messageOf } from "./common.js";
 
 export const DASHBOARD_BODIES: { readonly [K in BodyKind]: DashboardBody<K> } = {

@@ -1,4 +1,5 @@
 /** The NAO's dashboard entry (words, limits, panel, controls, charts, cells, history, its simulated world). */
+import { NAO_SIM_POSES } from "../../src/bodies/nao/sim-world.js";
 import { JOINT_LIMITS } from "../../src/bodies/nao/joints.js";
 import { PALETTE } from "../plots.js";
 import { fmt } from "../util.js";
@@ -25,7 +26,7 @@ export const NAO_DASHBOARD: DashboardBody<"nao"> = {
   controls: naoControls,
   // A physics NAO's world (docs/simulation.md): the robot where the simulator has it, the ground, contacts, a fall.
   world: (m) => m.sim ?? null,
-  simReset: (c, pose) => c.nao.simReset(pose),
+  simReset: { poses: NAO_SIM_POSES, reset: (c, pose) => c.nao.simReset(pose) },
   anglesChart: {
     id: "imu-angles",
     title: "Torso angles, inertial unit (rad)",

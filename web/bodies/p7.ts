@@ -1,5 +1,5 @@
 /** The AIRBOT P7's dashboard entry (words, limits, panel, controls, charts, cells, history). */
-import { P7_MAX_RAD, P7_MIN_RAD } from "../../src/bodies/p7/joints.js";
+import { P7_MAX_RAD, P7_MIN_RAD, P7_SIM_POSES } from "../../src/bodies/p7/joints.js";
 import { arrayLimits, type DashboardBody, num } from "./common.js";
 import { p7Controls } from "./p7-controls.js";
 import { p7Panel } from "./p7-panel.js";
@@ -16,8 +16,9 @@ export const P7_DASHBOARD: DashboardBody<"p7"> = {
   limits: (names) => arrayLimits(names, P7_MIN_RAD, P7_MAX_RAD),
   panel: p7Panel,
   controls: p7Controls,
-  world: () => null,
-  simReset: null,
+  // A physics arm's world (docs/simulation.md): its base bolted at the origin over the floor.
+  world: (m) => m.sim ?? null,
+  simReset: { poses: P7_SIM_POSES, reset: (c, pose) => c.p7.simReset(pose) },
   anglesChart: null,
   extraCharts: [],
   extraCell: (_m, i, motors) => {

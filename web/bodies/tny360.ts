@@ -1,5 +1,6 @@
 /** The TNY-360's dashboard entry (words, limits, panel, controls, charts, cells, history). */
 import { JOINT_MAX_RAD, JOINT_MIN_RAD } from "../../src/bodies/tny360/joints.js";
+import { TNY360_SIM_POSES } from "../../src/bodies/tny360/poses.js";
 import { PALETTE } from "../plots.js";
 import { fmt } from "../util.js";
 import { arrayLimits, type DashboardBody, num, twoAxes } from "./common.js";
@@ -18,8 +19,9 @@ export const TNY360_DASHBOARD: DashboardBody<"tny360"> = {
   limits: (names) => arrayLimits(names, JOINT_MIN_RAD, JOINT_MAX_RAD),
   panel: (host) => tny360Panel(host),
   controls: tny360Controls,
-  world: () => null,
-  simReset: null,
+  // A physics TNY-360's world (docs/simulation.md): the body where the simulator has it, paws' contacts, a fall.
+  world: (m) => m.sim ?? null,
+  simReset: { poses: TNY360_SIM_POSES, reset: (c, pose) => c.tny360.simReset(pose) },
   anglesChart: {
     id: "imu-angles",
     title: "Orientation (rad)",

@@ -75,6 +75,12 @@ export const P7_IMU_MOUNT = Object.freeze({ link: 7, offsetM: 0.03, frame: "arm_
 /** The pose the simulator starts in: all zeros (arm upright), inside every limit. */
 export const P7_HOME_RAD: readonly number[] = Object.freeze([0, 0, 0, 0, 0, 0, 0]);
 
+/** Poses a physics P7's world can be reset to (`POST /v1/sim/reset`): its home, at rest. */
+export const P7_SIM_POSES = ["home"] as const;
+export type P7SimPose = (typeof P7_SIM_POSES)[number];
+/** Each reset pose's joint angles, rad. */
+export const P7_SIM_POSE_RAD: Readonly<Record<P7SimPose, readonly number[]>> = Object.freeze({ home: P7_HOME_RAD });
+
 /** Units of every quantity the P7 state carries (for docs and API schemas). */
 export const P7_UNITS = Object.freeze({
   angles: "rad",

@@ -7,6 +7,14 @@ import { JOINT_MAX_RAD, JOINT_MIN_RAD, MAX_JOINT_VELOCITY_RAD_S } from "./joints
 
 const DEG = Math.PI / 180;
 
+/**
+ * Poses a physics TNY-360's world can be reset to (`POST /v1/sim/reset`), each on the floor at the
+ * origin: `stand` as a smooth enable leaves it (every joint on, STAND, on four paws), `rest` as it
+ * boots (leg joints off, REST, on its folded legs), `lying` on its back (leg joints off, REST: a fall).
+ */
+export const TNY360_SIM_POSES = ["stand", "rest", "lying"] as const;
+export type Tny360SimPose = (typeof TNY360_SIM_POSES)[number];
+
 export interface LegPose {
   readonly hipRollRad: number;
   readonly hipPitchRad: number;

@@ -11,6 +11,7 @@
  * used, as the runtime does, and its answer's `notes` say so).
  */
 import { API_ORDER, type ApiJoint } from "../../bodies/nao/joints.js";
+import type { NaoSimPose } from "../../bodies/nao/sim-world.js";
 import { localError } from "../rest.js";
 import type { AppliedAnswer, NaoStateMessage } from "../messages.js";
 import { finiteArray, type SnapshotMeta } from "../snapshots.js";
@@ -234,7 +235,7 @@ export class NaoFacet extends Facet<"nao"> {
    * refused while an e-stop is latched, and on a robot (404 BL_ERR_CMD_UNSUPPORTED). Resolves the
    * simulated time after it, s (0).
    */
-  async simReset(pose: "stand" | "crouch" | "lying"): Promise<{ timeS: number }> {
+  async simReset(pose: NaoSimPose): Promise<{ timeS: number }> {
     this.check("simReset");
     this.#sent = NOTHING_SENT; // the reset makes the pose every target
     const r = await this.host.command<{ pose: string; time_s: number }>("/v1/sim/reset", { pose });

@@ -3,6 +3,7 @@
  * speed limit, servoing, clearing error ids. Every call checks the body first: on another body it
  * fails with ApiError `BL_ERR_CLIENT_NOT_THIS_BODY` before anything is sent. Browser-safe.
  */
+import type { P7SimPose } from "../../bodies/p7/joints.js";
 import { Facet, type FacetHost } from "./host.js";
 
 export class P7Facet extends Facet<"p7"> {
@@ -30,5 +31,15 @@ export class P7Facet extends Facet<"p7"> {
     this.check("clearError");
     const r = await this.host.command<{ cleared_joints: number[] }>("/v1/commands/clear-error", joint === undefined ? {} : { joint });
     return { clearedJoints: Object.freeze(r.cleared_joints) };
+  }
+  /**
+   * Put the physics arm's world at rest in `pose` (POST /v1/sim/reset, docs/simulation.md): home,
+   * every joint at 0. Needs the lease; refused while an e-stop is latched and on the kinematic arm
+   * (ApiError 404 BL_ERR_CMD_UNSUPPORTED). Resolves the simulated time after it, s (0).
+   */
+  async simReset(pose: P7SimPose = "home"): Promise<{ timeS: number }> {
+    this.check("simReset");
+    const r = await this.host.command<{ pose: string; time_s: number }>("/v1/sim/reset", { pose });
+    return { timeS: r.time_s };
   }
 }

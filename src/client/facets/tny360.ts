@@ -3,6 +3,7 @@
  * posture, gait, joints, legs, smooth enable/disable. Every call checks the body first: on another
  * body it fails with ApiError `BL_ERR_CLIENT_NOT_THIS_BODY` before anything is sent. Browser-safe.
  */
+import type { Tny360SimPose } from "../../bodies/tny360/poses.js";
 import { Facet, type FacetHost } from "./host.js";
 
 export type Tny360Gait = "Creep" | "Walk" | "Run";
@@ -67,5 +68,16 @@ export class Tny360Facet extends Facet<"tny360"> {
   /** Lie down, then power off the joints; resolves the estimated seconds. */
   smoothDisable(): Promise<{ estimatedS: number }> {
     return this.smooth("smoothDisable");
+  }
+  /**
+   * Put the physics world into `pose` (POST /v1/sim/reset, docs/simulation.md): stand (as a smooth
+   * enable leaves it), rest (as it boots) or lying (on its back). Needs the lease; refused while an
+   * e-stop is latched, on the kinematic simulator and on a robot (ApiError 404
+   * BL_ERR_CMD_UNSUPPORTED). Resolves the simulated time after it, s (0).
+   */
+  async simReset(pose: Tny360SimPose): Promise<{ timeS: number }> {
+    this.check("simReset");
+    const r = await this.host.command<{ pose: string; time_s: number }>("/v1/sim/reset", { pose });
+    return { timeS: r.time_s };
   }
 }

@@ -139,4 +139,9 @@ export class P7SimDriver implements P7Driver {
   peek(): P7SimFrame | null {
     return this.sim.read();
   }
+  /** The simulated world at rest at `anglesRad` (P7Sim.resetWorld); the next `read` copies its frame. Prepare side. */
+  resetWorld(anglesRad: ArrayLike<number>): void {
+    this.sim.resetWorld(anglesRad);
+    this.#fresh = true;
+  }
 }

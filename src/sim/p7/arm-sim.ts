@@ -149,6 +149,8 @@ export class P7Sim {
   readonly #frame: Frame;
   readonly #noise = new Float64Array(N + 6);
   #seq = 0;
+  /** `#seq` at the last resetWorld (the world's time counts from there). */
+  #resetSeq = 0;
   #pendingS = 0;
   #linkUp = true;
 
@@ -157,17 +159,9 @@ export class P7Sim {
     this.#rng = new Rng(opts.seed ?? 1);
     this.#thermalAlpha = 1 - Math.exp(-DT_S / Math.max(1e-6, this.params.thermalTimeConstantS));
     const start = opts.initialAnglesRad ?? P7_HOME_RAD;
-    if (start.length !== N) throw new RangeError(`initialAnglesRad needs ${N} values, got ${start.length}`);
-    for (let i = 0; i < N; i++) {
-      const a = start[i]!;
-      if (!Number.isFinite(a) || a < P7_MIN_RAD[i]! || a > P7_MAX_RAD[i]!) throw new RangeError(`initialAnglesRad[${i}] = ${a} is outside the joint limits`);
-      this.#q[i] = a;
-      this.#target[i] = a;
-      this.#vProfile[i] = P7_MAX_SPEED_RAD_S[i]!;
-      this.#aProfile[i] = P7_MAX_ACCEL_RAD_S2[i]!;
-      // Motors start near ambient, each a little different (seeded).
-      this.#tempC[i] = this.params.ambientC + (this.#rng.next() - 0.5);
-    }
+    this.#restAt(start, "initialAnglesRad");
+    // Motors start near ambient, each a little different (seeded).
+    for (let i = 0; i < N; i++) this.#tempC[i] = this.params.ambientC + (this.#rng.next() - 0.5);
     this.#frame = new Frame({
       angles: new Float64Array(JOINT_CAPACITY),
       velocities: new Float64Array(JOINT_CAPACITY),
@@ -182,9 +176,40 @@ export class P7Sim {
     this.#publish();
   }
 
-  /** Simulated time since construction, s. */
+  /** Simulated time since construction or the last `resetWorld`, s. */
   get timeS(): number {
-    return this.#seq * DT_S;
+    return (this.#seq - this.#resetSeq) * DT_S;
+  }
+
+  /**
+   * Put the arm at rest at `anglesRad` (inside the joint limits): the trajectory there with no
+   * motion, stop or brake left, the mechanics reset (MuJoCo: no contact, velocity or warm start
+   * left over), time since reset 0. Motor temperatures and error ids stay: they are the motors',
+   * not the world's. Prepare side (POST /v1/sim/reset).
+   */
+  resetWorld(anglesRad: ArrayLike<number>): void {
+    this.#restAt(anglesRad, "anglesRad");
+    this.#resetSeq = this.#seq;
+    this.#pendingS = 0;
+    this.model.reset(this.#q);
+    this.#publish();
+  }
+
+  /** The trajectory at rest at `anglesRad` (checked against the joint limits). */
+  #restAt(anglesRad: ArrayLike<number>, what: string): void {
+    if (anglesRad.length !== N) throw new RangeError(`${what} needs ${N} values, got ${anglesRad.length}`);
+    for (let i = 0; i < N; i++) {
+      const a = anglesRad[i]!;
+      if (!Number.isFinite(a) || a < P7_MIN_RAD[i]! || a > P7_MAX_RAD[i]!) throw new RangeError(`${what}[${i}] = ${a} is outside the joint limits`);
+      this.#q[i] = a;
+      this.#target[i] = a;
+      this.#v[i] = 0;
+      this.#acc[i] = 0;
+      this.#vProfile[i] = P7_MAX_SPEED_RAD_S[i]!;
+      this.#aProfile[i] = P7_MAX_ACCEL_RAD_S2[i]!;
+    }
+    this.#stopping.fill(0);
+    this.#braking.fill(0);
   }
   /** False while the link is dropped (`dropLink`). */
   get linkUp(): boolean {

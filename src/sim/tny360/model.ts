@@ -14,6 +14,7 @@
  * and estimates, and the ADC channels. Both allocate nothing per tick.
  */
 import { JOINTS, PAW_ADC_CHANNELS } from "../../bodies/tny360/joints.js";
+import type { Tny360SimPose } from "../../bodies/tny360/poses.js";
 import { angleToFeedbackV, PAW_PRESSED_V, PAW_RELEASED_V } from "../../bodies/tny360/units.js";
 import { JOINT_COUNT, LEG_COUNT } from "../../wire/tny/constants.js";
 import { CALIBRATION, DT_S, type Firmware, SOC } from "./firmware.js";
@@ -40,6 +41,8 @@ export interface Tny360SimWorld {
   readonly contactLinks: readonly string[];
   /** Net contact force between each link and the floor, N (0: no contact). */
   readonly contactForceN: Float64Array;
+  /** Put the robot down in `pose` at the origin, limp, at rest; the world's time back to 0 (prepare side). */
+  resetWorld(pose: Tny360SimPose): void;
 }
 
 export interface Tny360BodyModel {

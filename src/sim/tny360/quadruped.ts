@@ -28,7 +28,7 @@
  */
 import { writeSimWorld } from "../../bodies/sim-world.js";
 import { DEFAULT_BODY_HEIGHT_M } from "../../bodies/tny360/kinematics.js";
-import { EAR_DEFAULT_RAD, REST_POSE_RAD } from "../../bodies/tny360/poses.js";
+import { EAR_DEFAULT_RAD, REST_POSE_RAD, STAND_POSE_RAD, type Tny360SimPose } from "../../bodies/tny360/poses.js";
 import type { GaitPlanner } from "../../bodies/tny360/gait.js";
 import { NO_VALUES, OK_EMPTY, type Tny360State, type TnyReply } from "../../bodies/tny360/state.js";
 import { VelocityKeepAlive } from "../../bodies/tny360/velocity.js";
@@ -239,6 +239,54 @@ export class SimTny360 {
   /** Simulated time since the last boot, s: the ticks' steps summed (a stall longer than 50 ms loses the rest). */
   get timeS(): number {
     return this.#simTimeS[0]!;
+  }
+
+  /**
+   * Put a physics body's world into `pose` (POST /v1/sim/reset; docs/simulation.md): the robot at
+   * the origin, at rest, and the firmware as that pose leaves it: `stand` as a smooth enable does
+   * (every joint on, holding STAND), `rest` and `lying` as a smooth disable does (leg joints off);
+   * no smooth sequence, override, velocity or posture offset left, the gait planner at its start,
+   * odometry from here, the world's time and this simulator's back to 0. False (nothing changed)
+   * on the kinematic body, which has no world. Prepare side.
+   */
+  resetWorld(pose: Tny360SimPose): boolean {
+    const world = this.#physics.world;
+    if (!world) return false;
+    const fw = this.#fw;
+    const f = fw.f;
+    this.#ctl.reset();
+    f[SPEED_SCALE] = 1;
+    fw.clearJointOverrides();
+    fw.legOverride.fill(0);
+    fw.legOverrideOn.fill(0);
+    fw.posture.set([0, 0, DEFAULT_BODY_HEIGHT_M, 0, 0, 0]);
+    fw.keeper.clear();
+    fw.intentV.fill(0);
+    fw.planner.reset();
+    const stand = pose === "stand";
+    const legs = stand ? STAND_POSE_RAD : REST_POSE_RAD;
+    for (let j = 0; j < JOINT_COUNT; j++) {
+      const a = j < 12 ? legs[j]! : EAR_DEFAULT_RAD;
+      fw.model[j] = fw.target[j] = fw.feedback[j] = fw.estimated[j] = a;
+      if (stand) fw.enabled[j] = 1;
+      else if (j < 12) fw.enabled[j] = 0;
+    }
+    world.resetWorld(pose);
+    this.#physics.reset();
+    const od = fw.state.odometry;
+    od.xM = od.yM = od.yawRad = 0;
+    this.#simTimeS[0] = 0;
+    fw.logLine(LogLevel.Info, "system", `simulation reset to ${pose}`);
+    // The state shows the new pose now, not a tick later (as at boot).
+    const dt = f[DT_S]!;
+    f[DT_S] = 0;
+    this.#physics.bodyPose();
+    this.#physics.odometryImu();
+    this.#physics.jointSensors();
+    this.#physics.powerAdc();
+    this.#publish();
+    f[DT_S] = dt;
+    return true;
   }
 
   /** Reboot if asked, then the decision stage. */

@@ -32,8 +32,8 @@ import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, 
 import { numbers } from "../schemas.js";
 import { NAO_CONTACT_LINKS } from "../../../bodies/nao/mjcf.js";
 import { type NaoState, SIM_WORLD } from "../../../bodies/nao/state.js";
-import { NAO_SIM_POSES, type NaoSimPose } from "../../../bodies/nao/sim-world.js";
-import { type SimWorldAnswer, SimWorldSchema, simWorldAnswer } from "./sim-world.js";
+import { NAO_SIM_POSES } from "../../../bodies/nao/sim-world.js";
+import { type SimWorldAnswer, SimWorldSchema, simResetRoute, simWorldAnswer } from "./sim-world.js";
 import { AdapterBase, f32, f32Array, intArray } from "./common.js";
 
 /** For each LoLA index, the API index of the same joint (LHipYawPitch → API 8). */
@@ -70,16 +70,6 @@ type LedName = keyof typeof LEDS;
 const LED_NAMES = Object.keys(LEDS) as LedName[];
 
 const jointNote = `${API_JOINT_COUNT} values in the API's joint order (NAOqi's Body order, GET /v1/info joint_names)`;
-
-const SimResetSchema = Type.Object(
-  {
-    pose: Type.Union(
-      NAO_SIM_POSES.map((p) => Type.Literal(p)),
-      { description: "stand (the zero posture), crouch (the rest posture) or lying (on its back)" },
-    ),
-  },
-  { additionalProperties: false },
-);
 
 /** The `sim` field from the state, or undefined without a physics world. */
 function naoSimWorld(s: NaoState): SimWorldAnswer | undefined {
@@ -279,19 +269,12 @@ export class NaoAdapter extends AdapterBase<NaoBody> implements BodyAdapter {
         return r.ok ? { ok: true, result: { estimated_s: r.estimatedS } } : r;
       },
     });
-    const simReset: CommandRoute<{ pose: NaoSimPose }> = {
-      path: "/v1/sim/reset",
-      summary: "Put the simulated robot into a pose: stand, crouch or lying (simulator only)",
-      description:
-        "The world's time restarts at 0 and the joint targets become the pose (held at the stiffness last commanded). Needs the lease, refused while an emergency stop is latched, " +
-        "and refused (404 BL_ERR_CMD_UNSUPPORTED) on a real body. docs/simulation.md.",
-      request: SimResetSchema,
-      response: Type.Object({ pose: Type.String(), time_s: Type.Number({ description: "Simulated time after the reset, s" }) }),
-      handle: async (leaseId, body) => {
-        const r = await robot.simReset(leaseId, body.pose);
-        return r.ok ? { ok: true, result: { pose: body.pose, time_s: r.timeS } } : r;
-      },
-    };
+    const simReset = simResetRoute(
+      NAO_SIM_POSES,
+      "stand (the zero posture), crouch (the rest posture) or lying (on its back)",
+      "the joint targets become the pose, held at the stiffness last commanded.",
+      (leaseId, pose) => robot.simReset(leaseId, pose),
+    );
     this.commands = [joints, leds, sonar, smooth(true), smooth(false), simReset] as CommandRoute[];
   }
 

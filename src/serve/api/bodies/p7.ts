@@ -24,13 +24,13 @@
  */
 import Type, { type Static } from "typebox";
 import { SIM_WORLD_SLOTS } from "../../../bodies/sim-world.js";
-import { P7_JOINT_COUNT, P7_JOINT_NAMES, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD } from "../../../bodies/p7/joints.js";
+import { P7_JOINT_COUNT, P7_JOINT_NAMES, P7_MAX_RAD, P7_MAX_SPEED_RAD_S, P7_MIN_RAD, P7_SIM_POSES } from "../../../bodies/p7/joints.js";
 import type { P7State } from "../../../bodies/p7/state.js";
 import type { P7Body } from "../../../runtime/p7-robot.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp } from "../adapter.js";
 import { numbers } from "../schemas.js";
 import { AdapterBase } from "./common.js";
-import { SimWorldSchema, simWorldAnswer } from "./sim-world.js";
+import { SimWorldSchema, simResetRoute, simWorldAnswer } from "./sim-world.js";
 
 const n = P7_JOINT_COUNT;
 const jointNote = `${n} values, J1..J7`;
@@ -125,7 +125,12 @@ export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
         return r.ok ? { ok: true, result: { cleared_joints: [...r.clearedJoints] } } : r;
       },
     };
-    this.commands = [move, servo, clear] as CommandRoute[];
+    const simReset = simResetRoute(P7_SIM_POSES, "home: every joint at 0 (upright), the pose the simulator starts in", "the arm holds it until commanded.", async (leaseId, pose) => {
+      const r = await robot.simReset(leaseId, pose);
+      this.#copy(); // the runtime shows the pose at once; so does the API
+      return r;
+    });
+    this.commands = [move, servo, clear, simReset] as CommandRoute[];
   }
 
   /** Perform side: copy the store when the cycle produced all three models. */

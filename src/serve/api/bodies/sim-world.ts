@@ -4,8 +4,11 @@
  *
  * Prepare side (allocates).
  */
+import type { SimResetResult } from "../../../runtime/robot.js";
 import Type from "typebox";
 import { SIM_WORLD } from "../../../bodies/sim-world.js";
+import type { Awaitable } from "../../../runtime/authority.js";
+import type { CommandRoute } from "../adapter.js";
 import { numbers } from "../schemas.js";
 
 /** Only with `serve --sim physics`. Single-typed properties (Lichtblick). */
@@ -51,5 +54,35 @@ export function simWorldAnswer(w: ArrayLike<number>, contacts: Array<{ link: str
     fallen: w[SIM_WORLD.fallen] === 1,
     real_time_factor: w[SIM_WORLD.realTimeFactor]!,
     contacts,
+  };
+}
+
+/**
+ * `POST /v1/sim/reset` for a body: `{ pose }` from the body's table of poses (`posesDoc` says what
+ * each is; `after` what holds the pose once there), answered `{ pose, time_s }`. The rules are the
+ * body's `reset` (the lease and e-stop rules of a command; 404 BL_ERR_CMD_UNSUPPORTED on a robot
+ * or a kinematic simulator).
+ */
+export function simResetRoute<P extends string>(poses: readonly P[], posesDoc: string, after: string, reset: (leaseId: string, pose: P) => Awaitable<SimResetResult>): CommandRoute<{ pose: P }> {
+  return {
+    path: "/v1/sim/reset",
+    summary: `Put the physics simulator's world into a pose: ${poses.join(", ")} (simulator only)`,
+    description:
+      `The robot at rest in the pose, the world's time back to 0 (sim.time_s and health's sim.time_s); ${after} ` +
+      "Needs the lease, refused while an emergency stop is latched, and refused (404 BL_ERR_CMD_UNSUPPORTED) on a real body and on the kinematic simulator (serve --sim physics). docs/simulation.md.",
+    request: Type.Object(
+      {
+        pose: Type.Union(
+          poses.map((p) => Type.Literal(p)),
+          { description: posesDoc },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    response: Type.Object({ pose: Type.String(), time_s: Type.Number({ description: "Simulated time after the reset, s (0)" }) }),
+    handle: async (leaseId, body) => {
+      const r = await reset(leaseId, body.pose);
+      return r.ok ? { ok: true, result: { pose: body.pose, time_s: r.timeS } } : r;
+    },
   };
 }

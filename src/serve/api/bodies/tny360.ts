@@ -33,7 +33,8 @@ import type { Tny360Body, Tny360CommandResult } from "../../../runtime/tny360-ro
 import { GAIT_NAMES } from "../../../wire/tny/constants.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp } from "../adapter.js";
 import { numbers } from "../schemas.js";
-import { SimWorldSchema } from "./sim-world.js";
+import { SimWorldSchema, simResetRoute } from "./sim-world.js";
+import { TNY360_SIM_POSES } from "../../../bodies/tny360/poses.js";
 import { AdapterBase, f32 } from "./common.js";
 
 const n = JOINT_COUNT;
@@ -182,7 +183,13 @@ export class Tny360Adapter extends AdapterBase<Tny360Body> implements BodyAdapte
           return r.ok ? { ok: true, result: { estimated_s: r.estimatedS, forwarded: r.forwarded } } : { ok: false, error: r.error };
         },
       }) as CommandRoute;
-    this.commands = [...this.commands, smooth(true), smooth(false)];
+    const simReset = simResetRoute(
+      TNY360_SIM_POSES,
+      "stand (as a smooth enable leaves it: every joint on, on four paws), rest (as it boots: leg joints off, on its folded legs) or lying (on its back, leg joints off: a fall)",
+      "the firmware as that pose leaves it (no smooth sequence, override, velocity or posture offset; odometry from here).",
+      (leaseId, pose) => robot.simReset(leaseId, pose),
+    );
+    this.commands = [...this.commands, smooth(true), smooth(false), simReset as CommandRoute];
   }
 
   source(): SourceStamp | null {

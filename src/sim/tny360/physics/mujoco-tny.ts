@@ -25,7 +25,7 @@
 import { eulerXYZ } from "../../../bodies/tny360/kinematics.js";
 import { ADC_CHANNEL_COUNT, JOINTS } from "../../../bodies/tny360/joints.js";
 import { TNY360_CONTACT_LINKS, TNY360_SENSOR_ADR, TNY360_TIMESTEP_S, tny360Mjcf } from "../../../bodies/tny360/mjcf.js";
-import { EAR_DEFAULT_RAD, REST_POSE_RAD, STAND_POSE_RAD } from "../../../bodies/tny360/poses.js";
+import { EAR_DEFAULT_RAD, REST_POSE_RAD, STAND_POSE_RAD, type Tny360SimPose } from "../../../bodies/tny360/poses.js";
 import { TNY360_NO_LOAD_SPEED_RAD_S, TNY360_STALL_TORQUE_NM } from "../../../bodies/tny360/servos.js";
 import { JOINT_COUNT, LEG_COUNT } from "../../../wire/tny/constants.js";
 import { compiledModelCopy, loadMujoco, ServoViews, type MjData, type MjModel, type Mujoco } from "../../physics/mujoco.js";
@@ -35,8 +35,7 @@ import { ACCEL_NOISE_MS2, FEEDBACK_NOISE_RAD, powerAndAdc, type Tny360BodyModel,
 
 /** A paw's contact switch closes above this force, N *(inferred: about 50 g)*. */
 export const PAW_SWITCH_N = 0.5;
-/** The poses a physics TNY-360 can be put down in, at rest on the floor. */
-export type Tny360SimPose = "rest" | "stand";
+export type { Tny360SimPose } from "../../../bodies/tny360/poses.js";
 
 /** cos 50°: a body tilted further than this from upright has fallen. */
 const FALLEN_UP_Z = Math.cos((50 * Math.PI) / 180);
@@ -119,16 +118,17 @@ export class MujocoTnyModel implements Tny360BodyModel, Tny360SimWorld {
   }
 
   /**
-   * Put the robot down in `pose` at the origin, at rest, limp: the joints there, the lowest point
-   * on the floor, simulated time 0 (prepare side: allocates). The firmware's joint model follows
-   * the joints while they are off.
+   * Put the robot down in `pose` at the origin, at rest, limp: the joints there (`lying`: REST, on
+   * its back), the lowest point on the floor, simulated time 0, no contact or warm start left over
+   * (prepare side: allocates). The firmware's joint model follows the joints while they are off.
    */
   resetWorld(pose: Tny360SimPose): void {
     const { mj, mjModel: m, mjData: d } = this;
     mj.mj_resetData(m, d);
     const q = this.#v.qpos.v;
     const legs = pose === "stand" ? STAND_POSE_RAD : REST_POSE_RAD;
-    q.set([0, 0, 0, 1, 0, 0, 0]);
+    // MuJoCo's free joint: position, then the quaternion w, x, y, z (on its back: half a turn about x).
+    q.set(pose === "lying" ? [0, 0, 0, 0, 1, 0, 0] : [0, 0, 0, 1, 0, 0, 0]);
     for (let j = 0; j < JOINT_COUNT; j++) q[7 + j] = j < 12 ? legs[j]! : EAR_DEFAULT_RAD;
     mj.mj_kinematics(m, d);
     q[2] = 0.0005 - lowestPointM(m, d);
