@@ -23,6 +23,7 @@ import { coreLineRecord, createLog, type Logger, silentLogger } from "../serve/l
 import { setCoreLogSink } from "../host/core-host.js";
 import { DEFAULT_HOST_TIMEOUT_MS } from "../rt/core-shm.js";
 import { ESTOP_SOCKET_SUFFIX, MAX_SOCKET_PATH_BYTES, serveEstopSocket } from "../serve/estop-socket.js";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createServer } from "node:net";
 import { attachSafetyLog, type SafetyLog } from "../serve/safety-log.js";
@@ -380,12 +381,15 @@ export async function runServe(raw: RawServeOptions, opts: { exitWhenRecordingEn
   if (process.env.BODYLINK_TEST_HOOKS === "1") {
     // Test hook (test/rt/isolation.test.ts): SIGUSR2 blocks the main thread for 1 s, synchronously
     // (BODYLINK_TEST_STALL_MAIN_MS: that long instead; test/rt/host-watchdog.test.ts); with
-    // BODYLINK_TEST_CRASH_CORE=1 the core crashes instead (test/rt/core-death.test.ts).
+    // BODYLINK_TEST_CRASH_CORE=1 the core crashes instead (test/rt/core-death.test.ts). Either stall
+    // (the main thread's, or the core's with BODYLINK_TEST_STALL_CORE_MS) ends early once the file
+    // BODYLINK_TEST_STALL_RELEASE names exists: a test ends it when it has seen what it waits for.
+    const release = process.env.BODYLINK_TEST_STALL_RELEASE || undefined;
     process.on("SIGUSR2", () => {
       if (process.env.BODYLINK_TEST_CRASH_CORE === "1" && rt.host) return void rt.host.testCrashCore();
-      if (stallCoreMs() > 0 && rt.host) return void rt.host.testStallCore(stallCoreMs());
+      if (stallCoreMs() > 0 && rt.host) return void rt.host.testStallCore(stallCoreMs(), release);
       const until = performance.now() + (Number(process.env.BODYLINK_TEST_STALL_MAIN_MS) || 1000);
-      while (performance.now() < until) {
+      while (performance.now() < until && !(release !== undefined && existsSync(release))) {
         // a stalled main thread: the worker's cycle must not notice
       }
     });

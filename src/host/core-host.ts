@@ -922,10 +922,10 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
     return this.#common.call("allocationSites", 10_000 + cycles * this.periodMs * 4, cycles, intervalBytes, top);
   }
 
-  /** Test hook (a core started with testStalls): block the core's thread for `ms`; resolves once it is blocked. */
-  testStallCore(ms: number): Promise<void> {
+  /** Test hook (a core started with testStalls): block the core's thread for `ms`, or until the file `releasePath` exists; resolves once it is blocked. */
+  testStallCore(ms: number, releasePath?: string): Promise<void> {
     const begun = new Promise<void>((resolve) => this.#stallsBegun.push(resolve));
-    void this.#common.call("testStall", ms + 10_000, ms).catch(() => {});
+    void this.#common.call("testStall", ms + 10_000, ms, releasePath).catch(() => {});
     return begun;
   }
   readonly #stallsBegun: Array<() => void> = [];

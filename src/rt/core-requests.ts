@@ -73,8 +73,8 @@ export interface CommonRequests {
   /** What the core's thread allocates per cycle, and where (runtime/allocation.ts): benches, tests, diagnosis. */
   allocation(cycles: number): AllocationSample;
   allocationSites(cycles: number, intervalBytes: number, top: number): { cycles: number; sites: AllocationSite[]; totalBytes: number };
-  /** Test hook (a core started with testStalls): block the core's thread for `ms`. */
-  testStall(ms: number): boolean;
+  /** Test hook (a core started with testStalls): block the core's thread for `ms`, or until the file `releasePath` exists. */
+  testStall(ms: number, releasePath?: string): boolean;
   /** Test hook (a core started with testFaults): the driver throws in read and/or write until told otherwise. */
   testFault(f: DriverFaults): boolean;
   /** Test hook (a core started with testFaults): the core's thread throws, uncaught, on its next turn (a core that dies). */

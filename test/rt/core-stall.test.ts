@@ -1,7 +1,8 @@
 /**
  * A stalled core never freezes the API (issue 9): the main thread never waits for the NAO's core.
- * `bodylink serve` with the test hook that blocks the core's thread for 8 s (SIGUSR2 with
- * BODYLINK_TEST_STALL_CORE_MS): meanwhile reads answer from shared memory, requests that need the
+ * `bodylink serve` with the test hook that blocks the core's thread (SIGUSR2 with
+ * BODYLINK_TEST_STALL_CORE_MS) until the test has done what it does during the stall
+ * (ServeRig.release: never a guess at how long a loaded machine takes): meanwhile reads answer from shared memory, requests that need the
  * core answer 503 BL_ERR_CORE_UNRESPONSIVE after the request timeout, health says the core
  * stalled, and an e-stop is refused with that code too but stays requested in the control words:
  * the core engages it at its first cycle after the stall. The same for the P7 and the TNY-360:
@@ -13,6 +14,8 @@ import { describe, expect, it } from "vitest";
 import { startServe } from "./serve-rig.js";
 
 const json = { "content-type": "application/json" };
+/** The stall's bound: only a test that never releases it (ServeRig.release) sees it end, ms. */
+const STALL = { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_CORE_MS: "60000" };
 
 async function until(cond: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
   const t0 = Date.now();
@@ -24,7 +27,7 @@ async function until(cond: () => Promise<boolean>, what: string, timeoutMs: numb
 
 describe("a stalled real-time core", () => {
   it("leaves the API answering: reads from shared memory, 503 BL_ERR_CORE_UNRESPONSIVE for requests, an e-stop engaged at the next cycle", async () => {
-    const rig = await startServe([], { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_CORE_MS: "8000" });
+    const rig = await startServe([], STALL);
     try {
       const api = rig.apiUrl;
       const lease = (await (await fetch(`${api}/v1/control`, { method: "POST", headers: json, body: JSON.stringify({ owner: "alice", lease_ms: 30_000 }) })).json()) as { lease_id: string };
@@ -33,7 +36,7 @@ describe("a stalled real-time core", () => {
       const cmd = await fetch(`${api}/v1/commands/joints`, { method: "POST", headers: { ...json, "x-bodylink-lease": lease.lease_id }, body: JSON.stringify({ stiffness: new Array(26).fill(0.5) }) });
       expect(cmd.status).toBe(200);
 
-      rig.child.kill("SIGUSR2"); // the core's thread blocks for 8 s
+      rig.stall(); // the core's thread blocks until rig.release()
       await until(async () => ((await (await fetch(`${api}/v1/health`)).json()) as { link: string }).link === "lost", "the watchdog to see the stall", 2500);
 
       // Reads: from the control words and the lease mirror, no core needed.
@@ -70,6 +73,7 @@ describe("a stalled real-time core", () => {
       expect(((await refused.json()) as { code: string }).code).toBe("BL_ERR_ESTOP_LATCHED");
 
       // … and the core engages it at its first cycle after the stall: latched there, stiffness 0.
+      rig.release();
       await until(async () => ((await (await fetch(`${api}/v1/health`)).json()) as { link: string }).link !== "lost", "the core to cycle again", 15_000);
       const after = (await (await fetch(`${api}/v1/health`)).json()) as { estop: { latched: boolean; reason: string; category: number }; control: unknown };
       expect(after.estop).toMatchObject({ latched: true, reason: "while stalled", category: 0 });
@@ -86,11 +90,11 @@ const get = async <T>(url: string): Promise<T> => (await (await fetch(url)).json
 const post = (url: string, body: unknown, lease?: string) => fetch(url, { method: "POST", headers: { ...json, ...(lease ? { "x-bodylink-lease": lease } : {}) }, body: JSON.stringify(body) });
 
 /**
- * SIGUSR2 blocks the core for the rig's stall; resolves once the watchdog saw it and the state has
+ * SIGUSR2 blocks the core until `cyclingAgain`; resolves once the watchdog saw it and the state has
  * stopped moving for 250 ms (a loaded machine can make the watchdog see a short stall of its own).
  */
 async function stallCore(rig: Awaited<ReturnType<typeof startServe>>): Promise<void> {
-  rig.child.kill("SIGUSR2");
+  rig.stall();
   const seq = async () => (await get<{ seq: number }>(`${rig.apiUrl}/v1/state`)).seq;
   await until(
     async () => {
@@ -103,7 +107,9 @@ async function stallCore(rig: Awaited<ReturnType<typeof startServe>>): Promise<v
     3000,
   );
 }
+/** Ends the stall; resolves once the core cycles again. */
 async function cyclingAgain(rig: Awaited<ReturnType<typeof startServe>>): Promise<void> {
+  rig.release();
   await until(async () => (await get<Health>(`${rig.apiUrl}/v1/health`)).link !== "lost", "the core to cycle again", 15_000);
 }
 async function expectUnresponsive(r: Response): Promise<void> {
@@ -130,9 +136,9 @@ async function staleAfterEstop(rig: Awaited<ReturnType<typeof startServe>>, comm
 }
 
 describe("a stalled P7 core", () => {
-  // The stall outlasts every step below on a loaded 2-core VM (each 503 alone waits 500 ms): 9 s.
+  // The stall lasts until every step below is done (each 503 alone waits 500 ms), however loaded the machine.
   it("answers motion commands through the mailbox (carried out after the stall), 503 for what needs the arm, drops a command of a lease that ended", async () => {
-    const rig = await startServe([], { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_CORE_MS: "9000" }, { body: "p7" });
+    const rig = await startServe([], STALL, { body: "p7" });
     try {
       const api = rig.apiUrl;
       const joint1 = async () => (await get<{ joint_positions: number[] }>(`${api}/v1/state`)).joint_positions[0]!;
@@ -171,7 +177,7 @@ describe("a stalled P7 core", () => {
 
 describe("a stalled TNY-360 core", () => {
   it("answers typed commands through the mailbox (carried out after the stall), 503 for what needs the body, drops a command of a lease that ended", async () => {
-    const rig = await startServe([], { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_CORE_MS: "9000" }, { body: "tny360" });
+    const rig = await startServe([], STALL, { body: "tny360" });
     try {
       const api = rig.apiUrl;
       const gait = async () => (await get<{ locomotion: { gait: string } }>(`${api}/v1/state`)).locomotion.gait;

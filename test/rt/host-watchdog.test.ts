@@ -26,6 +26,7 @@ import { LEASE_HEADER } from "../../src/bodies/link.js";
 import { TnyClient, TnyStatusError } from "../../src/client/tny/index.js";
 import { NAO_SETTLE_MAX_MS } from "../../src/runtime/nao-robot.js";
 import { DEFAULT_HOST_TIMEOUT_MS, STARVED_LIMIT_BOUNDS } from "../../src/rt/host-watch.js";
+import { type EstopSocketLatch, requestEstopSocket } from "../../src/serve/estop-socket.js";
 import { type ServeRig, StiffController, startServe } from "./serve-rig.js";
 
 const json = { "content-type": "application/json" };
@@ -40,6 +41,19 @@ async function until(cond: () => boolean | Promise<boolean>, what: string, timeo
   }
 }
 const hooks = (stallMs: number) => ({ BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_MAIN_MS: String(stallMs) });
+/**
+ * A wedge that lasts until the test has seen the core's latch (ServeRig.release): the bound only
+ * ends a test that never sees it. The latch may take up to STARVED_LIMIT_BOUNDS bounds on a loaded
+ * machine, so a wedge of fixed length was either too short there or a core spun for nothing here.
+ */
+const WEDGE_MS = 60_000;
+
+/** The latch as the local e-stop socket answers it: from the core's thread, so while the main thread is wedged. */
+async function coreLatch(rig: ServeRig): Promise<EstopSocketLatch | null> {
+  const path = /local e-stop: (\S+)/.exec(rig.stdout())![1]!;
+  const r = await requestEstopSocket(path, { op: "status" }).catch(() => null);
+  return r?.ok ? r.estop : null;
+}
 
 interface Estop {
   latched: boolean;
@@ -130,7 +144,7 @@ async function wedgeNao(stallMs: number): Promise<{ rig: ServeRig; lola: StiffCo
     await until(() => lola!.reached, "stiffness 1.0", 20_000);
     const trace = lola.trace();
     const wedgedAt = Date.now();
-    rig.child.kill("SIGUSR2");
+    rig.stall();
     // The controller still commands 1.0 on every frame: it goes to 0 and stays there.
     await until(() => zerosAtEnd(trace, 40), "40 frames at stiffness 0 on the controller's frames", 25_000);
     return { rig, lola, trace, wedgedAt };
@@ -143,11 +157,13 @@ async function wedgeNao(stallMs: number): Promise<{ rig: ServeRig; lola: StiffCo
 
 describe("a wedged main thread: the core latches a category-1 e-stop itself", () => {
   it("NAO: LoLA clients see stiffness go to 0 by the category-1 rule, and nobody regains control until a reset", async () => {
-    const wedged = await wedgeNao(10_000);
+    const wedged = await wedgeNao(WEDGE_MS);
     const { rig, trace, wedgedAt } = wedged;
     let lola: StiffController | null = wedged.lola;
     let next: StiffController | null = null;
     try {
+      // the controller's 40 frames at 0 came from the core's latch, set while the main thread spun
+      rig.release();
       // The host answers again: it reports the core's latch, and the latch holds.
       const e = await latchAfterWedge(rig);
       expectHostLatch(e, wedgedAt);
@@ -207,7 +223,7 @@ describe("a wedged main thread: the core latches a category-1 e-stop itself", ()
   }, 90_000);
 
   it("P7: the arm's core latches while the main thread is wedged; the lease is gone and none is granted until a reset", async () => {
-    const rig = await startServe([], hooks(10_000), { body: "p7" });
+    const rig = await startServe([], hooks(WEDGE_MS), { body: "p7" });
     try {
       const api = rig.apiUrl;
       await until(async () => (await fetch(`${api}/v1/state`)).status === 200, "a state", 10_000);
@@ -219,7 +235,11 @@ describe("a wedged main thread: the core latches a category-1 e-stop itself", ()
       });
       expect(move.status).toBe(200);
       const wedgedAt = Date.now();
-      rig.child.kill("SIGUSR2");
+      rig.stall();
+      // the core's own socket reports its latch while the API, on the wedged main thread, cannot
+      await until(async () => (await coreLatch(rig))?.source === "core", "the core's latch, through its e-stop socket", 30_000);
+      expect(await tryGet(`${api}/v1/health`, 200)).toBeNull();
+      rig.release();
       const e = await latchAfterWedge(rig);
       expectHostLatch(e, wedgedAt);
       const h = (await (await fetch(`${api}/v1/health`)).json()) as { control: unknown };
@@ -235,16 +255,16 @@ describe("a wedged main thread: the core latches a category-1 e-stop itself", ()
   }, 90_000);
 
   it("TNY-360: a client of the core's own API server is answered EmergencyStop while the main thread is still wedged", async () => {
-    const rig = await startServe([], hooks(10_000), { body: "tny360" });
+    const rig = await startServe([], hooks(WEDGE_MS), { body: "tny360" });
     let tny: TnyClient | null = null;
     try {
       tny = await TnyClient.connect(rig.tnyUrl!, { WebSocket });
       await tny.body.setVelocity(0.1, 0, 0); // takes control implicitly
       const wedgedAt = Date.now();
-      rig.child.kill("SIGUSR2");
+      rig.stall();
       // Keep commanding through the wedge (the server runs in the core's thread): Ok until the latch, then EmergencyStop.
       let stopped: number | null = null;
-      while (Date.now() - wedgedAt < 9000 && stopped === null) {
+      while (Date.now() - wedgedAt < 30_000 && stopped === null) {
         try {
           await tny.body.setVelocity(0.1, 0, 0);
         } catch (e) {
@@ -254,8 +274,9 @@ describe("a wedged main thread: the core latches a category-1 e-stop itself", ()
         await sleep(20);
       }
       expect(stopped, "EmergencyStop while the main thread was wedged").not.toBeNull();
-      expect(stopped! - wedgedAt).toBeLessThan(9000); // the main thread was still spinning
-      expect(await tryGet(`${rig.apiUrl}/v1/health`, 200)).toBeNull();
+      expect(stopped! - wedgedAt).toBeLessThan(STARVED_LIMIT_BOUNDS * DEFAULT_HOST_TIMEOUT_MS + 3000); // expectHostLatch's bound
+      expect(await tryGet(`${rig.apiUrl}/v1/health`, 200)).toBeNull(); // the main thread is still spinning
+      rig.release();
       const e = await latchAfterWedge(rig);
       expectHostLatch(e, wedgedAt);
       await expect(tny.body.setVelocity(0.1, 0, 0)).rejects.toMatchObject({ status: 7 });

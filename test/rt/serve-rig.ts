@@ -4,7 +4,7 @@
  * every sensor message with a command at stiffness 1.0 and records the stiffness it was sent.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,8 +21,18 @@ export interface ServeRig {
   lolaPath: string;
   stdout(): string;
   stderr(): string;
+  /**
+   * SIGUSR2: the test hook's stall (BODYLINK_TEST_STALL_MAIN_MS or _CORE_MS), which lasts until
+   * `release()` (or that many ms): a test ends it on what it saw, never on a guess at how long a
+   * loaded machine takes.
+   */
+  stall(): void;
+  /** Ends the stall `stall()` began. */
+  release(): void;
   close(): Promise<void>;
 }
+
+let rigs = 0;
 
 /**
  * `runtimeDir`: share this BODYLINK_RUNTIME_DIR (several runtimes side by side; the caller removes
@@ -35,7 +45,8 @@ export async function startServe(args: string[] = [], extraEnv: Record<string, s
   // every body gets its own flags only (another body's flag is a warning line on stderr)
   const bodyArgs = body === "nao" ? ["--lola-path", lolaPath] : body === "tny360" ? ["--body", body, "--tny-port", "0"] : ["--body", body];
   const argv = [process.execPath, "bin/bodylink.js", "serve", "--api-port", "0", ...bodyArgs, ...args];
-  const env = { ...process.env, BODYLINK_RUNTIME_DIR: dir, ...extraEnv };
+  const releasePath = join(dir, `stall-release-${rigs++}`);
+  const env = { ...process.env, BODYLINK_RUNTIME_DIR: dir, BODYLINK_TEST_STALL_RELEASE: releasePath, ...extraEnv };
   const child = opts.fdLimit ? spawn("/bin/sh", ["-c", `ulimit -n ${opts.fdLimit} && exec "$@"`, "sh", ...argv], { env }) : spawn(argv[0]!, argv.slice(1), { env });
   let out = "";
   let err = "";
@@ -62,6 +73,13 @@ export async function startServe(args: string[] = [], extraEnv: Record<string, s
     lolaPath,
     stdout: () => out,
     stderr: () => err,
+    stall() {
+      rmSync(releasePath, { force: true });
+      child.kill("SIGUSR2");
+    },
+    release() {
+      writeFileSync(releasePath, "");
+    },
     async close() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
