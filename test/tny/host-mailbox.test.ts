@@ -6,6 +6,9 @@
  * velocity that clears the joint overrides clears the ones posted before it, not the ones after.
  * The main thread's answers are the in-thread robot's (refusals with the same codes and counts).
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tny360Host } from "../../src/host/tny360-host.js";
 import { GaitType } from "../../src/wire/tny/constants.js";
@@ -24,10 +27,20 @@ async function eventually(ok: () => boolean, what: string, ms = 10_000): Promise
 describe("TNY-360 host: typed commands through the mailbox", () => {
   let host: Tny360Host;
   let lease: string;
-  /** Block the core long enough to post a batch; resolves once its thread is blocked (the hook says so). */
-  const blocked = (): Promise<void> => host.testStallCore(600);
-  /** The core cycles again, and the watchdog knows it (health answers from the core, not its last report). */
+  const dir = mkdtempSync(join(tmpdir(), "bodylink-mailbox-"));
+  const release = join(dir, "release");
+  /**
+   * Block the core until `cycling()` (the hook's bound only ends a test that never gets there);
+   * resolves once its thread is blocked (the hook says so). A fixed 600 ms stall could end before a
+   * loaded machine had delivered that news, and the batch then spanned two merges.
+   */
+  const blocked = (): Promise<void> => {
+    rmSync(release, { force: true });
+    return host.testStallCore(60_000, release);
+  };
+  /** Ends the stall; the core cycles again, and the watchdog knows it (health answers from the core, not its last report). */
   const cycling = async (): Promise<void> => {
+    writeFileSync(release, "");
     const c0 = host.cycles;
     await eventually(() => host.cycles > c0 + 2 && !host.stalled, "the core cycling again");
   };
@@ -40,7 +53,9 @@ describe("TNY-360 host: typed commands through the mailbox", () => {
     lease = l.lease.id;
   }, 60_000);
   afterAll(async () => {
+    writeFileSync(release, "");
     await host?.shutdown();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("every kind posted within one merge takes effect (enable bits, gait, posture, joint overrides, velocity)", async () => {
