@@ -15,7 +15,14 @@ const FLOOD = ["test/fleet/flood.test.ts"];
  * (test/support/test-sim.ts): a user who picks `--sim physics` gets the same contracts.
  * About 1.6x their kinematic time (a NAO physics cycle costs ~0.4 ms, a P7's ~0.07 ms).
  */
-const PHYSICS_CONTRACTS = ["test/lola/server.test.ts", "test/api/server.test.ts", "test/api/stream.test.ts", "test/p7/robot.test.ts", "test/api/threaded.test.ts"];
+const PHYSICS_CONTRACTS = [
+  "test/lola/server.test.ts",
+  "test/api/server.test.ts",
+  "test/api/stream.test.ts",
+  "test/p7/robot.test.ts",
+  "test/api/threaded.test.ts",
+  "test/record/strict-mcap.test.ts",
+];
 
 export default defineConfig({
   test: {

@@ -3,7 +3,8 @@
 The runtime is the repository's (``bin/bodylink.js``, run by ``node``: BODYLINK_NODE overrides);
 several test runs (and other clones) may run at once, so the API port is 0 (the runtime prints
 the one it got), the LoLA and TNY-360 sockets are off, and BODYLINK_RUNTIME_DIR is a fresh
-temporary directory removed afterwards.
+temporary directory removed afterwards. BODYLINK_TEST_SIM=physics serves the MuJoCo body
+(``serve --sim physics``): the same tests on the physics arm (test/python/client.test.ts).
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ class Runtime:
         args = [node, str(REPO / "bin" / "bodylink.js"), "serve", "--body", body, "--api-port", "0", "--name", f"py-{body}-{os.getpid()}"]
         own_servers: dict[str, list[str]] = {"nao": ["--no-lola"], "tny360": ["--no-tny"], "p7": []}
         args += own_servers[body]
+        sim = os.environ.get("BODYLINK_TEST_SIM")
+        if sim:
+            args += ["--sim", sim]
         args += list(extra)
         self._proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.output: list[str] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import math
+import os
 import time
 import unittest
 
@@ -31,6 +32,10 @@ class SeedGetters(unittest.TestCase):
     def setUp(self) -> None:
         self.client = bodylink.connect(url(), body="p7", stale_after_s=STALE_S)
         self.addCleanup(self.client.close)
+
+    def test_runs_on_the_arm_asked_for(self) -> None:
+        # BODYLINK_TEST_SIM=physics: the MuJoCo arm (test/python/client.test.ts runs this module on it too).
+        self.assertEqual(self.client.fetch_health()["sim"]["model"], os.environ.get("BODYLINK_TEST_SIM", "kinematic"))
 
     def test_the_seeds_three_getter_lines(self) -> None:
         client = self.client

@@ -40,6 +40,15 @@ describe.skipIf(skip !== null)(skip ?? "the Python client", () => {
     expect(r.out, r.out).toMatch(/\nOK/);
     expect(r.code, r.out).toBe(0);
   }, 900_000);
+
+  it("passes its P7 tests against a physics arm (serve --body p7 --sim physics; one more runtime)", async () => {
+    const env = { ...process.env, BODYLINK_NODE: process.execPath, PYTHONDONTWRITEBYTECODE: "1", BODYLINK_TEST_SIM: "physics" };
+    // The module's runtime only (the token test starts one of its own and is not about the arm).
+    const cases = ["SeedGetters", "Control", "Examples", "Asyncio"].map((c) => `tests.test_p7.${c}`);
+    const r = await outcome(locatePython()!, ["-m", "unittest", ...cases], env);
+    expect(r.out, r.out).toMatch(/\nOK/);
+    expect(r.code, r.out).toBe(0);
+  }, 300_000);
 });
 
 describe("the Python tools check", () => {

@@ -4,6 +4,9 @@
  * messages, and every body's recording made with no client at all (channels that never get a
  * message) passes it with its messages in log-time order. Driven recordings are checked where they
  * are made (record.test.ts for the NAO with a LoLA client, bodies.test.ts for the P7 and TNY-360).
+ * The idle recordings run on both bodies (vitest.config.ts's `physics` project): a physics body's
+ * recording carries its world (`sim` in the states, /<body>/tf rooted at `world`, the ground in the
+ * scene) and is strict MCAP all the same.
  */
 import { join } from "node:path";
 import { McapIndexedReader, McapWriter, TempBuffer } from "@mcap/core";
@@ -17,6 +20,7 @@ import { StrictMcapWriter } from "../../src/record/mcap-writer.js";
 import { checkMcapFileStrict, checkMcapStrict, loadStrictZstd } from "../support/mcap-strict.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
 import { SIM_RUNTIME_OPTIONS } from "../support/sim-runtime.js";
+import { TEST_SIM } from "../support/test-sim.js";
 import { officialProblems } from "../support/foxglove-official.js";
 import { singleTypeProblems } from "../support/single-type.js";
 import { Compile } from "typebox/compile";
@@ -201,10 +205,10 @@ describe("LogTimeOrder", () => {
   });
 });
 
-describe.each(["nao", "p7", "tny360"] as const)("serve --body %s --record, no client at all", (body) => {
+describe.each(["nao", "p7", "tny360"] as const)(`serve --body %s --sim ${TEST_SIM} --record, no client at all`, (body) => {
   it("every channel and schema in the data section before use, summary duplicates, CRCs, indexes, statistics; log-time order", async () => {
-    const file = join(dir, `${body}-idle.mcap`);
-    const rt = await startRuntime({ ...SIM_RUNTIME_OPTIONS, body, record: file, seed: 4 });
+    const file = join(dir, `${body}-${TEST_SIM}-idle.mcap`);
+    const rt = await startRuntime({ ...SIM_RUNTIME_OPTIONS, body, record: file, seed: 4, sim: TEST_SIM });
     try {
       const t0 = Date.now();
       while (Date.now() - t0 < 1500) await new Promise((r) => setTimeout(r, 50));
@@ -237,6 +241,13 @@ describe.each(["nao", "p7", "tny360"] as const)("serve --body %s --record, no cl
     expect(topicCount("/log")).toBeGreaterThan(0);
     expect(r.schemas.get(r.channels.get([...r.channels.values()].find((c) => c.topic === `/${body}/tf`)!.id)!.schemaId)!.name).toBe("foxglove.FrameTransforms");
     expect(r.schemas.get([...r.channels.values()].find((c) => c.topic === `/${body}/scene`)!.schemaId)!.name).toBe("foxglove.SceneUpdate");
+    // The body's world (or none): in every state, and the transforms' root.
+    const json = (t: string) => r.messages.filter((m) => r.channels.get(m.channelId)!.topic === t).map((m) => JSON.parse(new TextDecoder().decode(m.data)) as Record<string, unknown>);
+    const states = json(`/${body}/state`);
+    expect(states.length).toBeGreaterThan(10);
+    for (const s of states) expect("sim" in s).toBe(TEST_SIM === "physics");
+    const parents = new Set(json(`/${body}/tf`).flatMap((m) => (m.transforms as Array<{ parent_frame_id: string }>).map((t) => t.parent_frame_id)));
+    expect(parents.has("world")).toBe(TEST_SIM === "physics");
     for (const m of r.messages) {
       const ch = r.channels.get(m.channelId)!;
       if (ch.messageEncoding !== "json") continue;
