@@ -42,7 +42,7 @@ function lightRobot(): FleetRobot {
       jitterP99Ms: 0,
       gc: { collections: 0, ms: P },
       nominalPeriodMs: 12,
-      core: { cpuMs: null, wakeups: null, gcCollections: 0, gcMaxMs: 0, gcByKind: {} },
+      core: { cpuMs: null, wakeups: null, spunMs: 0, gcCollections: 0, gcMaxMs: 0, gcByKind: {} },
     },
     errors: {},
     control: null,

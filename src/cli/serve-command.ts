@@ -54,7 +54,7 @@ export function addServeOptions(cmd: Command): Command {
     )
     .option(
       "--core-spin-ms <ms>",
-      'with --core-wake wait or block: end the futex wait this long before each deadline and spin the rest, 0..2 ms, or "auto" (default: learned from how late the futex wakes on this machine)',
+      'with --core-wake wait or block: end the futex wait this long before each deadline and spin the rest, 0..2 ms, or "auto" (learned from how late the futex wakes on this machine; the default, but for the NAO, whose default is 0: no spin)',
       parseSpinMs,
     )
     .option("--name <name>", "this runtime's name: unique on this machine, the robot's name in a fleet (default: BODY-HOST, then BODY-HOST-2 …)")

@@ -192,6 +192,8 @@ export interface HealthAnswer {
     readonly core_cpu_ms: number | null;
     /** How often that thread was scheduled in since it started (its wake-ups; null where the OS does not say). */
     readonly core_wakeups: number | null;
+    /** How long that thread has spun before its deadlines, ms (the wake-up's final spin). */
+    readonly core_spun_ms: number;
     /** Collections V8 started by itself on that thread (not the scheduled ones), and the longest, ms. */
     readonly core_gc_collections: number;
     readonly core_gc_max_ms: number;

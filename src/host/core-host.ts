@@ -956,6 +956,6 @@ function emptyCycle(periodMs: number): RobotHealth["cycle"] {
     jitterP99Ms: 0,
     gc: { collections: 0, ms: none },
     nominalPeriodMs: periodMs,
-    core: { cpuMs: null, wakeups: null, gcCollections: 0, gcMaxMs: 0, gcByKind: {} },
+    core: { cpuMs: null, wakeups: null, spunMs: 0, gcCollections: 0, gcMaxMs: 0, gcByKind: {} },
   };
 }

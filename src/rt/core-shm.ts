@@ -116,7 +116,7 @@ export interface CoreBaseOptions {
   gcEveryMs: number;
   /** How the core's thread waits for its next cycle; defaults to the body's (WORKER_WAKE_DEFAULT, runtime/clock.ts; the TNY-360 "wait"). */
   wake?: WakeMode;
-  /** The blocking wake-up's lead, ms, or "auto" (the default: learned, runtime/clock.ts WakeLead). */
+  /** The blocking wake-up's lead, ms, or "auto" (learned, runtime/clock.ts WakeLead); the default: the body's (the NAO's 0, NAO_CORE_SPIN_MS; the others' "auto"). */
   spinMs?: number | "auto";
   /** SCHED_FIFO priority the core's thread asks for (0: none). Defaults to 20. */
   fifoPriority?: number;

@@ -237,11 +237,13 @@ function raisePriority(fifo: number, nice: number): string {
  * body's (`fallback`: WORKER_WAKE_DEFAULT, one futex wait per cycle), and the host's requests end
  * its blocking wait early through the wake word (CTL.wake, bumped by CoreLink after every message),
  * so a request is served at once, not at the next cycle. `turnAfterWait`: see
- * MonotonicClockOptions (false for a core whose cycle reads its own inputs). Call from the body's `create`.
+ * MonotonicClockOptions (false for a core whose cycle reads its own inputs). `spinFallback`: the
+ * lead when `serve --core-spin-ms` gives none (the NAO's 0: no final spin, docs/performance.md).
+ * Call from the body's `create`.
  */
-export function coreClock(o: CoreBaseOptions, fallback: WakeMode = WORKER_WAKE_DEFAULT, turnAfterWait = true): MonotonicClock {
+export function coreClock(o: CoreBaseOptions, fallback: WakeMode = WORKER_WAKE_DEFAULT, turnAfterWait = true, spinFallback: number | "auto" = "auto"): MonotonicClock {
   const { buffer } = workerData as { buffer: SharedArrayBuffer };
-  return new MonotonicClock({ wake: o.wake ?? fallback, spinMs: o.spinMs ?? "auto", interrupt: { words: new Int32Array(buffer, 0, CTL.words), index: CTL.wake }, turnAfterWait });
+  return new MonotonicClock({ wake: o.wake ?? fallback, spinMs: o.spinMs ?? spinFallback, interrupt: { words: new Int32Array(buffer, 0, CTL.words), index: CTL.wake }, turnAfterWait });
 }
 
 /** Run `body`'s core on this worker thread (call once, from the body's worker entry). */

@@ -22,7 +22,7 @@ import { NaoStateChannel } from "../shm/nao-state.js";
 import { ByteRing } from "../shm/ring.js";
 import type { ChestboardTransport } from "../transport/chestboard.js";
 import { openUsbChestboard } from "../transport/usb.js";
-import type { NaoCoreOptions, NaoReady, NaoRequests } from "./core-options.js";
+import { NAO_CORE_SPIN_MS, type NaoCoreOptions, type NaoReady, type NaoRequests } from "./core-options.js";
 import { CTL } from "./core-shm.js";
 import { coreClock, runCore } from "./core-worker.js";
 
@@ -40,8 +40,9 @@ runCore<NaoRobot, NaoCoreOptions, NaoRequests, NaoReady, { lolaPath: string | nu
     // per cycle (before the wait) when nothing the cycle needs comes through the event loop: the
     // LoLA controller's answer is read by the cycle itself (pollCommands), the simulated chest board
     // answers synchronously. USB's transfers complete through the event loop: a turn after the
-    // wait serves them before the cycle. (docs/performance.md, "CPU per body".)
-    const clock = coreClock(o, undefined, o.usb);
+    // wait serves them before the cycle. No final spin unless --core-spin-ms asks for one
+    // (NAO_CORE_SPIN_MS).
+    const clock = coreClock(o, undefined, o.usb, NAO_CORE_SPIN_MS);
     tap = o.recordRing ? new RecordTap(new ByteRing(o.recordRing), clock) : null;
     upstream = o.upstream ? new LolaUpstreamDriver({ path: o.upstream.path, clock, tap: tap?.lolaUpstream ?? null, ...(o.upstream.stallMs ? { stallMs: o.upstream.stallMs } : {}) }) : null;
     const t = tap;

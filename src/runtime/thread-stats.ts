@@ -12,6 +12,7 @@
  */
 import { readFileSync } from "node:fs";
 import { PerformanceObserver, constants } from "node:perf_hooks";
+import { spunMs } from "./clock.js";
 
 export interface ThreadStatsSnapshot {
   /** CPU time of this thread since it started, ms; null where the OS does not report it per thread. */
@@ -21,6 +22,8 @@ export interface ThreadStatsSnapshot {
    * wake-ups, for a thread that sleeps between cycles; null where the OS does not report it.
    */
   readonly wakeups: number | null;
+  /** How long this thread has spun before deadlines (the blocking wake-up's final spin, clock.ts spinUntil), ms. */
+  readonly spunMs: number;
   /** Collections V8 started itself on this thread since `ThreadStats.shared()` was first called. */
   readonly gcCollections: number;
   /** The longest of those pauses, ms (0 when none). */
@@ -83,6 +86,6 @@ export class ThreadStats {
   }
 
   snapshot(): ThreadStatsSnapshot {
-    return { ...threadSchedStat(), gcCollections: this.#gcCollections, gcMaxMs: this.#gcMaxMs, gcByKind: { ...this.#gcByKind } };
+    return { ...threadSchedStat(), spunMs: spunMs(), gcCollections: this.#gcCollections, gcMaxMs: this.#gcMaxMs, gcByKind: { ...this.#gcByKind } };
   }
 }

@@ -218,6 +218,26 @@ describe("NAO: the LoLA contract on the threaded core (the server in the core's 
     }
   });
 
+  it("the core does not spin before its deadlines unless asked: core_spun_ms stays 0 by default, grows with a lead (--core-spin-ms 0.3)", async () => {
+    const spun = async (app: FastifyInstance, cycles: number): Promise<number> => {
+      let h: Json = {};
+      await eventually(async () => {
+        h = (await call(app, "GET", "/v1/health")).body.cycle as Json;
+        return (h.cycles as number) >= cycles;
+      }, `${cycles} cycles`);
+      return h.core_spun_ms as number;
+    };
+    expect(await spun((await runtime("nao")).app, 50)).toBe(0);
+    const host = await NaoHost.start({ seed: 2, usb: false, acceptBoardVersions: [11], gcEveryMs: 100, lola: null, spinMs: 0.3 });
+    const { app } = await appWithRoutes(host as ApiRobot);
+    try {
+      expect(await spun(app, 50)).toBeGreaterThan(0);
+    } finally {
+      await app.close();
+      await host.shutdown();
+    }
+  });
+
   it("a command takes control as its lola:client (the API is refused, the stiffness reaches the body); a second controller is refused; hanging up frees control", async () => {
     const { app } = await runtime("nao");
     const c = await TestLolaClient.connect(LOLA_PATH);

@@ -57,6 +57,7 @@ export function healthAnswer(h: RobotHealth, stream: StateStream) {
       gc_ms: c.gc.ms,
       core_cpu_ms: c.core.cpuMs,
       core_wakeups: c.core.wakeups,
+      core_spun_ms: c.core.spunMs,
       core_gc_collections: c.core.gcCollections,
       core_gc_max_ms: c.core.gcMaxMs,
     },

@@ -238,6 +238,9 @@ export const HealthSchema = Type.Object({
     core_wakeups: Type.Union([Type.Integer(), Type.Null()], {
       description: "How often the kernel scheduled that thread in since it started (its timeslices: wake-ups, for a core that sleeps between cycles); null where the OS does not report it",
     }),
+    core_spun_ms: Type.Number({
+      description: "How long that thread has spun before its deadlines, ms (the blocking wake-up's final spin, `serve --core-spin-ms`; 0 on the NAO's core unless asked for)",
+    }),
     core_gc_collections: Type.Integer({
       description:
         "Collections V8 started by itself on the thread that runs the cycle (its young generation filled), not the scheduled ones: each one stops the cycle's thread at a moment nobody chose",
