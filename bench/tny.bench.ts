@@ -8,15 +8,24 @@
  * setVelocity runs twice: at 0 m/s (the request path alone) and at 0.2 m/s, where the simulator's
  * gait, ticking on this same thread, costs time the echo server never pays.
  * With 3 connections sending setVelocity, the first holds control and the other two are refused
- * (UnknownError): the split is printed. A second table times the dispatcher alone (no sockets).
+ * (UnknownError): the split is printed. Each ratio is the median over rounds of the case against
+ * the echo measured in the same round (a machine that gets busier between rounds moves both).
+ *
+ * Those cases run the server on the bench's own thread, beside an in-thread robot, to see the
+ * request path alone. What `serve` runs is the next table: the server in the TNY-360 core's worker
+ * thread (Tny360Host, as `bodylink serve`), against a raw `ws` echo on a worker thread of its own
+ * (bench/tny-echo-worker.mjs), the client on this thread. A second table times the dispatcher
+ * alone (no sockets). `--quick` (BENCH_QUICK=1): fewer and shorter rounds, a smoke run.
  *
  * Last, the simulator's 5 ms tick alone: bytes allocated per step in steady state (target 0, as
  * for the NAO) while standing, walking and during a smooth enable, each against the figure of an
  * empty call measured the same way in the same run (the measuring floor).
  */
 import { performance } from "node:perf_hooks";
+import { Worker } from "node:worker_threads";
 import WebSocket, { WebSocketServer } from "ws";
 import { TnyClient } from "../src/client/tny/index.js";
+import { Tny360Host } from "../src/host/tny360-host.js";
 import { Tny360Robot } from "../src/runtime/tny360-robot.js";
 import { dispatchTnyFrame, newDispatchStats } from "../src/serve/tny/dispatch.js";
 import { startTnyServer } from "../src/serve/tny/server.js";
@@ -26,10 +35,11 @@ import { encodeRequest, encodeResponse } from "../src/wire/tny/encode.js";
 import { quantileOfSorted } from "../src/runtime/timing.js";
 import { bytesPerCall, fmt, median, timeIt } from "./util.js";
 
-const RUN_MS = 400;
+const QUICK = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick");
+const RUN_MS = QUICK ? 200 : 400;
 const WARMUP_MS = 100;
 /** Cases run in rotation this many times; each figure is the median over rounds (the machine is shared and noisy). */
-const ROUNDS = 3;
+const ROUNDS = QUICK ? 2 : 5;
 
 interface Result {
   readonly perSecond: number;
@@ -152,6 +162,59 @@ async function clientLoop(url: string, connections: number, call: (c: TnyClient)
   return rec.result();
 }
 
+type Case = readonly [string, () => Promise<Result>];
+
+/** The cases in rotation, ROUNDS times; the first is the baseline each other case is divided by within its round. */
+async function roundTable(conns: number, drained: () => Promise<void>, cases: readonly Case[]): Promise<void> {
+  console.log("case                          conns  round trips/s  ratio  median µs  ratio  p99 µs  replies (last round)");
+  const results: Result[][] = cases.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < cases.length; i++) {
+      results[i]!.push(await cases[i]![1]());
+      await drained();
+    }
+  }
+  const base = results[0]!;
+  cases.forEach(([name], i) => {
+    const rs = results[i]!;
+    const rt = median(rs.map((r) => r.perSecond));
+    const lat = median(rs.map((r) => r.medianUs));
+    const p99 = median(rs.map((r) => r.p99Us));
+    const rtRatio = median(rs.map((r, k) => r.perSecond / base[k]!.perSecond));
+    const latRatio = median(rs.map((r, k) => r.medianUs / base[k]!.medianUs));
+    console.log(
+      `${name.padEnd(30)}${String(conns).padStart(5)}${fmt(rt, 0).padStart(15)}${fmt(rtRatio).padStart(7)}${fmt(lat, 0).padStart(11)}${fmt(latRatio).padStart(7)}${fmt(p99, 0).padStart(8)}  ${statusText(rs[rs.length - 1]!.statuses)}`,
+    );
+  });
+}
+
+/** The TNY-360 server where `serve` runs it: in the core's worker thread, against an echo on a worker thread. */
+async function servePath(pingFrame: Uint8Array, velZeroFrame: Uint8Array, velFrame: Uint8Array): Promise<void> {
+  const echoWorker = new Worker(new URL("./tny-echo-worker.mjs", import.meta.url));
+  const echoPort = await new Promise<number>((resolve, reject) => {
+    echoWorker.once("message", (p: number) => resolve(p));
+    echoWorker.once("error", reject);
+  });
+  const echoUrl = `ws://127.0.0.1:${echoPort}/`;
+  const host = await Tny360Host.start({ seed: 1, remote: null, server: { host: "127.0.0.1", port: 0, fallbackToFreePort: false, token: null, allowHosts: [], allowOrigins: [] } });
+  const url = `ws://127.0.0.1:${host.tnyPort}/`;
+  // the server's own count is in the other thread: wait out the client's close instead
+  const drained = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
+  await rawLoop(echoUrl, 1, pingFrame);
+  await rawLoop(url, 1, velFrame);
+  await drained();
+  console.log('\nas serve runs it: the server in the TNY-360 core\'s worker thread (Tny360Host, wake "wait"), the echo on a worker thread, the client here');
+  await roundTable(1, drained, [
+    ["raw ws echo, worker (baseline)", () => rawLoop(echoUrl, 1, pingFrame)],
+    ["ping (raw frames)", () => rawLoop(url, 1, pingFrame)],
+    ["setVelocity 0 (raw, standing)", () => rawLoop(url, 1, velZeroFrame)],
+    ["setVelocity (raw frames)", () => rawLoop(url, 1, velFrame)],
+    ["setVelocity (TnyClient)", () => clientLoop(url, 1, (c) => c.body.setVelocity(0.2, 0, 0, true))],
+  ]);
+  await host.shutdown();
+  await echoWorker.terminate();
+}
+
 function statusText(m: Map<number, number>): string {
   return [...m.entries()]
     .sort((a, b) => a[0] - b[0])
@@ -188,41 +251,24 @@ export async function run(): Promise<void> {
   await rawLoop(url, 1, velFrame);
   await drained();
 
-  console.log(`TNY-360 server over loopback: closed loop per connection, median of ${ROUNDS} interleaved rounds of ${RUN_MS} ms`);
-  console.log("ratios are against a raw ws echo server with the same connections and client loop (throughput: higher is better; latency: lower)");
-  console.log("case                          conns  round trips/s  ratio  median µs  ratio  p99 µs  replies (last round)");
-  type Case = readonly [string, () => Promise<Result>];
+  console.log(`TNY-360 server over loopback: closed loop per connection, median of ${ROUNDS} interleaved rounds of ${RUN_MS} ms${QUICK ? " (quick: a smoke run)" : ""}`);
+  console.log("ratios are against a raw ws echo server with the same connections and client loop, per round (throughput: higher is better; latency: lower)");
+  console.log("server and robot on this thread (the request path alone)");
   for (const conns of [1, 3]) {
-    const cases: Case[] = [
+    await roundTable(conns, drained, [
       ["raw ws echo (baseline)", () => rawLoop(echoUrl, conns, pingFrame)],
       ["ping (raw frames)", () => rawLoop(url, conns, pingFrame)],
       ["setVelocity 0 (raw, standing)", () => rawLoop(url, conns, velZeroFrame)],
       ["setVelocity (raw frames)", () => rawLoop(url, conns, velFrame)],
       ["ping (TnyClient)", () => clientLoop(url, conns, (c) => c.system.ping())],
       ["setVelocity (TnyClient)", () => clientLoop(url, conns, (c) => c.body.setVelocity(0.2, 0, 0, true))],
-    ];
-    const results: Result[][] = cases.map(() => []);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (let i = 0; i < cases.length; i++) {
-        results[i]!.push(await cases[i]![1]());
-        await drained();
-      }
-    }
-    const base = { rt: median(results[0]!.map((r) => r.perSecond)), lat: median(results[0]!.map((r) => r.medianUs)) };
-    cases.forEach(([name], i) => {
-      const rs = results[i]!;
-      const rt = median(rs.map((r) => r.perSecond));
-      const lat = median(rs.map((r) => r.medianUs));
-      const p99 = median(rs.map((r) => r.p99Us));
-      console.log(
-        `${name.padEnd(30)}${String(conns).padStart(5)}${fmt(rt, 0).padStart(15)}${fmt(rt / base.rt).padStart(7)}${fmt(lat, 0).padStart(11)}${fmt(lat / base.lat).padStart(7)}${fmt(p99, 0).padStart(8)}  ${statusText(rs[rs.length - 1]!.statuses)}`,
-      );
-    });
+    ]);
   }
-
   await server.close();
   await robot.stop();
   await new Promise<void>((r) => echo.close(() => r()));
+
+  await servePath(pingFrame, velZeroFrame, velFrame);
 
   // the dispatcher alone: bytes in, bytes out, no sockets (sim robot, not started: sync replies)
   const quiet = await Tny360Robot.create();

@@ -84,6 +84,64 @@ describe("TnyClient", () => {
     c.close();
   });
 
+  it("times out each request at its own deadline, from one timer: replies in between change nothing", async () => {
+    // frames answered only when their msg_id is even: 1 and 3 time out, 2 and 4 are answered
+    const url = await fakeRobot((frame, reply) => {
+      if (msgIdOf(frame) % 2 === 0) reply(encodeResponse(msgIdOf(frame), 0));
+    });
+    const c = await TnyClient.connect(url, { WebSocket, timeoutMs: 120 });
+    const t0 = performance.now();
+    const settled = (p: Promise<unknown>): Promise<[string, number]> =>
+      p.then(
+        () => ["ok", performance.now() - t0],
+        (e: unknown) => [(e as Error).name, performance.now() - t0],
+      );
+    const first = settled(c.system.ping());
+    const second = settled(c.system.ping());
+    await new Promise((r) => setTimeout(r, 60));
+    const third = settled(c.system.ping());
+    const fourth = settled(c.system.ping());
+    const [a, b, d, e] = await Promise.all([first, second, third, fourth]);
+    expect([a[0], b[0], d[0], e[0]]).toEqual(["TnyTimeoutError", "ok", "TnyTimeoutError", "ok"]);
+    expect(a[1]).toBeGreaterThanOrEqual(119);
+    expect(d[1]).toBeGreaterThanOrEqual(60 + 119); // its own deadline, not the first one's
+    expect(c.pending).toBe(0);
+    c.close();
+  });
+
+  it("works over a browser-style WebSocket too (addEventListener, ArrayBuffer data)", async () => {
+    const url = await fakeRobot((frame, reply) => reply(encodeResponse(msgIdOf(frame), 0, actionSpec("power", "getVoltage").action.returns, [7.5])));
+    /** `ws` seen only through the browser's surface: no `on`, messages as events. */
+    class BrowserLike {
+      readonly #ws: WebSocket;
+      constructor(u: string) {
+        this.#ws = new WebSocket(u);
+      }
+      get readyState(): number {
+        return this.#ws.readyState;
+      }
+      get binaryType(): string {
+        return this.#ws.binaryType;
+      }
+      set binaryType(t: string) {
+        this.#ws.binaryType = t as "arraybuffer";
+      }
+      send(d: Uint8Array): void {
+        this.#ws.send(d);
+      }
+      close(code?: number, reason?: string): void {
+        this.#ws.close(code, reason);
+      }
+      addEventListener(type: "open" | "close" | "error" | "message", l: (e: object) => void): void {
+        this.#ws.addEventListener(type, l);
+      }
+    }
+    const c = await TnyClient.connect(url, { WebSocket: BrowserLike });
+    expect(await c.power.getVoltage()).toBe(7.5);
+    expect(await c.power.getVoltage()).toBe(7.5);
+    c.close();
+  });
+
   it("counts late replies whose msg_id is no longer pending", async () => {
     let held: Uint8Array | null = null;
     const url = await fakeRobot((frame, reply) => {

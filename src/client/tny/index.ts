@@ -13,7 +13,9 @@
  * ```
  *
  * Browser-safe: no `node:` imports; the WebSocket class is injectable and defaults to
- * `globalThis.WebSocket`. Every request is sent with RequireAck (the firmware answers regardless).
+ * `globalThis.WebSocket`. With the `ws` package the client listens through its own emitter and
+ * takes replies as Buffers (no event object and no ArrayBuffer copy per reply). Every request is
+ * sent with RequireAck (the firmware answers regardless).
  * A request over 256 bytes is refused locally (the robot would drop it without a reply).
  * Method names and types come from the table in `src/wire/tny/constants.ts`.
  */
@@ -42,6 +44,12 @@ export interface TnyWebSocketLike {
   close(code?: number, reason?: string): void;
   addEventListener(type: "open" | "close" | "error" | "message", listener: (event: object) => void): void;
 }
+
+/** The `ws` package's emitter side: its "message" listener gets the data itself, with no event object. */
+interface WsEmitter {
+  on(type: "message", listener: (data: unknown, isBinary: boolean) => void): unknown;
+}
+const isWsEmitter = (ws: object): ws is WsEmitter => typeof (ws as { on?: unknown }).on === "function" && "binaryType" in ws;
 export type TnyWebSocketConstructor = new (url: string) => TnyWebSocketLike;
 
 export interface TnyClientOptions {
@@ -100,9 +108,11 @@ export type TnyModules = { readonly [M in ModuleName]: TnyModuleApi<M> };
 interface Pending {
   readonly module: ModuleSpec;
   readonly action: ActionSpec;
-  readonly resolve: (r: TnyRawReply) => void;
+  /** Resolve with the shaped result (rejecting a non-Ok status), or with the raw reply (`request`). */
+  readonly shaped: boolean;
+  readonly resolve: (r: unknown) => void;
   readonly reject: (e: Error) => void;
-  readonly timer: ReturnType<typeof setTimeout>;
+  readonly sentAtMs: number;
 }
 
 const OPEN = 1;
@@ -127,11 +137,16 @@ export class TnyClient {
   latencyMs = Number.NaN;
 
   readonly #ws: TnyWebSocketLike;
+  /** In the order sent, so in the order their timeouts fall due (one timeout for all). */
   readonly #pending = new Map<number, Pending>();
   readonly #closeListeners = new Set<(reason: string) => void>();
   readonly #scratch = new Uint8Array(TNY_MAX_REQUEST_BYTES);
   readonly #writer = new Writer(this.#scratch);
-  readonly #sentAt = new Map<number, number>();
+  /**
+   * One timer for every pending request, armed for the oldest one's deadline; a reply does not
+   * touch it (a timer per request, set and cleared, was a third of the client's own time per call).
+   */
+  #timer: ReturnType<typeof setTimeout> | null = null;
   #nextId = 1;
   #closed: string | null = null;
 
@@ -144,7 +159,10 @@ export class TnyClient {
       for (const act of mod.actions) api[act.name] = (...args: unknown[]) => this.#call(mod, act, args);
       Object.defineProperty(this, mod.name, { value: Object.freeze(api), enumerable: true });
     }
-    ws.addEventListener("message", (ev) => this.#onMessage((ev as { data?: unknown }).data));
+    if (isWsEmitter(ws)) {
+      ws.binaryType = "nodebuffer"; // a Buffer is a Uint8Array: bytesOf views it in place
+      ws.on("message", (data) => this.#onMessage(data));
+    } else ws.addEventListener("message", (ev) => this.#onMessage((ev as { data?: unknown }).data));
     ws.addEventListener("close", (ev) => {
       const e = ev as { code?: number; reason?: string };
       this.#shutdown(`connection closed (${e.code ?? "?"}${e.reason ? ` ${e.reason}` : ""})`);
@@ -222,6 +240,25 @@ export class TnyClient {
    * on a non-Ok status. For proxies and drivers that forward statuses.
    */
   request(mod: ModuleSpec, act: ActionSpec, args: ArrayLike<unknown>): Promise<TnyRawReply> {
+    return this.#send(mod, act, args, false) as Promise<TnyRawReply>;
+  }
+
+  /** Close the connection; pending requests reject with TnyClosedError. */
+  close(): void {
+    this.#shutdown("closed by the client");
+    try {
+      this.#ws.close(1000, "bye");
+    } catch {
+      // already closing
+    }
+  }
+
+  #call(mod: ModuleSpec, act: ActionSpec, args: ArrayLike<unknown>): Promise<unknown> {
+    return this.#send(mod, act, args, true);
+  }
+
+  /** Encode, send, and wait for the reply with this msg_id: shaped (a typed method's) or raw (`request`). */
+  #send(mod: ModuleSpec, act: ActionSpec, args: ArrayLike<unknown>, shaped: boolean): Promise<unknown> {
     if (this.#closed !== null) return Promise.reject(new TnyClosedError(this.#closed));
     if (this.#ws.readyState !== OPEN) return Promise.reject(new TnyClosedError("the connection is not open"));
     const msgId = this.#allocId();
@@ -237,38 +274,32 @@ export class TnyClient {
       return Promise.reject(e);
     }
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(msgId);
-        this.#sentAt.delete(msgId);
-        reject(new TnyTimeoutError(mod.name, act.name, this.timeoutMs));
-      }, this.timeoutMs);
-      this.#pending.set(msgId, { module: mod, action: act, resolve, reject, timer });
-      this.#sentAt.set(msgId, now());
+      this.#pending.set(msgId, { module: mod, action: act, shaped, resolve, reject, sentAtMs: now() });
       try {
         this.#ws.send(bytes);
       } catch (e) {
-        clearTimeout(timer);
         this.#pending.delete(msgId);
         reject(new TnyClosedError(`send failed: ${(e as Error).message}`));
+        return;
       }
+      if (this.#timer === null) this.#timer = setTimeout(this.#onTimer, this.timeoutMs);
     });
   }
 
-  /** Close the connection; pending requests reject with TnyClosedError. */
-  close(): void {
-    this.#shutdown("closed by the client");
-    try {
-      this.#ws.close(1000, "bye");
-    } catch {
-      // already closing
+  /** The oldest requests' deadlines: reject those past it, then wait for the next oldest. */
+  readonly #onTimer = (): void => {
+    this.#timer = null;
+    const t = now();
+    for (const [id, p] of this.#pending) {
+      const leftMs = p.sentAtMs + this.timeoutMs - t;
+      if (leftMs > 0) {
+        this.#timer = setTimeout(this.#onTimer, leftMs);
+        return;
+      }
+      this.#pending.delete(id);
+      p.reject(new TnyTimeoutError(p.module.name, p.action.name, this.timeoutMs));
     }
-  }
-
-  async #call(mod: ModuleSpec, act: ActionSpec, args: ArrayLike<unknown>): Promise<unknown> {
-    const reply = await this.request(mod, act, args);
-    if (reply.status !== 0) throw new TnyStatusError(reply.status, mod.name, act.name);
-    return resultOf(act.returns, reply.values);
-  }
+  };
 
   #allocId(): number {
     // u16 counter like the SDKs, skipping ids still waiting for a reply
@@ -291,20 +322,17 @@ export class TnyClient {
       return;
     }
     this.#pending.delete(h.msgId);
-    clearTimeout(p.timer);
-    const sent = this.#sentAt.get(h.msgId);
-    this.#sentAt.delete(h.msgId);
-    if (sent !== undefined) {
-      const rtt = now() - sent;
-      this.latencyMs = Number.isNaN(this.latencyMs) ? rtt : 0.8 * this.latencyMs + 0.2 * rtt;
-    }
-    const payload = bytes.subarray(8, 8 + Math.min(h.length, bytes.length - 8));
+    const rtt = now() - p.sentAtMs;
+    this.latencyMs = Number.isNaN(this.latencyMs) ? rtt : 0.8 * this.latencyMs + 0.2 * rtt;
     if (h.code !== 0) {
-      p.resolve({ status: h.code, values: [] });
+      if (p.shaped) p.reject(new TnyStatusError(h.code, p.module.name, p.action.name));
+      else p.resolve({ status: h.code, values: [] });
       return;
     }
+    const payload = bytes.subarray(8, 8 + Math.min(h.length, bytes.length - 8));
     try {
-      p.resolve({ status: 0, values: decodeReturns(p.action.returns, payload) });
+      const values = decodeReturns(p.action.returns, payload);
+      p.resolve(p.shaped ? resultOf(p.action.returns, values) : { status: 0, values });
     } catch (e) {
       p.reject(e as Error); // e.g. the firmware's empty Ok for imu getAcceleration (§12 #7)
     }
@@ -313,12 +341,12 @@ export class TnyClient {
   #shutdown(reason: string): void {
     if (this.#closed !== null) return;
     this.#closed = reason;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
     for (const [id, p] of this.#pending) {
-      clearTimeout(p.timer);
       p.reject(new TnyClosedError(`${p.module.name}.${p.action.name}: ${reason}`));
       this.#pending.delete(id);
     }
-    this.#sentAt.clear();
     for (const l of this.#closeListeners) l(reason);
   }
 }

@@ -1,0 +1,188 @@
+/**
+ * `BL_BENCH_BASELINE=<checkout> npm run bench -- NAME ...`: each named bench in that checkout
+ * ("before") and in this one ("after"), one child process at a time, interleaved: before, after,
+ * then after, before, … for `--rounds N` rounds (default 2), so a machine that gets busier or
+ * quieter during the run weighs on both sides alike. Each side runs its own bench code on its own
+ * sources through its own `npm run bench` (a bench's name or options may differ between the trees:
+ * a bench the baseline lacks runs on this side only, and the report says so).
+ *
+ * Both outputs are printed as they come (prefixed `before|` and `after |`), then per bench the
+ * after/before ratio of every figure: each output line that carries numbers is matched with the
+ * line of the same shape on the other side (its text with every number replaced by `#`, and which
+ * occurrence of that shape it is), and printed again with each number replaced by the ratio of its
+ * medians over the rounds (`=` where both sides printed the same number every time). No bench
+ * needs to print anything for this; whether higher or lower is better is in each bench's header.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { distState } from "../bin/dist-fresh.js";
+import { median } from "./util.js";
+
+/** A number as the benches print them: not part of a word (`p99`, `v8`) nor of a longer number. */
+const NUMBER = /(?<![\w.])-?\d+(?:\.\d+)?(?!\w|\.\d)/g;
+
+/** One output line's shape: its text with every number replaced by `#` (spaces collapsed). */
+export function shapeOf(line: string): string {
+  return line.replace(NUMBER, "#").replace(/\s+/g, " ").trim();
+}
+
+/** The numbers of one output line, in order. */
+export function numbersOf(line: string): number[] {
+  return [...line.matchAll(NUMBER)].map((m) => Number(m[0]));
+}
+
+/** Every line that carries numbers, keyed by its shape and which occurrence of that shape it is. */
+export function figuresOf(output: string): Map<string, number[]> {
+  const seen = new Map<string, number>();
+  const out = new Map<string, number[]>();
+  for (const line of output.split("\n")) {
+    const values = numbersOf(line);
+    if (values.length === 0) continue;
+    const shape = shapeOf(line);
+    const n = (seen.get(shape) ?? 0) + 1;
+    seen.set(shape, n);
+    out.set(n === 1 ? shape : `${shape} [${n}]`, values);
+  }
+  return out;
+}
+
+/** A ratio as printed in place of a number: `=` for the same figure, else `×r`. */
+function ratioText(before: number, after: number, constant: boolean): string {
+  if (constant) return "=";
+  if (before === 0) return after === 0 ? "=" : "×inf";
+  const r = after / before;
+  return `×${Math.abs(r) >= 10 ? r.toFixed(1) : r.toFixed(2)}`;
+}
+
+/**
+ * The comparison lines: every shape printed on both sides with the same count of numbers, each
+ * number replaced by after/before of its medians over the runs; shapes only one side printed are
+ * counted apart. Lines whose numbers were all the same every time are left out (constants, labels).
+ */
+export function compareOutputs(before: readonly string[], after: readonly string[]): { lines: string[]; onlyBefore: number; onlyAfter: number } {
+  const b = before.map(figuresOf);
+  const a = after.map(figuresOf);
+  const keys = (runs: Map<string, number[]>[]): string[] => [...new Set(runs.flatMap((m) => [...m.keys()]))];
+  const inAll = (runs: Map<string, number[]>[], k: string): boolean => runs.every((m) => m.has(k));
+  const bKeys = new Set(keys(b).filter((k) => inAll(b, k)));
+  const aKeys = keys(a).filter((k) => inAll(a, k));
+  const lines: string[] = [];
+  let onlyAfter = 0;
+  const matched = new Set<string>();
+  for (const k of aKeys) {
+    if (!bKeys.has(k)) {
+      onlyAfter++;
+      continue;
+    }
+    const width = b[0]!.get(k)!.length;
+    if ([...b, ...a].some((m) => m.get(k)!.length !== width)) continue;
+    matched.add(k);
+    const ratios: string[] = [];
+    let moved = false;
+    for (let i = 0; i < width; i++) {
+      const bs = b.map((m) => m.get(k)![i]!);
+      const as = a.map((m) => m.get(k)![i]!);
+      const constant = [...bs, ...as].every((v) => v === bs[0]);
+      if (!constant) moved = true;
+      ratios.push(ratioText(median(bs), median(as), constant));
+    }
+    if (!moved) continue;
+    const shape = k.replace(/ \[\d+\]$/, "");
+    let i = 0;
+    lines.push(shape.replace(/#/g, () => ratios[i++]!));
+  }
+  const onlyBefore = [...bKeys].filter((k) => !matched.has(k) && !aKeys.includes(k)).length;
+  return { lines, onlyBefore, onlyAfter };
+}
+
+interface Side {
+  readonly label: "before" | "after";
+  readonly dir: string;
+}
+
+/** `git describe` of a checkout (short hash, `+dirty` when its tracked files changed). */
+async function describe(dir: string): Promise<string> {
+  const out = await capture("git", ["-C", dir, "describe", "--always", "--dirty=+dirty"], dir, () => undefined).catch(() => "");
+  return out.trim() || "(not a git checkout)";
+}
+
+/** Run a command in `cwd`, streaming each line to `onLine`; resolves with the whole stdout (rejects on a non-zero exit). */
+function capture(cmd: string, args: readonly string[], cwd: string, onLine: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let partial = "";
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      out += chunk;
+      const parts = (partial + chunk).split("\n");
+      partial = parts.pop()!;
+      for (const l of parts) onLine(l);
+    });
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      for (const l of chunk.split("\n")) if (l) onLine(`(stderr) ${l}`);
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (partial) onLine(partial);
+      if (code === 0) resolve(out);
+      else reject(new Error(`${cmd} ${args.join(" ")} in ${cwd} exited with ${code}`));
+    });
+  });
+}
+
+/**
+ * The benches `names` (exact names in this checkout), before and after, `rounds` times each,
+ * interleaved. `hereDir`: the "after" checkout (this one; tests pass another).
+ */
+export async function runAgainstBaseline(baselineDir: string, names: readonly string[], flags: readonly string[], rounds: number, hereDir = new URL("..", import.meta.url).pathname): Promise<void> {
+  const here = realpathSync(hereDir);
+  if (!existsSync(join(baselineDir, "package.json")) || !existsSync(join(baselineDir, "bench", "run.ts"))) {
+    throw new Error(`BL_BENCH_BASELINE=${baselineDir}: not a bodylink checkout (no package.json or bench/run.ts there)`);
+  }
+  const base = realpathSync(baselineDir);
+  if (base === here) throw new Error("BL_BENCH_BASELINE names this checkout: point it at another (git worktree add ../base <commit>)");
+  if (!existsSync(join(base, "node_modules"))) throw new Error(`${base} has no node_modules: cp -a node_modules there (or npm ci)`);
+  const sides: Side[] = [
+    { label: "before", dir: base },
+    { label: "after", dir: here },
+  ];
+  // Children run plainly: no recursion into this mode (BL_CPU_BASELINE, the cpu bench's own pairing, passes through).
+  const env = { ...process.env };
+  delete env.BL_BENCH_BASELINE;
+  for (const s of sides) {
+    console.log(`${s.label.padEnd(6)} ${s.dir} at ${await describe(s.dir)}, dist/ ${distState(s.dir)}`);
+  }
+  console.log(`${rounds} round(s) per bench, interleaved (before, after, then after, before, …); options: ${flags.length ? flags.join(" ") : "none"}`);
+  const started = performance.now();
+  const summary: string[] = [];
+  for (const name of names) {
+    const inBase = existsSync(join(base, "bench", `${name}.bench.ts`));
+    if (!inBase) console.log(`\n### ${name}: the baseline has no bench/${name}.bench.ts: this side only`);
+    const outputs: Record<Side["label"], string[]> = { before: [], after: [] };
+    const t0 = performance.now();
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? sides : [...sides].reverse();
+      for (const s of order) {
+        if (s.label === "before" && !inBase) continue;
+        console.log(`\n### ${name}, ${s.label} (round ${round + 1} of ${rounds})`);
+        const prefix = `${s.label.padEnd(6)}| `;
+        const out = await capture("npm", ["run", "--silent", "bench", "--", ...flags, name], s.dir, (l) => console.log(prefix + l), env);
+        outputs[s.label].push(out);
+      }
+    }
+    const minutes = (performance.now() - t0) / 60_000;
+    console.log(`\n### ${name}: after/before, median of ${rounds} run(s) per side (${minutes.toFixed(1)} min)`);
+    if (!inBase) {
+      console.log("   (no baseline run)");
+      continue;
+    }
+    const { lines, onlyBefore, onlyAfter } = compareOutputs(outputs.before, outputs.after);
+    for (const l of lines) console.log(`   ${l}`);
+    console.log(`   ${lines.length} line(s) with figures that moved; lines printed by one side only: before ${onlyBefore}, after ${onlyAfter}`);
+    summary.push(`${name} ${minutes.toFixed(1)} min`);
+  }
+  console.log(`\nall: ${((performance.now() - started) / 60_000).toFixed(1)} min (${summary.join(", ")})`);
+}

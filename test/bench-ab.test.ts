@@ -1,0 +1,87 @@
+/**
+ * `BL_BENCH_BASELINE=<checkout> npm run bench -- NAME` (bench/ab.ts): both checkouts' benches run
+ * interleaved, and every figure is matched by its line's shape and printed as after/before.
+ */
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { compareOutputs, figuresOf, numbersOf, runAgainstBaseline, shapeOf } from "../bench/ab.js";
+
+describe("figures in a bench's output", () => {
+  it("are the numbers that stand alone, not those inside words or labels' digits of a longer number", () => {
+    expect(numbersOf("setVelocity (raw frames)          1          16743   1.03         31   1.14     133  Ok: 6536")).toEqual([1, 16743, 1.03, 31, 1.14, 133, 6536]);
+    expect(numbersOf("p99 of 12.5 µs, v8 heap -3 B, 0.87× the echo, 3.60 %.")).toEqual([12.5, -3, 0.87, 3.6]);
+    expect(shapeOf("  wall p50 12.3  p99   4 ms")).toBe("wall p50 # p99 # ms");
+  });
+  it("are keyed by the line's shape and its occurrence, so repeated rows (one per body) stay apart", () => {
+    const f = figuresOf("=== x ===\nnao   1.5 ms\np7    2 ms\nrow   3\nrow   4\nno numbers here\n");
+    expect([...f.entries()]).toEqual([
+      ["nao # ms", [1.5]],
+      ["p7 # ms", [2]],
+      ["row #", [3]],
+      ["row # [2]", [4]],
+    ]);
+  });
+  it("compare as after/before of their medians; constants print '=', unchanged lines are left out, one-sided lines counted", () => {
+    const before = ["echo 100 1.00\nserver 80 0.80\nperiod 5 ms\nold row 1\n", "echo 100 1.00\nserver 90 0.90\nperiod 5 ms\nold row 2\n", "echo 100 1.00\nserver 70 0.70\nperiod 5 ms\nold row 3\n"];
+    const after = ["echo 100 1.00\nserver 95 0.95\nperiod 5 ms\nnew row 1\n", "echo 100 1.00\nserver 99 0.99\nperiod 5 ms\nnew row 1\n", "echo 100 1.00\nserver 90 0.90\nperiod 5 ms\nnew row 1\n"];
+    const r = compareOutputs(before, after);
+    expect(r.lines).toEqual(["server ×1.19 ×1.19"]); // medians 95/80 and 0.95/0.80
+    expect(r.onlyBefore).toBe(1);
+    expect(r.onlyAfter).toBe(1);
+  });
+});
+
+describe("running two checkouts", () => {
+  const root = mkdtempSync(join(tmpdir(), "bl-bench-ab-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  /** A checkout whose `npm run bench -- NAME` prints `rate <n>` and logs which side ran, in order. */
+  const fakeCheckout = (name: string, rate: number, benches: string[]): string => {
+    const dir = join(root, name);
+    mkdirSync(join(dir, "bench"), { recursive: true });
+    mkdirSync(join(dir, "node_modules"));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name, private: true, scripts: { bench: "node bench/fake.mjs" } }));
+    writeFileSync(join(dir, "bench", "run.ts"), "");
+    for (const b of benches) writeFileSync(join(dir, "bench", `${b}.bench.ts`), "");
+    writeFileSync(
+      join(dir, "bench", "fake.mjs"),
+      `import { appendFileSync } from "node:fs";\nappendFileSync(${JSON.stringify(join(root, "order"))}, ${JSON.stringify(name)} + " " + process.argv.slice(2).join(" ") + "\\n");\nconsole.log("rate      ${rate}  per s\\nperiod 5 ms");\n`,
+    );
+    return dir;
+  };
+
+  it("interleaves before and after per round, passes the options on, prints both and the ratio per figure", async () => {
+    const base = fakeCheckout("base", 100, ["tny"]);
+    const here = fakeCheckout("here", 125, ["tny", "api"]);
+    appendFileSync(join(root, "order"), "");
+    const lines: string[] = [];
+    const log = vi.spyOn(console, "log").mockImplementation((l: string) => void lines.push(String(l)));
+    try {
+      await runAgainstBaseline(base, ["tny", "api"], ["--quick"], 3, here);
+    } finally {
+      log.mockRestore();
+    }
+    expect(readFileSync(join(root, "order"), "utf8").trim().split("\n")).toEqual([
+      "base --quick tny",
+      "here --quick tny",
+      "here --quick tny",
+      "base --quick tny",
+      "base --quick tny",
+      "here --quick tny",
+      "here --quick api", // the baseline has no api bench: this side only
+      "here --quick api",
+      "here --quick api",
+    ]);
+    expect(lines).toContain("before| rate      100  per s");
+    expect(lines).toContain("after | rate      125  per s");
+    expect(lines).toContain("   rate ×1.25 per s");
+    expect(lines.some((l) => l.startsWith("   period"))).toBe(false); // the same every time: not a moved figure
+    expect(lines).toContain("\n### api: the baseline has no bench/api.bench.ts: this side only");
+  }, 60_000);
+
+  it("refuses a baseline that is no checkout, or this checkout itself", async () => {
+    await expect(runAgainstBaseline(join(root, "nowhere"), ["tny"], [], 1)).rejects.toThrow(/not a bodylink checkout/);
+    await expect(runAgainstBaseline(process.cwd(), ["tny"], [], 1)).rejects.toThrow(/names this checkout/);
+  });
+});
