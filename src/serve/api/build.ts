@@ -37,7 +37,7 @@
  */
 import type { AddressInfo } from "node:net";
 import swagger from "@fastify/swagger";
-import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import websocket from "@fastify/websocket";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type RouteOptions } from "fastify";
 import { BodylinkError } from "../../errors.js";
@@ -59,6 +59,7 @@ import { streamRoutes } from "./routes/stream.js";
 import { simRoutes } from "./routes/sim.js";
 import { API_VERSION, LEASE_HEADER } from "./schemas.js";
 import { StateStream, type StreamOptions } from "./stream.js";
+import { validatorCompiler } from "./validator.js";
 import { redactToken, requireTokenOffLoopback, WebAccess, type WebAccessOptions } from "../web-access.js";
 import { type ConnectionLimit, effectiveMaxConnections, limitConnections } from "../connection-limit.js";
 
@@ -138,7 +139,7 @@ function build(robot: ApiRobot, opts: ApiServerOptions, boundHost: string): { ap
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Every route, as registered (for tests and tools that check the OpenAPI document against them).
   if (opts.onRoute) app.addHook("onRoute", opts.onRoute);
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((req, reply) => {
     sendError(reply, new BodylinkError("BL_ERR_API_NO_ROUTE", req.method, req.url.split("?")[0]!));
