@@ -15,6 +15,10 @@ const FLOOD = ["test/fleet/flood.test.ts"];
  * (test/support/test-sim.ts): a user who picks `--sim physics` gets the same contracts.
  * About 1.6x their kinematic time (a NAO physics cycle costs ~0.4 ms, a P7's ~0.07 ms).
  */
+/** Files under test/dashboard/ that start no browser (the page's pure modules), by name: with the rest, not after it. */
+const NO_BROWSER = ["store"];
+
+
 const PHYSICS_CONTRACTS = [
   "test/lola/server.test.ts",
   "test/api/server.test.ts",
@@ -51,7 +55,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: "node", include: ["test/**/*.test.ts"], exclude: ["test/dashboard/**", ...REALTIME, ...FLOOD], sequence: { groupOrder: 2 } },
+        test: { name: "node", include: ["test/**/*.test.ts"], exclude: [`test/dashboard/!(${NO_BROWSER.join("|")}).test.ts`, ...REALTIME, ...FLOOD], sequence: { groupOrder: 2 } },
       },
       {
         extends: true,
@@ -61,7 +65,7 @@ export default defineConfig({
         // The browser test starts chromium, which takes a core: run it after the rest, so timing
         // tests (the 20 Hz stream rate) never share the machine with it.
         extends: true,
-        test: { name: "browser", include: ["test/dashboard/**/*.test.ts"], sequence: { groupOrder: 3 } },
+        test: { name: "browser", include: ["test/dashboard/**/*.test.ts"], exclude: NO_BROWSER.map((f) => `test/dashboard/${f}.test.ts`), sequence: { groupOrder: 3 } },
       },
     ],
   },

@@ -296,40 +296,45 @@ describe("bodylink serve", () => {
     const dir = mkdtempSync(join(tmpdir(), "bodylink-api-test-"));
     cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
     const bin = join(import.meta.dirname, "../../bin/bodylink.js");
-    for (const [body, joints] of [
+    // the three side by side: each start mostly waits (a process, a worker, a port), and no rate is measured here
+    const bodies = [
       ["nao", 26],
       ["p7", 7],
       ["tny360", 14],
-    ] as const) {
-      const child = spawn(process.execPath, [bin, "serve", "--body", body, "--api-port", "0", "--no-lola", "--no-tny"], {
-        env: { ...process.env, BODYLINK_RUNTIME_DIR: dir },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-      try {
-        let out = "";
-        const url = await new Promise<string>((resolve, reject) => {
-          child.stdout.on("data", (d: Buffer) => {
-            out += d.toString();
-            const m = /robot API: (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-            if (m) resolve(m[1]!);
-          });
-          child.stderr.on("data", (d: Buffer) => {
-            out += d.toString();
-          });
-          child.once("exit", (code) => reject(new Error(`bodylink serve --body ${body} exited with ${code}: ${out}`)));
+    ] as const;
+    const served = await Promise.allSettled(
+      bodies.map(async ([body, joints]) => {
+        const child = spawn(process.execPath, [bin, "serve", "--body", body, "--api-port", "0", "--no-lola", "--no-tny"], {
+          env: { ...process.env, BODYLINK_RUNTIME_DIR: dir },
+          stdio: ["ignore", "pipe", "pipe"],
         });
-        const c = await client(url);
-        expect(c.body).toBe(body);
-        await new Promise((resolve) => c.once("message", resolve));
-        await sleep(100);
-        expect(c.getJointState()?.angles, body).toHaveLength(joints);
-        await c.close();
-      } finally {
-        child.kill("SIGINT");
-        await exited;
-      }
-    }
+        const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+        try {
+          let out = "";
+          const url = await new Promise<string>((resolve, reject) => {
+            child.stdout.on("data", (d: Buffer) => {
+              out += d.toString();
+              const m = /robot API: (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+              if (m) resolve(m[1]!);
+            });
+            child.stderr.on("data", (d: Buffer) => {
+              out += d.toString();
+            });
+            child.once("exit", (code) => reject(new Error(`bodylink serve --body ${body} exited with ${code}: ${out}`)));
+          });
+          const c = await client(url);
+          expect(c.body).toBe(body);
+          await new Promise((resolve) => c.once("message", resolve));
+          await sleep(100);
+          expect(c.getJointState()?.angles, body).toHaveLength(joints);
+          await c.close();
+        } finally {
+          child.kill("SIGINT");
+          await exited;
+        }
+      }),
+    );
+    for (const r of served) if (r.status === "rejected") throw r.reason;
   }, 60_000);
 });
 
