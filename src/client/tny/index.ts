@@ -19,7 +19,7 @@
  * A request over 256 bytes is refused locally (the robot would drop it without a reply).
  * Method names and types come from the table in `src/wire/tny/constants.ts`.
  */
-import { Reader, Writer } from "../../wire/bytes.js";
+import { Writer } from "../../wire/bytes.js";
 import {
   type ActionName,
   type ActionSpec,
@@ -28,11 +28,13 @@ import {
   type ModuleSpec,
   MODULE_BY_NAME,
   MessageFlags,
+  MessageType,
   statusName,
   TNY_DEFAULT_TIMEOUT_MS,
+  TNY_HEADER_BYTES,
   TNY_MAX_REQUEST_BYTES,
 } from "../../wire/tny/constants.js";
-import { decodeHeader, decodeReturns, resultOf } from "../../wire/tny/decode.js";
+import { decodeReturns, resultOf } from "../../wire/tny/decode.js";
 import { encodeRequestInto } from "../../wire/tny/encode.js";
 import { type ActionArgs, type ActionResult, TnyEncodeError } from "../../wire/tny/types.js";
 
@@ -119,6 +121,7 @@ const OPEN = 1;
 
 /** Turn a WebSocket message's data into bytes (ArrayBuffer in browsers, Buffer/ArrayBuffer with ws). */
 function bytesOf(data: unknown): Uint8Array | null {
+  if (data instanceof Uint8Array) return data; // ws's Buffer: no view per reply
   if (data instanceof ArrayBuffer) return new Uint8Array(data);
   if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   return null;
@@ -266,7 +269,7 @@ export class TnyClient {
     try {
       const w = this.#writer.reset(this.#scratch);
       encodeRequestInto(w, msgId, mod, act, args, MessageFlags.RequireAck);
-      bytes = w.writtenView().slice(); // the socket may queue it: send a copy
+      bytes = this.#scratch.slice(0, w.offset); // the socket may queue it: send a copy
     } catch (e) {
       if (e instanceof RangeError && !(e instanceof TnyEncodeError)) {
         return Promise.reject(new TnyEncodeError(`${mod.name}.${act.name}: the request exceeds the robot's ${TNY_MAX_REQUEST_BYTES}-byte limit (it would be dropped without a reply)`));
@@ -314,22 +317,29 @@ export class TnyClient {
   #onMessage(data: unknown): void {
     const bytes = bytesOf(data);
     if (!bytes) return; // text frames are not part of the protocol
-    const h = decodeHeader(new Reader(bytes));
-    if (h?.type !== 2) return; // only responses are answered to (events are never sent, §3.3)
-    const p = this.#pending.get(h.msgId);
+    // The header's fields read in place (decodeHeader's layout, all LE): no cursor or object per reply.
+    if (bytes.length < TNY_HEADER_BYTES || bytes[0] !== MessageType.Response) return; // only responses are answered to (events are never sent, §3.3)
+    const msgId = bytes[2]! | (bytes[3]! << 8);
+    const code = bytes[4]! | (bytes[5]! << 8);
+    const length = bytes[6]! | (bytes[7]! << 8);
+    const p = this.#pending.get(msgId);
     if (!p) {
       this.unmatchedReplies++;
       return;
     }
-    this.#pending.delete(h.msgId);
+    this.#pending.delete(msgId);
     const rtt = now() - p.sentAtMs;
     this.latencyMs = Number.isNaN(this.latencyMs) ? rtt : 0.8 * this.latencyMs + 0.2 * rtt;
-    if (h.code !== 0) {
-      if (p.shaped) p.reject(new TnyStatusError(h.code, p.module.name, p.action.name));
-      else p.resolve({ status: h.code, values: [] });
+    if (code !== 0) {
+      if (p.shaped) p.reject(new TnyStatusError(code, p.module.name, p.action.name));
+      else p.resolve({ status: code, values: [] });
       return;
     }
-    const payload = bytes.subarray(8, 8 + Math.min(h.length, bytes.length - 8));
+    if (p.shaped && p.action.returns.length === 0) {
+      p.resolve(undefined); // nothing to decode (every command): no payload view, no values array
+      return;
+    }
+    const payload = bytes.subarray(TNY_HEADER_BYTES, TNY_HEADER_BYTES + Math.min(length, bytes.length - TNY_HEADER_BYTES));
     try {
       const values = decodeReturns(p.action.returns, payload);
       p.resolve(p.shaped ? resultOf(p.action.returns, values) : { status: 0, values });
