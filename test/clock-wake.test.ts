@@ -82,6 +82,38 @@ describe("MonotonicClock options", () => {
     expect(() => new MonotonicClock({ wake: "block", interrupt: { words, index: 2 } })).toThrow(/interrupt/);
     expect(new MonotonicClock({ wake: "block", interrupt: { words, index: 1 } }).wakeCounts).toEqual({ interrupted: 0, timedOut: 0 });
   });
+  it("wait: yieldWhen is asked once per gap; true serves the event loop to the deadline instead of blocking it", async () => {
+    for (const answer of [true, false]) {
+      const clock = new MonotonicClock({ wake: "wait", spinMs: 0.05 });
+      let asked = 0;
+      clock.yieldWhen = () => {
+        asked++;
+        return answer;
+      };
+      // turns of the event loop while the sleeps are pending: many when it is served to the end, few when it blocks
+      let turns = 0;
+      let sleeping = true;
+      const turn = (): void => {
+        turns++;
+        if (sleeping) setImmediate(turn);
+      };
+      setImmediate(turn);
+      for (let i = 0; i < 10; i++) {
+        const deadline = clock.nowMs() + 4;
+        await clock.sleepUntil(deadline);
+        expect(clock.nowMs()).toBeGreaterThanOrEqual(deadline);
+      }
+      sleeping = false;
+      // once per gap whose timer fired in time (a timer more than ~1.5 ms late finds the gap over: not asked)
+      expect(asked).toBeGreaterThan(0);
+      expect(asked).toBeLessThanOrEqual(10);
+      // true: no futex wait at all; false: the gaps asked blocked (those whose timer left more than the lead)
+      if (answer) {
+        expect(clock.wakeCounts.timedOut).toBe(0);
+        expect(turns).toBeGreaterThan(asked * 10);
+      } else expect(clock.wakeCounts.timedOut).toBeGreaterThan(0);
+    }
+  });
   it("block: a lead-free wait still resolves at or after each deadline", async () => {
     const clock = new MonotonicClock({ wake: "block", spinMs: 0, interrupt: { words: new Int32Array(new SharedArrayBuffer(4)), index: 0 } });
     for (const d of [0.5, 3, 13, -2]) {

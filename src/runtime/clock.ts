@@ -177,6 +177,13 @@ const NO_WAIT = 2;
 export class MonotonicClock implements Clock {
   readonly realTime = true;
   readonly wake: WakeMode;
+  /**
+   * "wait" only: asked once per gap, as its last ~1.5 ms begin; true, and that slice yields to the
+   * event loop until the deadline (as "spin" does: what arrives is served at once, for the CPU the
+   * spin takes) instead of blocking it. For a thread whose clients are busy right now (the TNY-360
+   * core's API server under a client sending request after request); null: always block.
+   */
+  yieldWhen: (() => boolean) | null = null;
   /** The lead of the blocking modes: fixed (spinMs) or learned ("auto"). */
   readonly lead: WakeLead | number;
   readonly #epochOffsetMs = Date.now() - performance.now();
@@ -319,12 +326,17 @@ export class MonotonicClock implements Clock {
     }
     const wait = this.wake === "wait";
     return new Promise((resolve) => {
+      /** "wait": this gap's last slice yields to the event loop instead of blocking it (yieldWhen said so). */
+      let yielding = false;
       // setTimeout fires late by up to ~1 ms; aim a little early, then yield (or block) until the deadline.
       const tick = (): void => {
         const left = deadlineMs - performance.now();
         if (left <= 0) resolve();
         else if (left > 1.5) setTimeout(tick, left - 1);
-        else if (wait) {
+        else if (wait && !yielding && this.yieldWhen?.() === true) {
+          yielding = true;
+          setImmediate(tick);
+        } else if (wait && !yielding) {
           const target = deadlineMs - this.#leadMs();
           const how = this.#block(target);
           if (how === INTERRUPTED) return void setImmediate(tick);
