@@ -9,15 +9,15 @@ const REALTIME = ["test/rt/isolation.test.ts"];
  */
 const FLOOD = ["test/fleet/flood.test.ts"];
 
-/**
- * The contract suites (the NAO's LoLA bytes and arbitration, the robot API and its stream, the P7
- * runtime's rules and its threaded core), run a second time on the MuJoCo bodies
- * (test/support/test-sim.ts): a user who picks `--sim physics` gets the same contracts.
- * About 1.6x their kinematic time (a NAO physics cycle costs ~0.4 ms, a P7's ~0.07 ms).
- */
 /** Files under test/dashboard/ that start no browser (the page's pure modules), by name: with the rest, not after it. */
 const NO_BROWSER = ["store"];
 
+/**
+ * The contract suites (the NAO's LoLA bytes and arbitration, the robot API and its stream, the P7
+ * runtime's rules and its threaded core, every body's recording as strict MCAP), run a second
+ * time on the MuJoCo bodies (test/support/test-sim.ts): a user who picks `--sim physics` gets the
+ * same contracts. About 1.6x their kinematic time (a NAO physics cycle costs ~0.4 ms, a P7's ~0.07 ms).
+ */
 
 const PHYSICS_CONTRACTS = [
   "test/lola/server.test.ts",

@@ -16,9 +16,9 @@ import { SimClock } from "../src/runtime/clock.js";
 import { P7_PERIOD_MS, P7Robot } from "../src/runtime/p7-robot.js";
 import { type CycleCost, cycleCost, fmt, reportCycleCost } from "./util.js";
 
-/** A sweep through bent poses, every joint inside its limits: 0.5 Hz. */
-const CENTRE = [0, -0.9, 0, -1.2, 0, 0.3, 0];
-const AMPLITUDE = [0.8, 0.5, 0.8, 0.6, 1, 0.4, 0.8];
+/** A sweep through bent poses, every joint inside its limits and the flange at least 4 cm above the floor (the physics arm collides with it): 0.5 Hz. */
+const CENTRE = [0, -0.8, 0, -1.2, 0, 0.3, 0];
+const AMPLITUDE = [0.8, 0.4, 0.8, 0.6, 1, 0.4, 0.8];
 
 async function p7StepCost(kind: SimKind, cycles: number): Promise<CycleCost> {
   const clock = new SimClock();

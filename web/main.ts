@@ -626,7 +626,7 @@ function setUp(c: RobotClient): void {
     setText(el("view-note"), `3D view unavailable (WebGL): ${errorText(e)}`);
   }
   const poses = el<HTMLSelectElement>("sim-pose");
-  poses.replaceChildren(...d.simReset.poses.map((p) => new Option(p, p)));
+  poses.replaceChildren(...d.simReset.poses.map((p) => new Option(String(p), String(p)))); // String(): shared code asks no body's pose type
   const host = el("body-panel");
   setText(el("body-h"), d.panelTitle);
   panel = panelFor(c, host);

@@ -3,7 +3,10 @@
  * body without an entry does not compile), so shared code asks "has it a chest board?" instead of
  * "is it a NAO?". Pure.
  */
-import { type BodyTable, isBodyKind } from "./registry.js";
+import { NAO_SIM_POSES } from "./nao/sim-world.js";
+import { P7_SIM_POSES } from "./p7/joints.js";
+import { type BodyKind, type BodyTable, isBodyKind } from "./registry.js";
+import { TNY360_SIM_POSES } from "./tny360/poses.js";
 
 export interface BodyParts {
   /** A chest board (the NAO's USB board: prefs, boards, the chest tools; recordings of its frames that verify and replay read). */
@@ -20,3 +23,8 @@ export const BODY_PARTS: BodyTable<BodyParts> = {
 export function hasChestBoard(body: string): boolean {
   return isBodyKind(body) && BODY_PARTS[body].chestBoard;
 }
+
+/** The poses each body's physics world can be reset to (`POST /v1/sim/reset`; the first is the dashboard's default). */
+export const BODY_SIM_POSES = { nao: NAO_SIM_POSES, p7: P7_SIM_POSES, tny360: TNY360_SIM_POSES } as const satisfies BodyTable<readonly string[]>;
+/** A pose of body `K`'s physics world. */
+export type SimPoseOf<K extends BodyKind> = (typeof BODY_SIM_POSES)[K][number];

@@ -5,13 +5,15 @@
  * bent pose at rest MuJoCo's bias force (the torque that holds the arm against gravity) equals the
  * simulator's gravity model, and the simulated P7 holding that pose reports efforts of the same
  * signs and sizes (within its sensor noise); MuJoCo's own position servos hold the pose with those
- * torques (the arm's stop, holding against gravity, made physical).
+ * torques (the arm's stop, holding against gravity, made physical). The links collide with the
+ * floor, the base and each other except where they always overlap at a joint: nothing touches at
+ * home or in the bent pose (so the gravity checks stay exact), a pose through the floor touches it.
  */
 import { describe, expect, it } from "vitest";
 import { loadMjcf } from "../support/mjcf-model.js";
 import { GRAVITY_M_S2, P7_EFFORT_LIMIT_NM, P7_JOINT_NAMES, P7_LINK_MASS_KG, P7_MAX_RAD, P7_MIN_RAD, P7_RAW_LIMIT_MARGIN_RAD } from "../../src/bodies/p7/joints.js";
 import { P7Kinematics } from "../../src/bodies/p7/kinematics.js";
-import { P7_SENSOR_ADR, p7Mjcf } from "../../src/bodies/p7/mjcf.js";
+import { P7_COLLISION_EXCLUDES, P7_SENSOR_ADR, p7Mjcf } from "../../src/bodies/p7/mjcf.js";
 import { P7Sim } from "../../src/sim/p7/arm-sim.js";
 
 const { mj, m, d, name } = await loadMjcf(p7Mjcf());
@@ -95,5 +97,45 @@ describe("the P7 MJCF", () => {
     // The IMU at rest reads +g along the world's up, whatever its orientation: |a| = g.
     const a = s.subarray(P7_SENSOR_ADR.accelerometer, P7_SENSOR_ADR.accelerometer + 3);
     expect(Math.hypot(a[0]!, a[1]!, a[2]!)).toBeCloseTo(GRAVITY_M_S2, 3);
+  });
+  it("collides with the floor, its base and itself, not where links always overlap: nothing touches at home or bent; folded down it touches the floor and the base", () => {
+    const geom = (i: number) => name(mj.mjtObj.mjOBJ_GEOM.value, i);
+    const touching = (pose: readonly number[]): string[] => {
+      mj.mj_resetData(m, d);
+      (d.qpos as Float64Array).set(pose);
+      mj.mj_forward(m, d);
+      return Array.from({ length: d.ncon }, (_, i) => {
+        const c = d.contact.get(i)!;
+        return [geom(c.geom1), geom(c.geom2)].sort().join("-");
+      });
+    };
+    const type = m.geom_contype as Int32Array;
+    const affinity = m.geom_conaffinity as Int32Array;
+    for (let g = 0; g < m.ngeom; g++) {
+      const robot = geom(g).startsWith("link");
+      expect([type[g], affinity[g]], geom(g)).toEqual(robot ? [2, 3] : [1, 2]);
+    }
+    expect(P7_COLLISION_EXCLUDES).toEqual([
+      ["world", "link1"],
+      ["link1", "link3"],
+      ["link2", "link4"],
+      ["link3", "link5"],
+      ["link4", "link6"],
+      ["link5", "link7"],
+    ]);
+    expect(m.nexclude).toBe(6);
+    expect(touching([0, 0, 0, 0, 0, 0, 0])).toEqual([]);
+    expect(touching(BENT)).toEqual([]);
+    // Without the excludes, home would be in contact with itself at every short housing.
+    const unfiltered = mj.MjModel.from_xml_string(p7Mjcf().replace(/ *<exclude [^>]*>\n/g, ""));
+    const ud = new mj.MjData(unfiltered);
+    mj.mj_forward(unfiltered, ud);
+    expect(ud.ncon).toBeGreaterThanOrEqual(5);
+    ud.delete();
+    unfiltered.delete();
+    // The shoulder folded back 2.5 rad puts the arm through the floor and link 3 into its base.
+    const down = new Set(touching([0, -2.5, 0, 0, 0, 0, 0]));
+    expect(down).toContain("floor-link7Geom");
+    expect(down).toContain("base-link3Geom");
   });
 });

@@ -46,7 +46,8 @@ async function stopOnSimClock(robot: P7Robot, clock: SimClock): Promise<void> {
   await done;
 }
 
-const TARGET = [0.8, -1.2, 0.5, -1.6, 1.0, 0.4, -0.9];
+/** A bent pose the physics arm reaches: its flange 8 cm above the floor (the links collide with it; -1.2 at the shoulder would put it 4 mm through). */
+const TARGET = [0.8, -1.0, 0.5, -1.6, 1.0, 0.4, -0.9];
 
 /**
  * What "there", "still" and "held" mean on this run's arm (vitest.config.ts runs this file on both).

@@ -7,6 +7,8 @@
  *   the tables' point-mass model, bodies/p7/kinematics.ts).
  * - Motion: the servos track the arm service's trajectory within a few mrad, efforts carry the
  *   motion torques on top of gravity, and the IMU reads +g at rest.
+ * - Collision: a move through the floor ends on it (the kinematic arm, which has no floor, goes
+ *   through), and `POST /v1/sim/reset`'s resetWorld leaves no contact behind.
  * - The e-stop holds the arm against gravity: after either category it comes to rest within
  *   P7_STOP_OVERSHOOT_RAD of where the stop began and then stays within P7_HOLD_SAG_RAD for 5 s.
  * - `serve --body p7 --sim physics --lockstep`: the state and the recording carry `sim`, /p7/tf is
@@ -126,7 +128,7 @@ describe("the physics P7 under the arm service", () => {
     const kin = new P7Sim({ params: QUIET });
     const phys = new P7Sim({ params: QUIET, model: model0 });
     const speeds = new Array(7).fill(2);
-    const target = [1.2, -1.4, -0.6, -1.5, 1.0, -0.5, 0.8];
+    const target = [1.2, -0.9, -0.6, -1.5, 1.0, -0.5, 0.8]; // the flange 13 cm above the floor (-1.4 at the shoulder would put it 7 cm through it)
     const eta = phys.moveTo(target, speeds);
     kin.moveTo(target, speeds);
     let maxErr = 0;
@@ -150,6 +152,33 @@ describe("the physics P7 under the arm service", () => {
     expect(maxMotion).toBeGreaterThan(0.5); // accelerating the links takes torque beyond gravity's
     for (let i = 0; i < 7; i++) expect(phys.read()!.angles[i]).toBeCloseTo(target[i]!, 4);
     phys.model.reset([0, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it("cannot pass through the floor: a move folding it down ends on the floor and its base, where the kinematic arm goes through; a reset leaves no contact", async () => {
+    const { robot, clock, model, lease } = await physicsRobot();
+    const down = [0, -2.5, 0, 0, 0, 0, 0]; // 143° back: the flange 0.34 m below the floor
+    const kin = new P7Kinematics();
+    kin.update(down);
+    expect(kin.flangeM[2]).toBeLessThan(-0.3); // where the kinematic arm would put it
+    const r = robot.moveJoints(lease, down, { speedRadS: 1 });
+    if (!r.ok) throw r.error;
+    tick(robot, clock, Math.ceil(r.etaS * 250) + 500); // the move's time, then 2 s pressing
+    const j = robot.getJointState()!;
+    kin.update(j.angles);
+    expect(kin.flangeM[2]).toBeGreaterThan(-0.01); // on the floor, not through it (soft contact: mm)
+    expect(j.angles[1]).toBeGreaterThan(-2.3); // stopped short of the target
+    expect(Math.abs(j.velocities[1]!)).toBeLessThan(0.01); // at rest there
+    const d = model.mjData;
+    expect(d.ncon).toBeGreaterThan(0);
+    // The servo pushes toward its target: beyond what holding the arm against gravity takes.
+    const g = new Float64Array(7);
+    kin.gravityTorquesNm(g);
+    expect(Math.abs(j.efforts[1]! - g[1]!)).toBeGreaterThan(5);
+    // Back at home through the reset: nothing touches, nothing moves.
+    expect(robot.simReset(lease, "home")).toEqual({ ok: true, timeS: 0 });
+    expect(model.mjData.ncon).toBe(0);
+    tick(robot, clock, 25);
+    for (const q of robot.getJointState()!.angles) expect(Math.abs(q)).toBeLessThan(1e-3);
   });
 
   it("steps without allocating (the core's cycle: the driver's write and read)", () => {

@@ -4,10 +4,8 @@
  * fill the history, and its simulated world if it has one. Every part is typed for its body
  * (`MessageOf<K>`, `BodyClient<K>`), so a body's code never asks which body it is.
  */
-import type { NaoSimPose } from "../../src/bodies/nao/sim-world.js";
-import type { P7SimPose } from "../../src/bodies/p7/joints.js";
+import type { SimPoseOf } from "../../src/bodies/parts.js";
 import type { BodyKind } from "../../src/bodies/registry.js";
-import type { Tny360SimPose } from "../../src/bodies/tny360/poses.js";
 import type { BodyClient, MotorState, NaoStateMessage, StateMessage } from "../../src/client/index.js";
 import type { TeleopKit } from "../controls.js";
 import type { ChartSpec, SeriesSpec } from "../plots.js";
@@ -17,7 +15,7 @@ export type MessageOf<K extends BodyKind> = Extract<StateMessage, { readonly bod
 /** A simulated body's world (docs/simulation.md): simulated time, the real-time factor, a fall, the torso and contacts. */
 export type SimWorld = NonNullable<NaoStateMessage["sim"]>;
 /** The poses "Reset simulation" offers a body (the API's table of each: POST /v1/sim/reset). */
-export type SimPoseOf<K extends BodyKind> = { readonly nao: NaoSimPose; readonly p7: P7SimPose; readonly tny360: Tny360SimPose }[K];
+export type { SimPoseOf } from "../../src/bodies/parts.js";
 
 /** The body panel: what only this body has. */
 export interface BodyPanel<K extends BodyKind> {

@@ -14,6 +14,13 @@
  * - Actuators: a position servo per joint, in SDK order (J1..J7), its force limited to the SDK's
  *   effort bound; gain *(inferred)*: the effort limit at `P7_SERVO_STALL_ERROR_RAD` of error,
  *   damping *(inferred)* `P7_SERVO_DAMPING_S` times the gain.
+ * - Collision *(inferred shapes)*: each link a capsule of radius `P7_COLLISION_RADIUS_M` along its
+ *   segment, the base a cylinder, the floor a plane. The links collide with the floor, the base
+ *   and each other (contype 2, conaffinity 3; the floor and the base 1/2, so not with each other),
+ *   except where they always overlap at a joint: a link with its parent (MuJoCo filters those),
+ *   with the link two further along the chain (the short joint housings, links 2, 4 and 6, put
+ *   their capsules' ends within a radius of each other; `P7_COLLISION_EXCLUDES`), and link 1 with
+ *   the base it stands on. So the arm cannot pass through the floor, its base or itself.
  * - Sensors: jointpos, jointvel and actuatorfrc per joint (the state's angles, velocities,
  *   efforts), and the IMU site on link 7 (`P7_IMU_MOUNT`) with an accelerometer and a gyro.
  *
@@ -39,6 +46,16 @@ import {
 
 /** Radius of each link's cylinder (its inferred inertia and its capsule), m *(inferred)*. */
 export const P7_LINK_RADIUS_M = 0.04;
+/** Radius of each link's collision capsule, m *(inferred)*: a little inside the inertia's cylinder. */
+export const P7_COLLISION_RADIUS_M = P7_LINK_RADIUS_M * 0.8;
+/**
+ * Body pairs that never collide (besides a link and its parent, which MuJoCo filters): link 1 and
+ * the base it stands on ("world"), and each link with the one two further along the chain.
+ */
+export const P7_COLLISION_EXCLUDES: ReadonlyArray<readonly [string, string]> = Object.freeze([
+  ["world", "link1"] as const,
+  ...Array.from({ length: P7_JOINT_COUNT - 2 }, (_, i) => [`link${i + 1}`, `link${i + 3}`] as const),
+]);
 /** Each servo reaches its effort limit at this much position error, rad *(inferred)*. */
 export const P7_SERVO_STALL_ERROR_RAD = 0.02;
 /** Each servo's damping over its gain, s *(inferred)*: settles a held pose within about a second. */
@@ -78,8 +95,8 @@ export function p7Mjcf(): string {
   out.push(`  <compiler angle="radian" autolimits="true"/>`);
   out.push(`  <option timestep="${num(P7_TIMESTEP_S)}" gravity="0 0 ${num(-GRAVITY_M_S2)}" integrator="implicitfast"/>`);
   out.push("  <worldbody>");
-  out.push(`    <geom name="floor" type="plane" size="0 0 0.05" rgba="0.3 0.3 0.35 1"/>`);
-  out.push(`    <geom name="base" type="cylinder" pos="0 0 ${num(P7_BASE_HEIGHT_M / 2)}" size="0.06 ${num(P7_BASE_HEIGHT_M / 2)}" rgba="0.23 0.26 0.31 1"/>`);
+  out.push(`    <geom name="floor" type="plane" size="0 0 0.05" contype="1" conaffinity="2" rgba="0.3 0.3 0.35 1"/>`);
+  out.push(`    <geom name="base" type="cylinder" pos="0 0 ${num(P7_BASE_HEIGHT_M / 2)}" size="0.06 ${num(P7_BASE_HEIGHT_M / 2)}" contype="1" conaffinity="2" rgba="0.23 0.26 0.31 1"/>`);
   let pad = "    ";
   for (let i = 0; i < P7_JOINT_COUNT; i++) {
     const len = P7_LINK_LENGTH_M[i]!;
@@ -92,7 +109,7 @@ export function p7Mjcf(): string {
       `${pad}  <joint name="${P7_JOINT_NAMES[i]}" axis="${vec(AXES[P7_JOINT_AXIS[i]!])}" range="${num(lo)} ${num(hi)}" armature="${num(P7_ROTOR_INERTIA_KG_M2[i]!)}" damping="${num(P7_VISCOUS_NM_S_RAD[i]!)}"/>`,
     );
     out.push(`${pad}  <inertial pos="0 0 ${num(len / 2)}" mass="${num(m)}" diaginertia="${vec(linkInertia(m, len))}"/>`);
-    out.push(`${pad}  <geom name="link${i + 1}Geom" type="capsule" fromto="0 0 0 0 0 ${num(len)}" size="${num(P7_LINK_RADIUS_M * 0.8)}" contype="0" conaffinity="0" rgba="0.85 0.55 0.2 1"/>`);
+    out.push(`${pad}  <geom name="link${i + 1}Geom" type="capsule" fromto="0 0 0 0 0 ${num(len)}" size="${num(P7_COLLISION_RADIUS_M)}" contype="2" conaffinity="3" rgba="0.85 0.55 0.2 1"/>`);
     if (i + 1 === P7_IMU_MOUNT.link) {
       out.push(`${pad}  <site name="${P7_IMU_MOUNT.frame}" pos="0 0 ${num(P7_IMU_MOUNT.offsetM)}" size="0.01"/>`);
       out.push(`${pad}  <site name="flange" pos="0 0 ${num(len)}" size="0.01"/>`);
@@ -104,6 +121,9 @@ export function p7Mjcf(): string {
     out.push(`${pad}</body>`);
   }
   out.push("  </worldbody>");
+  out.push("  <contact>");
+  for (const [a, b] of P7_COLLISION_EXCLUDES) out.push(`    <exclude body1="${a}" body2="${b}"/>`);
+  out.push("  </contact>");
   out.push("  <actuator>");
   for (let i = 0; i < P7_JOINT_COUNT; i++) {
     const lim = P7_EFFORT_LIMIT_NM[i]!;

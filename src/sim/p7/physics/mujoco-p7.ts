@@ -19,7 +19,8 @@
  *   torque (MuJoCo's actuator force: gravity, inertia, friction, all of it), the accelerometer
  *   (specific force, +g up at rest) and gyro at the arm_imu site, in its frame (link 7's axes).
  * - Time: four 1 ms MuJoCo steps per 4 ms step of the arm.
- * - The base is bolted to the world: it never moves and nothing falls; the links do not collide.
+ * - The base is bolted to the world: it never moves and nothing falls. The links collide with the
+ *   floor, the base and each other (bodies/p7/mjcf.ts), so a move through them ends on them.
  */
 import { P7_JOINT_COUNT } from "../../../bodies/p7/joints.js";
 import { P7_SENSOR_ADR, P7_TIMESTEP_S, p7Mjcf } from "../../../bodies/p7/mjcf.js";
