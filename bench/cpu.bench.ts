@@ -15,6 +15,10 @@
  * real-time core's thread (the one at SCHED_FIFO, else the worker that runs most) and the rest
  * (V8's and libuv's helper threads). With BL_CPU_BASELINE=<another checkout>, the NAO phases and
  * the proxy also run from that checkout in the same run, interleaved, for a same-run ratio.
+ * BL_CPU_SIDE_BY_SIDE="<serve flags>" runs only a side-by-side comparison instead: two NAO runtimes of
+ * this checkout at once, one with its default flags and one with these, each with a client
+ * answering, measured over the same windows (the machine's load is the same for both: the
+ * fairest ratio this shared VM allows), with each one's lateness (/v1/health) beside its CPU.
  * BENCH_QUICK=1 (or --quick) shortens every window for a smoke run. Verdicts: the process ≤ 3 %,
  * the core's thread ≤ 2.5 % (NAO, one client answering), the proxy ≤ 2× the relay.
  *
@@ -287,8 +291,70 @@ async function proxyBesideRelay(root: string, dir: string, tag: string): Promise
   }
 }
 
+/** The lateness of `s`'s last `cycles` cycles, from its /v1/health (the API URL is in serve's started line). */
+async function lateness(s: Served, cycles: number): Promise<{ p50: number; p99: number; max: number } | null> {
+  const api = /"api":"(http:[^"]+)"/.exec(s.out())?.[1];
+  if (!api) return null;
+  try {
+    const h = (await (await fetch(`${api}/v1/health?window_cycles=${cycles}`)).json()) as { cycle?: { lateness_ms?: { p50: number; p99: number; max: number } } };
+    return h.cycle?.lateness_ms ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const SIDE_WINDOWS = QUICK ? 2 : 4;
+const SIDE_WINDOW_MS = QUICK ? 5000 : 20_000;
+
+/** BL_CPU_SIDE_BY_SIDE: this checkout's NAO runtime with its default flags and with `flags`, at once, over the same windows. */
+async function sideBySide(dir: string, flags: string[]): Promise<void> {
+  const variants = [
+    { tag: "default", args: [] as string[] },
+    { tag: flags.join(" "), args: flags },
+  ];
+  const running: Array<{ tag: string; s: Served; client: Socket }> = [];
+  try {
+    for (const [i, v] of variants.entries()) {
+      const lolaPath = join(dir, `side-${i}.lola`);
+      const s = await serve(ROOT, ["--name", `cpu-side-${i}`, "--lola-path", lolaPath, ...v.args], { ...process.env, BODYLINK_RUNTIME_DIR: join(dir, `rt-side-${i}`) });
+      running.push({ tag: v.tag, s, client: await answeringClient(lolaPath) });
+    }
+    console.log(`side by side, one LoLA client answering each: ${SIDE_WINDOWS} windows of ${SIDE_WINDOW_MS / 1000} s after ${WARMUP_MS / 1000} s of warm-up`);
+    await sleep(WARMUP_MS);
+    const sums = running.map(() => ({ core: 0, process: 0 }));
+    for (let w = 0; w < SIDE_WINDOWS; w++) {
+      const reports = await Promise.all(running.map((r) => measure(r.s.child.pid!, SIDE_WINDOW_MS)));
+      const late = await Promise.all(running.map((r) => lateness(r.s, Math.floor(SIDE_WINDOW_MS / PERIOD_MS) - 10)));
+      for (const [i, r] of running.entries()) {
+        const rep = reports[i]!;
+        sums[i]!.core += rep.core?.usPerCycle ?? Number.NaN;
+        sums[i]!.process += rep.process.usPerCycle;
+        const l = late[i];
+        console.log(`${line(`window ${w + 1}, ${r.tag}`, rep)}${l ? ` lateness p50 ${fmt(l.p50, 3)} p99 ${fmt(l.p99, 3)} max ${fmt(l.max, 2)} ms` : ""}`);
+      }
+    }
+    const mean = sums.map((x) => ({ core: x.core / SIDE_WINDOWS, process: x.process / SIDE_WINDOWS }));
+    for (const [i, r] of running.entries()) console.log(`  mean, ${r.tag}: core ${fmt(mean[i]!.core, 0)} µs/cycle, process ${fmt(mean[i]!.process, 0)} µs/cycle`);
+    console.log(`  ${variants[1]!.tag} / default: core ${fmt(mean[1]!.core / mean[0]!.core, 2)}×, process ${fmt(mean[1]!.process / mean[0]!.process, 2)}×`);
+  } finally {
+    for (const r of running) {
+      r.client.destroy();
+      await stop(r.s.child);
+    }
+  }
+}
+
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "bl-cpu-"));
+  const side = process.env.BL_CPU_SIDE_BY_SIDE;
+  if (side !== undefined) {
+    try {
+      await sideBySide(dir, side.split(" ").filter(Boolean));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return;
+  }
   const base = process.env.BL_CPU_BASELINE || null;
   console.log(
     `windows ${WINDOW_MS / 1000} s (no client ${NO_CLIENT_MS / 1000} s) after ${WARMUP_MS / 1000} s of warm-up${QUICK ? " (quick: a smoke run)" : ""}; ${base ? `baseline checkout ${base} beside this one, interleaved` : "no baseline checkout (BL_CPU_BASELINE)"}; load ${loadavg()
