@@ -22,27 +22,35 @@ import { median } from "./util.js";
 /** A number as the benches print them: not part of a word (`p99`, `v8`) nor of a longer number. */
 const NUMBER = /(?<![\w.])-?\d+(?:\.\d+)?(?!\w|\.\d)/g;
 
-/** One output line's shape: its text with every number replaced by `#` (spaces collapsed). */
-export function shapeOf(line: string): string {
-  return line.replace(NUMBER, "#").replace(/\s+/g, " ").trim();
+/** One output line's shape: its text with every number replaced by `mark` (`#`; spaces collapsed). */
+export function shapeOf(line: string, mark = "#"): string {
+  return line.replace(NUMBER, mark).replace(/\s+/g, " ").trim();
 }
+
+/** Where a number was, while its ratio is filled in (a character no bench prints, unlike `#`: `#block`). */
+const SLOT = "\u241f";
 
 /** The numbers of one output line, in order. */
 export function numbersOf(line: string): number[] {
   return [...line.matchAll(NUMBER)].map((m) => Number(m[0]));
 }
 
-/** Every line that carries numbers, keyed by its shape and which occurrence of that shape it is. */
-export function figuresOf(output: string): Map<string, number[]> {
+/**
+ * Every line that carries numbers, keyed by its label (the text before its first number; a line
+ * that starts with a number, such as an allocation site's, by its whole shape) and which
+ * occurrence of that key it is: the line's text, for {@link compareOutputs}.
+ */
+export function figuresOf(output: string): Map<string, string> {
   const seen = new Map<string, number>();
-  const out = new Map<string, number[]>();
+  const out = new Map<string, string>();
   for (const line of output.split("\n")) {
-    const values = numbersOf(line);
-    if (values.length === 0) continue;
-    const shape = shapeOf(line);
-    const n = (seen.get(shape) ?? 0) + 1;
-    seen.set(shape, n);
-    out.set(n === 1 ? shape : `${shape} [${n}]`, values);
+    const first = line.search(NUMBER);
+    if (first < 0) continue;
+    const label = line.slice(0, first).replace(/\s+/g, " ").trim();
+    const key = label.replace(/[^\p{L}]/gu, "").length >= 2 ? label : shapeOf(line);
+    const n = (seen.get(key) ?? 0) + 1;
+    seen.set(key, n);
+    out.set(n === 1 ? key : `${key} [${n}]`, line);
   }
   return out;
 }
@@ -55,45 +63,71 @@ function ratioText(before: number, after: number, constant: boolean): string {
   return `×${Math.abs(r) >= 10 ? r.toFixed(1) : r.toFixed(2)}`;
 }
 
+/** A table row's cells (`|`-separated; a line without `|` is one cell). */
+const cellsOf = (line: string): string[] => line.split("|");
+
 /**
- * The comparison lines: every shape printed on both sides with the same count of numbers, each
- * number replaced by after/before of its medians over the runs; shapes only one side printed are
+ * One matched line over every run of both sides, cell by cell: a cell of the same shape everywhere
+ * gets each number replaced by after/before of its medians over the runs (`=` where it never
+ * changed); a cell whose words changed (`0 (none)` against `1 (1 Scavenge)`) is shown as
+ * `after ≠ before` (the last run of each). Null when nothing moved.
+ */
+function compareLine(before: readonly string[], after: readonly string[]): string | null {
+  const all = [...before, ...after];
+  const cells = all.map(cellsOf);
+  const width = cells[0]!.length;
+  if (cells.some((c) => c.length !== width)) {
+    const a = after[after.length - 1]!.trim();
+    const b = before[before.length - 1]!.trim();
+    return a === b ? null : `${a}  ≠  ${b}`;
+  }
+  let moved = false;
+  const out: string[] = [];
+  for (let j = 0; j < width; j++) {
+    const texts = cells.map((c) => c[j]!);
+    const shape = shapeOf(texts[0]!);
+    if (texts.some((t) => shapeOf(t) !== shape)) {
+      moved = true;
+      out.push(`${texts[texts.length - 1]!.trim()} ≠ ${texts[before.length - 1]!.trim()}`);
+      continue;
+    }
+    const nums = texts.map(numbersOf);
+    const ratios: string[] = [];
+    for (let i = 0; i < nums[0]!.length; i++) {
+      const bs = nums.slice(0, before.length).map((v) => v[i]!);
+      const as = nums.slice(before.length).map((v) => v[i]!);
+      const constant = [...bs, ...as].every((v) => v === bs[0]);
+      if (!constant) moved = true;
+      ratios.push(ratioText(median(bs), median(as), constant));
+    }
+    let i = 0;
+    out.push(shapeOf(texts[0]!, SLOT).replaceAll(SLOT, () => ratios[i++]!));
+  }
+  return moved ? out.join(" | ") : null;
+}
+
+/**
+ * The comparison lines: every line printed by every run of both sides (matched by
+ * {@link figuresOf}'s key), compared by {@link compareLine}; lines only one side printed are
  * counted apart. Lines whose numbers were all the same every time are left out (constants, labels).
  */
 export function compareOutputs(before: readonly string[], after: readonly string[]): { lines: string[]; onlyBefore: number; onlyAfter: number } {
   const b = before.map(figuresOf);
   const a = after.map(figuresOf);
-  const keys = (runs: Map<string, number[]>[]): string[] => [...new Set(runs.flatMap((m) => [...m.keys()]))];
-  const inAll = (runs: Map<string, number[]>[], k: string): boolean => runs.every((m) => m.has(k));
-  const bKeys = new Set(keys(b).filter((k) => inAll(b, k)));
-  const aKeys = keys(a).filter((k) => inAll(a, k));
+  const keysInAll = (runs: Map<string, string>[]): string[] => [...runs[0]!.keys()].filter((k) => runs.every((m) => m.has(k)));
+  const bKeys = new Set(keysInAll(b));
+  const aKeys = keysInAll(a);
   const lines: string[] = [];
-  let onlyAfter = 0;
-  const matched = new Set<string>();
   for (const k of aKeys) {
-    if (!bKeys.has(k)) {
-      onlyAfter++;
-      continue;
-    }
-    const width = b[0]!.get(k)!.length;
-    if ([...b, ...a].some((m) => m.get(k)!.length !== width)) continue;
-    matched.add(k);
-    const ratios: string[] = [];
-    let moved = false;
-    for (let i = 0; i < width; i++) {
-      const bs = b.map((m) => m.get(k)![i]!);
-      const as = a.map((m) => m.get(k)![i]!);
-      const constant = [...bs, ...as].every((v) => v === bs[0]);
-      if (!constant) moved = true;
-      ratios.push(ratioText(median(bs), median(as), constant));
-    }
-    if (!moved) continue;
-    const shape = k.replace(/ \[\d+\]$/, "");
-    let i = 0;
-    lines.push(shape.replace(/#/g, () => ratios[i++]!));
+    if (!bKeys.has(k)) continue;
+    const line = compareLine(
+      b.map((m) => m.get(k)!),
+      a.map((m) => m.get(k)!),
+    );
+    if (line !== null) lines.push(line);
   }
-  const onlyBefore = [...bKeys].filter((k) => !matched.has(k) && !aKeys.includes(k)).length;
-  return { lines, onlyBefore, onlyAfter };
+  const aSet = new Set(aKeys);
+  return { lines, onlyBefore: [...bKeys].filter((k) => !aSet.has(k)).length, onlyAfter: aKeys.filter((k) => !bKeys.has(k)).length };
 }
 
 interface Side {
@@ -170,7 +204,7 @@ export async function runAgainstBaseline(baselineDir: string, names: readonly st
         console.log(`\n### ${name}, ${s.label} (round ${round + 1} of ${rounds})`);
         const prefix = `${s.label.padEnd(6)}| `;
         const out = await capture("npm", ["run", "--silent", "bench", "--", ...flags, name], s.dir, (l) => console.log(prefix + l), env);
-        outputs[s.label].push(out);
+        outputs[s.label].push(out.replaceAll(s.dir, "<checkout>")); // paths in allocation sites match across checkouts
       }
     }
     const minutes = (performance.now() - t0) / 60_000;

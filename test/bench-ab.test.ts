@@ -14,14 +14,15 @@ describe("figures in a bench's output", () => {
     expect(numbersOf("p99 of 12.5 µs, v8 heap -3 B, 0.87× the echo, 3.60 %.")).toEqual([12.5, -3, 0.87, 3.6]);
     expect(shapeOf("  wall p50 12.3  p99   4 ms")).toBe("wall p50 # p99 # ms");
   });
-  it("are keyed by the line's shape and its occurrence, so repeated rows (one per body) stay apart", () => {
-    const f = figuresOf("=== x ===\nnao   1.5 ms\np7    2 ms\nrow   3\nrow   4\nno numbers here\n");
-    expect([...f.entries()]).toEqual([
-      ["nao # ms", [1.5]],
-      ["p7 # ms", [2]],
-      ["row #", [3]],
-      ["row # [2]", [4]],
-    ]);
+  it("are keyed by their label and its occurrence (repeated rows stay apart), or by their shape when they start with a number", () => {
+    const f = figuresOf("=== x ===\nnao   1.5 ms\np7    2 ms\nrow   3\nrow   4\n  375.2  pushAsyncContext (node:internal/async_hooks:539)\nno numbers here\n");
+    expect([...f.keys()]).toEqual(["nao", "p7 # ms", "row", "row [2]", "# pushAsyncContext (node:internal/async_hooks:#)"]);
+    expect(f.get("row [2]")).toBe("row   4");
+  });
+  it("compare a table row cell by cell: numbers as ratios, a cell whose words changed as after ≠ before", () => {
+    const before = ["nao   | 3000.0  1.00 | 1 (1 Scavenge) in 500 cycles\n"];
+    const after = ["nao   | 2400.0  1.00 | 0 (none) in 500 cycles\n"];
+    expect(compareOutputs(before, after).lines).toEqual(["nao | ×0.80 = | 0 (none) in 500 cycles ≠ 1 (1 Scavenge) in 500 cycles"]);
   });
   it("compare as after/before of their medians; constants print '=', unchanged lines are left out, one-sided lines counted", () => {
     const before = ["echo 100 1.00\nserver 80 0.80\nperiod 5 ms\nold row 1\n", "echo 100 1.00\nserver 90 0.90\nperiod 5 ms\nold row 2\n", "echo 100 1.00\nserver 70 0.70\nperiod 5 ms\nold row 3\n"];
