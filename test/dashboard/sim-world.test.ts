@@ -14,16 +14,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import WebSocket from "ws";
-import { connect } from "../../src/client/index.js";
 import { physicsP7Model } from "../../src/drivers/p7/sim.js";
 import { tny360PhysicsModel } from "../../src/drivers/tny360/driver.js";
 import { NaoRobot } from "../../src/runtime/nao-robot.js";
 import { P7Robot } from "../../src/runtime/p7-robot.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
-import { startApiServer } from "../../src/serve/api/build.js";
 import { MujocoNaoModel, PHYSICS_START_POSE } from "../../src/sim/nao/physics/mujoco-nao.js";
 import { CHROMIUM_SKIP, HAVE_CHROMIUM, suiteBrowser } from "./chromium.js";
+import { onDashboard } from "./dashboard-page.js";
 
 const TITLE = CHROMIUM_SKIP ?? "dashboard: the physics NAO's world and the reset button (chromium)";
 
@@ -32,18 +30,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: 120_000 }, () => {
 
   it("shows the world pose, ground and contacts; resets to lying (a fall) and back to a crouch under the page's lease", async () => {
     const robot = await NaoRobot.create({ seed: 5, youngGcEveryMs: 100, safetyLateBoundMs: 2000, simModel: await MujocoNaoModel.create(PHYSICS_START_POSE) });
-    await robot.start();
-    const api = await startApiServer(robot, { port: 0 });
-    const sdk = await connect(api.url, { WebSocket: WebSocket as never, owner: "observer" });
-    const page = await browser().newPage({ viewport: { width: 1280, height: 720 } });
-    const problems: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error") problems.push(`console: ${m.text()}`);
-    });
-    page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-    try {
-      await page.goto(`${api.url}/`);
-      await page.waitForFunction(() => document.querySelector("#link")?.textContent === "ok");
+    await onDashboard(browser(), robot, async ({ page, sdk }) => {
       const view = () => page.$eval("#view3d", (e) => ({ ...(e as HTMLElement).dataset }));
       await page.waitForFunction(() => (document.querySelector("#view3d") as HTMLElement).dataset.world === "true");
       await page.waitForFunction(() => Number((document.querySelector("#view3d") as HTMLElement).dataset.contacts) >= 2); // crouched on both feet
@@ -77,47 +64,26 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: 120_000 }, () => {
       await page.waitForSelector("#sim-fallen", { state: "hidden" });
       await page.click("#release-control");
       await page.waitForFunction(() => /^Control released/.test(document.querySelector("#control-status")?.textContent ?? ""));
-      expect(problems).toEqual([]);
-    } finally {
-      await page.close();
-      await sdk.close();
-      await api.close();
-      await robot.stop();
-    }
-  });
-  /** A physics P7 or TNY-360 on the page: the bar with the body's own poses; `check` resets through the button under the page's lease. */
-  async function otherBody(robot: P7Robot | Tny360Robot, poses: string[], check: (page: Page, reset: (pose: string) => Promise<void>) => Promise<void>): Promise<void> {
-    await robot.start();
-    const api = await startApiServer(robot, { port: 0 });
-    const page = await browser().newPage({ viewport: { width: 1280, height: 720 } });
-    const problems: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error") problems.push(`console: ${m.text()}`);
     });
-    page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-    try {
-      await page.goto(`${api.url}/`);
-      await page.waitForFunction(() => (document.querySelector("#view3d") as HTMLElement | null)?.dataset.world === "true");
-      expect(await page.isVisible("#sim-bar")).toBe(true);
-      expect(await page.$$eval("#sim-pose option", (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(poses);
-      await page.click("#take-control");
-      await page.waitForFunction(() => /^In control/.test(document.querySelector("#control-status")?.textContent ?? ""));
-      await check(page, async (pose) => {
-        await page.selectOption("#sim-pose", pose);
-        await page.click("#sim-reset");
-        await page.waitForFunction((p) => Array.from(document.querySelectorAll("#events li")).some((e) => e.textContent?.includes(`simulation reset to ${p}`)), pose, { timeout: 10_000 });
-      });
-      expect(problems).toEqual([]);
-    } finally {
-      await page.close();
-      await api.close();
-      await robot.stop();
-    }
+  });
+  /** The bar beside a physics body's view offers its own poses; this page takes control; the returned reset goes through the button and waits for its event line. */
+  async function simBar(page: Page, poses: readonly string[]): Promise<(pose: string) => Promise<void>> {
+    await page.waitForFunction(() => (document.querySelector("#view3d") as HTMLElement | null)?.dataset.world === "true");
+    expect(await page.isVisible("#sim-bar")).toBe(true);
+    expect(await page.$$eval("#sim-pose option", (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(poses);
+    await page.click("#take-control");
+    await page.waitForFunction(() => /^In control/.test(document.querySelector("#control-status")?.textContent ?? ""));
+    return async (pose) => {
+      await page.selectOption("#sim-pose", pose);
+      await page.click("#sim-reset");
+      await page.waitForFunction((p) => Array.from(document.querySelectorAll("#events li")).some((e) => e.textContent?.includes(`simulation reset to ${p}`)), pose, { timeout: 10_000 });
+    };
   }
 
   it("the physics P7: its world, and the reset puts the arm back home", async () => {
     const robot = await P7Robot.create({ seed: 5, youngGcEveryMs: 100, simModel: await physicsP7Model() });
-    await otherBody(robot, ["home"], async (page, reset) => {
+    await onDashboard(browser(), robot, async ({ page }) => {
+      const reset = await simBar(page, ["home"]);
       // Bend the arm through the simulator (the page holds the lease), then reset it from the page.
       robot.sim.moveTo([0.5, -0.5, 0, -0.8, 0, 0, 0], [3, 3, 3, 3, 3, 3, 3]);
       await expect.poll(() => Math.abs(robot.state.angles[3]!), { timeout: 10_000 }).toBeGreaterThan(0.5);
@@ -133,7 +99,8 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: 120_000 }, () => {
 
   it("the physics TNY-360: its world drawn at its pose with the paws' contacts; stand and lying from the button", async () => {
     const robot = await Tny360Robot.create({ seed: 5, youngGcEveryMs: 100, simModel: await tny360PhysicsModel() });
-    await otherBody(robot, ["stand", "rest", "lying"], async (page, reset) => {
+    await onDashboard(browser(), robot, async ({ page }) => {
+      const reset = await simBar(page, ["stand", "rest", "lying"]);
       await reset("stand");
       await page.waitForFunction(() => Number((document.querySelector("#view3d") as HTMLElement).dataset.contacts) === 4, undefined, { timeout: 10_000 }); // four paws
       expect(robot.state.body.enabledMask).toBe(0x3fff);

@@ -256,12 +256,7 @@ export class SimTny360 {
     const f = fw.f;
     this.#ctl.reset();
     f[SPEED_SCALE] = 1;
-    fw.clearJointOverrides();
-    fw.legOverride.fill(0);
-    fw.legOverrideOn.fill(0);
-    fw.posture.set([0, 0, DEFAULT_BODY_HEIGHT_M, 0, 0, 0]);
-    fw.keeper.clear();
-    fw.intentV.fill(0);
+    this.#clearIntent();
     fw.planner.reset();
     const stand = pose === "stand";
     const legs = stand ? STAND_POSE_RAD : REST_POSE_RAD;
@@ -277,14 +272,8 @@ export class SimTny360 {
     od.xM = od.yM = od.yawRad = 0;
     this.#simTimeS[0] = 0;
     fw.logLine(LogLevel.Info, "system", `simulation reset to ${pose}`);
-    // The state shows the new pose now, not a tick later (as at boot).
     const dt = f[DT_S]!;
-    f[DT_S] = 0;
-    this.#physics.bodyPose();
-    this.#physics.odometryImu();
-    this.#physics.jointSensors();
-    this.#physics.powerAdc();
-    this.#publish();
+    this.#publishAsIs();
     f[DT_S] = dt;
     return true;
   }
@@ -360,12 +349,7 @@ export class SimTny360 {
     fw.target.set(fw.model);
     fw.feedback.set(fw.model);
     fw.estimated.set(fw.model);
-    fw.clearJointOverrides();
-    fw.legOverride.fill(0);
-    fw.legOverrideOn.fill(0);
-    fw.posture.set([0, 0, DEFAULT_BODY_HEIGHT_M, 0, 0, 0]);
-    fw.keeper.clear();
-    fw.intentV.fill(0);
+    this.#clearIntent();
     fw.gait = GaitType.Walk;
     fw.intentGait = GaitType.Walk;
     f[INTENT_STAMP_MS] = nowMs;
@@ -384,12 +368,28 @@ export class SimTny360 {
     fw.log.clear();
     fw.errors.clear();
     fw.logLine(LogLevel.Info, "system", "TNY-360 simulator booted (bodylink); joints off, REST pose");
-    f[DT_S] = 0;
+    this.#publishAsIs();
+  }
+
+  /** The body's stages over no time, then the state: it shows the body as it is now, not a tick later (boot, a world reset). Leaves the step at 0. */
+  #publishAsIs(): void {
+    this.#fw.f[DT_S] = 0;
     this.#physics.bodyPose();
     this.#physics.odometryImu();
     this.#physics.jointSensors();
     this.#physics.powerAdc();
     this.#publish();
+  }
+
+  /** What clients asked of the body, gone (boot, a world reset): overrides, posture offsets, velocity. */
+  #clearIntent(): void {
+    const fw = this.#fw;
+    fw.clearJointOverrides();
+    fw.legOverride.fill(0);
+    fw.legOverrideOn.fill(0);
+    fw.posture.set([0, 0, DEFAULT_BODY_HEIGHT_M, 0, 0, 0]);
+    fw.keeper.clear();
+    fw.intentV.fill(0);
   }
 
   /** Log a line from outside (the TNY server records refused commands here). */
