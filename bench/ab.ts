@@ -137,12 +137,12 @@ interface Side {
 
 /** `git describe` of a checkout (short hash, `+dirty` when its tracked files changed). */
 async function describe(dir: string): Promise<string> {
-  const out = await capture("git", ["-C", dir, "describe", "--always", "--dirty=+dirty"], dir, () => undefined).catch(() => "");
-  return out.trim() || "(not a git checkout)";
+  const r = await capture("git", ["-C", dir, "describe", "--always", "--dirty=+dirty"], dir, () => undefined).catch(() => null);
+  return (r?.code === 0 && r.out.trim()) || "(not a git checkout)";
 }
 
-/** Run a command in `cwd`, streaming each line to `onLine`; resolves with the whole stdout (rejects on a non-zero exit). */
-function capture(cmd: string, args: readonly string[], cwd: string, onLine: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+/** Run a command in `cwd`, streaming each line to `onLine`; resolves with its whole stdout and exit code. */
+function capture(cmd: string, args: readonly string[], cwd: string, onLine: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<{ out: string; code: number | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
@@ -161,8 +161,7 @@ function capture(cmd: string, args: readonly string[], cwd: string, onLine: (lin
     child.on("error", reject);
     child.on("close", (code) => {
       if (partial) onLine(partial);
-      if (code === 0) resolve(out);
-      else reject(new Error(`${cmd} ${args.join(" ")} in ${cwd} exited with ${code}`));
+      resolve({ out, code });
     });
   });
 }
@@ -192,6 +191,7 @@ export async function runAgainstBaseline(baselineDir: string, names: readonly st
   console.log(`${rounds} round(s) per bench, interleaved (before, after, then after, before, …); options: ${flags.length ? flags.join(" ") : "none"}`);
   const started = performance.now();
   const summary: string[] = [];
+  const failed: string[] = [];
   for (const name of names) {
     const inBase = existsSync(join(base, "bench", `${name}.bench.ts`));
     if (!inBase) console.log(`\n### ${name}: the baseline has no bench/${name}.bench.ts: this side only`);
@@ -203,14 +203,21 @@ export async function runAgainstBaseline(baselineDir: string, names: readonly st
         if (s.label === "before" && !inBase) continue;
         console.log(`\n### ${name}, ${s.label} (round ${round + 1} of ${rounds})`);
         const prefix = `${s.label.padEnd(6)}| `;
-        const out = await capture("npm", ["run", "--silent", "bench", "--", ...flags, name], s.dir, (l) => console.log(prefix + l), env);
+        const { out, code } = await capture("npm", ["run", "--silent", "bench", "--", ...flags, name], s.dir, (l) => console.log(prefix + l), env);
+        if (code !== 0) {
+          // a bench that gives up under load (the isolation bench's 1,000 subscribers) costs its run, not the others
+          failed.push(`${name} ${s.label} round ${round + 1} (exit ${code})`);
+          console.log(`### ${name}, ${s.label} (round ${round + 1}): exited with ${code}; left out of the comparison`);
+          continue;
+        }
         outputs[s.label].push(out.replaceAll(s.dir, "<checkout>")); // paths in allocation sites match across checkouts
       }
     }
     const minutes = (performance.now() - t0) / 60_000;
-    console.log(`\n### ${name}: after/before, median of ${rounds} run(s) per side (${minutes.toFixed(1)} min)`);
-    if (!inBase) {
-      console.log("   (no baseline run)");
+    console.log(`\n### ${name}: after/before, median of the runs (before ${outputs.before.length}, after ${outputs.after.length}; ${minutes.toFixed(1)} min)`);
+    if (!inBase || outputs.before.length === 0 || outputs.after.length === 0) {
+      console.log(`   (${!inBase ? "no baseline run" : "no successful run on one side"})`);
+      summary.push(`${name} ${minutes.toFixed(1)} min`);
       continue;
     }
     const { lines, onlyBefore, onlyAfter } = compareOutputs(outputs.before, outputs.after);
@@ -219,4 +226,8 @@ export async function runAgainstBaseline(baselineDir: string, names: readonly st
     summary.push(`${name} ${minutes.toFixed(1)} min`);
   }
   console.log(`\nall: ${((performance.now() - started) / 60_000).toFixed(1)} min (${summary.join(", ")})`);
+  if (failed.length > 0) {
+    console.log(`runs that failed: ${failed.join(", ")}`);
+    process.exitCode = 1;
+  }
 }

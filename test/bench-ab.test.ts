@@ -81,6 +81,27 @@ describe("running two checkouts", () => {
     expect(lines).toContain("\n### api: the baseline has no bench/api.bench.ts: this side only");
   }, 60_000);
 
+  it("a run that fails is reported and left out; the others still run and compare (exit code 1 at the end)", async () => {
+    const base = fakeCheckout("base2", 100, ["tny", "api"]);
+    const here = fakeCheckout("here2", 150, ["tny", "api"]);
+    // the baseline's api bench fails every time (as the isolation bench gives up under load)
+    writeFileSync(join(base, "bench", "fake.mjs"), `if (process.argv.includes("api")) { console.log("rate 1"); process.exit(3); }\nconsole.log("rate      100  per s");\n`);
+    const lines: string[] = [];
+    const log = vi.spyOn(console, "log").mockImplementation((l: string) => void lines.push(String(l)));
+    const saved = process.exitCode;
+    try {
+      await runAgainstBaseline(base, ["api", "tny"], [], 1, here);
+      expect(process.exitCode).toBe(1);
+    } finally {
+      log.mockRestore();
+      process.exitCode = saved;
+    }
+    expect(lines).toContain("### api, before (round 1): exited with 3; left out of the comparison");
+    expect(lines).toContain("   (no successful run on one side)");
+    expect(lines).toContain("   rate ×1.50 per s"); // tny still ran and compared
+    expect(lines.at(-1)).toBe("runs that failed: api before round 1 (exit 3)");
+  }, 60_000);
+
   it("refuses a baseline that is no checkout, or this checkout itself", async () => {
     await expect(runAgainstBaseline(join(root, "nowhere"), ["tny"], [], 1)).rejects.toThrow(/not a bodylink checkout/);
     await expect(runAgainstBaseline(process.cwd(), ["tny"], [], 1)).rejects.toThrow(/names this checkout/);
