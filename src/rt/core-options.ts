@@ -20,7 +20,7 @@ import type { NaoSimPose } from "../bodies/nao/sim-world.js";
  * The NAO core's lead (CoreBaseOptions.spinMs) when `serve --core-spin-ms` gives none: 0, no final
  * spin. Its cycle starts when the futex wakes, on the development VM 0.06 ms after the deadline at
  * p50 and 0.1–0.2 ms at p99 (against its 6 ms late bound; LoLA's own frames jitter more), and the
- * core's thread took 0.90–0.97× the CPU of the learned lead's spin in the same runs
+ * core's thread took 0.88–0.99× the CPU of the learned lead's spin side by side
  * (docs/performance.md, "third pass").
  */
 export const NAO_CORE_SPIN_MS = 0;
