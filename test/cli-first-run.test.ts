@@ -34,20 +34,33 @@ async function occupiedPort(): Promise<{ server: Server; port: number }> {
 describe("one line and a code for every failure of serve and the tools (item 2, 3)", () => {
   const env = envFor();
   it("commander's unknown option and unknown command: one bodylink: line, the right --help, exit 2", async () => {
-    const a = expectOneErrorLine(await cli(env, "serve", "--bogus"), "BL_ERR_CLI_USAGE", 2);
+    // Usage errors are found before anything starts: the CLI runs side by side (each is a node start).
+    const [bogus, frob, unknown, noPort, bigPort, body, wake, spin, core, tnyServer, help] = await Promise.all([
+      cli(env, "serve", "--bogus"),
+      cli(env, "chest", "version", "--frob"),
+      cli(env, "frobnicate"),
+      cli(env, "serve", "--api-port"),
+      cli(env, "serve", "--api-port", "99999"),
+      cli(env, "serve", "--body", "hexapod", "--api-port", "0"),
+      cli(env, "serve", "--core-wake", "thread", "--api-port", "0"),
+      cli(env, "serve", "--core-spin-ms", "3", "--api-port", "0"),
+      cli(env, "serve", "--core", "main", "--api-port", "0"),
+      cli(env, "serve", "--tny-server", "main", "--api-port", "0"),
+      cli(env, "serve", "--help"),
+    ]);
+    const a = expectOneErrorLine(bogus, "BL_ERR_CLI_USAGE", 2);
     expect(a).toBe("unknown option '--bogus' (see `bodylink serve --help`)");
-    const b = expectOneErrorLine(await cli(env, "chest", "version", "--frob"), "BL_ERR_CLI_USAGE", 2);
+    const b = expectOneErrorLine(frob, "BL_ERR_CLI_USAGE", 2);
     expect(b).toContain("`bodylink chest version --help`");
-    expectOneErrorLine(await cli(env, "frobnicate"), "BL_ERR_CLI_USAGE", 2);
-    expectOneErrorLine(await cli(env, "serve", "--api-port"), "BL_ERR_CLI_USAGE", 2);
-    expect(expectOneErrorLine(await cli(env, "serve", "--api-port", "99999"), "BL_ERR_CLI_USAGE", 2)).toMatch(/--api-port must be an integer in 0\.\.65535/);
-    expect(expectOneErrorLine(await cli(env, "serve", "--body", "hexapod", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2)).toMatch(/unknown body "hexapod"/);
+    expectOneErrorLine(unknown, "BL_ERR_CLI_USAGE", 2);
+    expectOneErrorLine(noPort, "BL_ERR_CLI_USAGE", 2);
+    expect(expectOneErrorLine(bigPort, "BL_ERR_CLI_USAGE", 2)).toMatch(/--api-port must be an integer in 0\.\.65535/);
+    expect(expectOneErrorLine(body, "BL_ERR_CLI_USAGE", 2)).toMatch(/unknown body "hexapod"/);
     // the threaded core's flags: a wrong value names the choices, nothing starts
-    expect(expectOneErrorLine(await cli(env, "serve", "--core-wake", "thread", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2)).toMatch(/--core-wake must be one of spin, wait, block/);
-    expect(expectOneErrorLine(await cli(env, "serve", "--core-spin-ms", "3", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2)).toMatch(/--core-spin-ms must be "auto" or a number of ms in 0\.\.2, got "3"/);
+    expect(expectOneErrorLine(wake, "BL_ERR_CLI_USAGE", 2)).toMatch(/--core-wake must be one of spin, wait, block/);
+    expect(expectOneErrorLine(spin, "BL_ERR_CLI_USAGE", 2)).toMatch(/--core-spin-ms must be "auto" or a number of ms in 0\.\.2, got "3"/);
     // one start path per body: no flag chooses a second one
-    for (const flag of ["--core", "--tny-server"]) expectOneErrorLine(await cli(env, "serve", flag, "main", "--api-port", "0"), "BL_ERR_CLI_USAGE", 2);
-    const help = await cli(env, "serve", "--help");
+    for (const r of [core, tnyServer]) expectOneErrorLine(r, "BL_ERR_CLI_USAGE", 2);
     expect(help.stdout).toMatch(/--core-wake/);
     expect(help.stdout).not.toMatch(/--core <|--tny-server|\bthread \|/);
   });
@@ -131,25 +144,32 @@ describe("one line and a code for every failure of serve and the tools (item 2, 
 describe("the chest-board tools with no runtime: the real board, or --sim said plainly (item 1)", () => {
   const env = envFor();
   it("without --sim they go to the real board: none here, so one line with a code and a hint", async () => {
-    for (const c of [["prefs"], ["boards"], ["chest", "version"], ["chest", "mode"], ["chest", "harakiri"]]) {
-      const r = await cli(env, ...c);
+    const commands = [["prefs"], ["boards"], ["chest", "version"], ["chest", "mode"], ["chest", "harakiri"]];
+    for (const r of await Promise.all(commands.map((c) => cli(env, ...c)))) {
       expect(r.stdout).toBe("");
       expect(expectOneErrorLine(r, "BL_ERR_LINK_NO_DEVICE")).toContain("--sim");
     }
   });
   it("--sim answers and says so in the first line", async () => {
-    const p = await cli(env, "prefs", "--sim");
+    // each its own simulated board: side by side
+    const [p, boards, version, mode, harakiri, j] = await Promise.all([
+      cli(env, "prefs", "--sim"),
+      cli(env, "boards", "--sim"),
+      cli(env, "chest", "version", "--sim"),
+      cli(env, "chest", "mode", "--sim"),
+      cli(env, "chest", "harakiri", "--sim"),
+      cli(env, "prefs", "--sim", "--json"),
+    ]);
     expect(p.code).toBe(0);
     const lines = p.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^simulated chest board/);
     expect(lines).toHaveLength(78);
     expect(lines.at(-1)).toBe("76 values, CRC ok");
-    expect((await cli(env, "boards", "--sim")).stdout).toMatch(/^simulated chest board.*\nboard\s+bus\/addr/);
-    expect((await cli(env, "chest", "version", "--sim")).stdout).toMatch(/^simulated chest board.*\n3\.4\.1207\n$/);
-    expect((await cli(env, "chest", "mode", "--sim")).stdout).toMatch(/^simulated chest board.*\nNormal \(0\)\n$/);
-    expect((await cli(env, "chest", "harakiri", "--sim")).stdout).toMatch(/\nsimulated chest board: powering off \(no robot was touched\)\n$/);
+    expect(boards.stdout).toMatch(/^simulated chest board.*\nboard\s+bus\/addr/);
+    expect(version.stdout).toMatch(/^simulated chest board.*\n3\.4\.1207\n$/);
+    expect(mode.stdout).toMatch(/^simulated chest board.*\nNormal \(0\)\n$/);
+    expect(harakiri.stdout).toMatch(/\nsimulated chest board: powering off \(no robot was touched\)\n$/);
     // --json stays parseable: the note goes to stderr
-    const j = await cli(env, "prefs", "--sim", "--json");
     expect((JSON.parse(j.stdout) as { values: unknown[] }).values).toHaveLength(76);
     expect(j.stderr).toMatch(/^bodylink: simulated chest board/);
   });
@@ -169,8 +189,8 @@ for (const body of ["p7", "tny360"] as const) {
       await s?.stop();
     });
     it("prefs, boards and the chest tools refuse: this body has no chest board", async () => {
-      for (const c of [["prefs"], ["boards"], ["chest", "version"], ["chest", "mode"], ["chest", "harakiri"], ["prefs", "--url", apiUrlOf(s)]]) {
-        const r = await cli(env, ...c);
+      const commands = [["prefs"], ["boards"], ["chest", "version"], ["chest", "mode"], ["chest", "harakiri"], ["prefs", "--url", apiUrlOf(s)]];
+      for (const r of await Promise.all(commands.map((c) => cli(env, ...c)))) {
         expect(r.stdout).toBe("");
         expect(expectOneErrorLine(r, "BL_ERR_CMD_UNSUPPORTED")).toMatch(new RegExp(`^this body \\(${body}.*\\) has no chest board`));
       }
@@ -249,9 +269,12 @@ describe("a NAO runtime: state with names, units and control; --watch in place o
 
 describe("flags that do not apply are not silently ignored (item 4)", () => {
   it("serve warns, one line per flag, and runs", async () => {
-    const env = envFor();
-    const s = await serve(env, "--body", "p7", "--api-port", "0", "--tny-host", "10.0.0.1", "--lola-readers", "2");
-    await s.stop();
+    // two runtimes, each in its own runtime dir: side by side
+    const [s, t] = await Promise.all([
+      serve(envFor(), "--body", "p7", "--api-port", "0", "--tny-host", "10.0.0.1", "--lola-readers", "2"),
+      serve(envFor(), "--no-lola", "--lola-readers", "2", "--api-port", "0"),
+    ]);
+    await Promise.all([s.stop(), t.stop()]);
     // Warnings in the runtime's log (JSON off a terminal), beside the safety log's lines.
     const ignored = (err: string) =>
       err
@@ -261,9 +284,6 @@ describe("flags that do not apply are not silently ignored (item 4)", () => {
         .filter((r) => r.event === "flag_ignored" && r.level === 40)
         .map((r) => r.msg);
     expect(ignored(s.err()).sort()).toEqual(["--lola-readers applies to --body nao only; ignored with --body p7", "--tny-host applies to --body tny360 only; ignored with --body p7"]);
-    const env2 = envFor();
-    const t = await serve(env2, "--no-lola", "--lola-readers", "2", "--api-port", "0");
-    await t.stop();
     expect(ignored(t.err())).toContain("--lola-readers has no effect with --no-lola; ignored");
   });
 });

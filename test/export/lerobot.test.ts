@@ -159,7 +159,17 @@ beforeAll(async () => {
     const positions = new Array<number>(26).fill(0);
     positions[0] = 0.5; // HeadYaw
     await call("POST", "/v1/commands/joints", { positions, stiffness: new Array<number>(26).fill(0.6) }, a);
-    await sleep(1500);
+    // At least 1.5 s, and until the head is there at that stiffness (the ramps count cycles, and a
+    // loaded machine runs fewer of them in 1.5 s: a suite run at load ~13 ended the lease first),
+    // then a few rows' worth more (the export samples at 20 fps).
+    const there = async () => {
+      for (const t0 = Date.now(); Date.now() - t0 < 30_000; await sleep(20)) {
+        const st = (await call("GET", "/v1/state")) as { joint_positions: number[]; joint_stiffness: number[] };
+        if (Math.abs(st.joint_positions[0]! - 0.5) < 0.005 && Math.abs(st.joint_stiffness[0]! - 0.6) < 3e-3) return sleep(300);
+      }
+      throw new Error("the head did not reach 0.5 rad at stiffness 0.6 within 30 s");
+    };
+    await Promise.all([sleep(1500), there()]);
     await call("DELETE", "/v1/control", undefined, a);
     await sleep(300);
   });
