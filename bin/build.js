@@ -64,10 +64,15 @@ async function bundleTypebox() {
     }
   };
   walk(dist);
-  // Every file compiled or not this time: an unchanged one already points at the bundle
+  // Every subpath any module imports: those tsc emitted this time name the package, those it did
+  // not (an incremental build) already name the bundle, which is made anew.
+  const BUNDLED = /\bfrom\s*"(?:\.\.?\/)+vendor\/typebox\/(\w+)\.js"/g;
   const used = new Set(["typebox"]);
   const texts = new Map(files.map((f) => [f, readFileSync(f, "utf8")]));
-  for (const text of texts.values()) for (const m of text.matchAll(SPECIFIER)) used.add(m[2]);
+  for (const text of texts.values()) {
+    for (const m of text.matchAll(SPECIFIER)) used.add(m[2]);
+    for (const m of text.matchAll(BUNDLED)) used.add(m[1] === "index" ? "typebox" : `typebox/${m[1]}`);
+  }
   const out = (spec) => (spec === "typebox" ? "index" : spec.slice("typebox/".length));
   rmSync(vendor, { recursive: true, force: true });
   await build({
