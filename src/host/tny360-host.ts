@@ -223,4 +223,9 @@ export class Tny360Host extends CoreHost<Tny360Requests> implements Tny360Body, 
   simulatorTicks(ms: number): Promise<boolean> {
     return this.#refreshed(this.core.callOrdered("testTicks", this.core.timeoutMs, ms));
   }
+
+  /** Test hook: the core clock's blocking waits so far (those that ran out, those the wake word ended). */
+  blockingWaits(): Promise<{ interrupted: number; timedOut: number } | null> {
+    return this.core.call("testWakeCounts", this.core.timeoutMs);
+  }
 }

@@ -111,6 +111,8 @@ export interface Tny360Requests {
   simReset(leaseId: string, pose: Tny360SimPose): SimResetResult;
   /** Test hook: `ms` of the stopped simulator's own ticks (false on a real robot). */
   testTicks(ms: number): boolean;
+  /** Test hook: the core clock's blocking waits so far (MonotonicClock.wakeCounts; null on another clock). */
+  testWakeCounts(): { interrupted: number; timedOut: number } | null;
 }
 
 /** What the TNY-360 core says once ready. */

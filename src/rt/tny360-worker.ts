@@ -72,6 +72,7 @@ runCore<Tny360Robot, Tny360CoreOptions, Tny360Requests, Tny360Ready, { tnyPort: 
       copyTny360State(r.sim.state, r.state); // published with the answer (not through the driver: a test fault may be armed)
       return true;
     },
+    testWakeCounts: (r) => (r.clock instanceof MonotonicClock ? r.clock.wakeCounts : null),
   },
   async serve(r, o, post, control) {
     const s = o.server;
