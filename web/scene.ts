@@ -35,6 +35,7 @@ import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { NAO_BONES, NAO_FRAME_INDEX as NF, NAO_FRAMES, NaoKinematics } from "../src/bodies/nao/kinematics.js";
 import { NAO_CONTACT_FRAMES } from "../src/bodies/nao/sim-world.js";
 import { P7_JOINT_COUNT } from "../src/bodies/p7/joints.js";
+import { P7_CONTACT_FRAMES } from "../src/bodies/p7/mjcf.js";
 import { P7Kinematics } from "../src/bodies/p7/kinematics.js";
 import { LEG_NAMES, LEG_Y_INVERTED } from "../src/bodies/tny360/joints.js";
 import { footInBody, HIP_OFFSET_M, HIP_POSITIONS_M, rotationXYZ, THIGH_LENGTH_M } from "../src/bodies/tny360/kinematics.js";
@@ -259,6 +260,7 @@ function p7Model(): BodyModel {
     points,
     rotations,
     view: { targetZ: 0.35, distance: 1.5 },
+    contactPoints: P7_CONTACT_FRAMES,
     build(f) {
       for (let i = 0; i < n - 1; i++) f.bone(i, i + 1, i < 4 ? 0.032 : 0.024);
       for (let i = 1; i < n - 1; i++) f.joint(i, i < 4 ? 0.042 : 0.032);

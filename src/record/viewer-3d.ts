@@ -19,6 +19,7 @@
  * `TF_EVERY_MS` for the transforms and `SCENE_EVERY_MS` for the scene (a late viewer or a seek in a
  * file sees the robot within a second).
  */
+import { P7_CONTACT_FRAMES } from "../bodies/p7/mjcf.js";
 import type { BodyKind } from "../bodies/registry.js";
 import { API_ORDER, API_TO_LOLA } from "../bodies/nao/joints.js";
 import { NAO_FRAMES, NAO_LINKS_M, NaoKinematics } from "../bodies/nao/kinematics.js";
@@ -135,7 +136,8 @@ function p7Frames(): BodyFrames {
       setPose(out, P7_JOINT_COUNT + 1, fk.rotation, 9 * (P7_JOINT_COUNT - 1), fk.flangeM[0]!, fk.flangeM[1]!, fk.flangeM[2]!);
     },
     color: [0.85, 0.55, 0.2],
-    contactFrames: {},
+    // a physics contact (P7_CONTACT_LINKS): link i between its joint's frame and the next one
+    contactFrames: P7_CONTACT_FRAMES,
     solids: [{ frame: 0, kind: "cylinder", sizeM: [0.12, 0.12, P7_BASE_HEIGHT_M], atM: [0, 0, P7_BASE_HEIGHT_M / 2] }],
   };
 }

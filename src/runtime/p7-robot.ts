@@ -494,6 +494,7 @@ export class P7Robot implements RobotBase, P7Body, CycleRobot<P7State, P7Command
     if (this.sim.model.kind === "physics") {
       writeSimWorld(s.simWorld, this.sim.model);
       s.simWorld[SIM_WORLD.realTimeFactor] = this.#simTime.realTimeFactor();
+      s.simContacts.set(this.sim.model.contactForceN);
     }
     if (!s.jointValid || !s.motorValid || !s.imuValid) this.#counters.lengthMismatch++;
     this.#link = "ok";

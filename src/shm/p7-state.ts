@@ -27,6 +27,7 @@ export const P7_BINDING: StateBinding<P7Mirror, typeof P7_STATE_LAYOUT> = {
     angularVelocity: s.angularVelocity,
     linearAcceleration: s.linearAcceleration,
     simWorld: s.simWorld,
+    simContacts: s.simContacts,
   }),
   write(v, m) {
     const s = m.state;

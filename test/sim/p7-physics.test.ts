@@ -17,6 +17,7 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GRAVITY_M_S2, P7_EFFORT_LIMIT_NM, P7_LINK_MASS_KG } from "../../src/bodies/p7/joints.js";
 import { P7Kinematics } from "../../src/bodies/p7/kinematics.js";
+import { P7_CONTACT_LINKS } from "../../src/bodies/p7/mjcf.js";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
 import { P7SimDriver, physicsP7Model } from "../../src/drivers/p7/sim.js";
 import { P7State } from "../../src/bodies/p7/state.js";
@@ -170,6 +171,10 @@ describe("the physics P7 under the arm service", () => {
     expect(Math.abs(j.velocities[1]!)).toBeLessThan(0.01); // at rest there
     const d = model.mjData;
     expect(d.ncon).toBeGreaterThan(0);
+    // The state says which links touch (sim.contacts): the forearm and wrist on the floor.
+    const touching = P7_CONTACT_LINKS.filter((_, i) => robot.state.simContacts[i]! > 0);
+    expect(touching).toContain("link7");
+    expect(touching).not.toContain("link1");
     // The servo pushes toward its target: beyond what holding the arm against gravity takes.
     const g = new Float64Array(7);
     kin.gravityTorquesNm(g);
@@ -177,6 +182,7 @@ describe("the physics P7 under the arm service", () => {
     // Back at home through the reset: nothing touches, nothing moves.
     expect(robot.simReset(lease, "home")).toEqual({ ok: true, timeS: 0 });
     expect(model.mjData.ncon).toBe(0);
+    expect(Array.from(robot.state.simContacts)).toEqual(new Array(7).fill(0));
     tick(robot, clock, 25);
     for (const q of robot.getJointState()!.angles) expect(Math.abs(q)).toBeLessThan(1e-3);
   });

@@ -6,6 +6,7 @@
  */
 import { SIM_WORLD_SLOTS } from "../sim-world.js";
 import { P7_JOINT_COUNT } from "./joints.js";
+import { P7_CONTACT_LINKS } from "./mjcf.js";
 
 export const P7_STATE_LAYOUT = [
   // seq, timestampMs, epochMs
@@ -19,6 +20,8 @@ export const P7_STATE_LAYOUT = [
   { name: "linearAcceleration", type: "f64", count: 3 },
   // a physics simulator's world (SIM_WORLD's slots; all 0 without one)
   { name: "simWorld", type: "f64", count: SIM_WORLD_SLOTS },
+  // its contacts (P7_CONTACT_LINKS' order, N)
+  { name: "simContacts", type: "f32", count: P7_CONTACT_LINKS.length },
   // jointValid, motorValid, imuValid (0/1), link (LINK_CODE)
   { name: "flags", type: "u8", count: 4 },
 ] as const;

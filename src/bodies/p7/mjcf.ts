@@ -22,7 +22,9 @@
  *   their capsules' ends within a radius of each other; `P7_COLLISION_EXCLUDES`), and link 1 with
  *   the base it stands on. So the arm cannot pass through the floor, its base or itself.
  * - Sensors: jointpos, jointvel and actuatorfrc per joint (the state's angles, velocities,
- *   efforts), and the IMU site on link 7 (`P7_IMU_MOUNT`) with an accelerometer and a gyro.
+ *   efforts), the IMU site on link 7 (`P7_IMU_MOUNT`) with an accelerometer and a gyro, and per
+ *   link (`P7_CONTACT_LINKS`) a contact sensor with the world's geoms, the floor and the base
+ *   (contact found, net force).
  *
  * Pure and deterministic: `p7Mjcf()` returns the same text every time, the text shipped as
  * models/p7.xml (`npm run models`; test/p7/mjcf.test.ts checks it with MuJoCo itself).
@@ -62,8 +64,18 @@ export const P7_SERVO_STALL_ERROR_RAD = 0.02;
 export const P7_SERVO_DAMPING_S = 0.05;
 /** Physics step, s: the simulator's 4 ms state period in four steps. */
 export const P7_TIMESTEP_S = 0.001;
-/** The sensors in sensordata order: 7 jointpos, 7 jointvel, 7 actuatorfrc, accelerometer 3, gyro 3. */
-export const P7_SENSOR_ADR = Object.freeze({ position: 0, velocity: 7, effort: 14, accelerometer: 21, gyro: 24 });
+/** The links whose contacts with the world (the floor, the base) the state reports, in the contact sensors' order. */
+export const P7_CONTACT_LINKS: readonly string[] = Object.freeze(Array.from({ length: P7_JOINT_COUNT }, (_, i) => `link${i + 1}`));
+/**
+ * Where the viewers and the dashboard draw a contact (P7_CONTACT_LINKS) on the arm's frames (base
+ * 0, joint i at i, the flange at 8): link i between its joint and the next joint or the flange.
+ */
+export const P7_CONTACT_FRAMES: Readonly<Record<string, readonly [number, number]>> = Object.freeze(Object.fromEntries(P7_CONTACT_LINKS.map((l, i) => [l, [i + 1, i + 2] as const])));
+/**
+ * The sensors in sensordata order: 7 jointpos, 7 jointvel, 7 actuatorfrc, accelerometer 3, gyro 3,
+ * then per P7_CONTACT_LINKS entry: contact count, then the net contact force on the link (3, N).
+ */
+export const P7_SENSOR_ADR = Object.freeze({ position: 0, velocity: 7, effort: 14, accelerometer: 21, gyro: 24, contacts: 27, contactStride: 4 });
 
 /** A number as MJCF text: 9 significant digits, no "-0". */
 function num(x: number): string {
@@ -138,6 +150,7 @@ export function p7Mjcf(): string {
   for (const n of P7_JOINT_NAMES) out.push(`    <actuatorfrc name="${n}Effort" actuator="${n}"/>`);
   out.push(`    <accelerometer name="accelerometer" site="${P7_IMU_MOUNT.frame}"/>`);
   out.push(`    <gyro name="gyro" site="${P7_IMU_MOUNT.frame}"/>`);
+  for (const l of P7_CONTACT_LINKS) out.push(`    <contact name="${l}Contact" body1="${l}" body2="world" num="1" data="found force" reduce="netforce"/>`);
   out.push("  </sensor>");
   out.push("</mujoco>");
   return `${out.join("\n")}\n`;

@@ -14,6 +14,7 @@
  */
 import { SIM_WORLD_SLOTS } from "../sim-world.js";
 import { P7_JOINT_COUNT } from "./joints.js";
+import { P7_CONTACT_LINKS } from "./mjcf.js";
 
 /** When and in which cycle a snapshot was taken. */
 export interface SnapshotMeta {
@@ -85,6 +86,8 @@ export class P7State {
    * real-time factor. All 0 on a real arm and the kinematic simulator.
    */
   readonly simWorld = new Float64Array(SIM_WORLD_SLOTS);
+  /** The physics arm's contacts: the net force between each link (P7_CONTACT_LINKS) and the floor or base, N (0: none). */
+  readonly simContacts = new Float32Array(P7_CONTACT_LINKS.length);
 
   invalidate(): void {
     this.jointValid = false;

@@ -17,6 +17,7 @@
 import type { SimKind, SimWorldPose } from "../../bodies/sim-world.js";
 import { GRAVITY_M_S2, P7_EFFORT_LIMIT_NM, P7_IMU_MOUNT, P7_JOINT_COUNT, P7_VISCOUS_NM_S_RAD } from "../../bodies/p7/joints.js";
 import { P7Kinematics } from "../../bodies/p7/kinematics.js";
+import { P7_CONTACT_LINKS } from "../../bodies/p7/mjcf.js";
 import { P7_SIM_STEP_MS } from "./constants.js";
 
 const N = P7_JOINT_COUNT;
@@ -38,6 +39,8 @@ export interface P7BodyModel extends SimWorldPose {
   readonly accelerometerMps2: Float64Array;
   /** Simulated time since construction or the last reset, s. */
   readonly timeS: number;
+  /** Net contact force between each link (P7_CONTACT_LINKS) and the world's floor or base, N (0: none; always 0 on the kinematic arm). */
+  readonly contactForceN: Float64Array;
   /**
    * One 4 ms step toward the arm service's set-point: position (rad), velocity (rad/s) and
    * acceleration (rad/s²) per joint. Allocation-free.
@@ -57,6 +60,7 @@ export abstract class P7ModelOutputs {
   readonly effortNm = new Float64Array(N);
   readonly gyroRadS = new Float64Array(3);
   readonly accelerometerMps2 = new Float64Array(3);
+  readonly contactForceN = new Float64Array(P7_CONTACT_LINKS.length);
 }
 
 /**

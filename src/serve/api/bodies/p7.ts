@@ -29,7 +29,8 @@ import type { P7State } from "../../../bodies/p7/state.js";
 import type { P7Body } from "../../../runtime/p7-robot.js";
 import type { BodyAdapter, BodyFields, CommandOutcome, CommandRoute, ReadRoute, SourceStamp } from "../adapter.js";
 import { numbers } from "../schemas.js";
-import { AdapterBase } from "./common.js";
+import { P7_CONTACT_LINKS } from "../../../bodies/p7/mjcf.js";
+import { AdapterBase, f32 } from "./common.js";
 import { SimWorldSchema, simResetRoute, simWorldAnswer } from "./sim-world.js";
 
 const n = P7_JOINT_COUNT;
@@ -89,6 +90,7 @@ export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
   readonly #angularVelocity = new Float64Array(3);
   readonly #linearAcceleration = new Float64Array(3);
   readonly #simWorld = new Float64Array(SIM_WORLD_SLOTS);
+  readonly #simContacts = new Float32Array(P7_CONTACT_LINKS.length);
 
   constructor(robot: P7Body) {
     super(robot);
@@ -148,6 +150,7 @@ export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
     this.#angularVelocity.set(s.angularVelocity);
     this.#linearAcceleration.set(s.linearAcceleration);
     this.#simWorld.set(s.simWorld);
+    this.#simContacts.set(s.simContacts);
   }
 
   source(): SourceStamp | null {
@@ -166,13 +169,16 @@ export class P7Adapter extends AdapterBase<P7Body> implements BodyAdapter {
       angularVelocity: this.#angularVelocity,
       linearAcceleration: this.#linearAcceleration,
       simWorld: this.#simWorld,
+      simContacts: this.#simContacts,
     });
   }
 }
 
 /** The P7's state fields (P7FieldsSchema) from a state's arrays: what the API serves, and what a recording's /p7/state carries. Allocates. */
-export function p7Fields(s: Pick<P7State, "angles" | "velocities" | "efforts" | "temperatures" | "errorIds" | "angularVelocity" | "linearAcceleration" | "simWorld">): BodyFields {
-  const sim = simWorldAnswer(s.simWorld);
+export function p7Fields(s: Pick<P7State, "angles" | "velocities" | "efforts" | "temperatures" | "errorIds" | "angularVelocity" | "linearAcceleration" | "simWorld" | "simContacts">): BodyFields {
+  const contacts: Array<{ link: string; force_n: number }> = [];
+  for (let i = 0; i < P7_CONTACT_LINKS.length; i++) if (s.simContacts[i]! > 0) contacts.push({ link: P7_CONTACT_LINKS[i]!, force_n: f32(s.simContacts[i]!) });
+  const sim = simWorldAnswer(s.simWorld, contacts);
   return {
     joint_positions: Array.from(s.angles),
     joint_velocities: Array.from(s.velocities),

@@ -26,7 +26,7 @@ export const SimWorldSchema = Type.Object(
     }),
     contacts: Type.Array(
       Type.Object({
-        link: Type.String({ description: "The link touching the floor (NAO: LFoot, RTibia, Head, …; TNY-360: Body, FrontLeftPaw, …)" }),
+        link: Type.String({ description: "The link touching the floor (NAO: LFoot, RTibia, Head, …; TNY-360: Body, FrontLeftPaw, …; P7: link1 … link7, the floor or its base)" }),
         force_n: Type.Number({ description: "Net contact force, N" }),
       }),
       { description: "Links touching the floor now" },

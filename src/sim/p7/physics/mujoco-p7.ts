@@ -17,7 +17,8 @@
  *   itself never leaves it, and the joints' ranges stop the arm.
  * - Sensors, in the SDK's units: positions and velocities of the joints, efforts = the servos'
  *   torque (MuJoCo's actuator force: gravity, inertia, friction, all of it), the accelerometer
- *   (specific force, +g up at rest) and gyro at the arm_imu site, in its frame (link 7's axes).
+ *   (specific force, +g up at rest) and gyro at the arm_imu site, in its frame (link 7's axes);
+ *   each link's net contact force with the floor or the base (the state's `sim.contacts`).
  * - Time: four 1 ms MuJoCo steps per 4 ms step of the arm.
  * - The base is bolted to the world: it never moves and nothing falls. The links collide with the
  *   floor, the base and each other (bodies/p7/mjcf.ts), so a move through them ends on them.
@@ -131,6 +132,13 @@ export class MujocoP7Model extends P7ModelOutputs implements P7BodyModel {
     for (let k = 0; k < 3; k++) {
       this.accelerometerMps2[k] = s[P7_SENSOR_ADR.accelerometer + k]!;
       this.gyroRadS[k] = s[P7_SENSOR_ADR.gyro + k]!;
+    }
+    for (let c = 0; c < this.contactForceN.length; c++) {
+      const at = P7_SENSOR_ADR.contacts + P7_SENSOR_ADR.contactStride * c;
+      const fx = s[at + 1]!,
+        fy = s[at + 2]!,
+        fz = s[at + 3]!;
+      this.contactForceN[c] = s[at]! > 0 ? Math.sqrt(fx * fx + fy * fy + fz * fz) : 0;
     }
   }
 }
