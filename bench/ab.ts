@@ -35,22 +35,38 @@ export function numbersOf(line: string): number[] {
   return [...line.matchAll(NUMBER)].map((m) => Number(m[0]));
 }
 
+/** A line with figures: the block it is in (the shape of the block's first line) and its text. */
+export interface FigureLine {
+  readonly block: string;
+  readonly line: string;
+}
+
 /**
- * Every line that carries numbers, keyed by its label (the text before its first number; a line
- * that starts with a number, such as an allocation site's, by its whole shape) and which
- * occurrence of that key it is: the line's text, for {@link compareOutputs}.
+ * Every line that carries numbers, keyed by the block it is in (lines after a blank line, named by
+ * the first one's label: a table's title), its label (the text before its first number; a line
+ * that starts with a number, such as an allocation site, by its whole shape) and which occurrence
+ * of that key it is. A block renamed between the two checkouts matches nothing (its lines count as
+ * one side's) rather than pairing one configuration's row with another's.
  */
-export function figuresOf(output: string): Map<string, string> {
+export function figuresOf(output: string): Map<string, FigureLine> {
   const seen = new Map<string, number>();
-  const out = new Map<string, string>();
+  const out = new Map<string, FigureLine>();
+  let block = "";
+  let blank = true;
   for (const line of output.split("\n")) {
+    if (line.trim() === "") {
+      blank = true;
+      continue;
+    }
     const first = line.search(NUMBER);
+    const label = (first < 0 ? line : line.slice(0, first)).replace(/\s+/g, " ").trim();
+    if (blank) block = label;
+    blank = false;
     if (first < 0) continue;
-    const label = line.slice(0, first).replace(/\s+/g, " ").trim();
-    const key = label.replace(/[^\p{L}]/gu, "").length >= 2 ? label : shapeOf(line);
+    const key = `${block} » ${label.replace(/[^\p{L}]/gu, "").length >= 2 ? label : shapeOf(line)}`;
     const n = (seen.get(key) ?? 0) + 1;
     seen.set(key, n);
-    out.set(n === 1 ? key : `${key} [${n}]`, line);
+    out.set(n === 1 ? key : `${key} [${n}]`, { block, line });
   }
   return out;
 }
@@ -114,17 +130,22 @@ function compareLine(before: readonly string[], after: readonly string[]): strin
 export function compareOutputs(before: readonly string[], after: readonly string[]): { lines: string[]; onlyBefore: number; onlyAfter: number } {
   const b = before.map(figuresOf);
   const a = after.map(figuresOf);
-  const keysInAll = (runs: Map<string, string>[]): string[] => [...runs[0]!.keys()].filter((k) => runs.every((m) => m.has(k)));
+  const keysInAll = (runs: Map<string, FigureLine>[]): string[] => [...runs[0]!.keys()].filter((k) => runs.every((m) => m.has(k)));
   const bKeys = new Set(keysInAll(b));
   const aKeys = keysInAll(a);
   const lines: string[] = [];
+  let lastBlock: string | null = null;
   for (const k of aKeys) {
     if (!bKeys.has(k)) continue;
     const line = compareLine(
-      b.map((m) => m.get(k)!),
-      a.map((m) => m.get(k)!),
+      b.map((m) => m.get(k)!.line),
+      a.map((m) => m.get(k)!.line),
     );
-    if (line !== null) lines.push(line);
+    if (line === null) continue;
+    const block = a[0]!.get(k)!.block;
+    if (block !== lastBlock && !line.startsWith(block)) lines.push(`[${block}]`);
+    lastBlock = block;
+    lines.push(line);
   }
   const aSet = new Set(aKeys);
   return { lines, onlyBefore: [...bKeys].filter((k) => !aSet.has(k)).length, onlyAfter: aKeys.filter((k) => !bKeys.has(k)).length };

@@ -14,10 +14,18 @@ describe("figures in a bench's output", () => {
     expect(numbersOf("p99 of 12.5 µs, v8 heap -3 B, 0.87× the echo, 3.60 %.")).toEqual([12.5, -3, 0.87, 3.6]);
     expect(shapeOf("  wall p50 12.3  p99   4 ms")).toBe("wall p50 # p99 # ms");
   });
-  it("are keyed by their label and its occurrence (repeated rows stay apart), or by their shape when they start with a number", () => {
-    const f = figuresOf("=== x ===\nnao   1.5 ms\np7    2 ms\nrow   3\nrow   4\n  375.2  pushAsyncContext (node:internal/async_hooks:539)\nno numbers here\n");
-    expect([...f.keys()]).toEqual(["nao", "p7 # ms", "row", "row [2]", "# pushAsyncContext (node:internal/async_hooks:#)"]);
-    expect(f.get("row [2]")).toBe("row   4");
+  it("are keyed by their block, their label and its occurrence (repeated rows stay apart), or by their shape when they start with a number", () => {
+    const f = figuresOf("=== x ===\nnao   1.5 ms\np7    2 ms\nrow   3\nrow   4\n  375.2  pushAsyncContext (node:internal/async_hooks:539)\nno numbers here\n\nin-thread, 2 runs\nrow   5\n");
+    expect([...f.keys()]).toEqual([
+      "=== x === » nao",
+      "=== x === » p7 # ms",
+      "=== x === » row",
+      "=== x === » row [2]",
+      "=== x === » # pushAsyncContext (node:internal/async_hooks:#)",
+      "in-thread, » in-thread,",
+      "in-thread, » row", // another block (after a blank line): not the first block's third row
+    ]);
+    expect(f.get("=== x === » row [2]")).toEqual({ block: "=== x ===", line: "row   4" });
   });
   it("compare a table row cell by cell: numbers as ratios, a cell whose words changed as after ≠ before", () => {
     const before = ["nao   | 3000.0  1.00 | 1 (1 Scavenge) in 500 cycles\n"];
@@ -25,10 +33,18 @@ describe("figures in a bench's output", () => {
     expect(compareOutputs(before, after).lines).toEqual(["nao | ×0.80 = | 0 (none) in 500 cycles ≠ 1 (1 Scavenge) in 500 cycles"]);
   });
   it("compare as after/before of their medians; constants print '=', unchanged lines are left out, one-sided lines counted", () => {
-    const before = ["echo 100 1.00\nserver 80 0.80\nperiod 5 ms\nold row 1\n", "echo 100 1.00\nserver 90 0.90\nperiod 5 ms\nold row 2\n", "echo 100 1.00\nserver 70 0.70\nperiod 5 ms\nold row 3\n"];
-    const after = ["echo 100 1.00\nserver 95 0.95\nperiod 5 ms\nnew row 1\n", "echo 100 1.00\nserver 99 0.99\nperiod 5 ms\nnew row 1\n", "echo 100 1.00\nserver 90 0.90\nperiod 5 ms\nnew row 1\n"];
+    const before = [
+      "=== t ===\necho 100 1.00\nserver 80 0.80\nperiod 5 ms\nold row 1\n",
+      "=== t ===\necho 100 1.00\nserver 90 0.90\nperiod 5 ms\nold row 2\n",
+      "=== t ===\necho 100 1.00\nserver 70 0.70\nperiod 5 ms\nold row 3\n",
+    ];
+    const after = [
+      "=== t ===\necho 100 1.00\nserver 95 0.95\nperiod 5 ms\nnew row 1\n",
+      "=== t ===\necho 100 1.00\nserver 99 0.99\nperiod 5 ms\nnew row 1\n",
+      "=== t ===\necho 100 1.00\nserver 90 0.90\nperiod 5 ms\nnew row 1\n",
+    ];
     const r = compareOutputs(before, after);
-    expect(r.lines).toEqual(["server ×1.19 ×1.19"]); // medians 95/80 and 0.95/0.80
+    expect(r.lines).toEqual(["[=== t ===]", "server ×1.19 ×1.19"]); // medians 95/80 and 0.95/0.80
     expect(r.onlyBefore).toBe(1);
     expect(r.onlyAfter).toBe(1);
   });
