@@ -74,3 +74,18 @@ export class ServoViews {
     this.actForce = new LiveView(() => d.actuator_force as Float64Array);
   }
 }
+
+/**
+ * Each contact sensor's net force into `out`, N (0 where it found no contact): `out.length` sensors
+ * from sensordata slot `start`, `stride` apart, each [found, fx, fy, fz] (MJCF `<contact data="found
+ * force" reduce="netforce">`). Perform side: allocation-free.
+ */
+export function readContactForces(sensor: Float64Array, start: number, stride: number, out: Float64Array): void {
+  for (let c = 0; c < out.length; c++) {
+    const at = start + stride * c;
+    const fx = sensor[at + 1]!,
+      fy = sensor[at + 2]!,
+      fz = sensor[at + 3]!;
+    out[c] = sensor[at]! > 0 ? Math.sqrt(fx * fx + fy * fy + fz * fz) : 0;
+  }
+}

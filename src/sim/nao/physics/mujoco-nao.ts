@@ -19,7 +19,7 @@
 import { LOLA_INDEX, type LOLA_ORDER, REST_POSTURE_RAD } from "../../../bodies/nao/joints.js";
 import { groundedBasePose, NAO_CONTACT_LINKS, NAO_MJCF_JOINTS, NAO_SENSOR_ADR, NAO_TIMESTEP_S, naoMjcf } from "../../../bodies/nao/mjcf.js";
 import { NAO_DRIVEN_JOINTS, NAO_JOINT_DRIVES } from "../../../bodies/nao/motors.js";
-import { compiledModelCopy, loadMujoco, ServoViews, type MjData, type MjModel, type Mujoco } from "../../physics/mujoco.js";
+import { compiledModelCopy, loadMujoco, readContactForces, ServoViews, type MjData, type MjModel, type Mujoco } from "../../physics/mujoco.js";
 import { GRAVITY_MPS2, lagJoint, type NaoBodyModel, NaoModelOutputs, type NaoSimPose } from "../model.js";
 
 /**
@@ -180,16 +180,8 @@ export class MujocoNaoModel extends NaoModelOutputs implements NaoBodyModel {
     const r22 = 1 - 2 * (x * x + y * y);
     this.anglesRad[0] = Math.atan2(r21, r22);
     this.anglesRad[1] = Math.atan2(-r20, Math.sqrt(r21 * r21 + r22 * r22));
-    let touching = false;
-    for (let c = 0; c < this.contactForceN.length; c++) {
-      const at = NAO_SENSOR_ADR.contacts + NAO_SENSOR_ADR.contactStride * c;
-      const fx = s[at + 1]!;
-      const fy = s[at + 2]!;
-      const fz = s[at + 3]!;
-      const n = s[at]! > 0 ? Math.sqrt(fx * fx + fy * fy + fz * fz) : 0;
-      this.contactForceN[c] = n;
-      if (n > 0 && (c === FALL_LINKS[0] || c === FALL_LINKS[1])) touching = true;
-    }
+    readContactForces(s, NAO_SENSOR_ADR.contacts, NAO_SENSOR_ADR.contactStride, this.contactForceN);
+    const touching = this.contactForceN[FALL_LINKS[0]!]! > 0 || this.contactForceN[FALL_LINKS[1]!]! > 0;
     this.#f[3] = r22 < FALLEN_UP_Z || touching ? 1 : 0;
   }
 }

@@ -25,7 +25,7 @@
  */
 import { P7_JOINT_COUNT } from "../../../bodies/p7/joints.js";
 import { P7_SENSOR_ADR, P7_TIMESTEP_S, p7Mjcf } from "../../../bodies/p7/mjcf.js";
-import { compiledModelCopy, LiveView, loadMujoco, type MjData, type MjModel, type Mujoco, ServoViews } from "../../physics/mujoco.js";
+import { compiledModelCopy, LiveView, loadMujoco, type MjData, type MjModel, type Mujoco, readContactForces, ServoViews } from "../../physics/mujoco.js";
 import { P7_SIM_STEP_MS } from "../constants.js";
 import { type P7BodyModel, P7ModelOutputs } from "../model.js";
 
@@ -133,12 +133,6 @@ export class MujocoP7Model extends P7ModelOutputs implements P7BodyModel {
       this.accelerometerMps2[k] = s[P7_SENSOR_ADR.accelerometer + k]!;
       this.gyroRadS[k] = s[P7_SENSOR_ADR.gyro + k]!;
     }
-    for (let c = 0; c < this.contactForceN.length; c++) {
-      const at = P7_SENSOR_ADR.contacts + P7_SENSOR_ADR.contactStride * c;
-      const fx = s[at + 1]!,
-        fy = s[at + 2]!,
-        fz = s[at + 3]!;
-      this.contactForceN[c] = s[at]! > 0 ? Math.sqrt(fx * fx + fy * fy + fz * fz) : 0;
-    }
+    readContactForces(s, P7_SENSOR_ADR.contacts, P7_SENSOR_ADR.contactStride, this.contactForceN);
   }
 }

@@ -28,7 +28,7 @@ import { TNY360_CONTACT_LINKS, TNY360_SENSOR_ADR, TNY360_TIMESTEP_S, tny360Mjcf 
 import { EAR_DEFAULT_RAD, REST_POSE_RAD, STAND_POSE_RAD, type Tny360SimPose } from "../../../bodies/tny360/poses.js";
 import { TNY360_NO_LOAD_SPEED_RAD_S, TNY360_STALL_TORQUE_NM } from "../../../bodies/tny360/servos.js";
 import { JOINT_COUNT, LEG_COUNT } from "../../../wire/tny/constants.js";
-import { compiledModelCopy, loadMujoco, ServoViews, type MjData, type MjModel, type Mujoco } from "../../physics/mujoco.js";
+import { compiledModelCopy, loadMujoco, ServoViews, type MjData, type MjModel, type Mujoco, readContactForces } from "../../physics/mujoco.js";
 import { Rng } from "../../random.js";
 import { DT_S, type Firmware } from "../firmware.js";
 import { ACCEL_NOISE_MS2, FEEDBACK_NOISE_RAD, powerAndAdc, type Tny360BodyModel, type Tny360ModelFactory, type Tny360SimWorld } from "../model.js";
@@ -279,13 +279,7 @@ export class MujocoTnyModel implements Tny360BodyModel, Tny360SimWorld {
     o[1] = q[5]!;
     o[2] = q[6]!;
     o[3] = q[3]!;
-    for (let c = 0; c < this.contactForceN.length; c++) {
-      const at = TNY360_SENSOR_ADR.contacts + TNY360_SENSOR_ADR.contactStride * c;
-      const fx = s[at + 1]!,
-        fy = s[at + 2]!,
-        fz = s[at + 3]!;
-      this.contactForceN[c] = s[at]! > 0 ? Math.sqrt(fx * fx + fy * fy + fz * fz) : 0;
-    }
+    readContactForces(s, TNY360_SENSOR_ADR.contacts, TNY360_SENSOR_ADR.contactStride, this.contactForceN);
     for (let leg = 0; leg < LEG_COUNT; leg++) this.grounded[leg] = this.contactForceN[1 + leg]! > PAW_SWITCH_N ? 1 : 0;
     const x = q[4]!,
       y = q[5]!;
