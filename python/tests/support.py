@@ -29,6 +29,10 @@ REPO = Path(__file__).resolve().parents[2]
 # on a 2-core machine shared with other test runs, a process descheduled for a quarter second must
 # not turn a getter None at a random moment.
 STALE_S = 2.0
+# How long a live test waits for what a command does (the head there, the stiffness 0): a hang guard
+# only. The runtime gets there in cycles; a loaded 2-core machine only makes that later (a suite run
+# at load ~12, four runtimes side by side, took more than 10 s once).
+LIVE_S = 60.0
 START_TIMEOUT_S = float(os.environ.get("BODYLINK_TEST_START_S", "120"))  # a loaded 2-core VM starts a runtime in 5..60 s
 
 

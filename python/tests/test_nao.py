@@ -7,7 +7,7 @@ import unittest
 
 import bodylink
 
-from .support import STALE_S, ModuleRuntime, assert_refused_while_held, run_example, wait_until
+from .support import LIVE_S, STALE_S, ModuleRuntime, assert_refused_while_held, run_example, wait_until
 
 RT = ModuleRuntime("nao")
 setUpModule, tearDownModule = RT.start, RT.stop
@@ -63,7 +63,7 @@ class Nao(unittest.TestCase):
             r = n.set_joints(positions=positions, stiffness=[0.6] * 26)
             self.assertEqual(set(r.applied), {"positions", "stiffness"})
             self.assertEqual(r.clamped, ())
-            self.assertTrue(wait_until(lambda: (s := n.get_joint_state()) is not None and abs(s.angles[0] - 0.5) < 0.01 and s.stiffness[0] > 0.5, 10))
+            self.assertTrue(wait_until(lambda: (s := n.get_joint_state()) is not None and abs(s.angles[0] - 0.5) < 0.01 and s.stiffness[0] > 0.5, LIVE_S))
             # A position outside the limits is clamped, and the answer says so.
             positions[0] = 5.0
             r = n.set_joints(positions=positions)
@@ -72,7 +72,7 @@ class Nao(unittest.TestCase):
             self.assertAlmostEqual(r.clamped[0].applied, 2.0857, places=3)
             self.assertTrue(control.active)
         # Nobody holds control: the NAO ramps its stiffness to 0.
-        self.assertTrue(wait_until(lambda: (s := n.get_joint_state()) is not None and max(s.stiffness) == 0, 10))
+        self.assertTrue(wait_until(lambda: (s := n.get_joint_state()) is not None and max(s.stiffness) == 0, LIVE_S))
 
     def test_refused_while_another_client_holds_control(self) -> None:
         assert_refused_while_held(self, url(), self.nao, "bob")

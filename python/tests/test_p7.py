@@ -13,7 +13,7 @@ import bodylink
 import bodylink.aio
 from bodylink import ArmJointState, ArmMotorState, BodylinkError, ImuState, P7Client
 
-from .support import STALE_S, ModuleRuntime, Runtime, assert_refused_while_held, run_example, wait_until
+from .support import LIVE_S, STALE_S, ModuleRuntime, Runtime, assert_refused_while_held, run_example, wait_until
 
 RT = ModuleRuntime("p7")
 setUpModule, tearDownModule = RT.start, RT.stop
@@ -75,7 +75,7 @@ class SeedGetters(unittest.TestCase):
         self.assertGreater(first.seq, 0)
         self.assertLess(abs(first.epoch_ms - time.time() * 1000), 5000)
         first_seq = first.seq
-        self.assertTrue(wait_until(lambda: (s := self.client.get_arm_joint_state()) is not None and s.seq > first_seq, 3))
+        self.assertTrue(wait_until(lambda: (s := self.client.get_arm_joint_state()) is not None and s.seq > first_seq, LIVE_S))
         later = self.client.get_arm_joint_state()
         assert later is not None
         self.assertGreater(later.timestamp_ms, first.timestamp_ms)
@@ -124,10 +124,10 @@ class Control(unittest.TestCase):
                 return s is not None and all(abs(a - t) < 1e-3 for a, t in zip(s.angles, target))
 
             # A 500 ms lease outlives the move only because it is renewed in the background.
-            self.assertTrue(wait_until(arrived, 10), self.arm.get_arm_joint_state())
+            self.assertTrue(wait_until(arrived, LIVE_S), self.arm.get_arm_joint_state())
             self.assertTrue(control.active)
             self.arm.move_joints(HOME, speed=2.0)
-            self.assertTrue(wait_until(lambda: (s := self.arm.get_arm_joint_state()) is not None and max(abs(a) for a in s.angles) < 1e-3, 10))
+            self.assertTrue(wait_until(lambda: (s := self.arm.get_arm_joint_state()) is not None and max(abs(a) for a in s.angles) < 1e-3, LIVE_S))
         self.assertFalse(control.active)
         self.assertIsNone(self.arm.get_control())
         with self.assertRaises(BodylinkError) as e:

@@ -8,7 +8,7 @@ import unittest
 import bodylink
 from bodylink import BodylinkError
 
-from .support import STALE_S, ModuleRuntime, assert_refused_while_held, run_example, wait_until
+from .support import LIVE_S, STALE_S, ModuleRuntime, assert_refused_while_held, run_example, wait_until
 
 RT = ModuleRuntime("tny360")
 setUpModule, tearDownModule = RT.start, RT.stop
@@ -42,7 +42,7 @@ class Tny360(unittest.TestCase):
         with d.acquire_control(lease_ms=500):
             self.assertGreater(d.smooth_enable(), 0)
             self.assertFalse(d.set_joint(EAR_LEFT, 0.5))  # simulated: not forwarded
-            self.assertTrue(wait_until(lambda: (s := d.get_joint_state()) is not None and abs(s.angles[EAR_LEFT] - 0.5) < 0.01, 10))
+            self.assertTrue(wait_until(lambda: (s := d.get_joint_state()) is not None and abs(s.angles[EAR_LEFT] - 0.5) < 0.01, LIVE_S))
             d.set_gait("Walk")
             start = d.get_odometry_state()
             assert start is not None
@@ -58,7 +58,7 @@ class Tny360(unittest.TestCase):
                 d.set_joint(EAR_LEFT, 50.0)
             self.assertEqual(e.exception.code, "BL_ERR_CMD_INVALID")
         # Released: the velocity is cleared at once.
-        self.assertTrue(wait_until(lambda: (s := d.get_locomotion_state()) is not None and s.target_velocity == (0.0, 0.0, 0.0), 5))
+        self.assertTrue(wait_until(lambda: (s := d.get_locomotion_state()) is not None and s.target_velocity == (0.0, 0.0, 0.0), LIVE_S))
 
     def test_refused_while_another_client_holds_control(self) -> None:
         assert_refused_while_held(self, url(), self.dog, "carol")
