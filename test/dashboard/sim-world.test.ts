@@ -35,7 +35,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: 120_000 }, () => {
       await page.waitForFunction(() => (document.querySelector("#view3d") as HTMLElement).dataset.world === "true");
       await page.waitForFunction(() => Number((document.querySelector("#view3d") as HTMLElement).dataset.contacts) >= 2); // crouched on both feet
       expect((await view()).fallen).toBe("false");
-      expect(await page.isVisible("#sim-bar")).toBe(true);
+      await page.waitForSelector("#sim-bar", { state: "visible" }); // shown with the world, on the page's own schedule
       expect(await page.isVisible("#sim-fallen")).toBe(false);
       await page.waitForFunction(() => /^simulated \d+\.\d s, \d+\.\d\d× real time$/.test(document.querySelector("#sim-text")?.textContent ?? ""));
       await page.waitForFunction(() => Number((document.querySelector("#view3d") as HTMLElement).dataset.frames) > 1);
@@ -69,7 +69,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: 120_000 }, () => {
   /** The bar beside a physics body's view offers its own poses; this page takes control; the returned reset goes through the button and waits for its event line. */
   async function simBar(page: Page, poses: readonly string[]): Promise<(pose: string) => Promise<void>> {
     await page.waitForFunction(() => (document.querySelector("#view3d") as HTMLElement | null)?.dataset.world === "true");
-    expect(await page.isVisible("#sim-bar")).toBe(true);
+    await page.waitForSelector("#sim-bar", { state: "visible" });
     expect(await page.$$eval("#sim-pose option", (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(poses);
     await page.click("#take-control");
     await page.waitForFunction(() => /^In control/.test(document.querySelector("#control-status")?.textContent ?? ""));
