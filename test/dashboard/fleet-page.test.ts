@@ -14,6 +14,7 @@ import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
 import { initFleet } from "../../src/fleet/roster.js";
 import { hasNats, NATS_SKIP, type NatsServer, startNats } from "../support/nats.js";
 import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP } from "./chromium.js";
+import { SIM_RUNTIME_OPTIONS } from "../support/sim-runtime.js";
 
 const SKIP = CHROMIUM_SKIP ?? (hasNats ? null : NATS_SKIP);
 
@@ -35,18 +36,12 @@ describe.skipIf(SKIP !== null)("the fleet page in chromium", { timeout: 120_000 
       const rt = await startRuntime({
         body,
         name,
-        host: "127.0.0.1",
-        apiPort: 0,
-        lola: false,
-        lolaReaders: 0,
-        lolaGraceMs: 100,
-        acceptBoardVersion: [11],
+        ...SIM_RUNTIME_OPTIONS,
         seed: 1,
         tny: false,
         fleet: nats.url,
         fleetDir: join(fleetDir, name),
         fleetOperatorDir: join(fleetDir, "coach"),
-        quiet: true,
       });
       rts.push(rt);
       await rt.fleet!.joined();

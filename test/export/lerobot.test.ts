@@ -23,6 +23,7 @@ import { startRuntime } from "../../src/cli/serve.js";
 import { exportLerobot } from "../../src/export/lerobot.js";
 import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
+import { SIM_RUNTIME_OPTIONS } from "../support/sim-runtime.js";
 
 const dir = useRuntimeDir("bl-export-lerobot-");
 const run = promisify(execFile);
@@ -38,16 +39,9 @@ async function recordBody(body: "nao" | "p7" | "tny360", file: string, drive: (c
   const rt = await startRuntime({
     body,
     record: file,
-    host: "127.0.0.1",
-    apiPort: 0,
-    lola: false,
-    lolaReaders: 0,
-    lolaGraceMs: 100,
-    acceptBoardVersion: [11],
+    ...SIM_RUNTIME_OPTIONS,
     seed: 5,
     tny: false,
-    tnyPort: 0,
-    quiet: true,
   });
   const call = async (method: string, path: string, b?: unknown, lease?: string): Promise<Json> => {
     const headers: Record<string, string> = {};

@@ -26,6 +26,7 @@ import { EVENTS_STREAM, LEASES_BUCKET, ROBOTS_BUCKET, subject } from "../../src/
 import { cli as runCli } from "../support/cli.js";
 import { until } from "../support/until.js";
 import { hasNats, NATS_SKIP, type NatsServer, startNats } from "../support/nats.js";
+import { SIM_RUNTIME_OPTIONS } from "../support/sim-runtime.js";
 
 const bin = join(import.meta.dirname, "../../bin/bodylink.js");
 const dir = mkdtempSync(join(tmpdir(), "bodylink-closed-fleet-"));
@@ -147,17 +148,11 @@ describe.skipIf(!hasNats)("a closed fleet: the generated broker config and signa
       const rt = await startRuntime({
         body: "p7",
         name,
-        host: "127.0.0.1",
-        apiPort: 0,
-        lola: false,
-        lolaReaders: 0,
-        lolaGraceMs: 100,
-        acceptBoardVersion: [11],
+        ...SIM_RUNTIME_OPTIONS,
         seed: 1,
         tny: false,
         fleet: nats.url,
         fleetDir: join(deployed, name),
-        quiet: true,
       });
       rts.set(name, rt);
       await rt.fleet!.joined();

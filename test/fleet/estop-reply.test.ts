@@ -10,6 +10,7 @@ import type { FleetClient } from "../../src/fleet/client.js";
 import { type ClosedFleet, startClosedFleet } from "../support/fleet.js";
 import { hasNats, NATS_SKIP } from "../support/nats.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
+import { SIM_RUNTIME_OPTIONS } from "../support/sim-runtime.js";
 
 useRuntimeDir("bodylink-estop-reply-");
 
@@ -28,17 +29,11 @@ describe.skipIf(!hasNats)("the fleet e-stop's reply", { timeout: 60_000 }, () =>
       const rt = await startRuntime({
         body,
         name,
-        host: "127.0.0.1",
-        apiPort: 0,
-        lola: false,
-        lolaReaders: 0,
-        lolaGraceMs: 100,
-        acceptBoardVersion: [11],
+        ...SIM_RUNTIME_OPTIONS,
         seed: 1,
         tny: false,
         fleet: fleet.url,
         fleetDir: fleet.bundle(name),
-        quiet: true,
       });
       rts.push(rt);
       await rt.fleet!.joined();

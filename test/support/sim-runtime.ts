@@ -1,7 +1,7 @@
 /**
  * The options of an in-process `serve` of a simulated body for tests that record or view it: the
  * robot API on a free loopback port, no LoLA socket, the TNY-360 API server on a free port, quiet.
- * Spread it and add the body, the recording, the seed.
+ * Spread it and add the body, the recording, the seed (and `tny: false` where no TNY-360 API server is wanted).
  */
 import type { ServeOptions } from "../../src/cli/serve.js";
 
