@@ -19,6 +19,7 @@
  * this checkout at once, one with its default flags and one with these, each with a client
  * answering, measured over the same windows (the machine's load is the same for both: the
  * fairest ratio this shared VM allows), with each one's lateness (/v1/health) beside its CPU.
+ * BL_CPU_ONLY=nao or BL_CPU_ONLY=proxy runs that part alone (with its baseline, if one is given).
  * BENCH_QUICK=1 (or --quick) shortens every window for a smoke run. Verdicts: the process ≤ 3 %,
  * the core's thread ≤ 2.5 % (NAO, one client answering), the proxy ≤ 2× the relay.
  *
@@ -363,40 +364,51 @@ export async function run(): Promise<void> {
   );
   console.log(`  this checkout runs ${runs(ROOT)}${base ? `; the baseline ${runs(base)}` : ""}`);
   console.log("  per 12 ms cycle: % of one core, µs of CPU, w = wake-ups (timeslices); core = the real-time core's thread, rest = V8/libuv helpers");
+  const only = process.env.BL_CPU_ONLY ?? "";
+  if (only !== "" && only !== "nao" && only !== "proxy") throw new Error(`BL_CPU_ONLY is "nao" or "proxy", got "${only}"`);
   try {
-    const nao = await naoRuntime(ROOT, dir, "this");
-    const naoBase = base ? await naoRuntime(base, dir, "base") : null;
-    console.log("NAO runtime, simulated chest board, robot API idle:");
-    console.log(line("this, warm-up (not judged)", nao.warmup));
-    if (naoBase) console.log(line("baseline, warm-up (not judged)", naoBase.warmup));
-    console.log(line("this, one LoLA client answering", nao.client));
-    if (naoBase) console.log(line("baseline, one LoLA client answering", naoBase.client));
-    console.log(line("this, no LoLA client", nao.noClient));
-    if (naoBase) console.log(line("baseline, no LoLA client", naoBase.noClient));
-    if (naoBase) {
-      console.log(
-        `  this/baseline with a client: process ${fmt(nao.client.process.pct / naoBase.client.process.pct, 2)}×, core ${fmt((nao.client.core?.pct ?? Number.NaN) / (naoBase.client.core?.pct ?? Number.NaN), 2)}×, main ${fmt(nao.client.main.pct / naoBase.client.main.pct, 2)}×`,
-      );
-    }
-    const proxy = await proxyBesideRelay(ROOT, dir, "this");
-    const proxyBase = base ? await proxyBesideRelay(base, dir, "base") : null;
-    console.log("--lola-upstream proxy, one client answering every message, beside the raw relay (same window):");
-    console.log(line("this proxy", proxy.proxy));
-    console.log(line("relay (the floor)", proxy.relay));
-    if (proxyBase) {
-      console.log(line("baseline proxy", proxyBase.proxy));
-      console.log(line("relay beside the baseline", proxyBase.relay));
-    }
-    const ratio = proxy.proxy.process.pct / proxy.relay.process.pct;
-    console.log(`  proxy/relay: ${fmt(ratio, 2)}×${proxyBase ? ` (baseline ${fmt(proxyBase.proxy.process.pct / proxyBase.relay.process.pct, 2)}×)` : ""}`);
-    const q = QUICK ? " (quick run)" : "";
-    const c = nao.client;
-    console.log(`verdict, NAO process ≤ ${TARGET_PROCESS_PCT} % of a core with a client answering${q}: ${c.process.pct <= TARGET_PROCESS_PCT ? "MET" : "NOT MET"} (${fmt(c.process.pct, 2)} %)`);
-    console.log(`verdict, NAO core thread ≤ ${TARGET_CORE_PCT} %${q}: ${c.core && c.core.pct <= TARGET_CORE_PCT ? "MET" : "NOT MET"} (${fmt(c.core?.pct ?? Number.NaN, 2)} %)`);
-    console.log(
-      `verdict, proxy ≤ ${TARGET_PROXY_RATIO}× the relay in the same window${q}: ${ratio <= TARGET_PROXY_RATIO ? "MET" : "NOT MET"} (${fmt(ratio, 2)}×; latency: npm run bench -- lola-upstream)`,
-    );
+    if (only !== "proxy") await naoPart(dir, base);
+    if (only !== "nao") await proxyPart(dir, base);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function naoPart(dir: string, base: string | null): Promise<void> {
+  const nao = await naoRuntime(ROOT, dir, "this");
+  const naoBase = base ? await naoRuntime(base, dir, "base") : null;
+  console.log("NAO runtime, simulated chest board, robot API idle:");
+  console.log(line("this, warm-up (not judged)", nao.warmup));
+  if (naoBase) console.log(line("baseline, warm-up (not judged)", naoBase.warmup));
+  console.log(line("this, one LoLA client answering", nao.client));
+  if (naoBase) console.log(line("baseline, one LoLA client answering", naoBase.client));
+  console.log(line("this, no LoLA client", nao.noClient));
+  if (naoBase) console.log(line("baseline, no LoLA client", naoBase.noClient));
+  if (naoBase) {
+    console.log(
+      `  this/baseline with a client: process ${fmt(nao.client.process.pct / naoBase.client.process.pct, 2)}×, core ${fmt((nao.client.core?.pct ?? Number.NaN) / (naoBase.client.core?.pct ?? Number.NaN), 2)}×, main ${fmt(nao.client.main.pct / naoBase.client.main.pct, 2)}×`,
+    );
+  }
+  const q = QUICK ? " (quick run)" : "";
+  const c = nao.client;
+  console.log(`verdict, NAO process ≤ ${TARGET_PROCESS_PCT} % of a core with a client answering${q}: ${c.process.pct <= TARGET_PROCESS_PCT ? "MET" : "NOT MET"} (${fmt(c.process.pct, 2)} %)`);
+  console.log(`verdict, NAO core thread ≤ ${TARGET_CORE_PCT} %${q}: ${c.core && c.core.pct <= TARGET_CORE_PCT ? "MET" : "NOT MET"} (${fmt(c.core?.pct ?? Number.NaN, 2)} %)`);
+}
+
+async function proxyPart(dir: string, base: string | null): Promise<void> {
+  const proxy = await proxyBesideRelay(ROOT, dir, "this");
+  const proxyBase = base ? await proxyBesideRelay(base, dir, "base") : null;
+  console.log("--lola-upstream proxy, one client answering every message, beside the raw relay (same window):");
+  console.log(line("this proxy", proxy.proxy));
+  console.log(line("relay (the floor)", proxy.relay));
+  if (proxyBase) {
+    console.log(line("baseline proxy", proxyBase.proxy));
+    console.log(line("relay beside the baseline", proxyBase.relay));
+  }
+  const ratio = proxy.proxy.process.pct / proxy.relay.process.pct;
+  console.log(`  proxy/relay: ${fmt(ratio, 2)}×${proxyBase ? ` (baseline ${fmt(proxyBase.proxy.process.pct / proxyBase.relay.process.pct, 2)}×)` : ""}`);
+  const q = QUICK ? " (quick run)" : "";
+  console.log(
+    `verdict, proxy ≤ ${TARGET_PROXY_RATIO}× the relay in the same window${q}: ${ratio <= TARGET_PROXY_RATIO ? "MET" : "NOT MET"} (${fmt(ratio, 2)}×; latency: npm run bench -- lola-upstream)`,
+  );
 }

@@ -184,6 +184,10 @@ export class LolaUpstream {
     this.#retryMs = o.retryMinMs;
   }
 
+  /** No message for this long on an open connection is a stall, ms. */
+  get stallMs(): number {
+    return this.#opts.stallMs;
+  }
   get status(): LolaUpstreamStatus {
     return this.#status;
   }

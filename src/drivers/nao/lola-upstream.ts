@@ -49,6 +49,8 @@ export interface LolaUpstreamDriverOptions extends LolaUpstreamOptions {
 }
 
 const NOT_CONNECTED = "LoLA upstream not connected";
+/** While LoLA streams, the loop runs a cycle of its own after this many periods without a message (at most: the stall bound if shorter). */
+const FALLBACK_PERIODS = 5;
 
 export class LolaUpstreamDriver implements NaoDriver {
   readonly upstream: LolaUpstream;
@@ -84,6 +86,14 @@ export class LolaUpstreamDriver implements NaoDriver {
     if (this.upstream.send(this.#writer.bytes) !== SEND.Sent) this.lastErrorText = this.upstream.lastFault || NOT_CONNECTED;
   };
   #fallback: ReturnType<typeof setTimeout> | null = null;
+  /**
+   * The fallback's delay while LoLA streams: the upstream's stall bound (5 periods by default),
+   * so that the two timers refreshed per message share one of Node's timer lists (one per
+   * duration) and so one libuv expiry. A refreshed timer still wakes the thread at its old
+   * expiry (Node re-arms libuv's timer only when it fires): two lists, at 24 and 60 ms, cost
+   * ~0.5 wake-ups per message (docs/performance.md); one list at 60 ms ~0.1.
+   */
+  readonly #fallbackMs: number;
   readonly #wakeNow = (): void => {
     const w = this.#wake;
     this.#wake = null;
@@ -94,6 +104,7 @@ export class LolaUpstreamDriver implements NaoDriver {
     this.#clock = opts.clock;
     this.#periodMs = opts.periodMs ?? 12;
     this.upstream = new LolaUpstream(opts);
+    this.#fallbackMs = Math.min(this.upstream.stallMs, FALLBACK_PERIODS * this.#periodMs);
     this.upstream.onMessage = this.#due;
     this.upstream.onFault = (kind, reason, writable) => this.#onFault(kind, reason, writable);
     this.pacer = {
@@ -227,8 +238,9 @@ export class LolaUpstreamDriver implements NaoDriver {
 
   /**
    * The loop's wait: until the next upstream message, or the fallback. While LoLA streams, the
-   * fallback is two periods after the wait began (a late message, not a missing one, must not
-   * double the cycle); otherwise the loop's own deadline.
+   * fallback is the stall bound after the last message (a late message, not a missing one, must
+   * not double the cycle; a missing one is a stall, whose fault runs a cycle at once); otherwise
+   * the loop's own deadline.
    */
   #wait(deadlineMs: number): Promise<void> {
     return new Promise<void>((resolve) => {
@@ -239,7 +251,7 @@ export class LolaUpstreamDriver implements NaoDriver {
         // NOTE: one timer for the driver's life, re-armed in place (refresh() allocates nothing).
         if (this.#fallback) this.#fallback.refresh();
         else {
-          this.#fallback = setTimeout(this.#wakeNow, 2 * this.#periodMs);
+          this.#fallback = setTimeout(this.#wakeNow, this.#fallbackMs);
           this.#fallback.unref?.();
         }
       } else {

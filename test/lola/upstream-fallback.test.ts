@@ -1,0 +1,62 @@
+/**
+ * The proxy's own cycles while the upstream LoLA streams (src/drivers/nao/lola-upstream.ts): the
+ * upstream is the clock, and the loop's fallback waits as long as the stall bound, so that its timer
+ * and the upstream's stall timer, both refreshed per message, share one of Node's timer lists and
+ * wake the thread once per stall bound, not twice per message period (docs/performance.md).
+ */
+import { type Socket, createServer } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { LolaUpstreamDriver } from "../../src/drivers/nao/lola-upstream.js";
+import { MonotonicClock } from "../../src/runtime/clock.js";
+import { NaoRobot } from "../../src/runtime/nao-robot.js";
+import { LolaSensorWriter } from "../../src/wire/lola/sensor-message.js";
+import { tmpSocketPath, until } from "./client.js";
+import { KNOWN_ROBOT_CONFIG, knownSensorValues } from "./helpers.js";
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe("the LoLA upstream driver's fallback", { timeout: 30_000 }, () => {
+  it("after the last message, the loop's next cycle comes with the stall (60 ms), not after two periods", async () => {
+    const path = tmpSocketPath();
+    const bytes = Uint8Array.from(new LolaSensorWriter(KNOWN_ROBOT_CONFIG).write(knownSensorValues()));
+    const sockets = new Set<Socket>();
+    let sent = 0;
+    const server = createServer((s) => {
+      sockets.add(s);
+      s.on("error", () => {});
+      // Five messages a period apart, then silence on an open connection.
+      const t = setInterval(() => {
+        if (sent === 5) return clearInterval(t);
+        sent++;
+        s.write(bytes);
+      }, 12);
+      s.on("close", () => clearInterval(t));
+    });
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          for (const s of sockets) s.destroy();
+          server.close(() => resolve());
+        }),
+    );
+    const clock = new MonotonicClock();
+    const driver = new LolaUpstreamDriver({ path, clock, log: () => {} });
+    const robot = await NaoRobot.create({ clock, driver, acceptBoardVersions: [10, 11], youngGcEveryMs: 0 });
+    const cycles: Array<{ atMs: number; messages: number; link: string }> = [];
+    robot.onCycle((_seq, nowMs) => cycles.push({ atMs: nowMs, messages: driver.upstream.counters.messages, link: robot.state.link }));
+    await robot.start();
+    cleanups.push(() => robot.stop());
+    await until(() => driver.upstream.counters.stalls === 1 && robot.state.link !== "ok", "the stall");
+    const last = cycles.findIndex((c) => c.messages === 5);
+    expect(last).toBeGreaterThanOrEqual(0);
+    // Cycles after the fifth message's: none before the stall bound (a fallback after two periods
+    // would come ~24 ms later); timers never fire early, so only a late one could move this.
+    const next = cycles[last + 1]!;
+    expect(next.atMs - cycles[last]!.atMs).toBeGreaterThanOrEqual(50);
+    expect(driver.upstream.stallMs).toBe(60);
+  });
+});
