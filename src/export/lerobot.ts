@@ -123,7 +123,8 @@ function p7Actions(t: Timeline): ActionSource {
     topics: [],
     see: () => {},
     action(m, out) {
-      // Events up to this state's seq; commands taken before its cycle (they act from the next).
+      // Changes due by this state (t.changes is in due order): events up to its seq; commands
+      // taken before its cycle (they act from the next).
       while (next < t.changes.length) {
         const c = t.changes[next]!;
         if (c.kind === "target" ? typeof m.cycle !== "number" || c.cycle >= m.cycle : c.seq > (m.seq as number)) break;
@@ -265,7 +266,11 @@ interface Timeline {
    * (a cut file, a later part of a split recording).
    */
   window: [number, number];
-  /** Events and commands in file order: what changes the drive, and from which state on. */
+  /**
+   * Events and commands in the order they take effect (see {@link changeDue}): what changes the
+   * drive, and from which state on. Not file order: the host's events and the core's commands reach
+   * the file through two rings, and a loaded host drains a command ahead of the lease event before it.
+   */
   changes: Array<{ kind: "start" | "end"; seq: number } | { kind: "target"; cycle: number; positions: readonly number[] }>;
 }
 
@@ -300,7 +305,16 @@ async function firstPass(path: string): Promise<Timeline> {
     }
   }
   if (open !== null) t.sessions.push([open, Number.POSITIVE_INFINITY]);
+  t.changes.sort((a, b) => changeDue(a) - changeDue(b)); // stable: file order among equals
   return t;
+}
+
+/**
+ * The first state seq (= cycle) a change applies to: an event from its own seq, a command from the
+ * cycle after it was taken. At a tie the target sorts first, so a session's start or end clears it.
+ */
+function changeDue(c: Timeline["changes"][number]): number {
+  return c.kind === "target" ? c.cycle + 0.5 : c.seq; // due from cycle + 1, ahead of an event there
 }
 
 function parseJson(data: Uint8Array): Json | null {

@@ -16,12 +16,12 @@ import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { McapIndexedReader } from "@mcap/core";
+import { McapIndexedReader, type McapTypes, McapStreamReader, McapWriter, TempBuffer } from "@mcap/core";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet";
 import { beforeAll, describe, expect, it } from "vitest";
 import { startRuntime } from "../../src/cli/serve.js";
 import { exportLerobot } from "../../src/export/lerobot.js";
-import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
+import { compressZstd, DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
 import { SIM_RUNTIME_OPTIONS } from "../support/sim-runtime.js";
 
@@ -29,6 +29,7 @@ const dir = useRuntimeDir("bl-export-lerobot-");
 const run = promisify(execFile);
 type Json = Record<string, unknown>;
 type Row = Record<string, unknown>;
+type Message = McapTypes.Message;
 
 const MOVE = [0.3, -0.3, 0, -0.6, 0, 0.2, 0];
 const SERVO = [0.2, -0.2, 0, -0.5, 0, 0.1, 0];
@@ -111,6 +112,48 @@ function p7Action(s: Json, commands: readonly Json[], events: readonly Json[]): 
 
 const f32 = (xs: readonly number[]) => xs.map((x) => Math.fround(x));
 
+/**
+ * Copies the recording `src` to `dst` with each session's first /p7/command message moved to just
+ * before the lease_acquired event that precedes it in the file. Returns how many were moved.
+ */
+async function rewriteP7CommandsFirst(src: string, dst: string): Promise<number> {
+  await loadZstd();
+  const r = new McapStreamReader({ decompressHandlers: DECOMPRESS_HANDLERS });
+  r.append(readFileSync(src));
+  const out = new TempBuffer();
+  const w = new McapWriter({ writable: out, compressChunk: compressZstd });
+  const topics = new Map<number, string>();
+  const ids = new Map<number, number>();
+  const schemas = new Map<number, number>();
+  const messages: Array<{ topic: string; rec: Message }> = [];
+  for (let rec = r.nextRecord(); rec; rec = r.nextRecord()) {
+    if (rec.type === "Header") await w.start(rec);
+    else if (rec.type === "Schema") schemas.set(rec.id, await w.registerSchema({ name: rec.name, encoding: rec.encoding, data: rec.data }));
+    else if (rec.type === "Channel") {
+      topics.set(rec.id, rec.topic);
+      ids.set(rec.id, await w.registerChannel({ topic: rec.topic, messageEncoding: rec.messageEncoding, schemaId: rec.schemaId ? schemas.get(rec.schemaId)! : 0, metadata: rec.metadata }));
+    } else if (rec.type === "Metadata") await w.addMetadata(rec);
+    else if (rec.type === "Attachment") await w.addAttachment(rec);
+    else if (rec.type === "Message") messages.push({ topic: topics.get(rec.channelId)!, rec });
+  }
+  let lastLease = -1;
+  let moved = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.topic === "/events" && JSON.parse(new TextDecoder().decode(m.rec.data)).type === "lease_acquired") lastLease = i;
+    else if (m.topic === "/p7/command" && lastLease >= 0) {
+      messages.splice(i, 1);
+      messages.splice(lastLease, 0, m);
+      lastLease = -1; // the session's first command only
+      moved++;
+    }
+  }
+  for (const { rec } of messages) await w.addMessage({ ...rec, channelId: ids.get(rec.channelId)! });
+  await w.end();
+  writeFileSync(dst, out.get());
+  return moved;
+}
+
 async function readParquet(path: string): Promise<{ rows: Row[]; schema: Array<{ name: string; type?: string; converted_type?: string }>; kv: Map<string, string> }> {
   const file = await asyncBufferFromFile(path);
   const md = await parquetMetadataAsync(file);
@@ -157,11 +200,14 @@ beforeAll(async () => {
     // loaded machine runs fewer of them in 1.5 s: a suite run at load ~13 ended the lease first),
     // then a few rows' worth more (the export samples at 20 fps).
     const there = async () => {
+      let st: Json = {};
       for (const t0 = Date.now(); Date.now() - t0 < 30_000; await sleep(20)) {
-        const st = (await call("GET", "/v1/state")) as { joint_positions: number[]; joint_stiffness: number[] };
-        if (Math.abs(st.joint_positions[0]! - 0.5) < 0.005 && Math.abs(st.joint_stiffness[0]! - 0.6) < 3e-3) return sleep(300);
+        st = await call("GET", "/v1/state");
+        const [p, k] = [(st.joint_positions as number[])[0]!, (st.joint_stiffness as number[])[0]!];
+        if (Math.abs(p - 0.5) < 0.005 && Math.abs(k - 0.6) < 3e-3) return sleep(300);
       }
-      throw new Error("the head did not reach 0.5 rad at stiffness 0.6 within 30 s");
+      const { joint_positions: p, joint_stiffness: k, joint_targets: t, ...rest } = st as Json & { joint_positions: number[]; joint_stiffness: number[]; joint_targets?: number[] };
+      throw new Error(`the head did not reach 0.5 rad at stiffness 0.6 within 30 s: HeadYaw ${p?.[0]} rad, stiffness ${k?.[0]}, target ${t?.[0]}; ${JSON.stringify(rest).slice(0, 1500)}`);
     };
     await Promise.all([sleep(1500), there()]);
     await call("DELETE", "/v1/control", undefined, a);
@@ -250,6 +296,20 @@ describe("export lerobot, v2.1 (the default)", () => {
     const { rows } = await readParquet(join(dir, "p7-50/data/chunk-000/episode_000000.parquet"));
     expect(rows[137]!["observation.state"]).toEqual(f32(stateAt(p7.states, t0 + 137 * 20).joint_positions as number[]));
     expect(rows[137]!.timestamp).toBe(Math.fround(137 / 50));
+  });
+
+  it("a P7 command filed ahead of its session's lease event (the core's and the host's rings drained in one go) acts as in cycle order", async () => {
+    // The same recording with each /p7/command moved before the lease_acquired event that precedes
+    // it: what a loaded host writes when it drains the core's ring ahead of its own.
+    const moved = join(dir, "arm-reordered.mcap");
+    const n = await rewriteP7CommandsFirst(p7File, moved);
+    expect(n).toBe(2); // both sessions' first commands
+    await exportLerobot({ outDir: join(dir, "p7-in-order"), recordings: [p7File] });
+    await exportLerobot({ outDir: join(dir, "p7-reordered"), recordings: [moved] });
+    const a = (await readParquet(join(dir, "p7-in-order/data/chunk-000/episode_000000.parquet"))).rows;
+    const b = (await readParquet(join(dir, "p7-reordered/data/chunk-000/episode_000000.parquet"))).rows;
+    expect(b.map((r) => r.action)).toEqual(a.map((r) => r.action));
+    expect(b.some((r) => JSON.stringify(r.action) === JSON.stringify(f32(MOVE)))).toBe(true);
   });
 
   it("a TNY-360 recording: 14 joint positions, the 14 targets its core drove to as the action", async () => {
