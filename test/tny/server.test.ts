@@ -7,6 +7,7 @@ import { tny360PhysicsModel } from "../../src/drivers/tny360/driver.js";
 import { SimClock } from "../../src/runtime/clock.js";
 import { Tny360Host } from "../../src/host/tny360-host.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
+import { dispatchTnyFrame, newDispatchStats } from "../../src/serve/tny/dispatch.js";
 import { startTnyServer, type TnyServer } from "../../src/serve/tny/server.js";
 import { fromHex, toHex } from "../../src/wire/bytes.js";
 import { actionSpec, Status } from "../../src/wire/tny/constants.js";
@@ -388,5 +389,29 @@ describe("TNY server: beforeFrame (a threaded core takes the host's e-stop reque
       await server.close();
       await robot.stop();
     }
+  });
+});
+
+describe("TNY dispatcher: reply buffers", () => {
+  it("answers in Buffers (ws sends them as they are), byte for byte the encoder's replies, for Ok, errors and values", async () => {
+    const robot = await Tny360Robot.create({ clock: new SimClock() });
+    const lease = robot.authority.acquire("test", "tny", 60_000);
+    if (!lease.ok) throw new Error(lease.reason);
+    const stats = newDispatchStats();
+    const cases: [Uint8Array, string][] = [
+      [req(7, "body", "setVelocity", [0.1, 0, 0, true]), "02 00 07 00 00 00 00 00"],
+      [req(8, "body", "setVelocity", [9, 0, 0, true]), "02 00 08 00 03 00 00 00"], // over the limit: InvalidParameters
+      [fromHex("01 01 09 00 63 00 00 00"), "02 00 09 00 01 00 00 00"], // module 99: UnknownModule
+    ];
+    for (const [frame, hex] of cases) {
+      const out = dispatchTnyFrame(frame, robot, () => lease.lease.id, stats);
+      expect(Buffer.isBuffer(out)).toBe(true);
+      expect(toHex(out as Uint8Array)).toBe(hex);
+    }
+    const voltage = dispatchTnyFrame(req(10, "power", "getVoltage", []), robot, () => null, stats);
+    expect(Buffer.isBuffer(voltage)).toBe(true);
+    const v = decodeFrame(voltage as Uint8Array);
+    expect(v).toMatchObject({ kind: "response", msgId: 10, status: 0 });
+    await robot.stop();
   });
 });

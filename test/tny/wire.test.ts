@@ -317,6 +317,38 @@ describe("TNY codec properties", () => {
     }
   });
 
+  it("decodeArgs from an offset (the server reads the frame in place) decodes, and fails, as on the payload alone", () => {
+    const outcome = (f: () => unknown[]): unknown => {
+      try {
+        return f();
+      } catch (e) {
+        if (!(e instanceof TnyDecodeError)) throw e;
+        return `${e.offset}: ${e.message}`; // offsets count from the payload either way
+      }
+    };
+    for (const { action } of ALL) {
+      fc.assert(
+        fc.property(fc.uint8Array({ maxLength: 300 }), fc.uint8Array({ maxLength: 12 }), (payload, before) => {
+          const frame = new Uint8Array([...before, ...payload]);
+          expect(outcome(() => decodeArgs(action.args, frame, before.length))).toEqual(outcome(() => decodeArgs(action.args, payload)));
+        }),
+        { numRuns: 30 },
+      );
+    }
+  });
+
+  it("encodeResponse writes every byte: an allocator that hands out dirty memory gives the same reply", () => {
+    const dirty = (n: number): Uint8Array => new Uint8Array(n).fill(0xa5);
+    for (const { action } of ALL) {
+      fc.assert(
+        fc.property(arbFields(action.returns), fc.integer({ min: 0, max: 0xffff }), fc.constantFrom(0, 0, 1, 3, 4, 7), (values, msgId, status) => {
+          expect(encodeResponse(msgId, status, action.returns, values, dirty)).toEqual(encodeResponse(msgId, status, action.returns, values));
+        }),
+        { numRuns: 20 },
+      );
+    }
+  });
+
   it("decodeArgs/decodeReturns on arbitrary bytes either decode or throw TnyDecodeError, for every action", () => {
     for (const { action } of ALL) {
       fc.assert(

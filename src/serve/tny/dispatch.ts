@@ -12,8 +12,8 @@
  * - arguments short, long, non-finite, a bool not 0/1, an id or value out of range: InvalidParameters;
  * - everything else: what the robot answers (commands need control: see `LeaseProvider`).
  *
- * Allocation: one args array and one reply buffer per request (prepare side of nothing: the
- * server runs outside the robot's cycle).
+ * Allocation: one args array and one reply buffer (a slice of Node's pool) per request (prepare
+ * side of nothing: the server runs outside the robot's cycle).
  */
 import type { TnyReply } from "../../bodies/tny360/state.js";
 import { actionByCode, type ActionSpec, MessageType, MODULE_BY_CODE, type ModuleSpec, Status, TNY_HEADER_BYTES, TNY_MAX_REQUEST_BYTES } from "../../wire/tny/constants.js";
@@ -46,15 +46,21 @@ export function newDispatchStats(): DispatchStats {
   return { requests: 0, understood: 0, ignored: 0, byStatus: [0, 0, 0, 0, 0, 0, 0, 0] };
 }
 
+/**
+ * Reply bytes as a Buffer, which `ws` sends as it is (a plain Uint8Array gets a Buffer view per
+ * send): a header-only reply (every byte written) from Node's pool, a longer one zeroed.
+ */
+const replyAlloc = (n: number): Uint8Array => (n === TNY_HEADER_BYTES ? Buffer.allocUnsafe(n) : Buffer.alloc(n));
+
 function errorReply(stats: DispatchStats, msgId: number, status: number): Uint8Array {
   stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
-  return encodeResponse(msgId, status);
+  return encodeResponse(msgId, status, undefined, undefined, replyAlloc);
 }
 
 function replyBytes(stats: DispatchStats, msgId: number, action: ActionSpec, r: TnyReply): Uint8Array {
   if (r.status !== Status.Ok) return errorReply(stats, msgId, r.status);
   try {
-    const bytes = encodeResponse(msgId, Status.Ok, action.returns, r.values);
+    const bytes = encodeResponse(msgId, Status.Ok, action.returns, r.values, replyAlloc);
     stats.byStatus[0]!++;
     return bytes;
   } catch {
@@ -84,7 +90,7 @@ export function dispatchTnyFrame(frame: Uint8Array, robot: TnyDispatchTarget, le
   if (!action) return errorReply(stats, msgId, Status.UnknownAction);
   let args: unknown[];
   try {
-    args = decodeArgs(action.args, frame.subarray(TNY_HEADER_BYTES));
+    args = decodeArgs(action.args, frame, TNY_HEADER_BYTES);
   } catch (e) {
     if (e instanceof TnyDecodeError) return errorReply(stats, msgId, Status.InvalidParameters);
     throw e;

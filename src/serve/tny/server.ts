@@ -115,6 +115,9 @@ function then<T, U>(v: Awaitable<T>, f: (t: T) => Awaitable<U>): Awaitable<U> {
   return v instanceof Promise ? v.then(f) : f(v);
 }
 
+/** `ws.send`'s options for every reply (made once: the hot path). */
+const BINARY = { binary: true } as const;
+
 /** Per-socket send queue bound: a client that stops reading is disconnected, not buffered forever. */
 const MAX_BUFFERED_BYTES = 1 << 20;
 
@@ -283,7 +286,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
         ws.close(1008, "replies are not being read");
         return;
       }
-      ws.send(bytes, { binary: true });
+      ws.send(bytes, BINARY);
     };
     // Idle timeout: every frame the client sends moves its start. NOTE: hot path: a frame only
     // stamps the time; the one timer looks at the stamp when it fires and waits out the rest.

@@ -224,19 +224,22 @@ const FIXED_BYTES: Readonly<Record<FieldSpec["type"], number>> = {
 /**
  * Decode request arguments strictly, in declared order. A missing trailing optional field takes
  * its default (clear_overrides = true, §4). Any byte left over is an error: one message per
- * frame, and a client sending more than the action takes has the wrong layout.
+ * frame, and a client sending more than the action takes has the wrong layout. The payload is
+ * `bytes` from `start` on (a whole frame and TNY_HEADER_BYTES: no view of it per request).
  */
-export function decodeArgs(fields: readonly FieldSpec[], payload: Uint8Array): unknown[] {
+export function decodeArgs(fields: readonly FieldSpec[], bytes: Uint8Array, start = 0): unknown[] {
+  const n = bytes.length - start;
   if (fields.length === 0) {
     // no arguments (ping and most getters): no cursor, no array
-    if (payload.length !== 0) throw new TnyDecodeError(0, "end of payload (0 argument(s))", `${payload.length} extra byte(s)`);
+    if (n !== 0) throw new TnyDecodeError(0, "end of payload (0 argument(s))", `${n} extra byte(s)`);
     return NO_ARGS as unknown[];
   }
   let r: Reader;
-  if (payload.length <= ARGS_SCRATCH.length) {
-    ARGS_SCRATCH.set(payload);
-    r = ARGS_READER.reset(ARGS_SCRATCH, 0, payload.length);
-  } else r = ARGS_READER.reset(payload);
+  if (n <= ARGS_SCRATCH.length) {
+    // NOTE: hot path: a byte loop, not set(subarray()) (a view per request); the dispatcher answers frames over the scratch OutOfMemory
+    for (let i = 0; i < n; i++) ARGS_SCRATCH[i] = bytes[start + i]!;
+    r = ARGS_READER.reset(ARGS_SCRATCH, 0, n);
+  } else r = ARGS_READER.reset(start === 0 ? bytes : bytes.subarray(start)); // error offsets count from the payload
   const out: unknown[] = new Array(fields.length);
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i]!;
