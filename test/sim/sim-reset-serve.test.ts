@@ -110,19 +110,21 @@ describe("serve --body tny360 --sim physics: POST /v1/sim/reset", () => {
     expect((await health(rt)).time_s).toBeLessThan(0.3);
     expect(now.locomotion.enabled_mask).toBe(0x3fff);
     expect(Math.hypot(now.sim.base_position_m[0]!, now.sim.base_position_m[1]!)).toBeLessThan(0.01);
-    await sleep(1000);
-    const standing = await state();
+    // a second of simulated time on (a slow machine's real-time factor can be ~0.5: wait for it, not for a wall-clock second)
+    const standing = await until(state, (s) => s.sim.time_s > 1, 20_000);
+    expect(standing.sim.time_s).toBeGreaterThan(1);
     expect(standing.sim.fallen).toBe(false);
     expect(standing.sim.base_position_m[2]).toBeGreaterThan(0.11);
     expect(standing.paws.grounded).toEqual([true, true, true, true]);
 
-    // A command after the reset moves it: 1.5 s at 0.1 m/s (renewed as a client keeps it alive).
+    // A command after the reset moves it: 1.5 s of simulated time at 0.1 m/s (renewed every 100 ms as a client keeps it alive).
     const x0 = standing.sim.base_position_m[0]!;
-    for (let i = 0; i < 15; i++) {
+    let walked = standing;
+    while (walked.sim.time_s < standing.sim.time_s + 1.5) {
       expect((await call(rt, "POST", "/v1/commands/velocity", { x: 0.1, y: 0, yaw: 0 }, lease)).status).toBe(200);
       await sleep(100);
+      walked = await state();
     }
-    const walked = await state();
     expect(walked.sim.base_position_m[0]! - x0).toBeGreaterThan(0.05);
     expect(walked.sim.fallen).toBe(false);
 

@@ -12,6 +12,7 @@ import { TnyClient } from "../../src/client/tny/index.js";
 import { type RunningRuntime, startRuntime } from "../../src/cli/serve.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
 import { SIM_RUNTIME_OPTIONS } from "../support/sim-runtime.js";
+import { until } from "../support/until.js";
 
 useRuntimeDir("bl-tnyphys-");
 const cleanups: Array<() => Promise<void>> = [];
@@ -87,12 +88,30 @@ describe("serve --body tny360 --sim physics --lockstep, over the robot API", () 
 describe("serve --body tny360 --sim physics in real time (the core's worker)", () => {
   it("the state carries the world at about 1× real time; the TNY-360 API answers from the physics", async () => {
     const rt = await serve(false);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Wait for the event, not a time: it boots limp and settles onto its folded legs, which takes
+    // about 1.8 s of simulated time (measured); CI's real-time factor can be ~0.5, and a fixed 1.5 s
+    // sleep once read the IMU mid-settle (z = 11.0). At rest: past 1 s of simulated time and the
+    // base under 5 mm/s over two successive spans of ≥ 50 ms of simulated time.
+    let last = await state(rt);
+    let still = 0;
+    const s = await until(
+      "the world at rest (time_s > 1, the base still)",
+      async () => {
+        const now = await state(rt);
+        const dtS = now.sim.time_s - last.sim.time_s;
+        if (dtS < 0.05) return null;
+        const [a, b] = [now.sim.base_position_m, last.sim.base_position_m];
+        const speedMS = Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!) / dtS;
+        last = now;
+        still = now.sim.time_s > 1 && speedMS < 0.005 ? still + 1 : 0;
+        return still >= 2 ? now : null;
+      },
+      30_000,
+    );
     const h = (await call<{ sim: { model: string; clock: string; real_time_factor: number } }>(rt, "GET", "/v1/health")).json;
     expect(h.sim).toMatchObject({ clock: "real-time", model: "physics" });
     expect(h.sim.real_time_factor).toBeGreaterThan(0.5);
     expect(h.sim.real_time_factor).toBeLessThan(1.1);
-    const s = await state(rt);
     expect(s.sim.time_s).toBeGreaterThan(1);
     expect(s.sim.real_time_factor).toBeGreaterThan(0.5);
     expect(s.sim.fallen).toBe(false);

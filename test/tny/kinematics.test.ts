@@ -161,7 +161,7 @@ describe("TNY-360 body IK (§10.2)", () => {
   it("default posture and feet give a stance near STAND on all four legs", () => {
     const angles = new Float64Array(12);
     const status = new Uint8Array(4);
-    expect(bodyIK([0, 0, DEFAULT_BODY_HEIGHT_M, 0, 0, 0], DEFAULT_FEET_M, angles, status)).toBe(0);
+    expect(bodyIK(Float64Array.of(0, 0, DEFAULT_BODY_HEIGHT_M, 0, 0, 0), DEFAULT_FEET_M, angles, status)).toBe(0);
     for (let i = 0; i < 12; i++) expect(Math.abs(angles[i]! - STAND_POSE_RAD[i]!)).toBeLessThan(4 * DEG);
   });
 
@@ -177,7 +177,7 @@ describe("TNY-360 body IK (§10.2)", () => {
     fc.assert(
       fc.property(arbPosture, arbFeet, (posture, jitter) => {
         const feet = DEFAULT_FEET_M.map((v, i) => v + jitter[i]! * (i % 3 === 2 ? 0.5 : 1));
-        bodyIK(posture, feet, angles, status);
+        bodyIK(Float64Array.from(posture), feet, angles, status);
         rotationXYZ(posture[3], posture[4], posture[5], rot);
         for (let leg = 0; leg < 4; leg++) {
           legs++;

@@ -93,7 +93,8 @@ export class Controller {
     this.#smoothStep();
 
     planner.gait = gait;
-    planner.advance();
+    // Standing still is decided here, in this always-hot loop (see GaitPlanner.idle).
+    if (!planner.idle) planner.advance();
   }
 
   /** Control loop, second half: leg overrides, body IK, joint overrides, joint models. */
