@@ -29,6 +29,7 @@ const NO_BROWSER = ["store"];
 const UNIT = [
   "test/api/echo-pose.test.ts",
   "test/api/properties.test.ts",
+  "test/api/published-types.test.ts",
   "test/bench-ab.test.ts",
   "test/bodies/kind-literals.test.ts",
   "test/bodies/models.test.ts",

@@ -49,7 +49,7 @@ import type { BodyAdapter, CommandRoute } from "../serve/api/adapter.js";
 import { estopAnswer, heldError, holderAnswer } from "../serve/api/answers.js";
 import { unknownLease } from "../serve/api/guard.js";
 import { type FleetConnectOptions, natsOptions, redactUrl } from "./connect.js";
-import type { FleetGateway, FleetRobotView, FleetScatterAnswer } from "../serve/api/routes/fleet.js";
+import type { FleetGateway, FleetRobotView, FleetScatterAnswer } from "../serve/api/fleet-gateway.js";
 import { FleetClient, type FleetTrust, type ScatterResult } from "./client.js";
 import { type GateCounters, type RequestLimits, RequestGate, senderOf } from "./gate.js";
 import { ensureEventStream, headerGetter, headersOf, openBucket, paceReads } from "./nats.js";

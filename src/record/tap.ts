@@ -21,7 +21,11 @@ import { type ByteRing, RING_TIME_BEFORE_PAYLOAD } from "../shm/ring.js";
 import type { ChestboardTransport, TransferDone } from "../transport/chestboard.js";
 import { RING_CHANNEL, TRANSFER_HEADER_BYTES, TRANSFER_OP } from "./channels.js";
 import { NAO_STATE_RECORD_BYTES, writeNaoStateRecord } from "./nao-state-record.js";
-import { type P7Mirror, p7StateRecordWriter, type Tny360Mirror, tny360StateRecordWriter, reserveP7Command } from "./body-state-record.js";
+// The mirrors' types from their layouts, not through body-state-record.ts: its schemas are TypeBox's,
+// and this file's declarations (the LoLA and TNY-360 servers' options) are published.
+import { p7StateRecordWriter, tny360StateRecordWriter, reserveP7Command } from "./body-state-record.js";
+import type { P7Mirror } from "../shm/p7-state.js";
+import type { Tny360Mirror } from "../shm/tny360-state.js";
 
 /** What a LoLA server (ours, or an upstream link) calls for each message. Perform side. */
 export interface LolaTap {

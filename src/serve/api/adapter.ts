@@ -22,10 +22,22 @@
  * Prepare side only: everything here allocates and runs outside the body's cycle (the stream
  * builds one message per 50 ms, after a cycle, never inside it).
  */
-import type { TObject, TSchema } from "typebox";
 import type { BodylinkError } from "../../errors.js";
 import type { LinkStatus } from "../../client/messages.js";
 import type { BodyKind, BodyRuntime } from "../../runtime/robot.js";
+
+/**
+ * A route's JSON schema (a TypeBox schema; TypeBox's TSchema is an empty interface, so every one is
+ * this) and an object schema's shape as the routes read it. Declared here, not imported: this file
+ * is part of `startApiServer`'s published declarations, and a TypeBox type here made every strict
+ * consumer's tsc load and check TypeBox's ~380 declaration files (test/package.test.ts).
+ * test/api/published-types.test.ts checks TypeBox's schemas are these.
+ */
+export type ApiSchema = object;
+export interface ApiObjectSchema {
+  readonly type: "object";
+  readonly properties: Readonly<Record<string, ApiSchema>>;
+}
 
 /** Which view of the state to build: the 20 Hz stream's units or REST's. */
 export type StateView = "stream" | "rest";
@@ -59,7 +71,7 @@ export interface ReadRoute {
   readonly summary: string;
   readonly description?: string;
   /** Schema of the 200 answer. */
-  readonly response: TSchema;
+  readonly response: ApiSchema;
   /** The answer, or a BodylinkError (e.g. BL_ERR_STATE_NONE before the robot started). */
   get(): unknown | BodylinkError;
 }
@@ -71,9 +83,9 @@ export interface CommandRoute<B = unknown> {
   readonly summary: string;
   readonly description?: string;
   /** TypeBox schema of the request body (validated before `handle` runs; 400 names the field). */
-  readonly request: TSchema;
+  readonly request: ApiSchema;
   /** Schema of the 200 answer's `result`. */
-  readonly response: TObject;
+  readonly response: ApiObjectSchema;
   handle(leaseId: string, body: B): CommandOutcome | Promise<CommandOutcome>;
 }
 
@@ -83,7 +95,7 @@ export interface BodyAdapter {
   /** Joint names in the API's order: the order of every joint array in `read()`. */
   readonly jointNames: readonly string[];
   /** Schema of the body's fields (without the envelope) in each view. */
-  readonly schemas: { readonly stream: TObject; readonly rest: TObject };
+  readonly schemas: { readonly stream: ApiObjectSchema; readonly rest: ApiObjectSchema };
   /**
    * The latest state's source stamp, or null when there is no valid state yet (before the first
    * decoded cycle). Cheap; the stream calls it to decide whether there is anything to send.

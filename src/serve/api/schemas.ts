@@ -9,6 +9,7 @@
  */
 import { BODIES, BODY_KINDS, type BodyKind } from "../../bodies/registry.js";
 import Type, { type TArray, type TNumber, type TObject } from "typebox";
+import type { ApiObjectSchema } from "./adapter.js";
 import { LEASE_HEADER, STREAM_RATE_HZ } from "../../bodies/link.js";
 import { SAFETY_CODES, SAFETY_TEXT, type SafetyCode } from "../../bodies/safety.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS } from "../../runtime/authority.js";
@@ -51,7 +52,7 @@ export const envelopeProperties = {
 };
 
 /** Envelope + body fields as one object schema. Throws (a bug) if a field reuses an envelope name. */
-export function stateSchema(fields: TObject, description: string): TObject {
+export function stateSchema(fields: ApiObjectSchema, description: string): TObject {
   for (const k of Object.keys(fields.properties)) {
     if (k in envelopeProperties) throw new Error(`body field "${k}" would overwrite the state envelope's "${k}"; rename it`);
   }
@@ -301,4 +302,4 @@ export const HelloSchema = Type.Object({
   epoch_ms: Type.Number({ description: "Server wall clock when the hello was sent" }),
 });
 
-export const CommandAnswerSchema = (result: TObject): TObject => Type.Object({ ok: Type.Literal(true), result });
+export const CommandAnswerSchema = (result: ApiObjectSchema): TObject => Type.Object({ ok: Type.Literal(true), result });

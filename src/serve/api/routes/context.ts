@@ -10,7 +10,7 @@ import type { P7Body } from "../../../runtime/p7-robot.js";
 import type { Tny360Body } from "../../../runtime/tny360-robot.js";
 import type { BodyAdapter } from "../adapter.js";
 import type { StateStream } from "../stream.js";
-import type { FleetGateway } from "./fleet.js";
+import type { FleetGateway } from "../fleet-gateway.js";
 
 /**
  * The runtime object the robot API serves, per body of the registry (`bodies/registry.ts`;

@@ -9,34 +9,12 @@
  *   POST /v1/fleet/reset   reset every robot's e-stop (or `names`), with a reason
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import Type, { type Static } from "typebox";
+import Type from "typebox";
 import { BodylinkError } from "../../../errors.js";
 import { sendError } from "../answers.js";
 import { bodyLimitFor } from "../body-limit.js";
-import { ErrorSchema, type FleetStatusSchema } from "../schemas.js";
+import { ErrorSchema } from "../schemas.js";
 import type { ApiContext } from "./context.js";
-
-/** One robot as the fleet page shows it. `health` is the robot's last 1 Hz message, null when none came yet. */
-export interface FleetRobotView {
-  readonly name: string;
-  readonly body: string;
-  readonly host: string;
-  readonly version: string;
-  readonly started_at: string;
-  readonly urls: { readonly api: string | null; readonly lola: string | null; readonly tny: string | null };
-  readonly health: Record<string, unknown> | null;
-  readonly health_age_ms: number | null;
-}
-
-export type FleetScatterAnswer = Static<typeof ScatterSchema>;
-
-/** What the runtime's fleet seat offers the robot API. */
-export interface FleetGateway {
-  status(): Static<typeof FleetStatusSchema>;
-  robots(): Promise<FleetRobotView[]>;
-  estop(names: readonly string[] | null, req: { category?: 0 | 1; reason?: string }): Promise<FleetScatterAnswer>;
-  reset(names: readonly string[] | null, req: { reason: string }): Promise<FleetScatterAnswer>;
-}
 
 const Names = Type.Optional(
   Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9][A-Za-z0-9_-]*$" }), { minItems: 1, maxItems: 1000, description: "Only these robots (default: every robot)" }),
@@ -50,7 +28,8 @@ const FleetEstopBody = Type.Object(
   { additionalProperties: false },
 );
 const FleetResetBody = Type.Object({ names: Names, reason: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
-const ScatterSchema = Type.Object({
+/** The scatter's answer (FleetScatterAnswer in ../fleet-gateway.ts is its type, checked equal). */
+export const ScatterSchema = Type.Object({
   replies: Type.Array(Type.Object({ name: Type.String(), ok: Type.Boolean(), estop: Type.Record(Type.String(), Type.Unknown()), error: Type.Optional(Type.Record(Type.String(), Type.Unknown())) })),
   missing: Type.Array(Type.String(), { description: "Robots present in the fleet that did not answer in time (an answer that does not verify against the robot's key is no answer)" }),
   unverified: Type.Array(Type.String(), { description: "Names claimed by answers that did not verify against the robots' keys (forged, or unknown robots); ignored" }),
