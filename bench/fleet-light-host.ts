@@ -34,6 +34,7 @@ function lightRobot(): FleetRobot {
     cycle: {
       cycles: 0,
       lateCycles: 0,
+      lateCyclesOwnWork: 0,
       missedCycles: 0,
       windowCycles: 0,
       periodMs: P,

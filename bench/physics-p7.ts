@@ -58,11 +58,11 @@ async function p7StepCost(kind: SimKind, cycles: number): Promise<CycleCost> {
 }
 
 interface Health {
-  cycle: { late_cycles: number; exec_ms: { p99: number }; core_cpu_ms: number | null };
+  cycle: { late_cycles: number; late_cycles_own_work: number; exec_ms: { p99: number }; core_cpu_ms: number | null };
 }
 
 /** `serve --body p7 --sim kind` for `seconds`, a client servoing the sweep at 50 Hz: late cycles, exec p99, core CPU %. */
-async function p7RealTime(kind: SimKind, seconds: number): Promise<{ late: number; execP99Ms: number; cpuPct: number }> {
+async function p7RealTime(kind: SimKind, seconds: number): Promise<{ late: number; lateOwnWork: number; execP99Ms: number; cpuPct: number }> {
   const rt = await startRuntime({ body: "p7", sim: kind, host: "127.0.0.1", apiPort: 0, lola: false, lolaReaders: 0, lolaGraceMs: 100, acceptBoardVersion: [11], seed: 1, tny: false, quiet: true });
   try {
     const api = rt.record.apiUrl;
@@ -80,7 +80,12 @@ async function p7RealTime(kind: SimKind, seconds: number): Promise<{ late: numbe
     const h = await health();
     const wallMs = performance.now() - t0;
     const cpuMs = h.cycle.core_cpu_ms !== null && before.cycle.core_cpu_ms !== null ? h.cycle.core_cpu_ms - before.cycle.core_cpu_ms : Number.NaN;
-    return { late: h.cycle.late_cycles - before.cycle.late_cycles, execP99Ms: h.cycle.exec_ms.p99, cpuPct: (100 * cpuMs) / wallMs };
+    return {
+      late: h.cycle.late_cycles - before.cycle.late_cycles,
+      lateOwnWork: h.cycle.late_cycles_own_work - before.cycle.late_cycles_own_work,
+      execP99Ms: h.cycle.exec_ms.p99,
+      cpuPct: (100 * cpuMs) / wallMs,
+    };
   } finally {
     await rt.close();
   }
@@ -97,6 +102,6 @@ export async function p7Section(quick: boolean): Promise<void> {
   console.log(`   real time: serve --body p7 --sim X (core in a worker), a client servoing the sweep at 50 Hz for ${seconds} s`);
   for (const kind of ["kinematic", "physics"] as const) {
     const r = await p7RealTime(kind, seconds);
-    console.log(`   ${kind.padEnd(10)} late cycles ${r.late}  exec p99 ${fmt(r.execP99Ms, 3)} ms  core CPU ${fmt(r.cpuPct, 1)} %`);
+    console.log(`   ${kind.padEnd(10)} late cycles ${r.late} (own work ${r.lateOwnWork}, woken late ${r.late - r.lateOwnWork})  exec p99 ${fmt(r.execP99Ms, 3)} ms  core CPU ${fmt(r.cpuPct, 1)} %`);
   }
 }

@@ -106,3 +106,20 @@ export function bytesPerCall(fn: () => void, calls = 100_000, batch = 10_000): n
 export function fmt(n: number, digits = 2): string {
   return Number.isFinite(n) ? n.toFixed(digits) : String(n);
 }
+
+/**
+ * The real-time budget's verdict: physics' own work made no cycle late, and the machine woke it
+ * late no more often than the kinematic NAO beside it (the same VM's stalls).
+ */
+export function lateVerdict(physics: LateCounts, kinematic: LateCounts): string {
+  const own = physics.late_cycles_own_work;
+  const woken = physics.late_cycles - own;
+  const kinWoken = kinematic.late_cycles - kinematic.late_cycles_own_work;
+  const met = own === 0 && woken <= kinWoken;
+  return `physics late cycles: own work ${own} (target 0), woken late ${woken} against the kinematic NAO's ${kinWoken} (target: no more): ${met ? "MET" : "NOT MET"}`;
+}
+
+export interface LateCounts {
+  readonly late_cycles: number;
+  readonly late_cycles_own_work: number;
+}

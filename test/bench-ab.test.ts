@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { compareOutputs, figuresOf, numbersOf, runAgainstBaseline, shapeOf } from "../bench/ab.js";
+import { lateVerdict } from "../bench/util.js";
 
 describe("figures in a bench's output", () => {
   it("are the numbers that stand alone, not those inside words or labels' digits of a longer number", () => {
@@ -121,5 +122,15 @@ describe("running two checkouts", () => {
   it("refuses a baseline that is no checkout, or this checkout itself", async () => {
     await expect(runAgainstBaseline(join(root, "nowhere"), ["tny"], [], 1)).rejects.toThrow(/not a bodylink checkout/);
     await expect(runAgainstBaseline(process.cwd(), ["tny"], [], 1)).rejects.toThrow(/names this checkout/);
+  });
+});
+
+describe("the physics bench's late-cycle verdict", () => {
+  it("meets the budget with no late cycle of its own work and no more woken-late ones than the kinematic NAO", () => {
+    const kin = { late_cycles: 2, late_cycles_own_work: 0 };
+    expect(lateVerdict({ late_cycles: 2, late_cycles_own_work: 0 }, kin)).toMatch(/own work 0 .*woken late 2 against the kinematic NAO's 2 .*: MET$/);
+    expect(lateVerdict({ late_cycles: 0, late_cycles_own_work: 0 }, kin)).toMatch(/: MET$/);
+    expect(lateVerdict({ late_cycles: 1, late_cycles_own_work: 1 }, kin)).toMatch(/own work 1 .*NOT MET$/);
+    expect(lateVerdict({ late_cycles: 3, late_cycles_own_work: 0 }, kin)).toMatch(/woken late 3 .*NOT MET$/);
   });
 });

@@ -105,6 +105,22 @@ describe("CycleLoop", () => {
     expect(s.cycles + s.missedCycles).toBeGreaterThanOrEqual(deadlines - 1); // the skip shifts the phase by under a period
     expect(s.cycles + s.missedCycles).toBeLessThanOrEqual(deadlines);
   });
+  it("tells a cycle its own work made late from one the machine woke late", async () => {
+    const clock = new SimClock();
+    let n = 0;
+    // cycle 4 (t = 36) runs 20 ms: cycle 5, due at 48, starts at 56, 8 ms late (bound 6) with the thread busy until then
+    const loop = new CycleLoop({ periodMs: 12, cycle: (t) => void (++n === 4 && clock.set(t + 20)) }, clock);
+    loop.start();
+    await clock.advance(100);
+    expect(loop.timing.summary()).toMatchObject({ lateCycles: 1, lateCyclesOwnWork: 1 });
+    // asleep since its cycle at 96, the thread is woken at 120 for its deadline at 108: the machine's
+    clock.set(120);
+    await clock.advance(100);
+    await loop.stop();
+    expect(loop.timing.summary()).toMatchObject({ lateCycles: 2, lateCyclesOwnWork: 1 });
+    loop.timing.reset();
+    expect(loop.timing.summary().lateCyclesOwnWork).toBe(0);
+  });
   it("a late cycle it can still catch up is run, not missed", async () => {
     const clock = new SimClock();
     let n = 0;

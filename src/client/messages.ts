@@ -176,6 +176,8 @@ export interface HealthAnswer {
     readonly nominal_period_ms: number;
     readonly cycles: number;
     readonly late_cycles: number;
+    /** Of late_cycles, those the loop's own work made late (the rest: woken late, the machine's). */
+    readonly late_cycles_own_work: number;
     /** Deadlines that passed without their cycle (a stall the loop skipped rather than burst through). */
     readonly missed_cycles: number;
     readonly period_ms: { readonly p50: number; readonly p99: number; readonly max: number };

@@ -948,6 +948,7 @@ function emptyCycle(periodMs: number): RobotHealth["cycle"] {
   return {
     cycles: 0,
     lateCycles: 0,
+    lateCyclesOwnWork: 0,
     missedCycles: 0,
     windowCycles: 0,
     periodMs: none,

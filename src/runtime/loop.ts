@@ -106,6 +106,8 @@ export class CycleLoop {
   // [0] running average of collection durations, ms; [1] when the last one started. Typed slots:
   // a double field would be boxed on every update.
   readonly #gc = Float64Array.of(0, Number.NEGATIVE_INFINITY);
+  /** When the thread last finished the loop's work (a cycle, its listeners, its GC slot), ms: who made a late cycle late. */
+  readonly #idleSince = Float64Array.of(Number.NEGATIVE_INFINITY);
 
   constructor(body: CycleBody, clock: Clock, opts: LoopOptions = {}) {
     this.#body = body;
@@ -251,6 +253,7 @@ export class CycleLoop {
       d[0] = now + period;
     }
     if (this.#gcEveryMs > 0 && now - this.#gc[1]! >= this.#gcEveryMs) this.#collect(d[0]!, period);
+    this.#idleSince[0] = this.#clock.nowMs();
   }
 
   /** Resolves at the deadline (the pacer's or the clock's), or at once when stop() is called. */
@@ -273,6 +276,7 @@ export class CycleLoop {
     this.#runOne(now, now - d[0]!);
     d[0] = now + period;
     if (this.#gcEveryMs > 0 && now - this.#gc[1]! >= this.#gcEveryMs) this.#collect(d[0]!, period);
+    this.#idleSince[0] = this.#clock.nowMs();
   };
 
   #runOne(now: number, lateBy: number): void {
@@ -293,7 +297,8 @@ export class CycleLoop {
     const end = this.#clock.nowMs();
     const period = Number.isNaN(this.#lastStartMs) ? this.#body.periodMs : now - this.#lastStartMs;
     this.#lastStartMs = now;
-    this.timing.record(period, end - now, lateBy, late);
+    // Late, and the loop's own work ran past the deadline plus the bound: the cycle's fault, not the machine's.
+    this.timing.record(period, end - now, lateBy, late, late && this.#idleSince[0]! > now - lateBy + this.#lateBoundMs);
     const seq = ++this.#seq;
     const ls = this.#listeners;
     for (let i = 0; i < ls.length; i++) {

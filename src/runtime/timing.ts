@@ -7,6 +7,14 @@ export interface TimingSummary {
   readonly cycles: number;
   readonly lateCycles: number;
   /**
+   * The late cycles the loop's own work made late: the thread was still busy with the cycle before
+   * (its body, listeners or GC slot) past the deadline plus the late bound. The others were woken
+   * late: the thread was free in time and did not run (the OS's wake-up, a deschedule, or its event
+   * loop busy with something else between cycles): the machine's, not the cycle's. A cycle
+   * preempted while it ran counts as its own work (conservative: it blames the work).
+   */
+  readonly lateCyclesOwnWork: number;
+  /**
    * Deadlines that passed without their cycle: the loop fell more than two periods behind (a
    * stall) and, rather than burst, went on from now (loop.ts). cycles + missedCycles counts every
    * deadline since the start, so a loop that runs slower than its period cannot go unnoticed.
@@ -46,6 +54,7 @@ export class CycleTiming {
   #gcN = 0;
   cycles = 0;
   lateCycles = 0;
+  lateCyclesOwnWork = 0;
   missedCycles = 0;
 
   constructor(
@@ -59,15 +68,21 @@ export class CycleTiming {
     this.#gcs = new Float64Array(capacity);
   }
 
-  /** One cycle: its period, its execution time, how long after its deadline it started (ms), and whether that counted as late. */
-  record(periodMs: number, execMs: number, latenessMs: number, late: boolean): void {
+  /**
+   * One cycle: its period, its execution time, how long after its deadline it started (ms),
+   * whether that counted as late, and if so whether the loop's own work was still running then.
+   */
+  record(periodMs: number, execMs: number, latenessMs: number, late: boolean, ownWork = false): void {
     const i = this.#n % this.#periods.length;
     this.#periods[i] = periodMs;
     this.#execs[i] = execMs;
     this.#lateness[i] = Math.max(latenessMs, 0);
     this.#n++;
     this.cycles++;
-    if (late) this.lateCycles++;
+    if (late) {
+      this.lateCycles++;
+      if (ownWork) this.lateCyclesOwnWork++;
+    }
   }
 
   /** A scheduled young-generation collection took `ms` (perform side: never allocates). */
@@ -80,6 +95,7 @@ export class CycleTiming {
     this.#gcN = 0;
     this.cycles = 0;
     this.lateCycles = 0;
+    this.lateCyclesOwnWork = 0;
     this.missedCycles = 0;
   }
 
@@ -123,6 +139,7 @@ export class CycleTiming {
     return {
       cycles: this.cycles,
       lateCycles: this.lateCycles,
+      lateCyclesOwnWork: this.lateCyclesOwnWork,
       missedCycles: this.missedCycles,
       windowCycles: count,
       periodMs,

@@ -47,6 +47,7 @@ export function healthAnswer(h: RobotHealth, stream: StateStream) {
       nominal_period_ms: c.nominalPeriodMs,
       cycles: c.cycles,
       late_cycles: c.lateCycles,
+      late_cycles_own_work: c.lateCyclesOwnWork,
       missed_cycles: c.missedCycles,
       window_cycles: c.windowCycles,
       period_ms: c.periodMs,

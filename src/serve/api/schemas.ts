@@ -220,6 +220,10 @@ export const HealthSchema = Type.Object({
     nominal_period_ms: Type.Number(),
     cycles: Type.Integer(),
     late_cycles: Type.Integer(),
+    late_cycles_own_work: Type.Integer({
+      description:
+        "Of late_cycles, those the loop's own work made late: the thread still busy with the cycle before (or its listeners, its GC slot) past the deadline plus the late bound. The rest were woken late with the thread free: the machine's (a wake-up, a deschedule). A cycle preempted while it ran counts here (conservative)",
+    }),
     missed_cycles: Type.Integer({
       description:
         "Deadlines that passed without their cycle (the loop fell more than two periods behind and went on from now instead of bursting); cycles + missed_cycles = every deadline since the start",
