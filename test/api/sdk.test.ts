@@ -324,9 +324,8 @@ describe("bodylink serve", () => {
           });
           const c = await client(url);
           expect(c.body).toBe(body);
-          await new Promise((resolve) => c.once("message", resolve));
-          await sleep(100);
-          expect(c.getJointState()?.angles, body).toHaveLength(joints);
+          // the first state after the hello (a loaded machine sends it later)
+          await expect.poll(() => c.getJointState()?.angles, { timeout: 10_000, message: body }).toHaveLength(joints);
           await c.close();
         } finally {
           child.kill("SIGINT");

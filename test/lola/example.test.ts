@@ -59,8 +59,7 @@ describe("examples/lola-client.ts", () => {
     expect(owners[0]).toBe("lola:client#1");
     expect(logs.some((l) => /lola:client#1 disconnected \(\d+ sensor messages sent, 0 dropped, 167 commands\)/.test(l))).toBe(true);
     // The example's last command (stiffness 0) may land after the last cycle before it exited.
-    await new Promise((r) => setTimeout(r, 50));
-    expect(robot.state.stiffness[0]).toBe(0);
+    await expect.poll(() => robot.state.stiffness[0], { timeout: 10_000 }).toBe(0);
   });
 
   it("takes a lone socket path (no --seconds) and runs the default 6 s", async () => {
