@@ -121,6 +121,28 @@ describe("CycleLoop", () => {
     loop.timing.reset();
     expect(loop.timing.summary().lateCyclesOwnWork).toBe(0);
   });
+  it("on the wall clock, by the thread's CPU time: a cycle that computes past the next deadline is its own work; one that is stopped as long is the machine's", async () => {
+    const block = new Int32Array(new SharedArrayBuffer(4));
+    const lateAfter = async (stall: () => void) => {
+      let n = 0;
+      const loop = new CycleLoop({ periodMs: 12, cycle: () => void (++n === 3 && stall()) }, new MonotonicClock());
+      loop.start();
+      while (n < 6) await new Promise((r) => setTimeout(r, 5));
+      await loop.stop();
+      return loop.timing.summary();
+    };
+    // 40 ms of this thread's CPU (measured, so a loaded machine only stretches it): cycle 4 cannot start in time
+    const computed = await lateAfter(() => {
+      const t0 = threadSchedStat().cpuMs!;
+      while (threadSchedStat().cpuMs! - t0 < 40) {}
+    });
+    expect(computed.lateCycles).toBeGreaterThanOrEqual(1);
+    expect(computed.lateCyclesOwnWork).toBeGreaterThanOrEqual(1);
+    // 40 ms asleep inside the cycle, as a thread the kernel does not run: late, and not its own work
+    const stopped = await lateAfter(() => Atomics.wait(block, 0, 0, 40));
+    expect(stopped.lateCycles).toBeGreaterThanOrEqual(1);
+    expect(stopped.lateCyclesOwnWork).toBe(0);
+  });
   it("a late cycle it can still catch up is run, not missed", async () => {
     const clock = new SimClock();
     let n = 0;

@@ -176,7 +176,7 @@ export interface HealthAnswer {
     readonly nominal_period_ms: number;
     readonly cycles: number;
     readonly late_cycles: number;
-    /** Of late_cycles, those the loop's own work made late (the rest: woken late, the machine's). */
+    /** Of late_cycles, those the loop's own work made late, by its thread's CPU time (the rest: the machine's, the thread descheduled or woken late). */
     readonly late_cycles_own_work: number;
     /** Deadlines that passed without their cycle (a stall the loop skipped rather than burst through). */
     readonly missed_cycles: number;

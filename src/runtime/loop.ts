@@ -19,7 +19,7 @@
  */
 import type { Clock } from "./clock.js";
 import { youngGenerationCollector, youngGenerationUsage } from "./gc.js";
-import { ThreadStats, type ThreadStatsSnapshot } from "./thread-stats.js";
+import { ThreadCpuClock, ThreadStats, type ThreadStatsSnapshot } from "./thread-stats.js";
 import { CycleTiming, type TimingSummary } from "./timing.js";
 
 /** What the loop drives. Bodies implement this; the loop owns pacing, timing and late detection. */
@@ -108,6 +108,10 @@ export class CycleLoop {
   readonly #gc = Float64Array.of(0, Number.NEGATIVE_INFINITY);
   /** When the thread last finished the loop's work (a cycle, its listeners, its GC slot), ms: who made a late cycle late. */
   readonly #idleSince = Float64Array.of(Number.NEGATIVE_INFINITY);
+  /** On a real-time clock, while running: this thread's CPU time (see #runOne). */
+  #cpuClock: ThreadCpuClock | null = null;
+  /** [0] the thread's CPU time when the last cycle started, [1] now, ms. */
+  readonly #cpu = Float64Array.of(Number.NaN, Number.NaN);
 
   constructor(body: CycleBody, clock: Clock, opts: LoopOptions = {}) {
     this.#body = body;
@@ -175,6 +179,11 @@ export class CycleLoop {
     if (this.#chainDone !== null) this.#clock.wakeNow?.();
     await this.#done;
     this.#done = null;
+    if (!this.#running) {
+      this.#cpuClock?.close();
+      this.#cpuClock = null;
+      this.#cpu.fill(Number.NaN);
+    }
   }
 
   /**
@@ -234,6 +243,7 @@ export class CycleLoop {
 
   /** Both paths start so: the first deadline is now. */
   #begin(): void {
+    if (this.#clock.realTime && !this.#cpuClock) this.#cpuClock = ThreadCpuClock.open();
     // The first collections of a fresh heap are the slow ones (3–20 ms measured): take one now,
     // before the first deadline, rather than in a cycle's slack.
     if (this.#gcEveryMs > 0) this.#collect(Number.POSITIVE_INFINITY, this.#body.periodMs, false);
@@ -280,7 +290,21 @@ export class CycleLoop {
   };
 
   #runOne(now: number, lateBy: number): void {
-    const late = lateBy > this.#lateBoundMs;
+    const bound = this.#lateBoundMs;
+    const late = lateBy > bound;
+    const cpu = this.#cpu;
+    this.#cpuClock?.read(cpu, 1);
+    // Whose fault a late cycle is. With the thread's CPU time: had it run whenever it wanted since
+    // the last cycle started, its own work since (that cycle, listeners, GC slot, requests between
+    // cycles) would have kept it busy until then + the CPU it used; past the deadline + the bound,
+    // the work made this cycle late; otherwise the machine did (descheduled, or woken late). On a
+    // simulated clock, or without the CPU time: the thread was still busy at the deadline + bound.
+    const ownWork =
+      late &&
+      (!Number.isNaN(cpu[1]!) && !Number.isNaN(cpu[0]!) && !Number.isNaN(this.#lastStartMs)
+        ? this.#lastStartMs + (cpu[1]! - cpu[0]!) > now - lateBy + bound
+        : this.#idleSince[0]! > now - lateBy + bound);
+    cpu[0] = cpu[1]!;
     try {
       if (late) this.#body.onLate?.(lateBy);
       this.#body.cycle(now);
@@ -297,8 +321,7 @@ export class CycleLoop {
     const end = this.#clock.nowMs();
     const period = Number.isNaN(this.#lastStartMs) ? this.#body.periodMs : now - this.#lastStartMs;
     this.#lastStartMs = now;
-    // Late, and the loop's own work ran past the deadline plus the bound: the cycle's fault, not the machine's.
-    this.timing.record(period, end - now, lateBy, late, late && this.#idleSince[0]! > now - lateBy + this.#lateBoundMs);
+    this.timing.record(period, end - now, lateBy, late, ownWork);
     const seq = ++this.#seq;
     const ls = this.#listeners;
     for (let i = 0; i < ls.length; i++) {

@@ -7,11 +7,11 @@ export interface TimingSummary {
   readonly cycles: number;
   readonly lateCycles: number;
   /**
-   * The late cycles the loop's own work made late: the thread was still busy with the cycle before
-   * (its body, listeners or GC slot) past the deadline plus the late bound. The others were woken
-   * late: the thread was free in time and did not run (the OS's wake-up, a deschedule, or its event
-   * loop busy with something else between cycles): the machine's, not the cycle's. A cycle
-   * preempted while it ran counts as its own work (conservative: it blames the work).
+   * The late cycles the loop's own work made late: on a real-time clock, the CPU time the thread
+   * used since the cycle before started (that cycle, its listeners, GC slot, requests between
+   * cycles) would have kept it busy past the deadline plus the late bound even had it never been
+   * descheduled; on a simulated clock (or without per-thread CPU time), it was still busy then.
+   * The others are the machine's: the thread was descheduled or woken late.
    */
   readonly lateCyclesOwnWork: number;
   /**

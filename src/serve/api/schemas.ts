@@ -222,7 +222,7 @@ export const HealthSchema = Type.Object({
     late_cycles: Type.Integer(),
     late_cycles_own_work: Type.Integer({
       description:
-        "Of late_cycles, those the loop's own work made late: the thread still busy with the cycle before (or its listeners, its GC slot) past the deadline plus the late bound. The rest were woken late with the thread free: the machine's (a wake-up, a deschedule). A cycle preempted while it ran counts here (conservative)",
+        "Of late_cycles, those the loop's own work made late: the CPU time its thread used since the cycle before started would have kept it busy past the deadline plus the late bound even had it never been descheduled. The rest are the machine's: the thread descheduled or woken late",
     }),
     missed_cycles: Type.Integer({
       description:
