@@ -35,6 +35,8 @@ import { availableParallelism, loadavg, setPriority } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { BodyKind } from "../src/bodies/registry.js";
 import type { HealthAnswer } from "../src/client/messages.js";
+import { actionSpec, TNY_MAX_REQUEST_BYTES, TNY_HEADER_BYTES } from "../src/wire/tny/constants.js";
+import { encodeRawRequest, encodeRequest } from "../src/wire/tny/encode.js";
 import { Placebo, type PlaceboReport, type ServeRig, StiffController, startServe } from "../test/rt/serve-rig.js";
 import { fmt, median } from "./util.js";
 
@@ -188,6 +190,86 @@ async function runBody(body: Exclude<BodyKind, "nao">): Promise<Phase> {
   }
 }
 
+/** What the flooding client (bench/tny-flood.mjs) sent and got back. */
+interface FloodReport {
+  sent: number;
+  sentBytes: number;
+  replies: number;
+  byStatus: Record<string, number>;
+  reconnects: number;
+  closeCodes: Record<string, number>;
+}
+
+/**
+ * The hostile client's three connections (the robot's limit), each sending one frame as fast as
+ * its socket takes it: setVelocity (a command at max rate: the lease renewed by every frame), a
+ * 256-byte request (the most the robot takes; its arguments do not fit: InvalidParameters), and a
+ * 64 KiB one (the most the server's `ws` lets in; OutOfMemory).
+ */
+function floodFrames(): Uint8Array[] {
+  const v = actionSpec("body", "setVelocity");
+  const a = actionSpec("joint", "setJointAngles");
+  return [
+    encodeRequest(1, v.module, v.action, [0.2, 0, 0, true]),
+    encodeRawRequest(1, a.module.code, a.action.code, new Uint8Array(TNY_MAX_REQUEST_BYTES - TNY_HEADER_BYTES).fill(0x3f)),
+    encodeRawRequest(1, 0, 0, new Uint8Array(64 * 1024 - TNY_HEADER_BYTES)),
+  ];
+}
+
+/** Start bench/tny-flood.mjs against `url`; resolves once its connections are open, with its stop. */
+async function startFlood(url: string): Promise<() => Promise<FloodReport>> {
+  const hex = floodFrames().map((f) => Buffer.from(f).toString("hex"));
+  const child = spawn(process.execPath, [new URL("./tny-flood.mjs", import.meta.url).pathname, url], { stdio: ["pipe", "pipe", "inherit"] });
+  child.stdin!.write(`${JSON.stringify(hex)}\n`);
+  let out = "";
+  child.stdout!.on("data", (d) => {
+    out += String(d);
+  });
+  const t0 = performance.now();
+  while (!/^open$/m.test(out)) {
+    if (performance.now() - t0 > 20_000 || child.exitCode !== null) {
+      child.kill("SIGKILL");
+      throw new Error(`the TNY-360 flood did not connect: ${out}`);
+    }
+    await sleep(20);
+  }
+  return async () => {
+    child.stdin!.write("stop\n");
+    while (!/^\{.*\}$/m.test(out)) {
+      if (child.exitCode !== null && !/^\{.*\}$/m.test(out)) throw new Error(`the TNY-360 flood exited without its report: ${out}`);
+      await sleep(20);
+    }
+    await killed(child);
+    return JSON.parse(/^\{.*\}$/m.exec(out)![0]) as FloodReport;
+  };
+}
+
+/**
+ * The TNY-360 core (its API server in the core's thread, `bodylink serve --body tny360` as a user
+ * starts it) idle, then under a hostile client flooding its API server (floodFrames: max size, max
+ * rate, every slot), then idle again: the core's late cycles with and without the flood, in one run.
+ */
+async function runTnyFlood(): Promise<{ phases: Phase[]; flood: FloodReport; floodMs: number }> {
+  const rig = await startServe([], {}, { body: "tny360" });
+  const placebo = await Placebo.start();
+  try {
+    await sleep(QUICK ? 500 : 2000);
+    const phases = [await phase(rig, null, "TNY idle 1", PHASE_MS, idle, placebo)];
+    const stop = await startFlood(rig.tnyUrl!);
+    let report: FloodReport | null = null;
+    try {
+      phases.push(await phase(rig, null, "TNY flood", PHASE_MS, idle, placebo));
+    } finally {
+      report = await stop();
+    }
+    phases.push(await phase(rig, null, "TNY idle 2", PHASE_MS, idle, placebo));
+    return { phases, flood: report, floodMs: phases[1]!.ms };
+  } finally {
+    placebo.close();
+    await rig.close();
+  }
+}
+
 /**
  * One serve with its LoLA controller through the phases: "all" (every load, then steady, then 15 s
  * with the controller gone), "cpu" (the jitter rounds, steady and the no-client phase: a wake-up
@@ -298,6 +380,24 @@ function jitterGrowth(phases: readonly Phase[]): { growth: number; placebo: numb
   return { growth: median(growths), placebo: median(placebos.map(Math.abs)), growths, placebos };
 }
 
+/** Print the TNY-360 flood's table and figures; its verdict line. */
+function tnyFloodReport(r: { phases: Phase[]; flood: FloodReport; floodMs: number }, quick: string): string {
+  printTable("TNY-360 core: idle, a hostile client flooding its API server (3 connections: setVelocity, 256 B and 64 KiB frames, as fast as they go), idle", r.phases);
+  const f = r.flood;
+  const byStatus = Object.entries(f.byStatus)
+    .map(([k, n]) => `${k === "0" ? "Ok" : `status ${k}`} ${n}`)
+    .join(", ");
+  console.log(
+    `  the flood: ${fmt((f.sent * 1000) / r.floodMs, 0)} requests/s sent (${fmt((f.sentBytes * 1000) / r.floodMs / 1e6, 1)} MB/s), ${f.replies} replies (${byStatus}), ${f.reconnects} reconnects (counts over the phase and the 1 s drain after it)`,
+  );
+  const [i1, fl, i2] = r.phases as [Phase, Phase, Phase];
+  const idleLate = Math.max(i1.lateCycles, i2.lateCycles);
+  const explained = fl.lateCycles <= Math.max(idleLate, fl.machineStalls ?? 0) ? "no more than idle or the machine's stalls explain" : "more than idle or the machine's stalls explain";
+  return `TNY-360 core under a hostile request flood: 0 late cycles: ${fl.lateCycles === 0 ? "MET" : "NOT MET"} (${fl.lateCycles} late, lateness max ${fmt(fl.latenessMaxMs, 2)} ms, over ${fl.cycles} cycles; idle either side ${i1.lateCycles} and ${i2.lateCycles} late${
+    fl.lateCycles > 0 ? `; the machine's own stalls over the flood ${fl.machineStalls ?? "n/a"}: ${explained}` : ""
+  })${quick}`;
+}
+
 export async function run(): Promise<void> {
   const quick = QUICK ? " (QUICK smoke run: phases too short for a verdict that closes anything)" : "";
   console.log(
@@ -305,6 +405,11 @@ export async function run(): Promise<void> {
       .map((l) => l.toFixed(1))
       .join(" ")} on ${availableParallelism()} CPUs`,
   );
+  // BL_ISOLATION_ONLY=tny: the TNY-360 flood alone (~40 s; quick ~12 s)
+  if (process.env.BL_ISOLATION_ONLY === "tny") {
+    console.log(`\nverdict: ${tnyFloodReport(await runTnyFlood(), quick)}`);
+    return;
+  }
   const worker = await runCore();
   printTable("serve (the core in its own thread)", worker);
   const noGc = await runCore(["--gc-every-ms", "0"], "steady");
@@ -313,6 +418,7 @@ export async function run(): Promise<void> {
   printTable(`${OLD_WAKE_ARGS.join(" ")} (the cores' previous wake-up: timer, futex, 0.2 ms spin)`, oldWake);
   const bodies = { p7: await runBody("p7"), tny360: await runBody("tny360") };
   printTable("P7 and TNY-360 worker cores, idle (each its own serve, default flags)", [bodies.p7, bodies.tny360]);
+  const tnyVerdict = tnyFloodReport(await runTnyFlood(), quick);
   console.log(
     `\nload average at the end ${loadavg()
       .map((l) => l.toFixed(1))
@@ -403,6 +509,7 @@ export async function run(): Promise<void> {
   verdicts.push(
     `worker core: collections V8 started itself over ${fmt(ws.ms / 1000, 0)} s of steady state = 0: ${ws.v8Gcs === 0 ? "MET" : "NOT MET"} (${ws.v8Gcs}; with scheduling off the young generation filled ${ng.v8Gcs} time(s) in ${fmt(ng.ms / 1000, 0)} s)${STEADY_MS < 60_000 ? " (steady phase shorter than the 60 s asked: QUICK)" : ""}`,
   );
+  verdicts.push(tnyVerdict);
   console.log("");
   for (const v of verdicts) console.log(`verdict: ${v}`);
 }

@@ -24,6 +24,12 @@ import { coreClock, runCore } from "./core-worker.js";
 
 /** Requests since the previous cycle's gap from which that gap serves its clients to the end (800 a second at 5 ms). */
 const BUSY_REQUESTS_PER_CYCLE = 4;
+/**
+ * The API server takes no new frame this close to the next deadline (they wait for the cycle): a
+ * client flooding it must not make the cycle start late (measured: `npm run bench -- isolation`,
+ * the TNY-360 flood). A frame takes ~10-50 µs here; the lead covers the turn it lands in.
+ */
+const SERVE_GUARD_MS = 0.5;
 
 /** Recording: this thread is its ring's one producer (the state of every cycle, late cycles). */
 let tap: RecordTap | null = null;
@@ -87,6 +93,7 @@ runCore<Tny360Robot, Tny360CoreOptions, Tny360Requests, Tny360Ready, { tnyPort: 
       ...(tap ? { tap: tap.tny } : {}),
       // an e-stop the host requested since the last cycle holds for the next frame already
       beforeFrame: control.catchUp,
+      mayServe: (nowMs: number) => !r.loop.running || nowMs < r.loop.nextDeadlineMs - SERVE_GUARD_MS,
     };
     const server = await startTnyServer(r, { ...opts, port: s.port }).catch((e: unknown) => {
       // Without --tny-port, a taken 5621 (another runtime) is no error: take a free port.

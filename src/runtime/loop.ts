@@ -150,6 +150,10 @@ export class CycleLoop {
   get seq(): number {
     return this.#seq;
   }
+  /** When the next cycle is due, on the loop's clock (a server on this thread holds new work back just before it). */
+  get nextDeadlineMs(): number {
+    return this.#deadline[0]!;
+  }
 
   /** Called after every cycle on the perform side: keep listeners cheap and allocation-free. */
   onCycle(listener: CycleListener): () => void {

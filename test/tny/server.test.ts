@@ -1,5 +1,5 @@
 /** bodylink's TNY server over real loopback WebSockets: every served action, every status, limits, control. */
-import WebSocket from "ws";
+import WebSocket, { WebSocketServer } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIM_KINDS } from "../../src/bodies/sim-world.js";
 import { TnyClient, TnyStatusError } from "../../src/client/tny/index.js";
@@ -8,7 +8,7 @@ import { SimClock } from "../../src/runtime/clock.js";
 import { Tny360Host } from "../../src/host/tny360-host.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { dispatchTnyFrame, newDispatchStats } from "../../src/serve/tny/dispatch.js";
-import { startTnyServer, type TnyServer } from "../../src/serve/tny/server.js";
+import { deferMessages, startTnyServer, type TnyServer } from "../../src/serve/tny/server.js";
 import { fromHex, toHex } from "../../src/wire/bytes.js";
 import { actionSpec, Status } from "../../src/wire/tny/constants.js";
 import { decodeFrame } from "../../src/wire/tny/decode.js";
@@ -413,5 +413,91 @@ describe("TNY dispatcher: reply buffers", () => {
     const v = decodeFrame(voltage as Uint8Array);
     expect(v).toMatchObject({ kind: "response", msgId: 10, status: 0 });
     await robot.stop();
+  });
+});
+
+describe("TNY server: a flood waits its turn (BURST_FRAMES a millisecond; docs/performance.md, the TNY-360 flood)", () => {
+  it("answers every frame of a burst far over the budget, in order, and defers the flooding connection's messages", async () => {
+    const robot = await Tny360Robot.create();
+    await robot.start();
+    const server = await startTnyServer(robot, { port: 0 });
+    try {
+      const a = await RawSocket.open(`ws://127.0.0.1:${server.port}/`);
+      // 600 requests sent back to back: the server reads many in one go
+      const frames = Array.from({ length: 600 }, (_, i) => req(i, i % 2 ? "system" : "body", i % 2 ? "ping" : "setVelocity", i % 2 ? [] : [0.05, 0, 0, true]));
+      for (const f of frames) a.send(f);
+      const ids: number[] = [];
+      for (let i = 0; i < frames.length; i++) {
+        const r = statusOf(await a.next(5000));
+        expect(r.status).toBe(Status.Ok);
+        ids.push(r.msgId);
+      }
+      expect(ids).toEqual(frames.map((_, i) => i));
+      expect(server.stats().framesWaited).toBeGreaterThan(0);
+      await a.close();
+    } finally {
+      await server.close();
+      await robot.stop();
+    }
+  });
+
+  it("drops the waiting frames of a connection that closed: its commands do not take control back", async () => {
+    const robot = await Tny360Robot.create();
+    await robot.start();
+    const server = await startTnyServer(robot, { port: 0, burstFrames: 1 }); // 1 a millisecond: 400 frames wait ~400 ms
+    try {
+      const a = await RawSocket.open(`ws://127.0.0.1:${server.port}/`);
+      // 400 commands back to back, then the connection is gone
+      for (let i = 0; i < 400; i++) a.send(req(i, "body", "setVelocity", [0.05, 0, 0, true]));
+      a.ws.terminate();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(server.stats().framesWaited).toBeGreaterThan(0);
+      expect(server.stats().connections).toBe(0);
+      expect(robot.authority.holder()).toBeNull();
+    } finally {
+      await server.close();
+      await robot.stop();
+    }
+  });
+
+  it("mayServe false: frames wait, in order, and are answered once it allows them", async () => {
+    const robot = await Tny360Robot.create();
+    await robot.start();
+    let allow = false;
+    const server = await startTnyServer(robot, { port: 0, mayServe: () => allow });
+    try {
+      const a = await RawSocket.open(`ws://127.0.0.1:${server.port}/`);
+      for (let i = 0; i < 5; i++) a.send(req(i, "system", "ping", []));
+      await expect(a.next(100)).rejects.toThrow();
+      allow = true;
+      for (let i = 0; i < 5; i++) expect(statusOf(await a.next(2000)).msgId).toBe(i);
+      await a.close();
+    } finally {
+      await server.close();
+      await robot.stop();
+    }
+  });
+
+  it("deferMessages switches one connection's receiver to a message per turn (pins the ws internal it relies on)", async () => {
+    const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+    await new Promise((r) => wss.once("listening", r));
+    const got: string[] = [];
+    const deferred = new Promise<boolean>((resolve) =>
+      wss.on("connection", (ws) => {
+        const ok = deferMessages(ws);
+        ws.on("message", (d) => got.push(String(d)));
+        resolve(ok);
+      }),
+    );
+    const addr = wss.address();
+    const c = new WebSocket(`ws://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}/`);
+    await new Promise((r) => c.once("open", r));
+    expect(await deferred).toBe(true);
+    c.send("a");
+    c.send("b");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(got).toEqual(["a", "b"]);
+    c.close();
+    await new Promise((r) => wss.close(r));
   });
 });

@@ -14,6 +14,9 @@
  * - Upgrades pass the Host, token and Origin checks first (web-access.ts, docs/security.md):
  *   421 / 401 / 403. The vendor SDKs send no Origin from Node; a browser page may connect only
  *   from an `--allow-origin` origin; the token, when set, goes in `?token=`.
+ * - A flood waits its turn: at most BURST_FRAMES (32) frames a millisecond are served, every
+ *   connection together; the rest wait in arrival order, their sockets unread, none dropped (and,
+ *   with `mayServe`, none just before the TNY-360 core's deadline).
  * - Text frames close the connection with 1003 (unsupported data). Frames over 64 KiB are closed
  *   by `ws` with 1009 before they reach the dispatcher; 257 B – 64 KiB get OutOfMemory (6).
  * - Control: a connection acquires the runtime's lease (source "tny", owner
@@ -76,6 +79,14 @@ export interface TnyServerOptions extends WebAccessOptions {
    * the host requested since the last cycle first, so the frame sees the latch).
    */
   beforeFrame?: () => void;
+  /**
+   * Whether a frame that arrived at `nowMs` may be served now (the server in a threaded core's
+   * thread: not just before the core's next deadline). When not, it waits with the frames over the
+   * budget, its socket unread, and a later millisecond serves it.
+   */
+  mayServe?: (nowMs: number) => boolean;
+  /** Frames served a millisecond, every connection together, before the rest wait (BURST_FRAMES; tests lower it). */
+  burstFrames?: number;
 }
 
 export interface TnyServerStats {
@@ -92,6 +103,8 @@ export interface TnyServerStats {
   readonly ignoredFrames: number;
   /** Replies by status code 0..6. */
   readonly repliesByStatus: readonly number[];
+  /** Frames that came over the budget (BURST_FRAMES a millisecond) and waited for a later one (a flood). */
+  readonly framesWaited: number;
 }
 
 export interface TnyServer {
@@ -115,6 +128,42 @@ function then<T, U>(v: Awaitable<T>, f: (t: T) => Awaitable<U>): Awaitable<U> {
   return v instanceof Promise ? v.then(f) : f(v);
 }
 
+/**
+ * At most BURST_FRAMES frames a millisecond, every connection together; the rest wait, their
+ * sockets unread, for the next millisecond. A client flooding the server (a 64 KiB read holds
+ * ~3,000 setVelocity frames, which `ws` hands over in one go) must neither hold the thread for
+ * long at a time nor take all of it: the TNY-360 core's cycle runs between turns of this thread's
+ * event loop, at SCHED_FIFO where allowed, and the kernel stops a real-time thread that runs 95 %
+ * of a second (measured: `npm run bench -- isolation`, the TNY-360 flood). A closed-loop client
+ * sends ~10-20 frames a millisecond and never waits.
+ */
+const BURST_FRAMES = 32;
+const BURST_MS = 1;
+
+/**
+ * From its first frame over the budget on, a connection gets its messages from `ws` one per turn
+ * of the event loop (`ws`'s `allowSynchronousEvents: false`, on its receiver alone): `ws` parses a
+ * whole read (64 KiB: ~3,000 setVelocity frames) and hands every message over in one go, paused or
+ * not, which held the TNY-360 core's thread for milliseconds (late cycles under a flood). Every
+ * connection deferred (the server's option) cost a closed-loop client 4-10 % more CPU per round
+ * trip (measured, same run), so only a flooding one pays. NOTE: `ws` has no public way to change
+ * this after the upgrade; its Receiver reads the field per message (ws 8.17 on; a test pins it).
+ */
+export function deferMessages(ws: WebSocket): boolean {
+  const receiver = (ws as unknown as { _receiver?: { _allowSynchronousEvents?: unknown } })._receiver;
+  if (typeof receiver?._allowSynchronousEvents !== "boolean") return false;
+  receiver._allowSynchronousEvents = false;
+  return true;
+}
+
+/** A frame that waits its turn (a flood only), with its connection's handler and its arrival. */
+interface Waiting {
+  readonly conn: Connection;
+  readonly serve: (frame: Uint8Array, nowMs: number) => void;
+  readonly frame: Uint8Array;
+  readonly nowMs: number;
+}
+
 /** `ws.send`'s options for every reply (made once: the hot path). */
 const BINARY = { binary: true } as const;
 
@@ -135,6 +184,12 @@ interface Connection {
   lastUsefulMs: number;
   /** Closing after giving its slot away: no longer counted against the limit. */
   yielded: boolean;
+  /** Closed: its frames still waiting are dropped (a command must not take control for a gone client). */
+  closed: boolean;
+  /** Not reading its socket while its frames wait (backpressure to the client). */
+  paused: boolean;
+  /** Flooded once: `ws` hands its messages over one per turn from then on (deferMessages). */
+  deferred: boolean;
   readonly ws: WebSocket;
 }
 
@@ -153,6 +208,8 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
   const leaseMs = opts.leaseMs ?? 2000;
   const tap = opts.tap ?? null;
   const beforeFrame = opts.beforeFrame ?? null;
+  const mayServe = opts.mayServe ?? null;
+  const burstBudget = opts.burstFrames ?? BURST_FRAMES;
   const stats: DispatchStats = newDispatchStats();
   const sockets = new Set<WebSocket>();
   /** Upgrade sockets still in their handshake. */
@@ -217,6 +274,62 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
     });
   });
 
+  // The burst budget (BURST_FRAMES per BURST_MS, every connection together) and the frames over it.
+  let burstStartMs = Number.NEGATIVE_INFINITY;
+  let burstFrames = 0;
+  const waiting: (Waiting | null)[] = [];
+  let waitingAt = 0;
+  let drainQueued = false;
+  let waited = 0;
+  const inBurst = (now: number): boolean => {
+    if (now - burstStartMs >= BURST_MS) {
+      burstStartMs = now;
+      burstFrames = 0;
+    }
+    return burstFrames++ < burstBudget;
+  };
+  /** Over the budget: the frame waits (in arrival order), its socket stops being read, the next millisecond serves it. */
+  const wait = (conn: Connection, serve: Waiting["serve"], frame: Uint8Array, now: number): void => {
+    waiting.push({ conn, serve, frame, nowMs: now });
+    waited++;
+    if (!conn.paused) {
+      conn.paused = true;
+      conn.ws.pause();
+      if (!conn.deferred) conn.deferred = deferMessages(conn.ws);
+    }
+    if (!drainQueued) {
+      drainQueued = true;
+      setTimeout(drain, BURST_MS); // the budget's window is over by then
+    }
+  };
+  /** The waiting frames, a burst's budget at a time; once none wait, the sockets are read again. */
+  const drain = (): void => {
+    drainQueued = false;
+    const now = performance.now();
+    while (waitingAt < waiting.length && (mayServe === null || mayServe(performance.now())) && inBurst(now)) {
+      const w = waiting[waitingAt]!;
+      waiting[waitingAt++] = null; // served: let it go
+      if (w.conn.closed) {
+        burstFrames--; // a gone client's frame costs nothing
+        continue;
+      }
+      w.serve(w.frame, w.nowMs);
+    }
+    if (waitingAt < waiting.length) {
+      drainQueued = true;
+      setTimeout(drain, BURST_MS);
+      return;
+    }
+    waiting.length = 0;
+    waitingAt = 0;
+    for (const c of connections) {
+      if (c.paused) {
+        c.paused = false;
+        c.ws.resume();
+      }
+    }
+  };
+
   /** Every slot is taken: close the stalest connection that holds no control and did nothing useful for yieldAfterMs; false when there is none. */
   function yieldSlot(): boolean {
     if (yieldAfterMs <= 0) return false;
@@ -247,6 +360,9 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       acquiring: null,
       lastUsefulMs: performance.now(),
       yielded: false,
+      closed: false,
+      paused: false,
+      deferred: false,
       ws,
     };
     connections.add(conn);
@@ -302,15 +418,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       ws.close(1000, `idle for ${idleMs} ms`);
     };
     if (idleMs > 0) idleTimer = setTimeout(onIdle, idleMs);
-    ws.on("message", (data, isBinary) => {
-      const now = performance.now();
-      lastFrameMs = now;
-      if (!isBinary) {
-        ws.close(1003, "binary frames only");
-        return;
-      }
-      const frame = toBytes(data);
-      tap?.request(conn.id, frame, frame.length);
+    const serve = (frame: Uint8Array, now: number): void => {
       let out: Uint8Array | Promise<Uint8Array> | null;
       const understood = stats.understood;
       try {
@@ -324,9 +432,22 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       if (out === null) return;
       if (out instanceof Promise) out.then(send, () => undefined);
       else send(out);
+    };
+    ws.on("message", (data, isBinary) => {
+      const now = performance.now();
+      lastFrameMs = now;
+      if (!isBinary) {
+        ws.close(1003, "binary frames only");
+        return;
+      }
+      const frame = toBytes(data);
+      tap?.request(conn.id, frame, frame.length);
+      if (waiting.length === 0 && (mayServe === null || mayServe(now)) && inBurst(now)) serve(frame, now);
+      else wait(conn, serve, frame, now);
     });
     ws.on("error", () => undefined); // ws closes the socket; the close handler cleans up
     ws.on("close", () => {
+      conn.closed = true;
       if (idleTimer) clearTimeout(idleTimer);
       if (conn.yielded) yielding--;
       sockets.delete(ws);
@@ -359,6 +480,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       requests: stats.requests,
       ignoredFrames: stats.ignored,
       repliesByStatus: [...stats.byStatus],
+      framesWaited: waited,
     }),
     requestCount: () => stats.requests,
     close: async () => {
