@@ -304,9 +304,11 @@ describe("TNY server: reply order and control", () => {
     // an unserved command is answered without taking control
     expect(statusOf(await b.roundTrip(req(6, "motor", "startCalibration", [1]))).status).toBe(Status.UnknownError);
 
+    const clears = robot.health().errors.velocityClears!;
     await a.close();
-    // released on a control tick after the close (however late a loaded machine runs it)
+    // released at the close, and the velocity cleared on the control tick after it (however late a loaded machine runs it)
     await expect.poll(() => robot.authority.holder(), { timeout: 10_000 }).toBeNull();
+    await expect.poll(() => robot.health().errors.velocityClears, { timeout: 10_000 }).toBe(clears + 1);
     const tv = decodeFrame(await b.roundTrip(req(7, "body", "getTargetVelocity", [])));
     expect(tv.kind === "response" && toHex(tv.payload)).toBe("00 00 00 00 00 00 00 00 00 00 00 00"); // cleared, not decaying
     expect(statusOf(await b.roundTrip(req(8, "body", "setVelocity", [0.1, 0, 0, true]))).status).toBe(Status.Ok);
