@@ -94,6 +94,35 @@ export type LolaRobot = Pick<NaoRobot, "state" | "authority" | "clock" | "comman
 export type LolaLogLevel = "info" | "warn";
 export type LolaLog = (level: LolaLogLevel, message: string) => void;
 
+/** {@link readNow}: nothing to read now (EAGAIN). */
+const READ_AGAIN = -1;
+/** {@link readNow}: the read failed; the error is in `readError`. */
+const READ_FAILED = -2;
+let readError: NodeJS.ErrnoException | null = null;
+
+/**
+ * One non-blocking read(2) of a polled client's socket: the bytes read, 0 at its end, READ_AGAIN
+ * or READ_FAILED. Node says "nothing there" only by throwing, so the throw stays in this small
+ * function: each IC a first catch initialises restarts V8's count towards optimising the function
+ * that holds it, and `poll` (every cycle, large) stayed in baseline code in the proxy's core
+ * (docs/performance.md, 2026-12-04). The Error is made without a stack: a controller that skips
+ * frames would pay a stack capture per cycle.
+ */
+function readNow(fd: number, into: Buffer): number {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return readSync(fd, into, 0, into.length, null);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EAGAIN" || code === "EWOULDBLOCK") return READ_AGAIN;
+    readError = e as NodeJS.ErrnoException;
+    return READ_FAILED;
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 export interface LolaServerOptions {
   /** Socket path. Defaults to `/tmp/robocup`, where LoLA clients look. */
   path?: string;
@@ -685,13 +714,12 @@ class ServerState {
     if (!c?.polled || c.closed) return;
     this.#polledAtMs[0] = performance.now();
     for (;;) {
-      let n: number;
-      try {
-        n = readSync(c.fd, c.inbox, 0, c.inbox.length, null);
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === "EAGAIN" || code === "EWOULDBLOCK") return;
-        if (!c.closed) this.log("warn", `${c.name}: socket error ${code ?? ""} ${(e as Error).message}; closing it`);
+      const n = readNow(c.fd, c.inbox);
+      if (n === READ_AGAIN) return;
+      if (n === READ_FAILED) {
+        const e = readError;
+        readError = null;
+        if (!c.closed) this.log("warn", `${c.name}: socket error ${e?.code ?? ""} ${e?.message ?? ""}; closing it`);
         this.#drop(c);
         return;
       }
