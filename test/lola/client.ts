@@ -2,7 +2,7 @@
  * A minimal LoLA client for tests, shaped like HULKs' and nidhogg's: `read_exact(896)` framing on
  * a Unix stream socket, raw writes for commands.
  */
-import { type Socket, connect } from "node:net";
+import { type Server, type Socket, connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LolaLogLevel } from "../../src/serve/lola/server.js";
@@ -142,4 +142,28 @@ export async function until(cond: () => boolean, what: string, timeoutMs = 5000)
 export interface LogLine {
   level: LolaLogLevel;
   message: string;
+}
+
+/** A raw socket server on `path`: the test decides every byte. `close()` ends its connections and stops it. */
+export async function rawSocketServer(
+  path: string,
+  onConnection: (s: Socket, n: number) => void,
+): Promise<{ server: Server; connections: () => number; received: Buffer[]; close: () => Promise<void> }> {
+  let n = 0;
+  const received: Buffer[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((s) => {
+    sockets.add(s);
+    s.on("data", (b) => received.push(b));
+    s.on("error", () => {});
+    s.on("close", () => sockets.delete(s));
+    onConnection(s, ++n);
+  });
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  const close = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    });
+  return { server, connections: () => n, received, close };
 }

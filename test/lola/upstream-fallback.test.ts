@@ -4,13 +4,12 @@
  * and the upstream's stall timer, both refreshed per message, share one of Node's timer lists and
  * wake the thread once per stall bound, not twice per message period (docs/performance.md).
  */
-import { type Socket, createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { LolaUpstreamDriver } from "../../src/drivers/nao/lola-upstream.js";
 import { MonotonicClock } from "../../src/runtime/clock.js";
 import { NaoRobot } from "../../src/runtime/nao-robot.js";
 import { LolaSensorWriter } from "../../src/wire/lola/sensor-message.js";
-import { tmpSocketPath, until } from "./client.js";
+import { rawSocketServer, tmpSocketPath, until } from "./client.js";
 import { KNOWN_ROBOT_CONFIG, knownSensorValues } from "./helpers.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -22,11 +21,8 @@ describe("the LoLA upstream driver's fallback", { timeout: 30_000 }, () => {
   it("after the last message, the loop's next cycle comes with the stall (60 ms), not after two periods", async () => {
     const path = tmpSocketPath();
     const bytes = Uint8Array.from(new LolaSensorWriter(KNOWN_ROBOT_CONFIG).write(knownSensorValues()));
-    const sockets = new Set<Socket>();
     let sent = 0;
-    const server = createServer((s) => {
-      sockets.add(s);
-      s.on("error", () => {});
+    const raw = await rawSocketServer(path, (s) => {
       // Five messages a period apart, then silence on an open connection.
       const t = setInterval(() => {
         if (sent === 5) return clearInterval(t);
@@ -35,14 +31,7 @@ describe("the LoLA upstream driver's fallback", { timeout: 30_000 }, () => {
       }, 12);
       s.on("close", () => clearInterval(t));
     });
-    await new Promise<void>((resolve) => server.listen(path, resolve));
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          for (const s of sockets) s.destroy();
-          server.close(() => resolve());
-        }),
-    );
+    cleanups.push(raw.close);
     const clock = new MonotonicClock();
     const driver = new LolaUpstreamDriver({ path, clock, log: () => {} });
     const robot = await NaoRobot.create({ clock, driver, acceptBoardVersions: [10, 11], youngGcEveryMs: 0 });

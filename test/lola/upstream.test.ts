@@ -3,7 +3,7 @@
  * LoLA (a NaoRobot with its LoLA server, byte-exact with LoLA) for the normal path and restarts,
  * and a raw socket server for garbage, stalls and split writes.
  */
-import { type Server, type Socket, createServer } from "node:net";
+import type { Socket } from "node:net";
 import { encode } from "@msgpack/msgpack";
 import { unpack } from "msgpackr";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ import { startLolaServer } from "../../src/serve/lola/server.js";
 import { LolaUpstream, type LolaUpstreamFaultKind, type LolaUpstreamOptions, SEND } from "../../src/transport/lola-upstream.js";
 import { LolaCommandWriter } from "../../src/wire/lola/command-message.js";
 import { LolaSensorWriter } from "../../src/wire/lola/sensor-message.js";
-import { tmpSocketPath, until } from "./client.js";
+import { rawSocketServer, tmpSocketPath, until } from "./client.js";
 import { KNOWN_ROBOT_CONFIG, knownSensorValues } from "./helpers.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -59,26 +59,10 @@ async function simulatedLola(path: string) {
 }
 
 /** A raw socket server: the test decides every byte. */
-async function rawServer(path: string, onConnection: (s: Socket, n: number) => void): Promise<{ server: Server; connections: () => number; received: Buffer[] }> {
-  let n = 0;
-  const received: Buffer[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((s) => {
-    sockets.add(s);
-    s.on("data", (b) => received.push(b));
-    s.on("error", () => {});
-    s.on("close", () => sockets.delete(s));
-    onConnection(s, ++n);
-  });
-  await new Promise<void>((resolve) => server.listen(path, resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  return { server, connections: () => n, received };
+async function rawServer(path: string, onConnection: (s: Socket, n: number) => void): Promise<Awaited<ReturnType<typeof rawSocketServer>>> {
+  const raw = await rawSocketServer(path, onConnection);
+  cleanups.push(raw.close);
+  return raw;
 }
 
 const message = (headYaw = 0): Uint8Array => {
