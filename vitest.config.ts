@@ -92,6 +92,11 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     reporters: ["default"],
+    // Simulated bodies on the kinematic mechanics unless a test asks for physics (`sim: "physics"`,
+    // `--sim physics`, the physics project): `serve`'s default is MuJoCo, whose NAO cycle costs ~10x
+    // the kinematic one's CPU, and most files test contracts, not mechanics. Spawned CLIs inherit it;
+    // the tests of the default itself delete it (test/cli/sim-default.test.ts).
+    env: { BODYLINK_SIM: "kinematic" },
     // dist/ fresh before any file runs (the CLI runs from it; test/package.test.ts imports it);
     // then one line per missing system package (chromium, nats-server), once per run.
     globalSetup: ["test/support/build-dist.ts", "test/support/report-skips.ts"],

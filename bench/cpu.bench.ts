@@ -151,7 +151,8 @@ interface Served {
 }
 
 function serve(root: string, args: string[], env: NodeJS.ProcessEnv, extraNode: string[] = []): Promise<Served> {
-  const child = spawn(process.execPath, [...extraNode, join(root, "bin/bodylink.js"), "serve", "--api-port", "0", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  // The kinematic chest board, explicitly: serve's default is physics now, and these figures are the runtime's CPU, not MuJoCo's.
+  const child = spawn(process.execPath, [...extraNode, join(root, "bin/bodylink.js"), "serve", "--api-port", "0", "--sim", "kinematic", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout!.on("data", (b: Buffer) => {
     out += b.toString();

@@ -34,7 +34,8 @@ const WINDOW_MS = 8000;
 const CLK_TCK = 100; // Linux USER_HZ
 
 function serve(args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []): { child: ChildProcess; ready: Promise<void>; output: () => string } {
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, "bin/bodylink.js"), "serve", "--api-port", "0", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  // the kinematic upstream robot, explicitly (serve's default is physics): the proxy's cost is measured, not MuJoCo's
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, "bin/bodylink.js"), "serve", "--api-port", "0", "--sim", "kinematic", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const ready = new Promise<void>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`serve ${args.join(" ")} did not start: ${out}`)), 60_000);

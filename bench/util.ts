@@ -108,19 +108,25 @@ export function fmt(n: number, digits = 2): string {
 }
 
 /**
- * The real-time budget's verdict: physics' own work made no cycle late, and the machine woke it
- * late no more often than the kinematic NAO serving beside it in the same window. "No more" is a
- * rate, not a count: the same stalls hit both at random, so equal rates give unequal counts (8
- * against 6 in one window). Given n = both counts, physics' count is Binomial(n, ½) when the rates
- * are equal; more means that its count is that high with probability under 5 % (one-sided, exact).
+ * The real-time budget's verdict, physics against the kinematic NAO serving beside it in the same
+ * window: neither kind of late cycle more frequent. "Own work" (the CPU time charged to the core's
+ * thread would have kept it busy past the deadline + bound) was meant to be 0 for physics, but
+ * this VM charges the kinematic NAO, 0.25 ms of work a cycle, with such cycles too (1 in each of
+ * two loaded 60 s windows: the kernel's CPU time includes what the VM does to the thread), so both
+ * kinds are compared as rates. The same stalls hit both at random, and equal rates give unequal
+ * counts; given n = both counts, physics' count is Binomial(n, ½) when the rates are equal, and
+ * "more" means that high with probability under 5 % (one-sided, exact). Small counts make it a
+ * weak test: the raw counts are printed beside it.
  */
 export function lateVerdict(physics: LateCounts, kinematic: LateCounts): string {
   const own = physics.late_cycles_own_work;
   const woken = physics.late_cycles - own;
-  const kinWoken = kinematic.late_cycles - kinematic.late_cycles_own_work;
-  const p = atLeastByChance(woken, woken + kinWoken);
-  const met = own === 0 && p >= 0.05;
-  return `physics late cycles: own work ${own} (target 0), woken late ${woken} against the kinematic NAO's ${kinWoken} (target: no more; p = ${fmt(p, 2)} that equal rates give this many or more): ${met ? "MET" : "NOT MET"}`;
+  const kinOwn = kinematic.late_cycles_own_work;
+  const kinWoken = kinematic.late_cycles - kinOwn;
+  const pOwn = atLeastByChance(own, own + kinOwn);
+  const pWoken = atLeastByChance(woken, woken + kinWoken);
+  const met = pOwn >= 0.05 && pWoken >= 0.05;
+  return `physics late cycles against the kinematic NAO's: own work ${own} vs ${kinOwn} (p = ${fmt(pOwn, 2)}), woken late ${woken} vs ${kinWoken} (p = ${fmt(pWoken, 2)}; p: equal rates give this many or more): ${met ? "MET" : "NOT MET"} (target: neither more frequent)`;
 }
 
 /** P(X ≥ k) for X ~ Binomial(n, ½): exact, by summing the tail (n is a count of late cycles, small). */

@@ -56,7 +56,9 @@ describe("npm start", () => {
     dirs.push(dir);
     const lolaPath = join(dir, "robocup");
     const runtimeDir = join(dir, "rt");
-    const env = { ...process.env, BODYLINK_RUNTIME_DIR: runtimeDir, npm_config_update_notifier: "false" };
+    // The user's default (vitest.config.ts sets the kinematic one for the suite): npm start serves the physics NAO.
+    const env: NodeJS.ProcessEnv = { ...process.env, BODYLINK_RUNTIME_DIR: runtimeDir, npm_config_update_notifier: "false" };
+    delete env.BODYLINK_SIM;
     const npm: ChildProcess = spawn("npm", ["start", "--", "--api-port", "0", "--lola-path", lolaPath], { env });
     strays.push(npm.pid!);
     let out = "";
@@ -73,6 +75,7 @@ describe("npm start", () => {
       () => /Ctrl-C to stop/.test(out),
       () => out,
     );
+    expect(out).toMatch(/MuJoCo physics \(models\/nao\.xml; it starts crouched and limp\)/);
     const runtimePid = Number(/runtime: \S+ \(pid (\d+)\)/.exec(out)?.[1]);
     expect(runtimePid).toBeGreaterThan(0);
     strays.push(runtimePid);

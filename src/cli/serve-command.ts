@@ -84,7 +84,7 @@ export function addServeOptions(cmd: Command): Command {
     )
     .option(
       "--sim <mechanics>",
-      `NAO, P7 and TNY-360 simulators: the body under the chest board, the arm service or the firmware, ${SIM_KINDS.join(" | ")} (MuJoCo; docs/simulation.md)`,
+      `NAO, P7 and TNY-360 simulators: the body under the chest board, the arm service or the firmware, ${SIM_KINDS.join(" | ")} (default: $BODYLINK_SIM, else physics: MuJoCo, it can fall; kinematic cannot; docs/simulation.md)`,
       parseChoice("--sim", SIM_KINDS),
     )
     .option("--lola-group <group>", "NAO: let this group (name or gid) use the LoLA socket too (mode 0660; default 0600, this user only)")

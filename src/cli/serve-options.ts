@@ -4,8 +4,9 @@
  * (src/cli/bodies/) read them without importing serve.
  */
 import type { WakeMode } from "../runtime/clock.js";
-import type { SimKind } from "../bodies/sim-world.js";
+import { SIM_KINDS, type SimKind } from "../bodies/sim-world.js";
 import type { LogFormat, Logger, LogLevel } from "../serve/logger.js";
+import { usageError } from "./errors.js";
 
 export const VERSION = "0.1.0";
 export const DEFAULT_API_PORT = 8780;
@@ -42,7 +43,7 @@ export interface ServeOptions {
   lolaGraceMs: number;
   acceptBoardVersion: number[];
   seed: number;
-  /** NAO, P7 and TNY-360 simulators: the body's mechanics, "kinematic" (the default) or "physics" (MuJoCo; docs/simulation.md). */
+  /** NAO, P7 and TNY-360 simulators: the body's mechanics, "physics" (MuJoCo) or "kinematic"; default: $BODYLINK_SIM, else physics (simKindOf; docs/simulation.md). */
   sim?: SimKind;
   /**
    * Simulators: lockstep time (runtime/lockstep.ts): a cycle runs when the controlling LoLA client
@@ -115,4 +116,25 @@ export interface ServeOptions {
   maxConnections?: number;
   /** Serve the recording's channels live over the Foxglove WebSocket protocol: true for port 8765, or a port. */
   foxglove?: true | number;
+}
+
+/**
+ * The simulator's mechanics when neither `--sim` nor $BODYLINK_SIM says: MuJoCo. Its cycle fits
+ * the budget (docs/simulation.md, "Which one `npm start` gives you"), and a body that can fall,
+ * slip and sag is the one a walking engine, a balance controller or a policy is checked against.
+ */
+export const DEFAULT_SIM: SimKind = "physics";
+
+/**
+ * The mechanics under a simulated body: `--sim`, else $BODYLINK_SIM, else {@link DEFAULT_SIM};
+ * undefined for a real body (--usb, --lola-upstream, the TNY-360's --tny-host), which has no
+ * simulator. A $BODYLINK_SIM that names no mechanics is a usage error, not silently the default.
+ */
+export function simKindOf(o: Pick<ServeOptions, "body" | "sim" | "usb" | "lolaUpstream" | "tnyHost">, env: NodeJS.ProcessEnv = process.env): SimKind | undefined {
+  if (o.sim) return o.sim;
+  if (o.usb || o.lolaUpstream || (o.body === "tny360" && o.tnyHost)) return undefined;
+  const fromEnv = env.BODYLINK_SIM;
+  if (fromEnv === undefined || fromEnv === "") return DEFAULT_SIM;
+  if (!(SIM_KINDS as readonly string[]).includes(fromEnv)) throw usageError(`BODYLINK_SIM=${JSON.stringify(fromEnv)}: choose ${SIM_KINDS.join(" or ")}`, "serve");
+  return fromEnv as SimKind;
 }

@@ -30,7 +30,7 @@ import { attachSafetyLog, type SafetyLog } from "../serve/safety-log.js";
 import { requireTokenOffLoopback } from "../serve/web-access.js";
 import { SERVE_ENTRIES } from "./bodies/index.js";
 import { type BodyEntry, type EntryContext, type StartedBody, stallCoreMs } from "./bodies/entry.js";
-import { DEFAULT_API_PORT, type ServeOptions, VERSION } from "./serve-options.js";
+import { DEFAULT_API_PORT, type ServeOptions, simKindOf, VERSION } from "./serve-options.js";
 import { fleetBundleOf, fleetConnectOptions } from "./fleet-flags.js";
 
 export { DEFAULT_API_PORT, DEFAULT_LOLA_PATH, DEFAULT_UPSTREAM_LOLA_PATH, type ServeOptions, VERSION } from "./serve-options.js";
@@ -115,7 +115,9 @@ export async function safeStop(robot: BodyRuntime, reason: string): Promise<void
  * (SERVE_ENTRIES: its core in its worker; `entry` replaces it only for `bodylink replay`), then the
  * servers every body shares. Nothing here branches on the body.
  */
-export async function startRuntime(o: ServeOptions, entry?: BodyEntry): Promise<RunningRuntime> {
+export async function startRuntime(given: ServeOptions, entry?: BodyEntry): Promise<RunningRuntime> {
+  // The simulator's mechanics resolved once (--sim, $BODYLINK_SIM, physics): every body's entry reads o.sim.
+  const o: ServeOptions = { ...given, sim: simKindOf(given) };
   const closers: Array<() => Promise<void>> = [];
   let fleet: FleetBridge | null = null;
   const log = o.logger ?? (o.quiet ? silentLogger() : createLog().logger);

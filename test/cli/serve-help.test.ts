@@ -5,6 +5,7 @@
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { registerServe } from "../../src/cli/serve-command.js";
+import { DEFAULT_SIM, simKindOf } from "../../src/cli/serve-options.js";
 
 function serveHelpFlags(): string[] {
   const program = new Command("bodylink");
@@ -30,5 +31,29 @@ describe("serve --help", () => {
   it("ends with the log's flags (then --record, serve's own)", () => {
     const flags = serveHelpFlags();
     expect(flags.slice(-4)).toEqual(["--log-format", "--log-level", "--log-file", "--record"]);
+  });
+});
+
+describe("serve's mechanics when --sim is not given", () => {
+  it("is physics, or $BODYLINK_SIM; --sim wins; a real body has none; a bad $BODYLINK_SIM is a usage error", () => {
+    expect(DEFAULT_SIM).toBe("physics");
+    expect(simKindOf({ body: "nao" }, {})).toBe("physics");
+    expect(simKindOf({ body: "p7" }, { BODYLINK_SIM: "" })).toBe("physics");
+    expect(simKindOf({ body: "tny360" }, { BODYLINK_SIM: "kinematic" })).toBe("kinematic");
+    expect(simKindOf({ body: "nao", sim: "physics" }, { BODYLINK_SIM: "kinematic" })).toBe("physics");
+    expect(simKindOf({ body: "nao", sim: "kinematic" }, {})).toBe("kinematic");
+    expect(simKindOf({ body: "nao", usb: true }, {})).toBeUndefined();
+    expect(simKindOf({ body: "nao", lolaUpstream: "/tmp/robocup" }, {})).toBeUndefined();
+    expect(simKindOf({ body: "tny360", tnyHost: "robot:5621" }, {})).toBeUndefined();
+    expect(() => simKindOf({ body: "nao" }, { BODYLINK_SIM: "mujoco" })).toThrow(/BODYLINK_SIM="mujoco": choose physics or kinematic/);
+  });
+  it("is said in --help", () => {
+    const program = new Command("bodylink");
+    registerServe(program);
+    const help = program.commands
+      .find((c) => c.name() === "serve")!
+      .helpInformation()
+      .replace(/\s+/g, " ");
+    expect(help).toMatch(/--sim <mechanics> .*physics \| kinematic \(default: \$BODYLINK_SIM, else physics/);
   });
 });

@@ -44,7 +44,9 @@ export async function startServe(args: string[] = [], extraEnv: Record<string, s
   const body = opts.body ?? "nao";
   // every body gets its own flags only (another body's flag is a warning line on stderr)
   const bodyArgs = body === "nao" ? ["--lola-path", lolaPath] : body === "tny360" ? ["--body", body, "--tny-port", "0"] : ["--body", body];
-  const argv = [process.execPath, "bin/bodylink.js", "serve", "--api-port", "0", ...bodyArgs, ...args];
+  // The kinematic body unless asked (serve's default is physics): the isolation figures are the core's under load, comparable across runs.
+  const simArgs = args.includes("--sim") ? [] : ["--sim", "kinematic"];
+  const argv = [process.execPath, "bin/bodylink.js", "serve", "--api-port", "0", ...bodyArgs, ...simArgs, ...args];
   const releasePath = join(dir, `stall-release-${rigs++}`);
   const env = { ...process.env, BODYLINK_RUNTIME_DIR: dir, BODYLINK_TEST_STALL_RELEASE: releasePath, ...extraEnv };
   const child = opts.fdLimit ? spawn("/bin/sh", ["-c", `ulimit -n ${opts.fdLimit} && exec "$@"`, "sh", ...argv], { env }) : spawn(argv[0]!, argv.slice(1), { env });

@@ -2,6 +2,8 @@
  * The options of an in-process `serve` of a simulated body for tests that record or view it: the
  * robot API on a free loopback port, no LoLA socket, the TNY-360 API server on a free port, quiet.
  * Spread it and add the body, the recording, the seed (and `tny: false` where no TNY-360 API server is wanted).
+ * The kinematic mechanics, explicitly (serve's default is physics, ~10x the NAO's CPU per cycle, and
+ * benches spread this too, outside vitest's BODYLINK_SIM): add `sim: "physics"` where a test needs MuJoCo.
  */
 import type { ServeOptions } from "../../src/cli/serve.js";
 
@@ -15,4 +17,5 @@ export const SIM_RUNTIME_OPTIONS: Readonly<Omit<ServeOptions, "body" | "seed">> 
   tny: true,
   tnyPort: 0,
   quiet: true,
+  sim: "kinematic",
 };
