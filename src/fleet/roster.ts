@@ -16,7 +16,9 @@
  */
 import { chmodSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync, closeSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { nkeys } from "@nats-io/transport-node";
+// nkeys alone, not through @nats-io/transport-node: every `serve` loads this file (fleet-flags.ts),
+// and the whole NATS client was ~120 ms of each start with no --fleet.
+import { createUser } from "@nats-io/nkeys";
 import { BodylinkError } from "../errors.js";
 import { type BrokerIdentity, type FleetRole, FLEET_ROLES, renderBrokerConfig } from "./broker-config.js";
 import { checkName } from "./subjects.js";
@@ -116,7 +118,7 @@ function checkIdentityName(name: string, roster: readonly RosterEntry[]): void {
 function makeIdentity(dir: string, url: string, role: FleetRole, name: string): RosterEntry {
   const bundle = join(dir, name);
   ensureDir(bundle);
-  const user = nkeys.createUser();
+  const user = createUser();
   writeFile(join(bundle, "nats.seed"), `${new TextDecoder().decode(user.getSeed())}\n`, 0o600);
   writeFile(join(bundle, "identity.json"), `${JSON.stringify({ name, role, url }, null, 2)}\n`, 0o600);
   let sign: PublicKeyText | undefined;
