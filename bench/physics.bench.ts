@@ -27,6 +27,7 @@ import type { NaoSimKind } from "../src/sim/nao/model.js";
 import { MujocoNaoModel } from "../src/sim/nao/physics/mujoco-nao.js";
 import { LolaCommandWriter } from "../src/wire/lola/command-message.js";
 import { TestLolaClient, tmpSocketPath } from "../test/lola/client.js";
+import { LOLA_SIM_RUNTIME_OPTIONS } from "../test/support/sim-runtime.js";
 import { p7Section } from "./physics-p7.js";
 import { tny360Section } from "./physics-tny360.js";
 import { fmt, lateVerdict, percentile } from "./util.js";
@@ -71,21 +72,7 @@ async function stepCost(kind: NaoSimKind, cycles: number): Promise<{ p50: number
 
 async function serveNao(kind: NaoSimKind, lockstep: boolean): Promise<{ rt: RunningRuntime; lolaPath: string }> {
   const lolaPath = tmpSocketPath();
-  const rt = await startRuntime({
-    body: "nao",
-    sim: kind,
-    lockstep,
-    host: "127.0.0.1",
-    apiPort: 0,
-    lola: true,
-    lolaPath,
-    lolaReaders: 0,
-    lolaGraceMs: 100,
-    acceptBoardVersion: [10, 11],
-    seed: 1,
-    tny: false,
-    quiet: true,
-  });
+  const rt = await startRuntime({ ...LOLA_SIM_RUNTIME_OPTIONS, body: "nao", sim: kind, lockstep, lolaPath, seed: 1 });
   return { rt, lolaPath };
 }
 

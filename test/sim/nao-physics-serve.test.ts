@@ -20,6 +20,7 @@ import { LolaCommandWriter } from "../../src/wire/lola/command-message.js";
 import { TestLolaClient, tmpSocketPath } from "../lola/client.js";
 import { messagesByTopic } from "../record/helpers.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
+import { LOLA_SIM_RUNTIME_OPTIONS } from "../support/sim-runtime.js";
 
 useRuntimeDir("bl-physics-");
 const STAND_HEIGHT_M = 0.33309;
@@ -33,22 +34,7 @@ const lolaPath = (rt: RunningRuntime): string => lolaPaths.get(rt)!;
 
 async function serve(record?: string): Promise<{ rt: RunningRuntime; model: NaoBodyModel; lolaPath: string }> {
   const lolaPath = tmpSocketPath();
-  const rt = await startRuntime({
-    body: "nao",
-    sim: "physics",
-    lockstep: true,
-    host: "127.0.0.1",
-    apiPort: 0,
-    lola: true,
-    lolaPath,
-    lolaReaders: 0,
-    lolaGraceMs: 100,
-    acceptBoardVersion: [10, 11],
-    seed: 1,
-    tny: false,
-    gcEveryMs: 0,
-    ...(record ? { record } : {}),
-  });
+  const rt = await startRuntime({ ...LOLA_SIM_RUNTIME_OPTIONS, body: "nao", sim: "physics", lockstep: true, lolaPath, seed: 1, gcEveryMs: 0, ...(record ? { record } : {}) });
   cleanups.push(() => rt.close());
   lolaPaths.set(rt, lolaPath);
   const model = (rt.inThreadRobot as NaoRobot).sim!.body.model;
@@ -192,20 +178,7 @@ describe("serve --sim physics --lockstep with a LoLA client", () => {
 
   it("a kinematic simulator has no world in its state", async () => {
     const lolaPathK = tmpSocketPath();
-    const rt = await startRuntime({
-      body: "nao",
-      sim: "kinematic",
-      host: "127.0.0.1",
-      apiPort: 0,
-      lola: true,
-      lolaPath: lolaPathK,
-      lolaReaders: 0,
-      lolaGraceMs: 100,
-      acceptBoardVersion: [10, 11],
-      seed: 1,
-      tny: false,
-      gcEveryMs: 0,
-    });
+    const rt = await startRuntime({ ...LOLA_SIM_RUNTIME_OPTIONS, body: "nao", sim: "kinematic", lolaPath: lolaPathK, seed: 1, gcEveryMs: 0 });
     cleanups.push(() => rt.close());
     await new Promise((r) => setTimeout(r, 100));
     const s = (await (await fetch(`${rt.record.apiUrl}/v1/state`)).json()) as Record<string, unknown>;

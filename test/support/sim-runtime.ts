@@ -19,3 +19,9 @@ export const SIM_RUNTIME_OPTIONS: Readonly<Omit<ServeOptions, "body" | "seed">> 
   quiet: true,
   sim: "kinematic",
 };
+
+/**
+ * The same for a LoLA client driving the simulated NAO's chest board: its LoLA socket on (add
+ * `lolaPath`), no read-only clients, both board versions, no TNY-360 API server.
+ */
+export const LOLA_SIM_RUNTIME_OPTIONS: Readonly<Omit<ServeOptions, "body" | "seed">> = { ...SIM_RUNTIME_OPTIONS, lola: true, acceptBoardVersion: [10, 11], tny: false };

@@ -89,33 +89,42 @@ export interface P7SimOptions {
   model?: P7BodyModel;
 }
 
+/** Each array of a frame: which reported length it takes (setReportedLengths). */
+const FRAME_ARRAYS = {
+  angles: "joints",
+  velocities: "joints",
+  efforts: "joints",
+  temperatures: "motors",
+  errorIds: "motors",
+  angularVelocity: "imu",
+  linearAcceleration: "imu",
+} as const;
+type FrameArray = keyof typeof FRAME_ARRAYS;
+type ReportedLengths = Record<(typeof FRAME_ARRAYS)[FrameArray], number>;
+const FRAME_KEYS = Object.keys(FRAME_ARRAYS) as FrameArray[];
+const CAPACITY: ReportedLengths = { joints: JOINT_CAPACITY, motors: JOINT_CAPACITY, imu: IMU_CAPACITY };
+const EMPTY = new Float64Array(0);
+
+/** The published frame: its arrays at capacity (`full`, written each step) and the views it reports. */
 class Frame implements P7SimFrame {
   seq = 0;
-  angles: Float64Array;
-  velocities: Float64Array;
-  efforts: Float64Array;
-  temperatures: Float64Array;
-  errorIds: Float64Array;
-  angularVelocity: Float64Array;
-  linearAcceleration: Float64Array;
-  constructor(
-    readonly full: {
-      angles: Float64Array;
-      velocities: Float64Array;
-      efforts: Float64Array;
-      temperatures: Float64Array;
-      errorIds: Float64Array;
-      angularVelocity: Float64Array;
-      linearAcceleration: Float64Array;
-    },
-  ) {
-    this.angles = full.angles.subarray(0, N);
-    this.velocities = full.velocities.subarray(0, N);
-    this.efforts = full.efforts.subarray(0, N);
-    this.temperatures = full.temperatures.subarray(0, N);
-    this.errorIds = full.errorIds.subarray(0, N);
-    this.angularVelocity = full.angularVelocity.subarray(0, 3);
-    this.linearAcceleration = full.linearAcceleration.subarray(0, 3);
+  readonly full = {} as Readonly<Record<FrameArray, Float64Array>>;
+  angles = EMPTY;
+  velocities = EMPTY;
+  efforts = EMPTY;
+  temperatures = EMPTY;
+  errorIds = EMPTY;
+  angularVelocity = EMPTY;
+  linearAcceleration = EMPTY;
+
+  constructor() {
+    for (const k of FRAME_KEYS) (this.full as Record<FrameArray, Float64Array>)[k] = new Float64Array(CAPACITY[FRAME_ARRAYS[k]]);
+    this.report({ joints: N, motors: N, imu: 3 });
+  }
+
+  /** Report views of these lengths (allocates them: prepare side). */
+  report(lengths: ReportedLengths): void {
+    for (const k of FRAME_KEYS) (this as Record<FrameArray, Float64Array>)[k] = this.full[k].subarray(0, lengths[FRAME_ARRAYS[k]]);
   }
 }
 
@@ -162,15 +171,7 @@ export class P7Sim {
     this.#restAt(start, "initialAnglesRad");
     // Motors start near ambient, each a little different (seeded).
     for (let i = 0; i < N; i++) this.#tempC[i] = this.params.ambientC + (this.#rng.next() - 0.5);
-    this.#frame = new Frame({
-      angles: new Float64Array(JOINT_CAPACITY),
-      velocities: new Float64Array(JOINT_CAPACITY),
-      efforts: new Float64Array(JOINT_CAPACITY),
-      temperatures: new Float64Array(JOINT_CAPACITY),
-      errorIds: new Float64Array(JOINT_CAPACITY),
-      angularVelocity: new Float64Array(IMU_CAPACITY),
-      linearAcceleration: new Float64Array(IMU_CAPACITY),
-    });
+    this.#frame = new Frame();
     this.model = opts.model ?? new KinematicP7Model(this.#q);
     if (opts.model) opts.model.reset(this.#q);
     this.#publish();
@@ -427,15 +428,7 @@ export class P7Sim {
     if (![j, m].every((n) => Number.isInteger(n) && n >= 0 && n <= JOINT_CAPACITY) || !Number.isInteger(u) || u < 0 || u > IMU_CAPACITY) {
       throw new RangeError(`reported lengths out of range: ${JSON.stringify(lengths)}`);
     }
-    const f = this.#frame,
-      full = f.full;
-    f.angles = full.angles.subarray(0, j);
-    f.velocities = full.velocities.subarray(0, j);
-    f.efforts = full.efforts.subarray(0, j);
-    f.temperatures = full.temperatures.subarray(0, m);
-    f.errorIds = full.errorIds.subarray(0, m);
-    f.angularVelocity = full.angularVelocity.subarray(0, u);
-    f.linearAcceleration = full.linearAcceleration.subarray(0, u);
+    this.#frame.report({ joints: j, motors: m, imu: u });
   }
 
   /** Clamp to the command limits; a non-finite target (unreachable through the runtime) holds. */
