@@ -288,25 +288,35 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
     }
     return burstFrames++ < burstBudget;
   };
-  /** Over the budget: the frame waits (in arrival order), its socket stops being read, the next millisecond serves it. */
-  const wait = (conn: Connection, serve: Waiting["serve"], frame: Uint8Array, now: number): void => {
+  /**
+   * The frame waits (in arrival order), its socket unread until none waits. Over the budget: the
+   * next millisecond serves it, and its connection's messages come one per turn from then on; held
+   * back for the deadline (mayServe) or behind others: the first turn after it.
+   */
+  const wait = (conn: Connection, serve: Waiting["serve"], frame: Uint8Array, now: number, overBudget: boolean): void => {
     waiting.push({ conn, serve, frame, nowMs: now });
     waited++;
     if (!conn.paused) {
       conn.paused = true;
       conn.ws.pause();
-      if (!conn.deferred) conn.deferred = deferMessages(conn.ws);
     }
-    if (!drainQueued) {
-      drainQueued = true;
-      setTimeout(drain, BURST_MS); // the budget's window is over by then
-    }
+    if (overBudget && !conn.deferred) conn.deferred = deferMessages(conn.ws);
+    scheduleDrain(overBudget);
   };
-  /** The waiting frames, a burst's budget at a time; once none wait, the sockets are read again. */
+  const scheduleDrain = (overBudget: boolean): void => {
+    if (drainQueued) return;
+    drainQueued = true;
+    // over the budget: once its window is over; held back for the deadline: the next turn
+    if (overBudget) setTimeout(drain, BURST_MS);
+    else setImmediate(drain);
+  };
+  /** The waiting frames, within the budget and what mayServe allows; once none wait, the sockets are read again. */
   const drain = (): void => {
     drainQueued = false;
     const now = performance.now();
-    while (waitingAt < waiting.length && (mayServe === null || mayServe(performance.now())) && inBurst(now)) {
+    while (waitingAt < waiting.length) {
+      if (mayServe !== null && !mayServe(performance.now())) return scheduleDrain(false);
+      if (!inBurst(now)) return scheduleDrain(true);
       const w = waiting[waitingAt]!;
       waiting[waitingAt++] = null; // served: let it go
       if (w.conn.closed) {
@@ -314,11 +324,6 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
         continue;
       }
       w.serve(w.frame, w.nowMs);
-    }
-    if (waitingAt < waiting.length) {
-      drainQueued = true;
-      setTimeout(drain, BURST_MS);
-      return;
     }
     waiting.length = 0;
     waitingAt = 0;
@@ -442,8 +447,9 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       }
       const frame = toBytes(data);
       tap?.request(conn.id, frame, frame.length);
-      if (waiting.length === 0 && (mayServe === null || mayServe(now)) && inBurst(now)) serve(frame, now);
-      else wait(conn, serve, frame, now);
+      if (waiting.length > 0 || (mayServe !== null && !mayServe(now))) wait(conn, serve, frame, now, false);
+      else if (inBurst(now)) serve(frame, now);
+      else wait(conn, serve, frame, now, true);
     });
     ws.on("error", () => undefined); // ws closes the socket; the close handler cleans up
     ws.on("close", () => {
