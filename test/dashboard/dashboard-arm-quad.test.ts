@@ -5,6 +5,7 @@
  * Skips, saying why in one line, only when Debian's chromium is missing (.ci/run installs it).
  */
 import { readFile } from "node:fs/promises";
+import type { Page, WebSocketRoute } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { P7Robot } from "../../src/runtime/p7-robot.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
@@ -76,6 +77,52 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
       await takeControl(page);
       await estopAndReset(page, sdk, true);
     });
+  });
+
+  it("P7: control taken while the stream reconnects: the sliders wait for the arm's pose and Move sends nothing until then (never zeros)", async () => {
+    // The page's stream through a route that can cut it and hold back its state messages (hello passes).
+    let states = true;
+    let pageSide: WebSocketRoute | null = null;
+    const prepare = (page: Page) =>
+      page.routeWebSocket(/\/v1\/stream/, (ws) => {
+        pageSide = ws;
+        const server = ws.connectToServer();
+        server.onMessage((m) => {
+          if (states || (typeof m === "string" && m.includes('"type":"hello"'))) ws.send(m);
+        });
+        ws.onMessage((m) => server.send(m));
+      });
+    await onDashboard(
+      browser(),
+      await P7Robot.create({ seed: 3 }),
+      async ({ page, sdk }) => {
+        if (sdk.body !== "p7") throw new Error(`expected a p7, got ${sdk.body}`);
+        const pose = [0.5, -0.4, 0.3, -0.2, 0, 0, 0];
+        const lease = await sdk.acquireControl({ leaseMs: 10_000 });
+        await sdk.p7.moveJoints(pose, { speedRadS: 2 });
+        const away = () => Math.max(...pose.map((p, i) => Math.abs((sdk.getJointState()?.angles[i] ?? 0) - p)));
+        await expect.poll(away, { timeout: 8000 }).toBeLessThan(0.01);
+        await lease.release();
+        // The stream drops; the page reconnects and gets its hello, no state.
+        states = false;
+        const first = pageSide!;
+        await first.close();
+        await expect.poll(() => pageSide !== first, { timeout: 10_000 }).toBe(true);
+        await page.waitForFunction(() => /reconnected/.test(document.querySelector("#events")?.textContent ?? ""));
+        await takeControl(page);
+        await page.click("#p7-move");
+        expect(await page.textContent("#p7-move-status")).toMatch(/^waiting for the arm's pose/);
+        // The first state while held gives the sliders the measured pose; Move then holds the arm there.
+        states = true;
+        await expect.poll(() => page.$eval("#p7-joint-2", (i) => Number((i as HTMLInputElement).value)), { timeout: 10_000 }).toBeCloseTo(-0.4, 1);
+        await page.click("#p7-move");
+        await page.waitForFunction(() => /^move sent at/.test(document.querySelector("#p7-move-status")?.textContent ?? ""));
+        await expect.poll(away, { timeout: 6000 }).toBeLessThan(0.011);
+        await release(page);
+      },
+      undefined,
+      prepare,
+    );
   });
 
   it("TNY-360: plots, 3D, a velocity from the keyboard reaches the robot, odometry and paws, holder, e-stop", async () => {

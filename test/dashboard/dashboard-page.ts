@@ -14,8 +14,11 @@ export interface Ctx {
   sdk: RobotClient;
 }
 
-/** Start `robot` and its API, open the dashboard at 1280x720, run `f`, then check and close everything. */
-export async function onDashboard(browser: Browser, robot: NaoRobot | P7Robot | Tny360Robot, f: (ctx: Ctx) => Promise<void>, token?: string): Promise<void> {
+/**
+ * Start `robot` and its API, open the dashboard at 1280x720, run `f`, then check and close
+ * everything. `prepare` runs on the page before it loads (e.g. to route its WebSocket).
+ */
+export async function onDashboard(browser: Browser, robot: NaoRobot | P7Robot | Tny360Robot, f: (ctx: Ctx) => Promise<void>, token?: string, prepare?: (page: Page) => Promise<void>): Promise<void> {
   await robot.start();
   const api = await startApiServer(robot, { port: 0, ...(token ? { token } : {}) });
   const sdk = await connect(api.url, { WebSocket: WebSocket as never, owner: "second-client", ...(token ? { token } : {}) });
@@ -30,6 +33,7 @@ export async function onDashboard(browser: Browser, robot: NaoRobot | P7Robot | 
   });
   page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
   try {
+    await prepare?.(page);
     await page.goto(`${api.url}/${token ? `?token=${encodeURIComponent(token)}` : ""}`);
     await page.waitForFunction(() => document.querySelector("#link")?.textContent === "ok");
     await f({ api, page, sdk });

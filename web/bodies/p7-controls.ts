@@ -10,6 +10,9 @@ import { button, SEND_EVERY_MS, type Slider, showValue, slider, type TeleopKit }
 import { clockTime, fmt, make, setText, throttle } from "../util.js";
 import type { BodyControls } from "./common.js";
 
+/** What the move line says while control is held and the arm's pose is not known yet. */
+const WAITING = "waiting for the arm's pose (the stream is reconnecting): the sliders start there";
+
 export function p7Controls(kit: TeleopKit, c: BodyClient<"p7">): BodyControls<"p7"> {
   const p7 = c.p7;
   const g = kit.group("Joints (move together under the speed limit)");
@@ -35,7 +38,10 @@ export function p7Controls(kit: TeleopKit, c: BodyClient<"p7">): BodyControls<"p
   g.append(row, moving);
   const move = () => {
     const t = kit.targets();
-    if (!t) return;
+    if (!t) {
+      if (kit.held()) setText(moving, WAITING);
+      return;
+    }
     void kit.send("move", async () => {
       const r = await p7.moveJoints(Array.from(t), { speedRadS: Number(speed.input.value) });
       setText(moving, `move sent at ${clockTime(Date.now())}: arrives in about ${fmt(r.etaS, 1)} s`);
@@ -52,22 +58,38 @@ export function p7Controls(kit: TeleopKit, c: BodyClient<"p7">): BodyControls<"p
         kit.log("command", r.clearedJoints.length ? `cleared errors on joints ${r.clearedJoints.map((j) => j + 1).join(", ")}` : "clear error: no joint had an error");
       }),
   ).id = "p7-clear-error";
+  /** The sliders start at the measured pose, and move() sends all seven: never from a pose not known. */
+  const startAt = (a: ArrayLike<number>) => {
+    const t = Float64Array.from(a);
+    kit.setTargets(t);
+    sliders.forEach((s, i) => {
+      s.input.value = String(t[i]);
+      setText(s.value, `${fmt(t[i], 2)} rad`);
+    });
+    setText(moving, "");
+    kit.targetsChanged();
+  };
   return {
-    onState: () => {},
+    // Control taken with no pose known yet (the stream reconnecting: a new connection has no state
+    // until its first message): the first state while held gives it.
+    onState: () => {
+      if (kit.targets()) return;
+      const a = c.getJointState()?.angles;
+      if (a) startAt(a);
+    },
     // Not held: thumbs and labels both show the measured pose.
     onIdle: () => {
       const a = c.getJointState()?.angles;
       if (a) for (let i = 0; i < sliders.length; i++) showValue(sliders[i]!, a[i]!, "rad");
     },
+    // Zeros in place of a pose not known would be a move of every joint to 0 at the next Move.
     onHeld: () => {
       const a = c.getJointState()?.angles;
-      const t = Float64Array.from(a ?? new Array<number>(P7_MIN_RAD.length).fill(0));
-      kit.setTargets(t);
-      sliders.forEach((s, i) => {
-        s.input.value = String(t[i]);
-        setText(s.value, `${fmt(t[i], 2)} rad`);
-      });
-      kit.targetsChanged();
+      if (a) startAt(a);
+      else {
+        kit.setTargets(null);
+        setText(moving, WAITING);
+      }
     },
   };
 }
