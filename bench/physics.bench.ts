@@ -151,7 +151,7 @@ export async function run(): Promise<void> {
     }
     for (const [kind, r] of Object.entries(rows)) {
       console.log(
-        `   ${kind.padEnd(10)} late cycles ${r.late_cycles} (own work ${r.late_cycles_own_work}, woken late ${r.late_cycles - r.late_cycles_own_work})  exec p99 ${fmt(r.exec_ms.p99, 3)} ms, max ${fmt(r.exec_ms.max, 3)} ms  core CPU ${fmt(r.cpuPct, 1)} %`,
+        `   ${kind.padEnd(10)} late cycles ${r.late_cycles} (own work ${r.late_cycles_own_work}, machine ${r.late_cycles - r.late_cycles_own_work})  exec p99 ${fmt(r.exec_ms.p99, 3)} ms, max ${fmt(r.exec_ms.max, 3)} ms  core CPU ${fmt(r.cpuPct, 1)} %`,
       );
     }
     console.log(`   ${lateVerdict(rows.physics!, rows.kinematic!)}`);

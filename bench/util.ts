@@ -118,7 +118,7 @@ export function fmt(n: number, digits = 2): string {
  * "more" means that high with probability under 5 % (one-sided, exact). Small counts make it a
  * weak test: the raw counts are printed beside it.
  */
-export function lateVerdict(physics: LateCounts, kinematic: LateCounts): string {
+export function lateVerdict(physics: LateCounts, kinematic: LateCounts, body = "NAO"): string {
   const own = physics.late_cycles_own_work;
   const woken = physics.late_cycles - own;
   const kinOwn = kinematic.late_cycles_own_work;
@@ -126,7 +126,7 @@ export function lateVerdict(physics: LateCounts, kinematic: LateCounts): string 
   const pOwn = atLeastByChance(own, own + kinOwn);
   const pWoken = atLeastByChance(woken, woken + kinWoken);
   const met = pOwn >= 0.05 && pWoken >= 0.05;
-  return `physics late cycles against the kinematic NAO's: own work ${own} vs ${kinOwn} (p = ${fmt(pOwn, 2)}), woken late ${woken} vs ${kinWoken} (p = ${fmt(pWoken, 2)}; p: equal rates give this many or more): ${met ? "MET" : "NOT MET"} (target: neither more frequent)`;
+  return `physics late cycles against the kinematic ${body}'s: own work ${own} vs ${kinOwn} (p = ${fmt(pOwn, 2)}), machine ${woken} vs ${kinWoken} (p = ${fmt(pWoken, 2)}; p: equal rates give this many or more): ${met ? "MET" : "NOT MET"} (target: neither more frequent)`;
 }
 
 /** P(X ≥ k) for X ~ Binomial(n, ½): exact, by summing the tail (n is a count of late cycles, small). */

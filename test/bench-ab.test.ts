@@ -128,11 +128,12 @@ describe("running two checkouts", () => {
 describe("the physics bench's late-cycle verdict", () => {
   it("meets the budget when neither kind of late cycle is more frequent than the kinematic NAO's in the same window", () => {
     const kin = { late_cycles: 7, late_cycles_own_work: 1 };
-    expect(lateVerdict({ late_cycles: 7, late_cycles_own_work: 1 }, kin)).toMatch(/own work 1 vs 1 .*woken late 6 vs 6 .*: MET/);
+    expect(lateVerdict({ late_cycles: 7, late_cycles_own_work: 1 }, kin)).toMatch(/own work 1 vs 1 .*machine 6 vs 6 .*: MET/);
     expect(lateVerdict({ late_cycles: 0, late_cycles_own_work: 0 }, kin)).toMatch(/: MET/);
     expect(lateVerdict({ late_cycles: 7, late_cycles_own_work: 2 }, { late_cycles: 4, late_cycles_own_work: 1 })).toMatch(/p = 0\.50\).*p = 0\.36.*: MET/); // the night's window
     expect(lateVerdict({ late_cycles: 5, late_cycles_own_work: 5 }, { late_cycles: 0, late_cycles_own_work: 0 })).toMatch(/own work 5 vs 0 \(p = 0\.03\).*NOT MET/);
-    expect(lateVerdict({ late_cycles: 17, late_cycles_own_work: 1 }, kin)).toMatch(/woken late 16 vs 6 .*NOT MET/);
+    expect(lateVerdict({ late_cycles: 17, late_cycles_own_work: 1 }, kin)).toMatch(/machine 16 vs 6 .*NOT MET/);
+    expect(lateVerdict({ late_cycles: 0, late_cycles_own_work: 0 }, kin, "arm")).toMatch(/^physics late cycles against the kinematic arm's: /);
   });
   it("takes the binomial tail exactly", () => {
     expect(atLeastByChance(0, 5)).toBe(1);
