@@ -5,12 +5,11 @@
  * Skips, saying why in one line, only when Debian's chromium is missing (.ci/run installs it).
  */
 import { readFile } from "node:fs/promises";
-import type { Page, WebSocketRoute } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { P7Robot } from "../../src/runtime/p7-robot.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { CHROMIUM_SKIP, HAVE_CHROMIUM, suiteBrowser } from "./chromium.js";
-import { onDashboard, plotsMove, expectRendered, secondClientHolds, estopAndReset, takeControl, release, BROWSER_TEST_MS } from "./dashboard-page.js";
+import { onDashboard, plotsMove, expectRendered, secondClientHolds, estopAndReset, takeControl, release, streamGate, BROWSER_TEST_MS } from "./dashboard-page.js";
 
 const TITLE = CHROMIUM_SKIP ?? "dashboard in chromium, the P7 and the TNY-360 (real clock, simulated bodies)";
 
@@ -80,18 +79,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
   });
 
   it("P7: control taken while the stream reconnects: the sliders wait for the arm's pose and Move sends nothing until then (never zeros)", async () => {
-    // The page's stream through a route that can cut it and hold back its state messages (hello passes).
-    let states = true;
-    let pageSide: WebSocketRoute | null = null;
-    const prepare = (page: Page) =>
-      page.routeWebSocket(/\/v1\/stream/, (ws) => {
-        pageSide = ws;
-        const server = ws.connectToServer();
-        server.onMessage((m) => {
-          if (states || (typeof m === "string" && m.includes('"type":"hello"'))) ws.send(m);
-        });
-        ws.onMessage((m) => server.send(m));
-      });
+    const gate = streamGate();
     await onDashboard(
       browser(),
       await P7Robot.create({ seed: 3 }),
@@ -104,24 +92,24 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
         await expect.poll(away, { timeout: 8000 }).toBeLessThan(0.01);
         await lease.release();
         // The stream drops; the page reconnects and gets its hello, no state.
-        states = false;
-        const first = pageSide!;
-        await first.close();
-        await expect.poll(() => pageSide !== first, { timeout: 10_000 }).toBe(true);
+        gate.states = false;
+        await gate.cut();
         await page.waitForFunction(() => /reconnected/.test(document.querySelector("#events")?.textContent ?? ""));
         await takeControl(page);
         await page.click("#p7-move");
         expect(await page.textContent("#p7-move-status")).toMatch(/^waiting for the arm's pose/);
-        // The first state while held gives the sliders the measured pose; Move then holds the arm there.
-        states = true;
-        await expect.poll(() => page.$eval("#p7-joint-2", (i) => Number((i as HTMLInputElement).value)), { timeout: 10_000 }).toBeCloseTo(-0.4, 1);
+        // The first state while held gives the sliders the measured pose (the waiting line goes; the
+        // thumbs showed the pose before the cut already), and Move then holds the arm there.
+        gate.states = true;
+        await page.waitForFunction(() => document.querySelector("#p7-move-status")?.textContent === "");
+        expect(await page.$eval("#p7-joint-2", (i) => Number((i as HTMLInputElement).value))).toBeCloseTo(-0.4, 1);
         await page.click("#p7-move");
         await page.waitForFunction(() => /^move sent at/.test(document.querySelector("#p7-move-status")?.textContent ?? ""));
         await expect.poll(away, { timeout: 6000 }).toBeLessThan(0.011);
         await release(page);
       },
       undefined,
-      prepare,
+      gate.prepare,
     );
   });
 

@@ -1,4 +1,4 @@
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page, WebSocketRoute } from "playwright-core";
 import WebSocket from "ws";
 import { type BodylinkClient, connect, type RobotClient } from "../../src/client/index.js";
 import type { NaoRobot } from "../../src/runtime/nao-robot.js";
@@ -143,3 +143,32 @@ export const release = async (page: Page) => {
 
 /** A browser test does a body's whole story; on a loaded 2-core machine that takes a while. */
 export const BROWSER_TEST_MS = 90_000;
+
+/**
+ * The page's state stream through a route (pass `prepare` to onDashboard): `cut()` closes the
+ * page's socket and resolves once the page has connected again; while `states` is false only the
+ * hello reaches the page, as on a connection whose first state has not come yet.
+ */
+export function streamGate(): { prepare: (page: Page) => Promise<void>; cut: () => Promise<void>; states: boolean } {
+  let current: WebSocketRoute | null = null;
+  let connections = 0;
+  const gate = {
+    states: true,
+    prepare: (page: Page) =>
+      page.routeWebSocket(/\/v1\/stream/, (ws) => {
+        current = ws;
+        connections++;
+        const server = ws.connectToServer();
+        server.onMessage((m) => {
+          if (gate.states || (typeof m === "string" && m.includes('"type":"hello"'))) ws.send(m);
+        });
+        ws.onMessage((m) => server.send(m));
+      }),
+    cut: async () => {
+      const before = connections;
+      await current!.close();
+      await expect.poll(() => connections, { timeout: 10_000 }).toBeGreaterThan(before);
+    },
+  };
+  return gate;
+}

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { API_ORDER } from "../../src/bodies/nao/joints.js";
 import { NaoRobot } from "../../src/runtime/nao-robot.js";
 import { P7Robot } from "../../src/runtime/p7-robot.js";
 import { CHROMIUM_SKIP, HAVE_CHROMIUM, suiteBrowser } from "./chromium.js";
 
-import { onDashboard, plotsMove, expectRendered, secondClientHolds, estopAndReset, takeControl, release, BROWSER_TEST_MS } from "./dashboard-page.js";
+import { onDashboard, plotsMove, expectRendered, secondClientHolds, estopAndReset, takeControl, release, streamGate, BROWSER_TEST_MS } from "./dashboard-page.js";
 
 const TITLE = CHROMIUM_SKIP ?? "dashboard in chromium (real clock, simulated bodies)";
 
@@ -97,6 +98,35 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: BROWSER_TEST_MS }, () => {
       await expect.poll(headStiffness, { timeout: 5000 }).toEqual(["0", "0.00"]);
       await page.screenshot({ path: "/tmp/bodylink-dashboard-nao.png" });
     });
+  });
+
+  it("NAO: control taken while the stream reconnects: a slider sends nothing until the first state gives the sliders the pose (never zeros)", async () => {
+    const gate = streamGate();
+    await onDashboard(
+      browser(),
+      await NaoRobot.create({ seed: 11, youngGcEveryMs: 100, safetyLateBoundMs: 2000 }),
+      async ({ page, sdk }) => {
+        const headYaw = () => sdk.getJointState()!.angles[API_ORDER.indexOf("HeadYaw")]!;
+        const joints: string[] = [];
+        page.on("request", (r) => {
+          if (r.url().endsWith("/v1/commands/joints")) joints.push(r.postData() ?? "");
+        });
+        gate.states = false;
+        await gate.cut();
+        await page.waitForFunction(() => /reconnected/.test(document.querySelector("#events")?.textContent ?? ""));
+        await takeControl(page);
+        await page.fill("#joint-HeadYaw", "0.5"); // the user moves a slider before any state came
+        // The first state while held gives every slider the measured pose (the drag before it is dropped).
+        gate.states = true;
+        await expect.poll(async () => Math.abs((await page.$eval("#joint-HeadYaw", (i) => Number((i as HTMLInputElement).value))) - headYaw()), { timeout: 10_000 }).toBeLessThan(0.011);
+        expect(joints).toEqual([]); // the old code sent every joint's target as 0 here
+        await page.fill("#joint-HeadYaw", "0.3");
+        await expect.poll(() => joints.length, { timeout: 10_000 }).toBeGreaterThan(0);
+        await release(page);
+      },
+      undefined,
+      gate.prepare,
+    );
   });
 
   it("with a token (serve --token): the page opened with ?token= streams, takes control and stops; the API refuses without it", async () => {

@@ -23,9 +23,16 @@ export function naoControls(kit: TeleopKit, c: BodyClient<"nao">): BodyControls<
   const nao = c.nao;
   const touched = new Set<number>();
   const measured = (): readonly number[] | null => c.getJointState()?.angles ?? null;
+  // No pose known (the stream reconnecting: a new connection has no state until its first
+  // message): no targets, so a slider sends nothing, until the first state while held (onState).
+  // Zeros in their place went out as every joint's target at the next slider move.
   const sync = () => {
     const a = measured();
-    const t = a ? Float64Array.from(a) : new Float64Array(API_ORDER.length);
+    if (!a) {
+      kit.setTargets(null);
+      return;
+    }
+    const t = Float64Array.from(a);
     kit.setTargets(t);
     touched.clear();
     for (const [name, s] of sliders) {
@@ -111,5 +118,11 @@ export function naoControls(kit: TeleopKit, c: BodyClient<"nao">): BodyControls<
     if (a) for (const [name, s] of sliders) showValue(s, a[API_INDEX[name]!]!, unitOf(name));
     for (const [chain, names] of Object.entries(NAO_CHAINS)) showValue(chainStiffness[chain]!, m.joint_stiffness[API_INDEX[names[0]!]!] ?? 0, "");
   };
-  return { onState: () => {}, onIdle, onHeld: sync };
+  return {
+    onState: () => {
+      if (!kit.targets()) sync();
+    },
+    onIdle,
+    onHeld: sync,
+  };
 }
