@@ -127,12 +127,13 @@ export const DEFAULT_SIM: SimKind = "physics";
 
 /**
  * The mechanics under a simulated body: `--sim`, else $BODYLINK_SIM, else {@link DEFAULT_SIM};
- * undefined for a real body (--usb, --lola-upstream, the TNY-360's --tny-host), which has no
- * simulator. A $BODYLINK_SIM that names no mechanics is a usage error, not silently the default.
+ * undefined with the NAO's real-body flags (--usb, --lola-upstream: no simulator, and no MuJoCo
+ * loaded for nothing). The TNY-360's entry ignores it with --tny-host itself. A $BODYLINK_SIM that
+ * names no mechanics is a usage error, not silently the default.
  */
-export function simKindOf(o: Pick<ServeOptions, "body" | "sim" | "usb" | "lolaUpstream" | "tnyHost">, env: NodeJS.ProcessEnv = process.env): SimKind | undefined {
+export function simKindOf(o: Pick<ServeOptions, "sim" | "usb" | "lolaUpstream">, env: NodeJS.ProcessEnv = process.env): SimKind | undefined {
   if (o.sim) return o.sim;
-  if (o.usb || o.lolaUpstream || (o.body === "tny360" && o.tnyHost)) return undefined;
+  if (o.usb || o.lolaUpstream) return undefined;
   const fromEnv = env.BODYLINK_SIM;
   if (fromEnv === undefined || fromEnv === "") return DEFAULT_SIM;
   if (!(SIM_KINDS as readonly string[]).includes(fromEnv)) throw usageError(`BODYLINK_SIM=${JSON.stringify(fromEnv)}: choose ${SIM_KINDS.join(" or ")}`, "serve");

@@ -37,15 +37,14 @@ describe("serve --help", () => {
 describe("serve's mechanics when --sim is not given", () => {
   it("is physics, or $BODYLINK_SIM; --sim wins; a real body has none; a bad $BODYLINK_SIM is a usage error", () => {
     expect(DEFAULT_SIM).toBe("physics");
-    expect(simKindOf({ body: "nao" }, {})).toBe("physics");
-    expect(simKindOf({ body: "p7" }, { BODYLINK_SIM: "" })).toBe("physics");
-    expect(simKindOf({ body: "tny360" }, { BODYLINK_SIM: "kinematic" })).toBe("kinematic");
-    expect(simKindOf({ body: "nao", sim: "physics" }, { BODYLINK_SIM: "kinematic" })).toBe("physics");
-    expect(simKindOf({ body: "nao", sim: "kinematic" }, {})).toBe("kinematic");
-    expect(simKindOf({ body: "nao", usb: true }, {})).toBeUndefined();
-    expect(simKindOf({ body: "nao", lolaUpstream: "/tmp/robocup" }, {})).toBeUndefined();
-    expect(simKindOf({ body: "tny360", tnyHost: "robot:5621" }, {})).toBeUndefined();
-    expect(() => simKindOf({ body: "nao" }, { BODYLINK_SIM: "mujoco" })).toThrow(/BODYLINK_SIM="mujoco": choose physics or kinematic/);
+    expect(simKindOf({}, {})).toBe("physics");
+    expect(simKindOf({}, { BODYLINK_SIM: "" })).toBe("physics");
+    expect(simKindOf({}, { BODYLINK_SIM: "kinematic" })).toBe("kinematic");
+    expect(simKindOf({ sim: "physics" }, { BODYLINK_SIM: "kinematic" })).toBe("physics");
+    expect(simKindOf({ sim: "kinematic" }, {})).toBe("kinematic");
+    expect(simKindOf({ usb: true }, {})).toBeUndefined();
+    expect(simKindOf({ lolaUpstream: "/tmp/robocup" }, {})).toBeUndefined();
+    expect(() => simKindOf({}, { BODYLINK_SIM: "mujoco" })).toThrow(/BODYLINK_SIM="mujoco": choose physics or kinematic/);
   });
   it("is said in --help", () => {
     const program = new Command("bodylink");
