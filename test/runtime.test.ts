@@ -136,6 +136,7 @@ describe("CycleLoop", () => {
           },
         },
         new MonotonicClock(),
+        { lateByCpuTime: true },
       );
       loop.start();
       while (n < 5) await new Promise((r) => setTimeout(r, 5));

@@ -74,6 +74,14 @@ export interface LoopOptions {
   youngGcMinBytes?: number;
   /** How full the young generation is now (gc.ts youngGenerationUsage, the default); tests pass their own. */
   youngGcUsage?: () => { usedBytes: number; capacityBytes: number };
+  /**
+   * Tell a late cycle its own work made late from one the machine did by the thread's CPU time
+   * (one /proc read per cycle, see #runOne). Off by default: measured on the NAO core at quiet,
+   * the read and its bookkeeping cost ~55 µs a cycle (1.18× the core's CPU), which a robot's
+   * team pays for a diagnosis only benches need. Off, the timestamp rule attributes. Defaults to
+   * $BODYLINK_LATE_CPU_TIME === "1" (a worker inherits it; `npm run bench -- physics` sets it).
+   */
+  lateByCpuTime?: boolean;
 }
 
 export type CycleListener = (seq: number, nowMs: number) => void;
@@ -110,6 +118,7 @@ export class CycleLoop {
   readonly #idleSince = Float64Array.of(Number.NEGATIVE_INFINITY);
   /** On a real-time clock, while running: this thread's CPU time (see #runOne). */
   #cpuClock: ThreadCpuClock | null = null;
+  readonly #lateByCpuTime: boolean;
   /** [0] the thread's CPU time when the last cycle started, [1] now, ms. */
   readonly #cpu = Float64Array.of(Number.NaN, Number.NaN);
 
@@ -117,6 +126,7 @@ export class CycleLoop {
     this.#body = body;
     this.#clock = clock;
     this.#lateBoundMs = opts.lateBoundMs ?? body.periodMs / 2;
+    this.#lateByCpuTime = opts.lateByCpuTime ?? process.env.BODYLINK_LATE_CPU_TIME === "1";
     this.timing = new CycleTiming(body.periodMs);
     this.#thread = ThreadStats.shared();
     this.#pacer = opts.pacer ?? null;
@@ -247,7 +257,7 @@ export class CycleLoop {
 
   /** Both paths start so: the first deadline is now. */
   #begin(): void {
-    if (this.#clock.realTime && !this.#cpuClock) this.#cpuClock = ThreadCpuClock.open();
+    if (this.#lateByCpuTime && this.#clock.realTime && !this.#cpuClock) this.#cpuClock = ThreadCpuClock.open();
     // The first collections of a fresh heap are the slow ones (3–20 ms measured): take one now,
     // before the first deadline, rather than in a cycle's slack.
     if (this.#gcEveryMs > 0) this.#collect(Number.POSITIVE_INFINITY, this.#body.periodMs, false);

@@ -222,7 +222,7 @@ export const HealthSchema = Type.Object({
     late_cycles: Type.Integer(),
     late_cycles_own_work: Type.Integer({
       description:
-        "Of late_cycles, those the loop's own work made late: the CPU time its thread used since the cycle before started would have kept it busy past the deadline plus the late bound even had it never been descheduled. The rest are the machine's: the thread descheduled or woken late",
+        "Of late_cycles, those the loop's own work made late: the thread was still busy at the deadline plus the late bound (with BODYLINK_LATE_CPU_TIME=1, as benches run it: the CPU time its thread used since the cycle before started would have kept it busy past then even had it never been descheduled). The rest are the machine's: the thread descheduled or woken late",
     }),
     missed_cycles: Type.Integer({
       description:
