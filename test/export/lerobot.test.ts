@@ -16,12 +16,13 @@ import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { McapIndexedReader, type McapTypes, McapStreamReader, McapWriter, TempBuffer } from "@mcap/core";
+import { McapIndexedReader } from "@mcap/core";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet";
 import { beforeAll, describe, expect, it } from "vitest";
 import { startRuntime } from "../../src/cli/serve.js";
 import { exportLerobot } from "../../src/export/lerobot.js";
-import { compressZstd, DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
+import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
+import { rewriteRecording } from "../support/mcap-rewrite.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
 import { SIM_RUNTIME_OPTIONS } from "../support/sim-runtime.js";
 
@@ -29,7 +30,6 @@ const dir = useRuntimeDir("bl-export-lerobot-");
 const run = promisify(execFile);
 type Json = Record<string, unknown>;
 type Row = Record<string, unknown>;
-type Message = McapTypes.Message;
 
 const MOVE = [0.3, -0.3, 0, -0.6, 0, 0.2, 0];
 const SERVO = [0.2, -0.2, 0, -0.5, 0, 0.1, 0];
@@ -117,40 +117,23 @@ const f32 = (xs: readonly number[]) => xs.map((x) => Math.fround(x));
  * before the lease_acquired event that precedes it in the file. Returns how many were moved.
  */
 async function rewriteP7CommandsFirst(src: string, dst: string): Promise<number> {
-  await loadZstd();
-  const r = new McapStreamReader({ decompressHandlers: DECOMPRESS_HANDLERS });
-  r.append(readFileSync(src));
-  const out = new TempBuffer();
-  const w = new McapWriter({ writable: out, compressChunk: compressZstd });
-  const topics = new Map<number, string>();
-  const ids = new Map<number, number>();
-  const schemas = new Map<number, number>();
-  const messages: Array<{ topic: string; rec: Message }> = [];
-  for (let rec = r.nextRecord(); rec; rec = r.nextRecord()) {
-    if (rec.type === "Header") await w.start(rec);
-    else if (rec.type === "Schema") schemas.set(rec.id, await w.registerSchema({ name: rec.name, encoding: rec.encoding, data: rec.data }));
-    else if (rec.type === "Channel") {
-      topics.set(rec.id, rec.topic);
-      ids.set(rec.id, await w.registerChannel({ topic: rec.topic, messageEncoding: rec.messageEncoding, schemaId: rec.schemaId ? schemas.get(rec.schemaId)! : 0, metadata: rec.metadata }));
-    } else if (rec.type === "Metadata") await w.addMetadata(rec);
-    else if (rec.type === "Attachment") await w.addAttachment(rec);
-    else if (rec.type === "Message") messages.push({ topic: topics.get(rec.channelId)!, rec });
-  }
-  let lastLease = -1;
   let moved = 0;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    if (m.topic === "/events" && JSON.parse(new TextDecoder().decode(m.rec.data)).type === "lease_acquired") lastLease = i;
-    else if (m.topic === "/p7/command" && lastLease >= 0) {
-      messages.splice(i, 1);
-      messages.splice(lastLease, 0, m);
-      lastLease = -1; // the session's first command only
-      moved++;
-    }
-  }
-  for (const { rec } of messages) await w.addMessage({ ...rec, channelId: ids.get(rec.channelId)! });
-  await w.end();
-  writeFileSync(dst, out.get());
+  await rewriteRecording(src, dst, {
+    order: (messages) => {
+      let lastLease = -1;
+      for (let i = 0; i < messages.length; i++) {
+        const m = messages[i]!;
+        if (m.topic === "/events" && JSON.parse(new TextDecoder().decode(m.rec.data)).type === "lease_acquired") lastLease = i;
+        else if (m.topic === "/p7/command" && lastLease >= 0) {
+          messages.splice(i, 1);
+          messages.splice(lastLease, 0, m);
+          lastLease = -1; // the session's first command only
+          moved++;
+        }
+      }
+      return messages;
+    },
+  });
   return moved;
 }
 

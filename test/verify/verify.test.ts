@@ -8,15 +8,16 @@ import { execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { McapStreamReader, McapWriter, TempBuffer } from "@mcap/core";
+import { McapStreamReader } from "@mcap/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DECOMPRESS_HANDLERS, compressZstd, loadZstd } from "../../src/record/mcap-io.js";
+import { DECOMPRESS_HANDLERS, loadZstd } from "../../src/record/mcap-io.js";
 import { Kind } from "../../src/wire/chestboard/constants.js";
 import { decodeFrame, encodeFrame } from "../../src/wire/chestboard/frame.js";
 import { verifyCapture, verifyRecording } from "../../src/verify/verify.js";
 import { formatVerifyResult } from "../../src/verify/verifier.js";
 import { type RecordedSim, driveWithLola, recordedSim, tmpDir } from "../record/helpers.js";
 import { pcapFile, pcapngFile, usbmonPacket } from "./usbmon-writer.js";
+import { rewriteRecording } from "../support/mcap-rewrite.js";
 
 const run = promisify(execFile);
 const bin = join(process.cwd(), "bin/bodylink.js");
@@ -57,34 +58,6 @@ function frameBefore(path: string, n: number): number {
   throw new Error(`fewer than ${n} LoLA messages`);
 }
 
-/** Copy a recording message by message through the MCAP library, letting `edit` change a message's bytes. */
-async function rewrite(src: string, dst: string, edit: (topic: string, n: number, data: Uint8Array) => Uint8Array): Promise<void> {
-  const r = new McapStreamReader({ decompressHandlers: DECOMPRESS_HANDLERS });
-  r.append(readFileSync(src));
-  const out = new TempBuffer();
-  const w = new McapWriter({ writable: out, compressChunk: compressZstd });
-  const topics = new Map<number, string>();
-  const ids = new Map<number, number>();
-  const schemas = new Map<number, number>();
-  const seen = new Map<string, number>();
-  for (let rec = r.nextRecord(); rec; rec = r.nextRecord()) {
-    if (rec.type === "Header") await w.start(rec);
-    else if (rec.type === "Schema") schemas.set(rec.id, await w.registerSchema({ name: rec.name, encoding: rec.encoding, data: rec.data }));
-    else if (rec.type === "Channel") {
-      topics.set(rec.id, rec.topic);
-      ids.set(rec.id, await w.registerChannel({ topic: rec.topic, messageEncoding: rec.messageEncoding, schemaId: rec.schemaId ? schemas.get(rec.schemaId)! : 0, metadata: rec.metadata }));
-    } else if (rec.type === "Attachment") await w.addAttachment(rec);
-    else if (rec.type === "Message") {
-      const topic = topics.get(rec.channelId)!;
-      const n = (seen.get(topic) ?? 0) + 1;
-      seen.set(topic, n);
-      await w.addMessage({ ...rec, channelId: ids.get(rec.channelId)!, data: edit(topic, n, rec.data) });
-    }
-  }
-  await w.end();
-  writeFileSync(dst, out.get());
-}
-
 /** The answer frame `frame` with the first joint board's first position count changed by `delta` (CRC resealed). */
 function alterPosition(frame: Uint8Array, delta: number): { bytes: Uint8Array; bus: number; address: number } {
   const d = decodeFrame(frame);
@@ -117,11 +90,13 @@ describe("bodylink verify on a recording", () => {
     const altered = join(dir, "altered.mcap");
     const target = frameBefore(recording, 40);
     let bus = 0;
-    await rewrite(recording, altered, (topic, n, data) => {
-      if (topic !== "/nao/chestboard/in" || n !== target) return data;
-      const a = alterPosition(data, 3);
-      bus = a.bus;
-      return a.bytes;
+    await rewriteRecording(recording, altered, {
+      edit: (topic, n, data) => {
+        if (topic !== "/nao/chestboard/in" || n !== target) return data;
+        const a = alterPosition(data, 3);
+        bus = a.bus;
+        return a.bytes;
+      },
     });
     expect(bus).toBeGreaterThan(0);
     const { result: r } = await verifyRecording(altered);
@@ -150,7 +125,7 @@ describe("bodylink verify on a recording", () => {
 
   it("a recording with no frames or no LoLA messages is a clear input error", async () => {
     const noLola = join(dir, "nolola.mcap");
-    await rewrite(recording, noLola, (topic, _n, data) => (topic === "/lola/sensor" ? new Uint8Array(0) : data));
+    await rewriteRecording(recording, noLola, { edit: (topic, _n, data) => (topic === "/lola/sensor" ? new Uint8Array(0) : data) });
     const { result } = await verifyRecording(noLola);
     expect(result.malformedMessages).toBe(result.messages); // empty messages do not decode: all reported
     await expect(verifyRecording(join(dir, "missing.mcap"))).rejects.toThrow(/cannot read/);
