@@ -407,9 +407,12 @@ describe("serve --lola-upstream on the threaded core (serve's default), recordin
     const w = new LolaCommandWriter().setFloats("Position", position).setFloats("Stiffness", stiffness);
     const ours: Buffer[] = [];
     const t0 = Date.now();
-    while (!(Math.abs(lola.robot.state.position[0]! - 0.4) < 0.02)) {
+    // Until the head is there and the upstream took the command at full stiffness: the proxy ramps
+    // a newly controlling client's stiffness, and a quick head gets there before the ramp ends.
+    const taken = () => lola.commands.some((u) => u.Stiffness?.[0] === 1 && Math.abs((u.Position?.[0] ?? Number.NaN) - 0.4) < 1e-6);
+    while (!(Math.abs(lola.robot.state.position[0]! - 0.4) < 0.02 && taken())) {
       // A bound with the proxy's own account, not a hang, if the command never arrives.
-      if (Date.now() - t0 > 40_000) throw new Error(`the head never reached 0.4 (at ${lola.robot.state.position[0]}); proxy health ${JSON.stringify(await robotOf(rt).health())}`);
+      if (Date.now() - t0 > 40_000) throw new Error(`the head never reached 0.4 at stiffness 1 (at ${lola.robot.state.position[0]}, stiffness 1 taken: ${taken()}); proxy health ${JSON.stringify(await robotOf(rt).health())}`);
       ours.push(await c.readExact(896, 10_000));
       await c.send(w.bytes);
     }
