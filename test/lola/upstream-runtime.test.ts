@@ -412,7 +412,8 @@ describe("serve --lola-upstream on the threaded core (serve's default), recordin
     const taken = () => lola.commands.some((u) => u.Stiffness?.[0] === 1 && Math.abs((u.Position?.[0] ?? Number.NaN) - 0.4) < 1e-6);
     while (!(Math.abs(lola.robot.state.position[0]! - 0.4) < 0.02 && taken())) {
       // A bound with the proxy's own account, not a hang, if the command never arrives.
-      if (Date.now() - t0 > 40_000) throw new Error(`the head never reached 0.4 at stiffness 1 (at ${lola.robot.state.position[0]}, stiffness 1 taken: ${taken()}); proxy health ${JSON.stringify(await robotOf(rt).health())}`);
+      if (Date.now() - t0 > 40_000)
+        throw new Error(`the head never reached 0.4 at stiffness 1 (at ${lola.robot.state.position[0]}, stiffness 1 taken: ${taken()}); proxy health ${JSON.stringify(await robotOf(rt).health())}`);
       ours.push(await c.readExact(896, 10_000));
       await c.send(w.bytes);
     }
