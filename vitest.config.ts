@@ -97,7 +97,8 @@ export default defineConfig({
     // the kinematic one's CPU, and most files test contracts, not mechanics. Spawned CLIs inherit it;
     // the tests of the default itself delete it (test/cli/sim-default.test.ts).
     env: { BODYLINK_SIM: "kinematic" },
-    // dist/ fresh before any file runs (the CLI runs from it; test/package.test.ts imports it);
+    // dist/ fresh before any file runs (the CLI runs from it; test/package.test.ts imports it; an
+    // in-process runtime's core worker loads it: BODYLINK_CORE_FROM_DIST, set there when fresh);
     // then one line per missing system package (chromium, nats-server), once per run.
     globalSetup: ["test/support/build-dist.ts", "test/support/report-skips.ts"],
     projects: [
