@@ -489,6 +489,22 @@ describe("Authority", () => {
     expect(events).toEqual(["alice expired"]);
     expect(r.lease.renew()).toBe(false);
   });
+  it("renew and isHeld at a time the caller read (one clock read per request) judge and move the deadline by that time", () => {
+    const epoch0 = Date.UTC(2026, 11, 4);
+    const clock = new SimClock(0, epoch0);
+    const a = new Authority(clock);
+    const r = a.acquire("tny:client", "tny", 100);
+    if (!r.ok) throw new Error();
+    clock.set(95); // the request arrived at 90 and is served now
+    expect(a.isHeld(r.lease.id, 90)).toBe(true);
+    expect(a.renew(r.lease.id, 100, 90)).toBe(true);
+    // from 90, not from the clock's 95; the epoch deadline follows by the clock's offset at acquire
+    expect(a.holder()).toMatchObject({ expiresAtMs: 190, expiresAtEpochMs: epoch0 + 190 });
+    expect(a.isHeld(r.lease.id, 189)).toBe(true);
+    expect(a.isHeld(r.lease.id, 190)).toBe(false); // past its deadline at that time: expired
+    expect(a.renew(r.lease.id, 100, 191)).toBe(false);
+    expect(a.holder()).toBeNull();
+  });
   it("works with `using`", () => {
     const a = new Authority(new SimClock());
     {

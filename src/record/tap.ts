@@ -39,8 +39,8 @@ export interface LolaTap {
 export interface TnyFrameTap {
   /** A binary frame a client sent, as received; `connection` numbers the connection. */
   request(connection: number, bytes: Uint8Array, length: number): void;
-  /** A reply the server sent to `connection`, as sent. */
-  reply(connection: number, bytes: Uint8Array, length: number): void;
+  /** A reply the server sent to `connection`, as sent: `bytes[offset, offset + length)` (offset 0 by default). */
+  reply(connection: number, bytes: Uint8Array, length: number, offset?: number): void;
 }
 
 const eventEncoder = new TextEncoder();
@@ -76,7 +76,7 @@ export class RecordTap {
     };
     this.tny = {
       request: (c, b, n) => this.bytes(RING_CHANNEL.tnyRequest, c & 0xffff, b, n),
-      reply: (c, b, n) => this.bytes(RING_CHANNEL.tnyReply, c & 0xffff, b, n),
+      reply: (c, b, n, o = 0) => this.ring.write(RING_CHANNEL.tnyReply, c & 0xffff, this.clock.epochMs(), b, o, n),
     };
   }
 

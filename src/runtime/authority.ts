@@ -73,11 +73,16 @@ export type AcquireResultOf<L extends LeaseHandle> = { readonly ok: true; readon
  */
 export interface ControlAuthority {
   holder(): LeaseInfo | null;
-  isHeld(id: string | undefined | null): boolean;
+  /**
+   * `nowMs`: the caller's one reading of this authority's clock for the request it serves (a server
+   * reads the time once per frame and every check compares against it); omitted, read here.
+   */
+  isHeld(id: string | undefined | null, nowMs?: number): boolean;
   readonly latched: boolean;
   readonly estop: EstopState;
   acquire(owner: string, source: LeaseSource, leaseMs?: number): Awaitable<AcquireResultOf<LeaseHandle>>;
-  renew(id: string, leaseMs?: number): Awaitable<boolean>;
+  /** `nowMs`: as for `isHeld`. */
+  renew(id: string, leaseMs?: number, nowMs?: number): Awaitable<boolean>;
   release(id: string): Awaitable<boolean>;
   revoke(): Awaitable<void>;
   on<E extends keyof AuthorityEvents>(event: E, listener: (...args: AuthorityEvents[E]) => void): unknown;
@@ -123,6 +128,8 @@ export interface AuthorityEvents {
 export class Authority extends EventEmitter<AuthorityEvents> implements ControlAuthority {
   readonly #clock: Clock;
   #holder: LeaseInfo | null = null;
+  /** The holder's epoch time minus its monotonic time, taken when it acquired: a renewal maps its deadline without a second clock read. */
+  #holderEpochOffsetMs = 0;
   #estop: EstopState = ESTOP_CLEAR;
   /** Changes with every change of holder (acquired, released, expired, revoked): names a lease without its id. */
   #generation = 0;
@@ -155,8 +162,8 @@ export class Authority extends EventEmitter<AuthorityEvents> implements ControlA
     return c ? c.seq + Math.ceil(ms / this.#periodMs) : 0;
   }
 
-  #expired(h: LeaseInfo): boolean {
-    if (this.#clock.nowMs() < h.expiresAtMs) return false;
+  #expired(h: LeaseInfo, nowMs: number = this.#clock.nowMs()): boolean {
+    if (nowMs < h.expiresAtMs) return false;
     const c = this.#cycles;
     return c === null || !c.running || c.seq >= h.expiresAtCycle;
   }
@@ -168,8 +175,12 @@ export class Authority extends EventEmitter<AuthorityEvents> implements ControlA
 
   /** The current holder, or null. Expires an overdue lease as a side effect (prepare side: it emits "released"). */
   holder(): LeaseInfo | null {
+    return this.#holderAt(this.#clock.nowMs());
+  }
+
+  #holderAt(nowMs: number): LeaseInfo | null {
     const h = this.#holder;
-    if (h && this.#expired(h)) {
+    if (h && this.#expired(h, nowMs)) {
       this.#holder = null;
       this.#generation++;
       this.#changed();
@@ -227,6 +238,7 @@ export class Authority extends EventEmitter<AuthorityEvents> implements ControlA
       };
     }
     const now = this.#clock.nowMs();
+    const epoch = this.#clock.epochMs();
     const info: LeaseInfo = {
       id: randomUUID(),
       owner,
@@ -234,32 +246,34 @@ export class Authority extends EventEmitter<AuthorityEvents> implements ControlA
       acquiredAtMs: now,
       expiresAtMs: now + ms,
       expiresAtCycle: this.#cycleDeadline(ms),
-      expiresAtEpochMs: this.#clock.epochMs() + ms,
+      expiresAtEpochMs: epoch + ms,
     };
     this.#holder = info;
+    this.#holderEpochOffsetMs = epoch - now;
     this.#generation++;
     this.#changed();
     this.emit("acquired", info);
     return { ok: true, lease: new Lease(this, info.id) };
   }
 
-  /** True while `id` holds control (cheap; safe on the perform side). */
-  isHeld(id: string | undefined | null): boolean {
+  /** True while `id` holds control (cheap; safe on the perform side). `nowMs`: see ControlAuthority.isHeld. */
+  isHeld(id: string | undefined | null, nowMs: number = this.#clock.nowMs()): boolean {
     if (!id) return false;
-    const h = this.holder();
+    const h = this.#holderAt(nowMs);
     return h !== null && h.id === id;
   }
 
-  renew(id: string, leaseMs = DEFAULT_LEASE_MS): boolean {
-    const h = this.holder();
+  /** `nowMs`: see ControlAuthority.isHeld (one clock read per request: a TNY-360 client renews with every frame). */
+  renew(id: string, leaseMs = DEFAULT_LEASE_MS, nowMs: number = this.#clock.nowMs()): boolean {
+    const h = this.#holderAt(nowMs);
     if (!h || h.id !== id) return false;
     const ms = clampLease(leaseMs);
     // In place, not a new record: a LoLA client renews every cycle on the core's thread, whose
     // steady state allocates nothing (LeaseInfo says readers copy what they keep).
     const m = h as { -readonly [K in keyof LeaseInfo]: LeaseInfo[K] };
-    m.expiresAtMs = this.#clock.nowMs() + ms;
+    m.expiresAtMs = nowMs + ms;
     m.expiresAtCycle = this.#cycleDeadline(ms);
-    m.expiresAtEpochMs = this.#clock.epochMs() + ms;
+    m.expiresAtEpochMs = nowMs + this.#holderEpochOffsetMs + ms;
     this.#changed();
     return true;
   }

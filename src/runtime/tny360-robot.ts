@@ -376,22 +376,24 @@ export class Tny360Robot implements RobotBase, Tny360Body, CycleRobot<Tny360Stat
   /**
    * Answer one decoded request for the TNY server. Commands need `leaseId` to hold control; a
    * refused command answers UnknownError (4) and the reason goes to the robot's log ring
-   * (system.getLogLine). May resolve later (RPC actions, real robot).
+   * (system.getLogLine). May resolve later (RPC actions, real robot). `nowMs`: when the request
+   * arrived, on this robot's clock (the server reads it once per frame; the lease check and the
+   * body's command stamp use it); omitted, each reads the clock when it needs it.
    */
-  request(leaseId: string | null, module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply | Promise<TnyReply> {
+  request(leaseId: string | null, module: ModuleSpec, action: ActionSpec, args: readonly unknown[], nowMs?: number): TnyReply | Promise<TnyReply> {
     if (this.#stopped) return { status: Status.UnknownError, values: NO_VALUES };
     if (action.command && this.authority.latched && this.serves(action)) {
       this.#counters.refusedCommands++;
       this.#logRefusal(leaseId, module, action);
       return ESTOP_REFUSED;
     }
-    if (action.command && !(leaseId && this.authority.isHeld(leaseId)) && this.serves(action)) {
+    if (action.command && !(leaseId && this.authority.isHeld(leaseId, nowMs)) && this.serves(action)) {
       this.#counters.refusedCommands++;
       this.#logRefusal(leaseId, module, action);
       return REFUSED;
     }
     this.#flush(); // the typed commands admitted before this request reach the body before it
-    const r = this.driver.handle(module, action, args);
+    const r = this.driver.handle(module, action, args, nowMs);
     if (action !== K.setVelocity.action) return r;
     // the velocity belongs to the lease that commanded it (its end clears it)
     if (r instanceof Promise) return r.then((reply) => this.#velocityBy(leaseId, reply));

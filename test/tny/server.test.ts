@@ -8,7 +8,7 @@ import { SimClock } from "../../src/runtime/clock.js";
 import { Tny360Host } from "../../src/host/tny360-host.js";
 import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { dispatchTnyFrame, newDispatchStats } from "../../src/serve/tny/dispatch.js";
-import { deferMessages, startTnyServer, type TnyServer } from "../../src/serve/tny/server.js";
+import { deferMessages, directReplySocket, startTnyServer, type TnyServer } from "../../src/serve/tny/server.js";
 import { fromHex, toHex } from "../../src/wire/bytes.js";
 import { actionSpec, Status } from "../../src/wire/tny/constants.js";
 import { decodeFrame } from "../../src/wire/tny/decode.js";
@@ -478,6 +478,52 @@ describe("TNY server: a flood waits its turn (BURST_FRAMES a millisecond; docs/p
       await server.close();
       await robot.stop();
     }
+  });
+
+  it("replies go out as whole WebSocket frames of every length class, and the tap records the reply without the frame header", async () => {
+    const robot = await Tny360Robot.create();
+    await robot.start(); // adc.getAllChannels answers after a control tick
+    const tapped: Uint8Array[] = [];
+    const server = await startTnyServer(robot, {
+      port: 0,
+      tap: { request: () => {}, reply: (_c, b, n, o = 0) => void tapped.push(Uint8Array.from(b.subarray(o, o + n))) },
+    });
+    const c = await RawSocket.open(`ws://127.0.0.1:${server.port}/`);
+    try {
+      // 8 bytes (header only), 72 (adc, after a tick), and over 125 (a 16-bit length in the frame header): a long log line
+      robot.logLine(2, "test", "x".repeat(180));
+      const nLines = decodeFrame(await c.roundTrip(req(1, "system", "getNbLogLines", [])));
+      const last = nLines.kind === "response" ? nLines.payload[0]! - 1 : -1;
+      const got = [
+        await c.roundTrip(req(2, "body", "setVelocity", [0.1, 0, 0, true])),
+        await c.roundTrip(req(3, "adc", "getAllChannels", [])),
+        await c.roundTrip(req(4, "system", "getLogLine", [last])),
+        await c.roundTrip(encodeRawRequest(5, 0xee, 0, new Uint8Array(0))), // UnknownModule
+      ].map((b) => Uint8Array.from(b));
+      expect(got.map((b) => b.length)).toEqual([8, 72, expect.any(Number), 8]);
+      expect(got[2]!.length).toBeGreaterThan(125);
+      const line = decodeFrame(got[2]!);
+      expect(line.kind === "response" && new TextDecoder().decode(line.payload)).toContain("x".repeat(180));
+      expect(tapped.slice(-4)).toEqual(got);
+    } finally {
+      await c.close();
+      await server.close();
+      await robot.stop();
+    }
+  });
+
+  it("directReplySocket finds the socket under a ws connection and its sender idle (pins the ws internals the one-write reply relies on)", async () => {
+    const wss = new WebSocketServer({ port: 0, host: "127.0.0.1", perMessageDeflate: false });
+    await new Promise((r) => wss.once("listening", r));
+    const direct = new Promise<ReturnType<typeof directReplySocket>>((resolve) => wss.on("connection", (ws) => resolve(directReplySocket(ws))));
+    const addr = wss.address();
+    const c = new WebSocket(`ws://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}/`);
+    await new Promise((r) => c.once("open", r));
+    const d = await direct;
+    expect(d).not.toBeNull();
+    expect(d?.sender._state).toBe(0);
+    c.close();
+    await new Promise((r) => wss.close(r));
   });
 
   it("deferMessages switches one connection's receiver to a message per turn (pins the ws internal it relies on)", async () => {

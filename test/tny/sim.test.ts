@@ -395,6 +395,22 @@ describe("Tny360Robot read accessors and options", () => {
     expect(sync(rig.call("body", "getTargetVelocity")).values[0]).toEqual({ x: 0, y: 0, z: 0 });
   });
 
+  it("a wire setVelocity is stamped with the time its request arrived (the server's one clock read), not a later read", async () => {
+    const rig = await simRig({ velocityTimeoutMs: 100, velocityDecayMs: 0 });
+    enableAndWait(rig);
+    const s = actionSpec("body", "setVelocity");
+    const arrivedMs = rig.clock.nowMs() - 60; // waited 60 ms (a flood's queue) before it was served
+    expect(sync(rig.robot.request(rig.lease(), s.module, s.action, [0.2, 0, 0, true], arrivedMs)).status).toBe(Status.Ok);
+    rig.run(30); // 90 ms after it arrived: still on
+    expect((sync(rig.call("body", "getTargetVelocity")).values[0] as { x: number }).x).toBeCloseTo(0.2, 6);
+    rig.run(20); // 110 ms after it arrived (50 after it was served): the keep-alive ran out
+    expect(sync(rig.call("body", "getTargetVelocity")).values[0]).toEqual({ x: 0, y: 0, z: 0 });
+    // without a time, the robot reads its clock: the same command now lasts its full 100 ms
+    expect(sync(rig.call("body", "setVelocity", [0.2, 0, 0, true])).status).toBe(Status.Ok);
+    rig.run(90);
+    expect((sync(rig.call("body", "getTargetVelocity")).values[0] as { x: number }).x).toBeCloseTo(0.2, 6);
+  });
+
   it("a stopped control loop freezes the joints; enableSmooth then answers −1", async () => {
     const rig = await simRig();
     enableAndWait(rig);

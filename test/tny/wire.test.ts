@@ -337,6 +337,59 @@ describe("TNY codec properties", () => {
     }
   });
 
+  it("decodeArgs of scalar arguments (the server's fast path) agrees with a DataView oracle on any payload, bytes of the right size included", () => {
+    const SCALAR: Record<string, number> = { u8: 1, u16: 2, u32: 4, i32: 4, f32: 4, bool: 1 };
+    const scalarActions = ALL.filter(({ action }) => action.args.length > 0 && action.args.every((f) => f.type in SCALAR));
+    expect(scalarActions.map(({ module, action }) => `${module.name}.${action.name}`)).toEqual(expect.arrayContaining(["body.setVelocity", "body.setPosture", "joint.setAngle", "gait.setType"]));
+    /** The strict rules read field by field with a DataView: the values, or null where decodeArgs must throw. */
+    const oracle = (action: ActionSpec, p: Uint8Array): unknown[] | null => {
+      const v = new DataView(p.buffer, p.byteOffset, p.byteLength);
+      const out: unknown[] = [];
+      let at = 0;
+      for (const f of action.args) {
+        if (f.optional && at === p.length) {
+          out.push(f.defaultValue);
+          continue;
+        }
+        if (at + SCALAR[f.type]! > p.length) return null;
+        let x: number | boolean;
+        if (f.type === "f32") {
+          x = v.getFloat32(at, true);
+          if (!Number.isFinite(x)) return null;
+        } else if (f.type === "bool") {
+          const b = v.getUint8(at);
+          if (b > 1) return null;
+          x = b === 1;
+        } else {
+          x = f.type === "u8" ? v.getUint8(at) : f.type === "u16" ? v.getUint16(at, true) : f.type === "u32" ? v.getUint32(at, true) : v.getInt32(at, true);
+          if (f.max !== undefined && x > f.max) return null;
+        }
+        out.push(x);
+        at += SCALAR[f.type]!;
+      }
+      return at === p.length ? out : null;
+    };
+    const outcome = (action: ActionSpec, frame: Uint8Array, start: number): unknown[] | null => {
+      try {
+        return decodeArgs(action.args, frame, start);
+      } catch (e) {
+        if (!(e instanceof TnyDecodeError)) throw e;
+        return null;
+      }
+    };
+    for (const { action } of scalarActions) {
+      const size = action.args.reduce((n, f) => n + SCALAR[f.type]!, 0);
+      // the exact size most of the time (where the fast path runs), near it otherwise; bytes before the payload as in a frame
+      const payload = fc.oneof(fc.uint8Array({ minLength: size, maxLength: size }), fc.uint8Array({ maxLength: size + 3 }));
+      fc.assert(
+        fc.property(payload, fc.uint8Array({ maxLength: 8 }), (p, before) => {
+          expect(outcome(action, new Uint8Array([...before, ...p]), before.length)).toEqual(oracle(action, p));
+        }),
+        { numRuns: 300 },
+      );
+    }
+  });
+
   it("encodeResponse writes every byte: an allocator that hands out dirty memory gives the same reply", () => {
     const dirty = (n: number): Uint8Array => new Uint8Array(n).fill(0xa5);
     for (const { action } of ALL) {

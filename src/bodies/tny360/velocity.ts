@@ -37,10 +37,11 @@ export class VelocityKeepAlive {
 
   /** A new (or renewed) command at `nowMs`. */
   command(x: number, y: number, yaw: number, nowMs: number): void {
-    this.commanded[0] = x;
-    this.commanded[1] = y;
-    this.commanded[2] = yaw;
-    this.current.set(this.commanded);
+    const c = this.commanded;
+    const cur = this.current;
+    c[0] = cur[0] = x;
+    c[1] = cur[1] = y;
+    c[2] = cur[2] = yaw;
     this.#lastCommandMs = nowMs;
     this.#decaying = false;
   }

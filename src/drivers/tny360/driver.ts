@@ -49,8 +49,11 @@ export interface TnyDriver extends BodyDriver<Tny360State, Tny360Commands> {
   apply(command: Tny360Commands): number;
   /** Run one action now: its answer (simulator), or null when forwarded to a real robot (which answers later). */
   request<K extends TnyRequestKey>(key: K, args: KeyDecodedArgs<K>): TnyReply | null;
-  /** Answer a request decoded at the TNY-360 API server's wire (may resolve later). */
-  handle(module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply | Promise<TnyReply>;
+  /**
+   * Answer a request decoded at the TNY-360 API server's wire (may resolve later). `nowMs`: when it
+   * arrived, on the runtime's clock (read once per frame by the server); omitted, read when needed.
+   */
+  handle(module: ModuleSpec, action: ActionSpec, args: readonly unknown[], nowMs?: number): TnyReply | Promise<TnyReply>;
   /** Velocity 0 now. */
   clearVelocity(): void;
   /** Velocity 0, overrides and smooth sequences cleared. */
@@ -224,8 +227,8 @@ export class TnySimDriver implements TnyDriver {
   serves(action: ActionSpec): boolean {
     return this.sim.serves(action);
   }
-  handle(module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply | Promise<TnyReply> {
-    return this.sim.handle(module, action, args);
+  handle(module: ModuleSpec, action: ActionSpec, args: readonly unknown[], nowMs?: number): TnyReply | Promise<TnyReply> {
+    return this.sim.handle(module, action, args, nowMs);
   }
   clearVelocity(): void {
     this.sim.clearVelocity();

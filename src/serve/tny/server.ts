@@ -37,13 +37,15 @@
  * Uses `ws` directly (no HTTP framework): the only HTTP answer is 426 for plain requests.
  */
 import { createServer, type IncomingMessage } from "node:http";
+import { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
 import type { Tny360Robot } from "../../runtime/tny360-robot.js";
 import type { Awaitable, ControlAuthority, LeaseInfo } from "../../runtime/authority.js";
+import { MonotonicClock } from "../../runtime/clock.js";
 import type { TnyFrameTap } from "../../record/tap.js";
-import { LogLevel, TNY_DEFAULT_PORT, TNY_MAX_CONNECTIONS } from "../../wire/tny/constants.js";
-import { type DispatchStats, dispatchTnyFrame, newDispatchStats, type TnyDispatchTarget } from "./dispatch.js";
+import { LogLevel, TNY_DEFAULT_PORT, TNY_HEADER_BYTES, TNY_MAX_CONNECTIONS } from "../../wire/tny/constants.js";
+import { type DispatchStats, dispatchTnyFrame, newDispatchStats, type ReplyAlloc, replyAlloc, type TnyDispatchTarget } from "./dispatch.js";
 import { requireTokenOffLoopback, WebAccess, type WebAccessOptions } from "../web-access.js";
 
 /** A connection that sends no frame for this long is closed (idle sockets must not hold the 3 slots). */
@@ -121,7 +123,7 @@ export interface TnyServer {
  * The robot surface the server uses: the dispatcher's, plus control and the log ring. The
  * authority may answer later (a threaded core's host): the lease path then awaits it.
  */
-type ServedRobot = TnyDispatchTarget & Pick<Tny360Robot, "logLine"> & { readonly authority: ControlAuthority };
+type ServedRobot = TnyDispatchTarget & Pick<Tny360Robot, "logLine" | "clock"> & { readonly authority: ControlAuthority };
 
 /** `f(v)` now, or once `v` resolves. */
 function then<T, U>(v: Awaitable<T>, f: (t: T) => Awaitable<U>): Awaitable<U> {
@@ -159,10 +161,63 @@ export function deferMessages(ws: WebSocket): boolean {
 /** A frame that waits its turn (a flood only), with its connection's handler and its arrival. */
 interface Waiting {
   readonly conn: Connection;
-  readonly serve: (frame: Uint8Array, nowMs: number) => void;
+  readonly serve: (frame: Uint8Array, nowMs: number, robotNowMs: number) => void;
   readonly frame: Uint8Array;
   readonly nowMs: number;
 }
+
+/**
+ * A reply as one unmasked, final, binary WebSocket frame (RFC 6455 §5.2): the frame header, then the
+ * reply in the buffer's last `n` bytes (dispatch.ts's ReplyAlloc), so it goes to the socket as one
+ * buffer in one write. A header-only reply (every command answered Ok, every error) comes from
+ * Node's pool unzeroed: every byte is written; a longer one zeroed.
+ */
+const framedReply: ReplyAlloc = (n) => {
+  const head = n <= 125 ? 2 : n <= 0xffff ? 4 : 10;
+  const out = n === TNY_HEADER_BYTES ? Buffer.allocUnsafe(head + n) : Buffer.alloc(head + n);
+  out[0] = 0x82; // FIN, opcode 2 (binary)
+  if (head === 2) {
+    out[1] = n; // 7-bit length, no mask bit
+  } else if (head === 4) {
+    out[1] = 126; // 16-bit length follows
+    out.writeUInt16BE(n, 2);
+  } else {
+    out[1] = 127; // 64-bit length follows (zeroed above: a reply is far under 2^32 bytes)
+    out.writeUInt32BE(n, 6);
+  }
+  return out;
+};
+
+/** Where the reply starts in a framedReply buffer (after its header). */
+const framedReplyStart = (frame: Uint8Array): number => {
+  const len7 = frame[1]! & 0x7f;
+  return len7 < 126 ? 2 : len7 === 126 ? 4 : 10;
+};
+
+/** The `ws` internals the one-write reply relies on (ws 8.17 on; a test pins them). */
+interface WsInternals {
+  readonly _socket?: unknown;
+  readonly _sender?: { readonly _state?: unknown };
+}
+
+/**
+ * The socket under `ws`, when its replies can be written to it as whole frames, else null (`ws`
+ * changed: its own `send` then frames them). NOTE: `ws.send` frames a reply as two buffers (a header
+ * it allocates, then the data: a `writev`) through two option objects, cork and uncork: a closed-loop
+ * echo spent ~6 % less CPU per round trip written as one buffer (measured, same run: docs/performance.md).
+ * Only while `ws`'s sender is idle (its state DEFAULT: it queues nothing, which it does only to
+ * compress or to read a Blob, neither of which this server does), so a close or pong `ws` writes
+ * itself never interleaves with a reply; the socket's buffered bytes still count in `bufferedAmount`.
+ */
+export function directReplySocket(ws: WebSocket): { readonly socket: Socket; readonly sender: { readonly _state?: unknown } } | null {
+  const w = ws as unknown as WsInternals;
+  const socket = w._socket;
+  const sender = w._sender;
+  if (!(socket instanceof Socket) || typeof sender !== "object" || sender === null || sender._state !== SENDER_IDLE) return null;
+  return { socket, sender };
+}
+/** `ws`'s Sender state DEFAULT: nothing queued. */
+const SENDER_IDLE = 0;
 
 /** `ws.send`'s options for every reply (made once: the hot path). */
 const BINARY = { binary: true } as const;
@@ -210,6 +265,11 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
   const beforeFrame = opts.beforeFrame ?? null;
   const mayServe = opts.mayServe ?? null;
   const burstBudget = opts.burstFrames ?? BURST_FRAMES;
+  // One clock read per frame: the server's own timing (the budget, the deadline guard, the idle
+  // timer) is on performance.now(), which is the robot's clock too unless a test gave it a SimClock;
+  // then the lease and the body read the robot's own.
+  const robotClock = robot.clock;
+  const wallIsRobotClock = robotClock instanceof MonotonicClock;
   const stats: DispatchStats = newDispatchStats();
   const sockets = new Set<WebSocket>();
   /** Upgrade sockets still in their handshake. */
@@ -314,6 +374,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
   const drain = (): void => {
     drainQueued = false;
     const now = performance.now();
+    const robotNow = wallIsRobotClock ? now : robotClock.nowMs();
     while (waitingAt < waiting.length) {
       if (mayServe !== null && !mayServe(performance.now())) return scheduleDrain(false);
       if (!inBurst(now)) return scheduleDrain(true);
@@ -323,7 +384,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
         burstFrames--; // a gone client's frame costs nothing
         continue;
       }
-      w.serve(w.frame, w.nowMs);
+      w.serve(w.frame, w.nowMs, robotNow);
     }
     waiting.length = 0;
     waitingAt = 0;
@@ -388,26 +449,32 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       return got;
     };
     const renewed = (ok: boolean): Awaitable<string | null> => (ok && conn.leaseId !== null ? conn.leaseId : take());
-    const lease = (): Awaitable<string | null> => {
+    const lease = (nowMs?: number): Awaitable<string | null> => {
       if (robot.authority.latched) {
         conn.latchedOut = true; // the robot answers EmergencyStop (7)
         return null;
       }
       // An acquire on its way (an authority that answers later): the next frame waits for it, never races it.
-      if (conn.acquiring) return conn.acquiring.then(lease);
+      if (conn.acquiring) return conn.acquiring.then(() => lease());
       const id = conn.leaseId;
       if (id === null) return take();
-      const ok = robot.authority.renew(id, leaseMs);
+      const ok = robot.authority.renew(id, leaseMs, nowMs);
       return ok instanceof Promise ? ok.then(renewed) : ok ? id : take();
     };
+    // Replies go to the socket as whole frames in one write when `ws` lets us (directReplySocket).
+    const direct = directReplySocket(ws);
+    const alloc = direct ? framedReply : replyAlloc;
     const send = (bytes: Uint8Array): void => {
-      tap?.reply(conn.id, bytes, bytes.length);
+      const start = direct ? framedReplyStart(bytes) : 0;
+      tap?.reply(conn.id, bytes, bytes.length - start, start);
       if (ws.readyState !== WebSocket.OPEN) return;
       if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
         ws.close(1008, "replies are not being read");
         return;
       }
-      ws.send(bytes, BINARY);
+      if (direct === null) ws.send(bytes, BINARY);
+      else if (direct.sender._state === SENDER_IDLE) direct.socket.write(bytes);
+      else ws.send(bytes.subarray(start), BINARY); // ws queues (it never does here): keep its order
     };
     // Idle timeout: every frame the client sends moves its start. NOTE: hot path: a frame only
     // stamps the time; the one timer looks at the stamp when it fires and waits out the rest.
@@ -423,12 +490,12 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       ws.close(1000, `idle for ${idleMs} ms`);
     };
     if (idleMs > 0) idleTimer = setTimeout(onIdle, idleMs);
-    const serve = (frame: Uint8Array, now: number): void => {
+    const serve = (frame: Uint8Array, now: number, robotNow: number): void => {
       let out: Uint8Array | Promise<Uint8Array> | null;
       const understood = stats.understood;
       try {
         beforeFrame?.();
-        out = dispatchTnyFrame(frame, robot, lease, stats);
+        out = dispatchTnyFrame(frame, robot, lease, stats, robotNow, alloc);
       } catch {
         return; // dispatchTnyFrame answers every request itself; this is a last guard
       } finally {
@@ -448,7 +515,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       const frame = toBytes(data);
       tap?.request(conn.id, frame, frame.length);
       if (waiting.length > 0 || (mayServe !== null && !mayServe(now))) wait(conn, serve, frame, now, false);
-      else if (inBurst(now)) serve(frame, now);
+      else if (inBurst(now)) serve(frame, now, wallIsRobotClock ? now : robotClock.nowMs());
       else wait(conn, serve, frame, now, true);
     });
     ws.on("error", () => undefined); // ws closes the socket; the close handler cleans up

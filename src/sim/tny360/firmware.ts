@@ -45,7 +45,9 @@ export const SPEED_SCALE = 6;
 export const SOC = 7;
 /** Body height at the previous physics step, m (NaN after boot). */
 export const HEIGHT_PREV_M = 8;
-const SLOT_COUNT = 9;
+/** The time of the request being answered, read once by whoever received it (NaN: none, `now()` reads the clock). */
+export const REQUEST_MS = 9;
+const SLOT_COUNT = 10;
 
 /** Each joint's servo calibration (the simulator's servos are the default ones). */
 export const CALIBRATION = JOINTS.map((j) => defaultCalibration(j.id));
@@ -90,10 +92,13 @@ export class Firmware {
   constructor(keeper: VelocityKeepAlive, nowMs: (() => number) | null) {
     this.keeper = keeper;
     this.#nowMs = nowMs;
+    this.f[REQUEST_MS] = Number.NaN;
   }
 
-  /** Current time for stamping commands between ticks. */
+  /** Current time for stamping commands between ticks: the request's own time when its caller gave one. */
   now(): number {
+    const requestMs = this.f[REQUEST_MS]!;
+    if (!Number.isNaN(requestMs)) return requestMs;
     if (this.#nowMs) return this.#nowMs();
     const last = this.f[LAST_NOW_MS]!;
     return Number.isNaN(last) ? this.f[BOOT_MS]! : last;
@@ -123,6 +128,8 @@ export class Firmware {
   }
 
   clearJointOverrides(): void {
-    this.override.fill(Number.NaN);
+    // a loop, not fill(): every setVelocity clears them by default, and the builtin's call costs more than 14 stores
+    const o = this.override;
+    for (let j = 0; j < JOINT_COUNT; j++) o[j] = Number.NaN;
   }
 }

@@ -35,7 +35,7 @@ import { VelocityKeepAlive } from "../../bodies/tny360/velocity.js";
 import { type ActionSpec, AutoLifeLevel, GaitType, JOINT_COUNT, LogLevel, type LogLevelCode, MODULES, type ModuleSpec, Status, type StatusCode } from "../../wire/tny/constants.js";
 import type { ActionKey, KeyDecodedArgs } from "../../wire/tny/types.js";
 import { Controller } from "./controller.js";
-import { BOOT_MS, DT_S, Firmware, INTENT_STAMP_MS, LAST_NOW_MS, NEXT_DECISION_MS, NOW_MS, SIM_ERROR_IDS, SIM_PERIOD_MS, SOC, SPEED_SCALE } from "./firmware.js";
+import { BOOT_MS, DT_S, Firmware, INTENT_STAMP_MS, LAST_NOW_MS, NEXT_DECISION_MS, NOW_MS, REQUEST_MS, SIM_ERROR_IDS, SIM_PERIOD_MS, SOC, SPEED_SCALE } from "./firmware.js";
 import { buildHandlers, DONE, type Handlers } from "./handlers.js";
 import type { Tny360BodyModel, Tny360ModelFactory } from "./model.js";
 import { KinematicTnyModel } from "./physics.js";
@@ -149,12 +149,22 @@ export class SimTny360 {
   /**
    * Answer one decoded request (arguments already checked against the table). Actions the
    * simulator does not serve answer their table status; `rpc` actions answer after the next tick.
+   * `nowMs`: the request's time on the runtime's clock, read once where it arrived (a command is
+   * stamped with it); omitted, the handler reads the clock.
    */
-  handle(_module: ModuleSpec, action: ActionSpec, args: readonly unknown[]): TnyReply | Promise<TnyReply> {
+  handle(_module: ModuleSpec, action: ActionSpec, args: readonly unknown[], nowMs = Number.NaN): TnyReply | Promise<TnyReply> {
     if (!action.sim.served) return { status: action.sim.status, values: NO_VALUES };
     const h = this.#byAction.get(action);
     if (!h) return { status: Status.UnknownError, values: NO_VALUES }; // a served action without a handler: a bug, answered anyway
-    if (!action.rpc) return toReply(h(args));
+    if (!action.rpc) {
+      const f = this.#fw.f;
+      f[REQUEST_MS] = nowMs;
+      try {
+        return toReply(h(args));
+      } finally {
+        f[REQUEST_MS] = Number.NaN;
+      }
+    }
     if (this.#rpc.length >= RPC_QUEUE_SIZE) {
       // the firmware drops the job and never answers (§12 #13); bodylink answers
       this.#fw.error(SIM_ERROR_IDS.rpcQueueFull, [this.#rpc.length]);

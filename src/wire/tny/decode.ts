@@ -234,6 +234,8 @@ export function decodeArgs(fields: readonly FieldSpec[], bytes: Uint8Array, star
     if (n !== 0) throw new TnyDecodeError(0, "end of payload (0 argument(s))", `${n} extra byte(s)`);
     return NO_ARGS as unknown[];
   }
+  const scalars = decodeScalarArgs(fields, bytes, start, n);
+  if (scalars !== null) return scalars;
   let r: Reader;
   if (n <= ARGS_SCRATCH.length) {
     // NOTE: hot path: a byte loop, not set(subarray()) (a view per request); the dispatcher answers frames over the scratch OutOfMemory
@@ -250,6 +252,86 @@ export function decodeArgs(fields: readonly FieldSpec[], bytes: Uint8Array, star
     out[i] = readField(r, field, true);
   }
   if (r.remaining() !== 0) throw new TnyDecodeError(r.offset, `end of payload (${fields.length} argument(s))`, `${r.remaining()} extra byte(s)`);
+  return out;
+}
+
+/** Bytes of each scalar field type; 0: not a scalar (decodeScalarArgs leaves it to the general path). */
+const SCALAR_BYTES: Readonly<Record<FieldSpec["type"], number>> = {
+  u8: 1,
+  u16: 2,
+  u32: 4,
+  i32: 4,
+  f32: 4,
+  bool: 1,
+  string: 0,
+  vec3f: 0,
+  f32x14: 0,
+  f32x16: 0,
+  errorEvent: 0,
+  calibrationDataPadded: 0,
+  calibrationDataPacked: 0,
+  bytes8: 0,
+  bytesRest: 0,
+};
+/** One float32's bytes, read little-endian through a view made once (the frame's own buffer changes per request). */
+const F32_BYTES = new Uint8Array(4);
+const F32_VIEW = new DataView(F32_BYTES.buffer);
+
+/**
+ * Arguments of scalar fields only (integers, float32, bools: setVelocity, setPosture, setAngle, the
+ * getters taking an id), every field present, read straight from the frame: no copy, no cursor.
+ * NOTE: hot path (every command). Null for anything else (a non-scalar field, a payload of another
+ * size, an optional field left out, a value the strict rules refuse): the general path then decodes
+ * or throws its precise error, so both accept exactly the same bytes (test/tny/wire.test.ts).
+ */
+function decodeScalarArgs(fields: readonly FieldSpec[], b: Uint8Array, start: number, n: number): unknown[] | null {
+  let size = 0;
+  for (let i = 0; i < fields.length; i++) {
+    const k = SCALAR_BYTES[fields[i]!.type];
+    if (k === 0) return null;
+    size += k;
+  }
+  if (size !== n) return null;
+  const out: unknown[] = new Array(fields.length);
+  let at = start;
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!;
+    switch (field.type) {
+      case "f32": {
+        F32_BYTES[0] = b[at]!;
+        F32_BYTES[1] = b[at + 1]!;
+        F32_BYTES[2] = b[at + 2]!;
+        F32_BYTES[3] = b[at + 3]!;
+        const v = F32_VIEW.getFloat32(0, true);
+        if (!Number.isFinite(v)) return null;
+        out[i] = v;
+        at += 4;
+        break;
+      }
+      case "bool": {
+        const v = b[at++]!;
+        if (v > 1) return null;
+        out[i] = v !== 0;
+        break;
+      }
+      default: {
+        // u8, u16, u32 and i32, little-endian
+        const t = field.type;
+        let v: number;
+        if (t === "u8") v = b[at++]!;
+        else if (t === "u16") {
+          v = b[at]! | (b[at + 1]! << 8);
+          at += 2;
+        } else {
+          const w = b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24); // i32
+          v = t === "u32" ? w >>> 0 : w;
+          at += 4;
+        }
+        if (field.max !== undefined && v > field.max) return null;
+        out[i] = v;
+      }
+    }
+  }
   return out;
 }
 

@@ -230,26 +230,29 @@ export function encodeResponseInto(w: Writer, msgId: number, status: number, fie
 const newBytes = (n: number): Uint8Array => new Uint8Array(n);
 
 /**
- * A response as a fresh, exactly sized buffer from `alloc`, which may hand out unzeroed memory
- * (every byte is written): a server passes Node's pooled `Buffer.allocUnsafe`, which `ws` sends
- * as it is (a plain Uint8Array gets a Buffer view per send).
+ * A response in a fresh buffer from `alloc`, which may hand out unzeroed memory (every byte of the
+ * response is written): a server passes Node's pooled `Buffer.allocUnsafe`, which `ws` sends as it
+ * is (a plain Uint8Array gets a Buffer view per send). The response takes the buffer's last bytes:
+ * `alloc(n)` may return more than `n`, the bytes before the response being the caller's (the TNY-360
+ * server writes a WebSocket frame header there, so a reply goes to the socket as one buffer).
  */
 export function encodeResponse(msgId: number, status: number, fields: readonly FieldSpec[] = [], values: ArrayLike<unknown> = [], alloc: (bytes: number) => Uint8Array = newBytes): Uint8Array {
   if (status !== 0 || fields.length === 0) {
     // header only (errors, and Ok replies without return values): no cursor needed
     const out = alloc(TNY_HEADER_BYTES);
-    out[0] = MessageType.Response; // type
-    out[1] = 0; // flags
-    out[2] = msgId & 0xff; // msg_id LE
-    out[3] = (msgId >> 8) & 0xff;
-    out[4] = status & 0xff; // status LE
-    out[5] = (status >> 8) & 0xff;
-    out[6] = 0; // length 0
-    out[7] = 0;
+    const at = out.length - TNY_HEADER_BYTES;
+    out[at] = MessageType.Response; // type
+    out[at + 1] = 0; // flags
+    out[at + 2] = msgId & 0xff; // msg_id LE
+    out[at + 3] = (msgId >> 8) & 0xff;
+    out[at + 4] = status & 0xff; // status LE
+    out[at + 5] = (status >> 8) & 0xff;
+    out[at + 6] = 0; // length 0
+    out[at + 7] = 0;
     return out;
   }
   const n = TNY_HEADER_BYTES + fieldsByteLength(fields, values);
   const out = alloc(n);
-  encodeResponseInto(new Writer(out), msgId, status, fields, values);
+  encodeResponseInto(new Writer(out, out.length - n), msgId, status, fields, values);
   return out;
 }
