@@ -24,8 +24,8 @@
  *   into "lost" at once (stiffness scale to 0, so it ramps up from 0 after recovery, never jumps);
  *   the client reconnects with backoff (transport/lola-upstream.ts).
  *
- * Perform side (read, write, the pushed cycle) allocates nothing in steady state but V8's task
- * for the command's microtask (the fallback's waits allocate a promise, as every loop's do). Only
+ * Perform side (read, write, the pushed cycle) allocates nothing in steady state but the promise
+ * reaction that is the command's microtask (the fallback's waits allocate a promise, as every loop's do). Only
  * the socket: no servers, no main-thread assumptions.
  */
 import { LED_GROUP_NAMES, type NaoCommands } from "../../bodies/nao/commands.js";
@@ -49,6 +49,8 @@ export interface LolaUpstreamDriverOptions extends LolaUpstreamOptions {
 }
 
 const NOT_CONNECTED = "LoLA upstream not connected";
+/** The command's microtask hangs off this (see write). */
+const SETTLED = Promise.resolve();
 /** While LoLA streams, the loop runs a cycle of its own after this many periods without a message (at most: the stall bound if shorter). */
 const FALLBACK_PERIODS = 5;
 
@@ -173,7 +175,10 @@ export class LolaUpstreamDriver implements NaoDriver {
     if (r === SEND.Sent) {
       if (!this.#sendQueued) {
         this.#sendQueued = true;
-        queueMicrotask(this.#flush); // after this cycle's listeners: our clients' messages first
+        // After this cycle's listeners and the read callback: our clients' messages first. A
+        // reaction on a settled promise, not queueMicrotask (Node wraps each in an AsyncResource,
+        // a bound function and a closure: ~1 µs and ~0.3 KB per cycle).
+        SETTLED.then(this.#flush);
       }
       return IO.Sent;
     }

@@ -80,6 +80,8 @@ export type LolaCommandListener = (update: LolaCommandUpdate, problems: LolaComm
 
 const NEED_MORE = -1;
 const FAILED = -2;
+/** A learnt layout (reuseUpdate) covers messages up to this long: a full float32 command is 786 bytes. */
+const LAYOUT_MAX_BYTES = 2048;
 
 /** The problems of a message that has none (shared: never pushed to). */
 const NO_PROBLEMS: LolaCommandProblem[] = Object.freeze([]) as unknown as LolaCommandProblem[];
@@ -163,6 +165,28 @@ export class LolaCommandReader {
   readonly #update: ReusedUpdate | null;
   readonly #arrays: Array<number[] | boolean[]>;
   readonly #seen = new Uint8Array(LOLA_COMMAND_KEYS.length);
+  /**
+   * reuseUpdate: the layout of the last message the fast path took whose every number was a float32
+   * (what LoLA clients send, the same keys in the same order every cycle): its length (0: none), its
+   * bytes, where its structural bytes are (every byte but the float32 payloads and Sonar's booleans),
+   * and per entry the key and where its first value's marker is. A message of the same length with
+   * the same structural bytes is that layout with other values: no scan, one pass over the values
+   * (see #readLearnt). The arrays are made once: learning a new layout allocates nothing.
+   */
+  #layoutLen = 0;
+  readonly #layoutBytes: Uint8Array;
+  readonly #layoutStructAt: Int32Array;
+  #layoutStructs = 0;
+  readonly #layoutKey = new Int8Array(LOLA_COMMAND_KEYS.length);
+  readonly #layoutValueAt = new Int32Array(LOLA_COMMAND_KEYS.length);
+  #layoutEntries = 0;
+  /**
+   * Big-endian float32 reads: a view of the reader's own buffer, and one of the last chunk pushed
+   * (a socket reader pushes its one read buffer every time), known by identity.
+   */
+  #bufView: DataView;
+  #chunk: Uint8Array | null = null;
+  #chunkView: DataView;
 
   constructor(opts: LolaCommandReaderOptions = {}) {
     const max = opts.maxMessageBytes ?? LOLA_MAX_COMMAND_BYTES;
@@ -174,6 +198,11 @@ export class LolaCommandReader {
       for (const k of LOLA_COMMAND_KEYS) u[k.key] = undefined;
       this.#update = u;
     } else this.#update = null;
+    const layoutBytes = opts.reuseUpdate ? Math.min(LAYOUT_MAX_BYTES, max) : 0;
+    this.#layoutBytes = new Uint8Array(layoutBytes);
+    this.#layoutStructAt = new Int32Array(layoutBytes);
+    this.#bufView = new DataView(this.#buf.buffer);
+    this.#chunkView = this.#bufView;
   }
 
   /** Maps decoded so far. */
@@ -220,10 +249,21 @@ export class LolaCommandReader {
     }
     let pos = 0;
     while (pos < srcLen) {
+      // The learnt layout first (reuseUpdate): a message like the last one needs no scan.
+      const learnt = this.#layoutLen;
+      if (learnt > 0 && srcLen - pos >= learnt && this.#readLearnt(src, pos)) {
+        this.#messages++;
+        pos += learnt;
+        this.#scanAt = 0;
+        this.#scanLeft = 1;
+        onMessage(this.#update as LolaCommandUpdate, NO_PROBLEMS);
+        continue;
+      }
       const end = this.#scan(src, pos, srcLen, srcBase);
       if (end === FAILED) return this.#failed;
       if (end === NEED_MORE) break;
       if (this.#update && this.#decodeInto(src, pos, end)) {
+        this.#learn(src, pos, end);
         this.#messages++;
         pos = end;
         this.#scanAt = 0;
@@ -338,9 +378,117 @@ export class LolaCommandReader {
       }
     }
     if (p !== end) return false; // cannot happen after the scanner; leave it to msgpackr if it does
-    const u = this.#update!;
-    for (let i = 0; i < LOLA_COMMAND_KEYS.length; i++) u[LOLA_COMMAND_KEYS[i]!.key] = seen[i] ? this.#arrays[i] : undefined;
+    this.#handOut();
     return true;
+  }
+
+  /** reuseUpdate: the reader's own update names the arrays of the keys in `#seen`, and no others. */
+  #handOut(): void {
+    const u = this.#update!;
+    const seen = this.#seen;
+    for (let i = 0; i < LOLA_COMMAND_KEYS.length; i++) u[LOLA_COMMAND_KEYS[i]!.key] = seen[i] ? this.#arrays[i] : undefined;
+  }
+
+  /**
+   * reuseUpdate: take the message at `s[start, start + #layoutLen)` if it has the learnt layout
+   * (every structural byte the same, Sonar's values booleans or 0/1), decoding its values into the
+   * reader's own update; false leaves it to the scanner and #decodeInto. Equivalent to them for
+   * such a message: the structure fixes where it ends and which key each array is; its float32
+   * values decode to the same numbers (NaN and ±Infinity too: the runtime rejects them, as before).
+   */
+  #readLearnt(s: Uint8Array, start: number): boolean {
+    const bytes = this.#layoutBytes;
+    const at = this.#layoutStructAt;
+    for (let i = 0; i < this.#layoutStructs; i++) {
+      const o = at[i]!;
+      if (s[start + o] !== bytes[o]) return false;
+    }
+    let view = this.#chunkView;
+    if (s === this.#buf) view = this.#bufView;
+    else if (s !== this.#chunk) {
+      this.#chunk = s;
+      view = this.#chunkView = new DataView(s.buffer, s.byteOffset, s.byteLength);
+    }
+    const keys = this.#layoutKey;
+    const valueAt = this.#layoutValueAt;
+    const seen = this.#seen;
+    seen.fill(0);
+    for (let e = 0; e < this.#layoutEntries; e++) {
+      const k = keys[e]!;
+      const spec = LOLA_COMMAND_KEYS[k]!;
+      const out = this.#arrays[k]!;
+      seen[k] = 1;
+      if (spec.type === "bool") {
+        const p = start + valueAt[e]!;
+        for (let i = 0; i < spec.count; i++) {
+          const b = s[p + i]!;
+          if (b === 0xc3 || b === 0x01) out[i] = true;
+          else if (b === 0xc2 || b === 0x00) out[i] = false;
+          else return false; // the update is handed out only on success; the arrays are rewritten then
+        }
+      } else {
+        const nums = out as number[];
+        const p = start + valueAt[e]! + 1; // after the float 32 marker
+        for (let i = 0; i < spec.count; i++) nums[i] = view.getFloat32(p + 5 * i, false);
+      }
+    }
+    this.#handOut();
+    return true;
+  }
+
+  /**
+   * reuseUpdate, after #decodeInto took the map at [start, end): learn its layout when every number
+   * in it is a float32; otherwise there is none (integers change a message's length with its values:
+   * msgpack-c ≥ 6.1 packs 0.0 as 0). Runs when a client's layout changes, not per message; allocates nothing.
+   */
+  #learn(s: Uint8Array, start: number, end: number): void {
+    const len = end - start;
+    if (len > this.#layoutBytes.length) return;
+    const at = this.#layoutStructAt;
+    let structs = 0;
+    let entries = 0;
+    const t = s[start]!;
+    let p = start + (t <= 0x8f ? 1 : t === 0xde ? 3 : 5); // map header
+    for (; structs < p - start; structs++) at[structs] = structs;
+    while (p < end) {
+      // key: fixstr or str 8 naming a known key (#decodeInto checked it)
+      const kt = s[p]!;
+      const keyStart = p;
+      const nameLen = kt === 0xd9 ? s[p + 1]! : kt & 0x1f;
+      p += (kt === 0xd9 ? 2 : 1) + nameLen;
+      let k = -1;
+      for (let i = 0; i < KEY_NAME_BYTES.length && k < 0; i++) {
+        const name = KEY_NAME_BYTES[i]!;
+        if (name.length !== nameLen) continue;
+        let same = true;
+        for (let j = 0; j < nameLen && same; j++) same = s[p - nameLen + j] === name[j];
+        if (same) k = i;
+      }
+      // array header: fixarray or array 16
+      p += s[p] === 0xdc ? 3 : 1;
+      for (let o = keyStart; o < p; o++) at[structs++] = o - start;
+      const spec = LOLA_COMMAND_KEYS[k]!;
+      this.#layoutKey[entries] = k;
+      this.#layoutValueAt[entries] = p - start;
+      entries++;
+      if (spec.type === "bool") {
+        p += spec.count; // values (one byte each), checked per message
+        continue;
+      }
+      for (let i = 0; i < spec.count; i++) {
+        if (s[p] !== 0xca) {
+          this.#layoutLen = 0; // not all float32: no layout
+          return;
+        }
+        at[structs++] = p - start; // the float 32 marker
+        p += 5;
+      }
+    }
+    const bytes = this.#layoutBytes;
+    for (let i = 0; i < len; i++) bytes[i] = s[start + i]!; // no view object: a client may change layouts every message
+    this.#layoutStructs = structs;
+    this.#layoutEntries = entries;
+    this.#layoutLen = len;
   }
 
   #reserve(n: number): void {
@@ -350,6 +498,7 @@ export class LolaCommandReader {
     const next = new Uint8Array(cap);
     next.set(this.#buf.subarray(0, this.#len));
     this.#buf = next;
+    this.#bufView = new DataView(next.buffer);
   }
 
   #fail(kind: LolaStreamErrorKind, streamOffset: number, message: string): LolaStreamError {

@@ -77,20 +77,8 @@ const ROBOT_CONFIG = LOLA_SENSOR_KEYS.findIndex((k) => k.field === "robotConfig"
 const ALL_KEYS = (1 << LOLA_SENSOR_KEYS.length) - 1;
 const CONFIG_FIELDS = ["bodyId", "bodyVersion", "headId", "headVersion"] as const;
 
-// float32 big-endian from its four bytes by arithmetic: no DataView per buffer (each socket read is
-// a new one) and no byte-store-then-float-load through a scratch array (a store-forwarding stall
-// per value). Exact: every float32 is a double. Callers exclude exponent 255 (NaN, ±Infinity).
 /** positive fixint 0..127; a module constant, not a property load per value in the hot loop. */
 const FIXINT_MAX = MP.POSITIVE_FIXINT_MAX;
-const POW2 = Float64Array.from({ length: 256 }, (_, e) => 2 ** (e - 150)); // 2^(e − 127 − 23)
-function f32be(b: Uint8Array, at: number): number {
-  const b0 = b[at]!;
-  const b1 = b[at + 1]!;
-  const e = ((b0 & 0x7f) << 1) | (b1 >> 7);
-  const m = ((b1 & 0x7f) << 16) | (b[at + 2]! << 8) | b[at + 3]!;
-  const v = e === 0 ? m * POW2[1]! : (m | 0x800000) * POW2[e]!; // subnormal : normal
-  return b0 & 0x80 ? -v : v;
-}
 
 /** A learnt layout: offsets are relative to the message start. */
 interface Layout {
@@ -196,14 +184,35 @@ export class LolaSensorReader {
       }
     }
     const arrays = this.#arrays;
+    const view = this.#learntView(b);
     for (let k = 0; k < arrays.length; k++) {
       const at = l.valueAt[k];
       if (at === null) continue;
       const dst = arrays[k]!;
       if (isStatus[k]) for (let i = 0; i < at.length; i++) dst[i] = b[start + at[i]!]!;
-      else for (let i = 0; i < at.length; i++) dst[i] = f32be(b, start + at[i]!);
+      else for (let i = 0; i < at.length; i++) dst[i] = view.getFloat32(start + at[i]!, false); // float 32, big-endian (finite: checked above)
     }
     return true;
+  }
+
+  /**
+   * A view per buffer decoded from, for the two a socket reader uses (its read buffer, and its own
+   * for split messages), known by identity: made once each (a `.buffer` or `.byteOffset` getter per
+   * message would cost more than the view saves).
+   */
+  readonly #viewOf: [Uint8Array | null, Uint8Array | null] = [null, null];
+  readonly #views: [DataView | null, DataView | null] = [null, null];
+  #nextView = 0;
+
+  #learntView(b: Uint8Array): DataView {
+    if (b === this.#viewOf[0]) return this.#views[0]!;
+    if (b === this.#viewOf[1]) return this.#views[1]!;
+    const i = this.#nextView;
+    this.#nextView ^= 1;
+    const made = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    this.#viewOf[i] = b;
+    this.#views[i] = made;
+    return made;
   }
 
   #decodeGeneral(b: Uint8Array, start: number, end: number): number {
