@@ -51,6 +51,26 @@ describe("TnyClient", () => {
     c.close();
   });
 
+  it("typed methods send as many arguments as the caller passed (a trailing optional left out), refuse too many, and calls made together keep their own bytes", async () => {
+    const seen: string[] = [];
+    const url = await fakeRobot((frame, reply) => {
+      seen.push(toHex(frame));
+      reply(encodeResponse(msgIdOf(frame), 0));
+    });
+    const c = await TnyClient.connect(url, { WebSocket });
+    await c.body.setVelocity(0.2, 0, 0); // clear_overrides left out: the robot takes its default
+    await Promise.all([c.body.setVelocity(0.5, 0, 0, false), c.gait.setType(2), c.body.setPosture(0, 0, 0.12, 0, 0, 0)]);
+    // @ts-expect-error one argument too many on purpose
+    await expect(c.body.setVelocity(0.2, 0, 0, true, 1)).rejects.toThrow(/5 values for 4 field/);
+    expect(seen).toEqual([
+      "01 01 01 00 03 02 0c 00 cd cc 4c 3e 00 00 00 00 00 00 00 00",
+      "01 01 02 00 03 02 0d 00 00 00 00 3f 00 00 00 00 00 00 00 00 00",
+      "01 01 03 00 02 00 01 00 02",
+      "01 01 04 00 03 04 18 00 00 00 00 00 00 00 00 00 8f c2 f5 3d 00 00 00 00 00 00 00 00 00 00 00 00",
+    ]);
+    c.close();
+  });
+
   it("matches replies by msg_id when they arrive out of order", async () => {
     const power = actionSpec("power", "getVoltage").action;
     const url = await fakeRobot((_frame, reply, all) => {

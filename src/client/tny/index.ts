@@ -119,6 +119,22 @@ interface Pending {
 
 const OPEN = 1;
 
+/**
+ * Node's Buffer, when there is one (the client is browser-safe: no import). A request goes to `ws`
+ * as a slice of its pool: a small Uint8Array of its own lives in the JS heap, and `ws` taking its
+ * `.buffer` moved it out (a malloc) on every send.
+ */
+const NodeBuffer = (globalThis as { Buffer?: { allocUnsafe(n: number): Uint8Array } }).Buffer ?? null;
+
+/** The most arguments an action takes (body.setPosture: 7): the typed methods take them as parameters, not a rest array. */
+const MAX_ARGS = 8;
+
+/** A typed method's arguments, as many as the caller passed (`length`): one per client, read while the request is encoded. */
+interface ArgList {
+  length: number;
+  [index: number]: unknown;
+}
+
 /** Turn a WebSocket message's data into bytes (ArrayBuffer in browsers, Buffer/ArrayBuffer with ws). */
 function bytesOf(data: unknown): Uint8Array | null {
   if (data instanceof Uint8Array) return data; // ws's Buffer: no view per reply
@@ -152,6 +168,14 @@ export class TnyClient {
   #timer: ReturnType<typeof setTimeout> | null = null;
   #nextId = 1;
   #closed: string | null = null;
+  readonly #argv: ArgList = { length: 0, 0: undefined, 1: undefined, 2: undefined, 3: undefined, 4: undefined, 5: undefined, 6: undefined, 7: undefined };
+  /** The resolving functions of the promise being made (see #capture): no closure per request. */
+  #resolveNext: ((r: unknown) => void) | null = null;
+  #rejectNext: ((e: Error) => void) | null = null;
+  readonly #capture = (resolve: (r: unknown) => void, reject: (e: Error) => void): void => {
+    this.#resolveNext = resolve;
+    this.#rejectNext = reject;
+  };
 
   private constructor(url: string, ws: TnyWebSocketLike, opts: TnyClientOptions) {
     this.url = url;
@@ -159,7 +183,27 @@ export class TnyClient {
     this.timeoutMs = opts.timeoutMs ?? TNY_DEFAULT_TIMEOUT_MS;
     for (const mod of MODULES as readonly ModuleSpec[]) {
       const api: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
-      for (const act of mod.actions) api[act.name] = (...args: unknown[]) => this.#call(mod, act, args);
+      for (const act of mod.actions) {
+        if (act.args.length > MAX_ARGS) throw new Error(`${mod.name}.${act.name} takes ${act.args.length} arguments; TnyClient passes at most ${MAX_ARGS}`);
+        const self = this;
+        // NOTE: hot path (every call): parameters and `arguments.length` (which V8 reads without
+        // making the arguments object), not a rest array; `function`, since arrows have no `arguments`
+        api[act.name] = function (a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown, a4?: unknown, a5?: unknown, a6?: unknown, a7?: unknown): Promise<unknown> {
+          // biome-ignore lint/complexity/noArguments: its length only (how many the caller passed), so no rest array per call
+          const n = arguments.length;
+          const v = self.#argv;
+          v.length = n;
+          v[0] = a0;
+          v[1] = a1;
+          v[2] = a2;
+          v[3] = a3;
+          v[4] = a4;
+          v[5] = a5;
+          v[6] = a6;
+          v[7] = a7;
+          return self.#send(mod, act, v, true);
+        };
+      }
       Object.defineProperty(this, mod.name, { value: Object.freeze(api), enumerable: true });
     }
     if (isWsEmitter(ws)) {
@@ -235,7 +279,7 @@ export class TnyClient {
     const mod = MODULE_BY_NAME.get(moduleName);
     const act = mod?.actions.find((x) => x.name === actionName);
     if (!mod || !act) return Promise.reject(new TypeError(`no TNY-360 action ${moduleName}.${actionName}`));
-    return this.#call(mod, act, args) as Promise<ActionResult<M, A>>;
+    return this.#send(mod, act, args, true) as Promise<ActionResult<M, A>>;
   }
 
   /**
@@ -256,10 +300,6 @@ export class TnyClient {
     }
   }
 
-  #call(mod: ModuleSpec, act: ActionSpec, args: ArrayLike<unknown>): Promise<unknown> {
-    return this.#send(mod, act, args, true);
-  }
-
   /** Encode, send, and wait for the reply with this msg_id: shaped (a typed method's) or raw (`request`). */
   #send(mod: ModuleSpec, act: ActionSpec, args: ArrayLike<unknown>, shaped: boolean): Promise<unknown> {
     if (this.#closed !== null) return Promise.reject(new TnyClosedError(this.#closed));
@@ -269,24 +309,36 @@ export class TnyClient {
     try {
       const w = this.#writer.reset(this.#scratch);
       encodeRequestInto(w, msgId, mod, act, args, MessageFlags.RequireAck);
-      bytes = this.#scratch.slice(0, w.offset); // the socket may queue it: send a copy
+      bytes = this.#copyOut(w.offset); // the socket may queue it: send a copy
     } catch (e) {
       if (e instanceof RangeError && !(e instanceof TnyEncodeError)) {
         return Promise.reject(new TnyEncodeError(`${mod.name}.${act.name}: the request exceeds the robot's ${TNY_MAX_REQUEST_BYTES}-byte limit (it would be dropped without a reply)`));
       }
       return Promise.reject(e);
     }
-    return new Promise((resolve, reject) => {
-      this.#pending.set(msgId, { module: mod, action: act, shaped, resolve, reject, sentAtMs: now() });
-      try {
-        this.#ws.send(bytes);
-      } catch (e) {
-        this.#pending.delete(msgId);
-        reject(new TnyClosedError(`send failed: ${(e as Error).message}`));
-        return;
-      }
-      if (this.#timer === null) this.#timer = setTimeout(this.#onTimer, this.timeoutMs);
-    });
+    const promise = new Promise<unknown>(this.#capture);
+    const resolve = this.#resolveNext!;
+    const reject = this.#rejectNext!;
+    this.#resolveNext = this.#rejectNext = null;
+    this.#pending.set(msgId, { module: mod, action: act, shaped, resolve, reject, sentAtMs: now() });
+    try {
+      this.#ws.send(bytes);
+    } catch (e) {
+      this.#pending.delete(msgId);
+      reject(new TnyClosedError(`send failed: ${(e as Error).message}`));
+      return promise;
+    }
+    if (this.#timer === null) this.#timer = setTimeout(this.#onTimer, this.timeoutMs);
+    return promise;
+  }
+
+  /** The scratch's first `n` bytes in a buffer of their own: a slice of Node's pool where there is one, else a copy. */
+  #copyOut(n: number): Uint8Array {
+    const s = this.#scratch;
+    if (NodeBuffer === null) return s.slice(0, n);
+    const out = NodeBuffer.allocUnsafe(n);
+    for (let i = 0; i < n; i++) out[i] = s[i]!;
+    return out;
   }
 
   /** The oldest requests' deadlines: reject those past it, then wait for the next oldest. */

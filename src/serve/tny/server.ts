@@ -207,7 +207,8 @@ interface WsInternals {
  * echo spent ~6 % less CPU per round trip written as one buffer (measured, same run: docs/performance.md).
  * Only while `ws`'s sender is idle (its state DEFAULT: it queues nothing, which it does only to
  * compress or to read a Blob, neither of which this server does), so a close or pong `ws` writes
- * itself never interleaves with a reply; the socket's buffered bytes still count in `bufferedAmount`.
+ * itself never interleaves with a reply; the bound on unsent replies reads the socket's `writableLength`
+ * (`ws`'s `bufferedAmount` is that plus what its sender holds, which is nothing while it is idle).
  */
 export function directReplySocket(ws: WebSocket): { readonly socket: Socket; readonly sender: { readonly _state?: unknown } } | null {
   const w = ws as unknown as WsInternals;
@@ -237,6 +238,8 @@ interface Connection {
   acquiring: Promise<string | null> | null;
   /** When it last sent a request the robot understood (or connected), performance.now(). */
   lastUsefulMs: number;
+  /** When it last sent a frame, performance.now() (a field: a double kept in a closure's variable is boxed anew on every write). */
+  lastFrameMs: number;
   /** Closing after giving its slot away: no longer counted against the limit. */
   yielded: boolean;
   /** Closed: its frames still waiting are dropped (a command must not take control for a gone client). */
@@ -425,6 +428,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
       latchedOutNoted: false,
       acquiring: null,
       lastUsefulMs: performance.now(),
+      lastFrameMs: performance.now(),
       yielded: false,
       closed: false,
       paused: false,
@@ -465,23 +469,24 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
     const direct = directReplySocket(ws);
     const alloc = direct ? framedReply : replyAlloc;
     const send = (bytes: Uint8Array): void => {
-      const start = direct ? framedReplyStart(bytes) : 0;
-      tap?.reply(conn.id, bytes, bytes.length - start, start);
+      if (tap !== null) {
+        const start = direct ? framedReplyStart(bytes) : 0;
+        tap.reply(conn.id, bytes, bytes.length - start, start);
+      }
       if (ws.readyState !== WebSocket.OPEN) return;
-      if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+      if ((direct === null ? ws.bufferedAmount : direct.socket.writableLength) > MAX_BUFFERED_BYTES) {
         ws.close(1008, "replies are not being read");
         return;
       }
       if (direct === null) ws.send(bytes, BINARY);
       else if (direct.sender._state === SENDER_IDLE) direct.socket.write(bytes);
-      else ws.send(bytes.subarray(start), BINARY); // ws queues (it never does here): keep its order
+      else ws.send(bytes.subarray(framedReplyStart(bytes)), BINARY); // ws queues (it never does here): keep its order
     };
     // Idle timeout: every frame the client sends moves its start. NOTE: hot path: a frame only
     // stamps the time; the one timer looks at the stamp when it fires and waits out the rest.
     let idleTimer: ReturnType<typeof setTimeout> | null = null;
-    let lastFrameMs = performance.now();
     const onIdle = (): void => {
-      const quietMs = performance.now() - lastFrameMs;
+      const quietMs = performance.now() - conn.lastFrameMs;
       if (quietMs < idleMs) {
         idleTimer = setTimeout(onIdle, idleMs - quietMs);
         return;
@@ -507,7 +512,7 @@ export async function startTnyServer(robot: ServedRobot, opts: TnyServerOptions 
     };
     ws.on("message", (data, isBinary) => {
       const now = performance.now();
-      lastFrameMs = now;
+      conn.lastFrameMs = now;
       if (!isBinary) {
         ws.close(1003, "binary frames only");
         return;
