@@ -19,6 +19,8 @@
  * this checkout at once, one with its default flags and one with these, each with a client
  * answering, measured over the same windows (the machine's load is the same for both: the
  * fairest ratio this shared VM allows), with each one's lateness (/v1/health) beside its CPU.
+ * With BL_CPU_BASELINE too, the second runtime is the baseline checkout's (with the flags, if any:
+ * BL_CPU_SIDE_BY_SIDE= alone compares the two commits as they are).
  * BL_CPU_ONLY=nao or BL_CPU_ONLY=proxy runs that part alone (with its baseline, if one is given).
  * BENCH_QUICK=1 (or --quick) shortens every window for a smoke run. Verdicts: the process ≤ 3 %,
  * the core's thread ≤ 2.5 % (NAO, one client answering), the proxy ≤ 2× the relay.
@@ -308,17 +310,21 @@ async function lateness(s: Served, cycles: number): Promise<{ p50: number; p99: 
 const SIDE_WINDOWS = QUICK ? 2 : 4;
 const SIDE_WINDOW_MS = QUICK ? 5000 : 20_000;
 
-/** BL_CPU_SIDE_BY_SIDE: this checkout's NAO runtime with its default flags and with `flags`, at once, over the same windows. */
-async function sideBySide(dir: string, flags: string[]): Promise<void> {
+/**
+ * BL_CPU_SIDE_BY_SIDE: this checkout's NAO runtime with its default flags and with `flags`, at once,
+ * over the same windows; with a baseline checkout (BL_CPU_BASELINE), this checkout against the
+ * baseline's runtime with `flags` (none: the two commits as they are).
+ */
+async function sideBySide(dir: string, flags: string[], base: string | null): Promise<void> {
   const variants = [
-    { tag: "default", args: [] as string[] },
-    { tag: flags.join(" "), args: flags },
+    { tag: base ? "this" : "default", root: ROOT, args: [] as string[] },
+    { tag: base ? `baseline${flags.length ? ` ${flags.join(" ")}` : ""}` : flags.join(" "), root: base ?? ROOT, args: flags },
   ];
   const running: Array<{ tag: string; s: Served; client: Socket }> = [];
   try {
     for (const [i, v] of variants.entries()) {
       const lolaPath = join(dir, `side-${i}.lola`);
-      const s = await serve(ROOT, ["--name", `cpu-side-${i}`, "--lola-path", lolaPath, ...v.args], { ...process.env, BODYLINK_RUNTIME_DIR: join(dir, `rt-side-${i}`) });
+      const s = await serve(v.root, ["--name", `cpu-side-${i}`, "--lola-path", lolaPath, ...v.args], { ...process.env, BODYLINK_RUNTIME_DIR: join(dir, `rt-side-${i}`) });
       running.push({ tag: v.tag, s, client: await answeringClient(lolaPath) });
     }
     console.log(`side by side, one LoLA client answering each: ${SIDE_WINDOWS} windows of ${SIDE_WINDOW_MS / 1000} s after ${WARMUP_MS / 1000} s of warm-up`);
@@ -337,7 +343,7 @@ async function sideBySide(dir: string, flags: string[]): Promise<void> {
     }
     const mean = sums.map((x) => ({ core: x.core / SIDE_WINDOWS, process: x.process / SIDE_WINDOWS }));
     for (const [i, r] of running.entries()) console.log(`  mean, ${r.tag}: core ${fmt(mean[i]!.core, 0)} µs/cycle, process ${fmt(mean[i]!.process, 0)} µs/cycle`);
-    console.log(`  ${variants[1]!.tag} / default: core ${fmt(mean[1]!.core / mean[0]!.core, 2)}×, process ${fmt(mean[1]!.process / mean[0]!.process, 2)}×`);
+    console.log(`  ${variants[1]!.tag} / ${variants[0]!.tag}: core ${fmt(mean[1]!.core / mean[0]!.core, 2)}×, process ${fmt(mean[1]!.process / mean[0]!.process, 2)}×`);
   } finally {
     for (const r of running) {
       r.client.destroy();
@@ -351,7 +357,7 @@ export async function run(): Promise<void> {
   const side = process.env.BL_CPU_SIDE_BY_SIDE;
   if (side !== undefined) {
     try {
-      await sideBySide(dir, side.split(" ").filter(Boolean));
+      await sideBySide(dir, side.split(" ").filter(Boolean), process.env.BL_CPU_BASELINE || null);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

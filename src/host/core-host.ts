@@ -597,6 +597,8 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
    * on-demand host only while there are listeners: the loop ends at the first wake-up without one.
    */
   async #follow(): Promise<void> {
+    // Before the sequence is read (SeqLock.end's rule): the core notifies only while this is set.
+    Atomics.store(this.#ctl, CTL.stateFollowers, 1);
     let seen = Atomics.load(this.#ctl, CTL.stateSeq);
     while (!this.#closed && (!this.onDemand || this.#listeners.length > 0)) {
       const w = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t?: number): { async: boolean; value: Promise<string> | string } }).waitAsync(
@@ -623,6 +625,7 @@ export abstract class CoreHost<Q extends RequestTable<Q> = Record<never, never>>
         }
       }
     }
+    Atomics.store(this.#ctl, CTL.stateFollowers, 0);
     this.#following = false;
   }
 

@@ -75,7 +75,13 @@ export const CTL = {
    */
   lateCycles: 14,
   linkChanges: 15,
-  words: 16,
+  /**
+   * Host → core: nonzero while the host waits for each new state (CoreHost's follower, with cycle
+   * listeners); the core's state publish notifies only then (SeqLockNotify), not every cycle.
+   */
+  stateFollowers: 16,
+  /** Words in all, even: the state region after them starts 8-byte aligned (STATE_START). Word 17 is spare. */
+  words: 18,
 } as const;
 
 export const STATE_START = CTL.words * 4;

@@ -32,7 +32,7 @@ let upstream: LolaUpstreamDriver | null = null;
 
 runCore<NaoRobot, NaoCoreOptions, NaoRequests, NaoReady, { lolaPath: string | null }>({
   channel: (buffer, start, ctl) => {
-    const ch = new NaoStateChannel(buffer, start, ctl, CTL.stateSeq);
+    const ch = new NaoStateChannel(buffer, start, ctl, CTL.stateSeq, CTL.stateFollowers);
     return { publish: (r) => ch.publish(r.state) };
   },
   create: async (o, wrap) => {

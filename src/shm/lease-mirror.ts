@@ -40,7 +40,8 @@ export class LeaseMirror {
 
   constructor(buffer: SharedArrayBuffer, start: number, words: Int32Array, index: number) {
     this.views = buildViews(LEASE_MIRROR_LAYOUT, buffer, start);
-    this.lock = new SeqLock(words, index);
+    // Nobody waits on the mirror (the host reads it when asked): no notify per renewal.
+    this.lock = new SeqLock(words, index, "never");
   }
 
   /** Core side: publish the holder (or none) under `generation`. */

@@ -26,10 +26,14 @@ export class NaoStateChannel {
   #reasonSeen = -1;
   #reasonText: string | null = null;
 
-  /** `words[index]` is the seqlock's sequence; the state lives in `buffer` from `start`. */
-  constructor(buffer: SharedArrayBuffer, start: number, words: Int32Array, index: number) {
+  /**
+   * `words[index]` is the seqlock's sequence; the state lives in `buffer` from `start`. With
+   * `followersIndex`, the core's publish wakes readers only while `words[followersIndex]` says one
+   * waits (SeqLockNotify): a host that reads the state on demand is not notified every cycle.
+   */
+  constructor(buffer: SharedArrayBuffer, start: number, words: Int32Array, index: number, followersIndex?: number) {
     this.views = buildViews(NAO_STATE_LAYOUT, buffer, start);
-    this.lock = new SeqLock(words, index);
+    this.lock = new SeqLock(words, index, followersIndex === undefined ? "always" : { followersIndex });
   }
 
   /** Core side, after a cycle. Never waits, never allocates (except when the reason text changes). */

@@ -94,6 +94,16 @@ function checked(problems: CommandProblem[] | null, key: string, a: ArrayLike<nu
   return out;
 }
 
+/** One LED group's key: applied (each value clamped to 0..1) when it is valid, else its problem added to `out`. */
+function applyLeds(out: CommandProblem[] | null, key: LedGroup, a: ArrayLike<number> | undefined, dst: Float32Array): CommandProblem[] | null {
+  const r = checked(out, key, a, dst.length);
+  if (r === null) {
+    for (let i = 0; i < dst.length; i++) dst[i] = Math.min(1, Math.max(0, a![i]!));
+    return out;
+  }
+  return r === false ? out : r;
+}
+
 /**
  * Apply a partial command onto `into`, key by key. Returns the rejected keys with reasons (empty
  * when everything applied). Never throws for bad values. Allocation-free when every key applies
@@ -112,15 +122,17 @@ export function applyCommandUpdate(into: NaoCommands, u: NaoCommandUpdate, probl
     const a = u.Stiffness!;
     for (let i = 0; i < 25; i++) into.stiffness[i] = Math.min(1, Math.max(0, a[i]!));
   } else if (r) out = r;
-  for (let k = 0; k < LED_GROUP_NAMES.length; k++) {
-    const g = LED_GROUP_NAMES[k]!;
-    const a = u[g];
-    r = checked(out, g, a, LED_GROUPS[g]);
-    if (r === null) {
-      const dst = into.leds[g];
-      for (let i = 0; i < dst.length; i++) dst[i] = Math.min(1, Math.max(0, a![i]!));
-    } else if (r) out = r;
-  }
+  // Each group by name, in LED_GROUP_NAMES' order: `u[g]` over eight names is a megamorphic keyed
+  // load per group per command (docs/performance.md).
+  const leds = into.leds;
+  out = applyLeds(out, "Chest", u.Chest, leds.Chest);
+  out = applyLeds(out, "LEar", u.LEar, leds.LEar);
+  out = applyLeds(out, "REar", u.REar, leds.REar);
+  out = applyLeds(out, "LEye", u.LEye, leds.LEye);
+  out = applyLeds(out, "REye", u.REye, leds.REye);
+  out = applyLeds(out, "LFoot", u.LFoot, leds.LFoot);
+  out = applyLeds(out, "RFoot", u.RFoot, leds.RFoot);
+  out = applyLeds(out, "Skull", u.Skull, leds.Skull);
   if (u.Sonar !== undefined) {
     const s = u.Sonar;
     if (s.length !== 2) {

@@ -99,13 +99,14 @@ export interface AnswerStats {
 export class AnswerDecoder {
   readonly index = new FrameIndex();
   readonly stats: AnswerStats = { used: 0, skipped: 0, fault: FrameFault.None };
-  readonly #boards = new Map<number, { spec: BoardSpec; joints: Int8Array }>();
+  /** By (bus << 8) | address; `left`: a left-side hand or foot board, worked out once (not per frame). */
+  readonly #boards = new Map<number, { spec: BoardSpec; joints: Int8Array; left: boolean }>();
   #prefs: NaoPreferences;
   #view: DataView | null = null;
 
   constructor(prefs: NaoPreferences) {
     this.#prefs = prefs;
-    for (const b of BOARDS) this.#boards.set((b.bus << 8) | b.address, { spec: b, joints: boardJointIndices(b) });
+    for (const b of BOARDS) this.#boards.set((b.bus << 8) | b.address, { spec: b, joints: boardJointIndices(b), left: b.name.startsWith("Left") });
   }
 
   /** Decode `bytes[0, length)`; returns false (state untouched) when the frame is bad. */
@@ -179,7 +180,7 @@ export class AnswerDecoder {
     }
     if (hand) {
       const bits = b[q]!;
-      const t = board.spec.name.startsWith("Left") ? TOUCH.leftHand : TOUCH.rightHand;
+      const t = board.left ? TOUCH.leftHand : TOUCH.rightHand;
       for (let k = 0; k < 3; k++) s.touch[t[k]!] = (bits >> k) & 1;
     }
     return true;
@@ -188,7 +189,7 @@ export class AnswerDecoder {
   #foot(b: Uint8Array, v: DataView, at: number, p: number, len: number, s: NaoState): boolean {
     const board = this.#boards.get((b[at + 1]! << 8) | b[at + 2]!);
     if (!board || board.spec.type !== BoardType.Foot || len !== PAYLOAD.FOOT) return false;
-    const left = board.spec.name.startsWith("Left");
+    const left = board.left;
     const base = left ? 0 : 4;
     const gain = this.#prefs.fsrGainKgPerCount;
     const offset = this.#prefs.fsrOffsetKg;

@@ -787,20 +787,22 @@ class ServerState {
       this.log("info", `${c.name} caught up after ${c.dropRun} dropped sensor message(s)`);
       c.dropRun = 0;
     }
-    c.out.set(frame);
     c.framesSent++;
     if (c.fd >= 0 && !s.destroyed) {
       let n = 0;
       try {
-        n = writeSync(c.fd, c.out, 0, c.out.length);
+        n = writeSync(c.fd, frame, 0, frame.length);
       } catch {
         // EAGAIN (the client's buffer is full): socket.write below queues the frame. Any other
         // error: socket.write meets it too and reports it as the socket's error (closed below).
       }
-      if (n === c.out.length) return;
+      if (n === frame.length) return;
+      // Queued: from the client's own copy (the writer's frame is rewritten next cycle).
+      c.out.set(frame);
       s.write(n > 0 ? c.out.subarray(n) : c.out);
       return;
     }
+    c.out.set(frame);
     s.write(c.out);
   }
 

@@ -56,6 +56,8 @@ interface SimBoard {
   version: number;
   serial: number;
   started: boolean;
+  /** A left-side hand or foot board (its touch and FSR slots): worked out once, not per cycle. */
+  left: boolean;
 }
 
 export class SimChestboard implements ChestboardTransport {
@@ -137,6 +139,7 @@ export class SimChestboard implements ChestboardTransport {
       version: opts.boardVersions?.[spec.name] ?? 11,
       serial: spec.type === BoardType.Foot ? 0 : storedSerial(spec.name),
       started: !spec.handshake,
+      left: spec.name.startsWith("Left"),
     }));
     for (const b of this.#boards) this.#byAddr.set((b.spec.bus << 8) | b.spec.address, b);
   }
@@ -230,7 +233,9 @@ export class SimChestboard implements ChestboardTransport {
 
   #handle(data: Uint8Array, count: number): void {
     const replies = this.#replies;
-    replies.length = 0;
+    // Only when there is something to drop: setting an array's length calls into V8's runtime
+    // (its accessor), a cost on every cycle for a list that is empty on every cycle.
+    if (replies.length !== 0) replies.length = 0;
     let cycle = false;
     const idx = this.#in;
     for (let i = 0; i < count; i++) {
@@ -470,14 +475,14 @@ export class SimChestboard implements ChestboardTransport {
       q += PAYLOAD.JOINT_RECORD;
     }
     if (hand) {
-      const t0 = board.spec.name.startsWith("Left") ? 6 : 11;
+      const t0 = board.left ? 6 : 11;
       b[q] = body.touch[t0]! | (body.touch[t0 + 1]! << 1) | (body.touch[t0 + 2]! << 2);
     }
   }
 
   #foot(b: Uint8Array, v: DataView, p: number, board: SimBoard): void {
     const body = this.body;
-    const base = board.spec.name.startsWith("Left") ? 0 : 4;
+    const base = board.left ? 0 : 4;
     for (let k = 0; k < 4; k++) v.setUint16(p + 2 * k, U.fsrToCounts(body.fsrKg[base + k]!, this.#fsrGain[base + k]!, this.#fsrOffset[base + k]!), true);
     const t0 = base === 0 ? 4 : 9;
     b[p + 8] = body.touch[t0]! | (body.touch[t0 + 1]! << 1);

@@ -86,6 +86,9 @@ const LAYOUT_MAX_BYTES = 2048;
 /** The problems of a message that has none (shared: never pushed to). */
 const NO_PROBLEMS: LolaCommandProblem[] = Object.freeze([]) as unknown as LolaCommandProblem[];
 
+/** Each key's index in LOLA_COMMAND_KEYS (the reused update's arrays and `seen` flags are in that order). */
+const KI = Object.fromEntries(LOLA_COMMAND_KEYS.map((k, i) => [k.key, i])) as Readonly<Record<LolaCommandKeyName, number>>;
+
 /** Each key's name as bytes (ASCII), to match a key in a message without decoding it. */
 const KEY_NAME_BYTES: readonly Uint8Array[] = LOLA_COMMAND_KEYS.map((k) => Uint8Array.from(k.key, (c) => c.charCodeAt(0)));
 
@@ -384,9 +387,22 @@ export class LolaCommandReader {
 
   /** reuseUpdate: the reader's own update names the arrays of the keys in `#seen`, and no others. */
   #handOut(): void {
+    // By name, not `u[key] = …` in a loop: a computed key that takes 11 names is a megamorphic
+    // keyed store, a lookup in V8's stub cache per key per message (docs/performance.md).
     const u = this.#update!;
     const seen = this.#seen;
-    for (let i = 0; i < LOLA_COMMAND_KEYS.length; i++) u[LOLA_COMMAND_KEYS[i]!.key] = seen[i] ? this.#arrays[i] : undefined;
+    const a = this.#arrays;
+    u.Position = seen[KI.Position] ? a[KI.Position] : undefined;
+    u.Stiffness = seen[KI.Stiffness] ? a[KI.Stiffness] : undefined;
+    u.REar = seen[KI.REar] ? a[KI.REar] : undefined;
+    u.LEar = seen[KI.LEar] ? a[KI.LEar] : undefined;
+    u.Chest = seen[KI.Chest] ? a[KI.Chest] : undefined;
+    u.LEye = seen[KI.LEye] ? a[KI.LEye] : undefined;
+    u.REye = seen[KI.REye] ? a[KI.REye] : undefined;
+    u.LFoot = seen[KI.LFoot] ? a[KI.LFoot] : undefined;
+    u.RFoot = seen[KI.RFoot] ? a[KI.RFoot] : undefined;
+    u.Skull = seen[KI.Skull] ? a[KI.Skull] : undefined;
+    u.Sonar = seen[KI.Sonar] ? a[KI.Sonar] : undefined;
   }
 
   /**
