@@ -97,9 +97,19 @@ describe("the NAO's host on demand (its core in a worker)", { timeout: 60_000 },
   });
 
   it("the safety log's counters cross in the control words, no request: late cycles as health counts them, link changes as they happen", async () => {
-    const h0 = await host.health();
-    const c0 = host.safetyCounters();
-    expect(c0.lateCycles).toBe(h0.cycle.lateCycles);
+    // health is a request the core answers while it runs: a late cycle (a loaded machine) may land
+    // between it and the read of the words. Between two reads that agree, health's count is theirs.
+    let c0 = host.safetyCounters();
+    for (let quiet = false, tries = 0; !quiet; tries++) {
+      const before = host.safetyCounters();
+      const h0 = await host.health();
+      c0 = host.safetyCounters();
+      expect(h0.cycle.lateCycles).toBeGreaterThanOrEqual(before.lateCycles);
+      expect(h0.cycle.lateCycles).toBeLessThanOrEqual(c0.lateCycles);
+      quiet = before.lateCycles === c0.lateCycles;
+      if (quiet) expect(c0.lateCycles).toBe(h0.cycle.lateCycles);
+      else expect(tries, "a health request with no late cycle around it").toBeLessThan(50);
+    }
     await host.stop(); // the link goes "stopped"
     // the core's own count (the low bit is the host's stall verdict, folded in)
     await eventually(() => host.safetyCounters().linkChanges >> 1 !== c0.linkChanges >> 1, "the link change in the control words");
