@@ -157,7 +157,10 @@ function commonHandlers<R extends CoreRobot>(post: (m: CoreNotice) => void, faul
       const end = performance.now() + ms;
       // The core's thread runs nothing else meanwhile: no cycle, no answer. A test ends the stall when
       // it has seen what it waited for (the file appears), not after a guess at how long a loaded machine needs.
-      while (performance.now() < end && !(releasePath !== undefined && existsSync(releasePath)));
+      // Blocked, not spinning: a spinning stall took a whole core from the other tests' files for as
+      // long as the test ran (core-stall.test: ~15 s of CPU), and a stalled thread runs nothing either way.
+      const blocked = new Int32Array(new SharedArrayBuffer(4));
+      while (performance.now() < end && !(releasePath !== undefined && existsSync(releasePath))) Atomics.wait(blocked, 0, 0, 2);
       return true;
     },
     testCrash: () => {

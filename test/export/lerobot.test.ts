@@ -151,10 +151,10 @@ const naoFile = join(dir, "nao.mcap");
 let p7: Awaited<ReturnType<typeof readMcap>>;
 
 beforeAll(async () => {
-  // The three at once (each its own runtime, name and ports): their windows are waits in real
-  // time, so one after the other only added them up (the NAO's waits until its head is there).
+  // One body at a time: three runtimes in this process at once starved its main thread at a load
+  // of ~10 (the core's host watchdog latched the P7: "not beaten for 3975 ms").
   // About ten seconds of a P7: idle, a session with a move and a servo target, idle, a session moving home.
-  const p7Done = recordBody("p7", p7File, async (call) => {
+  await recordBody("p7", p7File, async (call) => {
     await sleep(1500);
     const a = (await call("POST", "/v1/control", { owner: "teleop", lease_ms: 60_000 })).lease_id as string;
     await call("POST", "/v1/commands/move-joints", { positions: MOVE, speed: 1 }, a);
@@ -169,14 +169,14 @@ beforeAll(async () => {
     await call("DELETE", "/v1/control", undefined, b);
     await sleep(1500);
   });
-  const tnyDone = recordBody("tny360", tnyFile, async (call) => {
+  await recordBody("tny360", tnyFile, async (call) => {
     const a = (await call("POST", "/v1/control", { owner: "walker", lease_ms: 60_000 })).lease_id as string;
     await call("POST", "/v1/commands/smooth-enable", {}, a);
     await sleep(1500);
     await call("POST", "/v1/commands/joint", { joint: 12, position: 0.5 }, a);
     await sleep(800);
   });
-  const naoDone = recordBody("nao", naoFile, async (call) => {
+  await recordBody("nao", naoFile, async (call) => {
     const a = (await call("POST", "/v1/control", { owner: "looker", lease_ms: 60_000 })).lease_id as string;
     const positions = new Array<number>(26).fill(0);
     positions[0] = 0.5; // HeadYaw
@@ -198,7 +198,6 @@ beforeAll(async () => {
     await call("DELETE", "/v1/control", undefined, a);
     await sleep(300);
   });
-  await Promise.all([p7Done, tnyDone, naoDone]);
   p7 = await readMcap(p7File, "p7");
 }, 180_000);
 

@@ -17,6 +17,12 @@ const json = { "content-type": "application/json" };
 /** The stall's bound: only a test that never releases it (ServeRig.release) sees it end, ms. */
 const STALL = { BODYLINK_TEST_HOOKS: "1", BODYLINK_TEST_STALL_CORE_MS: "60000" };
 
+/**
+ * How long a wait here may take before it counts as a hang: only that, never a bound on how fast
+ * (the watchdog's 2.5 s once failed a suite run at a load of ~10).
+ */
+const HANG_MS = 15_000;
+
 async function until(cond: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
   const t0 = Date.now();
   while (!(await cond())) {
@@ -37,7 +43,7 @@ describe("a stalled real-time core", () => {
       expect(cmd.status).toBe(200);
 
       rig.stall(); // the core's thread blocks until rig.release()
-      await until(async () => ((await (await fetch(`${api}/v1/health`)).json()) as { link: string }).link === "lost", "the watchdog to see the stall", 2500);
+      await until(async () => ((await (await fetch(`${api}/v1/health`)).json()) as { link: string }).link === "lost", "the watchdog to see the stall", HANG_MS);
 
       // Reads: from the control words and the lease mirror, no core needed.
       const control = (await (await fetch(`${api}/v1/control`)).json()) as { held: boolean; holder: { owner: string } };
@@ -74,11 +80,11 @@ describe("a stalled real-time core", () => {
 
       // … and the core engages it at its first cycle after the stall: latched there, stiffness 0.
       rig.release();
-      await until(async () => ((await (await fetch(`${api}/v1/health`)).json()) as { link: string }).link !== "lost", "the core to cycle again", 15_000);
+      await until(async () => ((await (await fetch(`${api}/v1/health`)).json()) as { link: string }).link !== "lost", "the core to cycle again", HANG_MS);
       const after = (await (await fetch(`${api}/v1/health`)).json()) as { estop: { latched: boolean; reason: string; category: number }; control: unknown };
       expect(after.estop).toMatchObject({ latched: true, reason: "while stalled", category: 0 });
       expect(after.control).toBeNull();
-      await until(async () => ((await (await fetch(`${api}/v1/state`)).json()) as { joint_stiffness: number[] }).joint_stiffness.every((v) => v === 0), "stiffness 0", 5000);
+      await until(async () => ((await (await fetch(`${api}/v1/state`)).json()) as { joint_stiffness: number[] }).joint_stiffness.every((v) => v === 0), "stiffness 0", HANG_MS);
     } finally {
       await rig.close();
     }
@@ -104,13 +110,13 @@ async function stallCore(rig: Awaited<ReturnType<typeof startServe>>): Promise<v
       return (await seq()) === s0;
     },
     "the core to stall",
-    3000,
+    HANG_MS,
   );
 }
 /** Ends the stall; resolves once the core cycles again. */
 async function cyclingAgain(rig: Awaited<ReturnType<typeof startServe>>): Promise<void> {
   rig.release();
-  await until(async () => (await get<Health>(`${rig.apiUrl}/v1/health`)).link !== "lost", "the core to cycle again", 15_000);
+  await until(async () => (await get<Health>(`${rig.apiUrl}/v1/health`)).link !== "lost", "the core to cycle again", HANG_MS);
 }
 async function expectUnresponsive(r: Response): Promise<void> {
   expect(r.status).toBe(503);
@@ -128,7 +134,7 @@ async function staleAfterEstop(rig: Awaited<ReturnType<typeof startServe>>, comm
   expect((await command()).status).toBe(200);
   await expectUnresponsive(await post(`${api}/v1/estop`, { reason: "while stalled" }));
   await cyclingAgain(rig);
-  await until(async () => ((await get<Health>(`${api}/v1/health`)).errors.staleCommands ?? 0) >= 1, "the stale command counted", 5000);
+  await until(async () => ((await get<Health>(`${api}/v1/health`)).errors.staleCommands ?? 0) >= 1, "the stale command counted", HANG_MS);
   const h = await get<Health>(`${api}/v1/health`);
   expect(h.estop.latched).toBe(true);
   expect(h.control).toBeNull();
