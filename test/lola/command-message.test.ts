@@ -121,6 +121,26 @@ describe("LoLA command writer", () => {
     expect(m.Sonar).toEqual([true, true]);
   });
 
+  it("valuesAt: where each key's values are, for writing in place (golden offsets; the same bytes as setFloats)", () => {
+    const w = new LolaCommandWriter();
+    // fixmap (1), "Position" fixstr (1 + 8), array 16 header (3), then the first value's 0xca marker
+    expect(w.valuesAt("Position")).toBe(1 + 9 + 3 + 1);
+    // … its 25 values (5 bytes each), "Stiffness" fixstr (1 + 9), array 16 (3), 0xca
+    expect(w.valuesAt("Stiffness")).toBe(14 + 25 * 5 - 1 + 10 + 3 + 1);
+    expect(w.valuesAt("Sonar")).toBe(LOLA_FULL_COMMAND_BYTES - 2); // the last key: its two booleans end the message
+    const byName = new LolaCommandWriter();
+    const inPlace = new LolaCommandWriter();
+    const view = new DataView(inPlace.bytes.buffer, inPlace.bytes.byteOffset, inPlace.bytes.byteLength);
+    for (const k of LOLA_COMMAND_KEYS) {
+      if (k.type === "bool") continue;
+      const values = Array.from({ length: k.count }, (_, i) => Math.fround(0.25 + i / 128));
+      byName.setFloats(k.key as Exclude<LolaCommandKeyName, "Sonar">, values);
+      for (let i = 0; i < k.count; i++) view.setFloat32(inPlace.valuesAt(k.key) + 5 * i, values[i]!, false);
+    }
+    expect(toHex(inPlace.bytes)).toBe(toHex(byName.bytes));
+    expect(() => new LolaCommandWriter(["Position"]).valuesAt("Sonar")).toThrow(/no Sonar key/);
+  });
+
   it("refuses absent keys, wrong lengths, bad indexes, duplicates and unknown keys", () => {
     const w = new LolaCommandWriter(["Chest"]);
     expect(() => w.setFloats("Position", Array(25).fill(0))).toThrow(/no Position key/);

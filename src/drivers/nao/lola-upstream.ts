@@ -68,7 +68,14 @@ export class LolaUpstreamDriver implements NaoDriver {
   readonly #clock: Clock;
   readonly #periodMs: number;
   readonly #writer = new LolaCommandWriter();
-  readonly #scaled = new Float32Array(25);
+  /** The command's bytes, written in place each cycle (float 32, big-endian) at offsets resolved once. */
+  readonly #view = new DataView(this.#writer.bytes.buffer, this.#writer.bytes.byteOffset, this.#writer.bytes.byteLength);
+  readonly #positionAt = this.#writer.valuesAt("Position");
+  readonly #stiffnessAt = this.#writer.valuesAt("Stiffness");
+  readonly #ledAt = Int32Array.from(LED_GROUP_NAMES, (g) => this.#writer.valuesAt(g));
+  /** The LED arrays of the commands last encoded, in LED_GROUP_NAMES' order (the runtime's commands object lives as long as it does). */
+  #ledsOf: NaoCommands | null = null;
+  #leds: Float32Array[] = [];
   /** The last output written: the fault's last command re-sends its positions at stiffness 0. */
   #last: NaoOutput | null = null;
   /** A fault happened since the last read: the next read says "down" once (the core goes lost at once). */
@@ -205,24 +212,34 @@ export class LolaUpstreamDriver implements NaoDriver {
     await this.upstream.close();
   }
 
-  /** Perform side: the command map from the core's output, stiffness scaled by the safety ramp. */
+  /** Perform side: the command map from the core's output, stiffness scaled by the safety ramp (every value in place: no lookup by key name). */
   #encode(c: NaoCommands, scale: number): void {
-    const w = this.#writer;
-    const st = this.#scaled;
-    for (let i = 0; i < 25; i++) st[i] = c.stiffness[i]! * scale;
-    w.setFloats("Position", c.position).setFloats("Stiffness", st);
-    for (let g = 0; g < LED_GROUP_NAMES.length; g++) {
-      const name = LED_GROUP_NAMES[g]!;
-      w.setFloats(name, c.leds[name]);
+    const v = this.#view;
+    const pos = c.position;
+    const stiff = c.stiffness;
+    for (let i = 0; i < 25; i++) {
+      v.setFloat32(this.#positionAt + 5 * i, pos[i]!, false);
+      v.setFloat32(this.#stiffnessAt + 5 * i, stiff[i]! * scale, false);
     }
-    w.setSonar(c.sonar[0] === 1, c.sonar[1] === 1);
+    if (this.#ledsOf !== c) {
+      this.#ledsOf = c; // prepare side, once per commands object
+      this.#leds = LED_GROUP_NAMES.map((g) => c.leds[g]);
+    }
+    const leds = this.#leds;
+    const ledAt = this.#ledAt;
+    for (let g = 0; g < leds.length; g++) {
+      const a = leds[g]!;
+      const o = ledAt[g]!;
+      for (let i = 0; i < a.length; i++) v.setFloat32(o + 5 * i, a[i]!, false);
+    }
+    this.#writer.setSonar(c.sonar[0] === 1, c.sonar[1] === 1);
   }
 
   #sendSafe(): number {
     this.#sendQueued = false; // the safe command replaces a queued one, never follows it
     const last = this.#last;
     if (last) this.#encode(last.commands, 0);
-    else this.#writer.setFloats("Stiffness", this.#scaled.fill(0)); // never written: positions 0 at stiffness 0
+    else for (let i = 0; i < 25; i++) this.#view.setFloat32(this.#stiffnessAt + 5 * i, 0, false); // never written: positions 0 at stiffness 0
     return this.upstream.send(this.#writer.bytes);
   }
 

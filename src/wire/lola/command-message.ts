@@ -78,6 +78,17 @@ export class LolaCommandWriter {
     return this;
   }
 
+  /**
+   * Where `key`'s values are: the offset in `bytes` of its first float32's payload (after the 0xca
+   * marker), each next value 5 bytes on; Sonar's first boolean. For a caller that writes a command
+   * in place every cycle through its own view of `bytes`, with no lookup by name. Throws on an absent key.
+   */
+  valuesAt(key: LolaCommandKeyName): number {
+    const o = this.#first[key];
+    if (o === undefined) throw new RangeError(`this writer has no ${key} key`);
+    return o;
+  }
+
   /** Set one float of a key. */
   setFloat(key: Exclude<LolaCommandKeyName, "Sonar">, index: number, value: number): this {
     const o = this.#first[key];
