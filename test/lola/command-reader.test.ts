@@ -368,6 +368,15 @@ function kept(u: LolaCommandUpdate): LolaCommandUpdate {
 
 const feedReused = (bytes: Uint8Array, chunkSizes: number[]): Got => feed(bytes, chunkSizes, new LolaCommandReader({ reuseUpdate: true }), kept);
 
+/** The reuseUpdate reader gives what the default reader gives for `bytes` in these chunks: updates, problems, the stream error. */
+function expectSameAsDefault(bytes: Uint8Array, sizes: number[]): void {
+  const plain = feed(bytes, sizes);
+  const reused = feedReused(bytes, sizes);
+  expect(reused.error?.message ?? null).toBe(plain.error?.message ?? null);
+  expect(reused.updates).toStrictEqual(plain.updates.map(kept));
+  expect(reused.problems).toStrictEqual(plain.problems);
+}
+
 /**
  * Commands the way LoLA clients send them: one key layout every cycle, other values. A value is
  * mostly a float32 (NaN, ±Infinity and -0 among them), sometimes another encoding (the message then
@@ -402,12 +411,7 @@ describe("LoLA command reader, reuseUpdate", () => {
   it("a learnt layout decodes every message as the default reader does (any values, any chunks, layouts that change)", () => {
     fc.assert(
       fc.property(fc.array(oneLayout, { minLength: 1, maxLength: 3 }), fc.array(fc.integer({ min: 1, max: 900 }), { minLength: 1, maxLength: 5 }), (layouts, sizes) => {
-        const bytes = Uint8Array.from(layouts.flat().flatMap((m) => [...m]));
-        const plain = feed(bytes, sizes);
-        const reused = feedReused(bytes, sizes);
-        expect(reused.error?.message ?? null).toBe(plain.error?.message ?? null);
-        expect(reused.updates).toStrictEqual(plain.updates.map(kept));
-        expect(reused.problems).toStrictEqual(plain.problems);
+        expectSameAsDefault(Uint8Array.from(layouts.flat().flatMap((m) => [...m])), sizes);
       }),
       { numRuns: 800 },
     );
@@ -429,12 +433,7 @@ describe("LoLA command reader, reuseUpdate", () => {
   it("gives the same updates and problems as the default reader, for any command a client might send, in any chunks", () => {
     fc.assert(
       fc.property(fc.array(anyCommand, { minLength: 1, maxLength: 4 }), fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 5 }), (cmds, sizes) => {
-        const bytes = Uint8Array.from(cmds.flatMap((c) => [...c]));
-        const plain = feed(bytes, sizes);
-        const reused = feedReused(bytes, sizes);
-        expect(reused.error?.message ?? null).toBe(plain.error?.message ?? null);
-        expect(reused.updates).toStrictEqual(plain.updates.map(kept));
-        expect(reused.problems).toStrictEqual(plain.problems);
+        expectSameAsDefault(Uint8Array.from(cmds.flatMap((c) => [...c])), sizes);
       }),
       { numRuns: 1500 },
     );
