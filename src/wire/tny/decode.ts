@@ -255,24 +255,9 @@ export function decodeArgs(fields: readonly FieldSpec[], bytes: Uint8Array, star
   return out;
 }
 
-/** Bytes of each scalar field type; 0: not a scalar (decodeScalarArgs leaves it to the general path). */
-const SCALAR_BYTES: Readonly<Record<FieldSpec["type"], number>> = {
-  u8: 1,
-  u16: 2,
-  u32: 4,
-  i32: 4,
-  f32: 4,
-  bool: 1,
-  string: 0,
-  vec3f: 0,
-  f32x14: 0,
-  f32x16: 0,
-  errorEvent: 0,
-  calibrationDataPadded: 0,
-  calibrationDataPacked: 0,
-  bytes8: 0,
-  bytesRest: 0,
-};
+/** Bytes of each scalar field type (integers, float32, bool: FIXED_BYTES'); 0: not a scalar (decodeScalarArgs leaves it to the general path). */
+const SCALAR_TYPES: ReadonlySet<FieldSpec["type"]> = new Set(["u8", "u16", "u32", "i32", "f32", "bool"]);
+const SCALAR_BYTES = Object.fromEntries(Object.entries(FIXED_BYTES).map(([t, n]) => [t, SCALAR_TYPES.has(t as FieldSpec["type"]) ? n : 0])) as Readonly<Record<FieldSpec["type"], number>>;
 /** One float32's bytes, read little-endian through a view made once (the frame's own buffer changes per request). */
 const F32_BYTES = new Uint8Array(4);
 const F32_VIEW = new DataView(F32_BYTES.buffer);
