@@ -584,9 +584,11 @@ class ServerState {
     try {
       if (this.#configSource) this.#syncRobotConfig();
       if (this.holdUntilValid && !this.robot.state.valid) return;
+      // Nobody to send it to and no recording: no message (a client that connects gets one at once: #admit).
+      const cs = this.#clients;
+      if (cs.length === 0 && !this.tap) return;
       const frame = this.writer.write(this.robot.state);
       this.tap?.sensor(frame, frame.length);
-      const cs = this.#clients;
       for (let i = 0; i < cs.length; i++) this.#send(cs[i]!, frame);
     } catch (e) {
       // A bug here must not stop the runtime's loop; say so once in a while.
