@@ -22,7 +22,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { startRuntime } from "../../src/cli/serve.js";
 import { exportLerobot } from "../../src/export/lerobot.js";
 import { DECOMPRESS_HANDLERS, FileReadable, loadZstd } from "../../src/record/mcap-io.js";
-import { rewriteRecording } from "../support/mcap-rewrite.js";
+import { type RecordedMessage, rewriteRecording } from "../support/mcap-rewrite.js";
 import { useRuntimeDir } from "../support/runtime-dir.js";
 import { SIM_RUNTIME_OPTIONS } from "../support/sim-runtime.js";
 
@@ -113,23 +113,24 @@ function p7Action(s: Json, commands: readonly Json[], events: readonly Json[]): 
 const f32 = (xs: readonly number[]) => xs.map((x) => Math.fround(x));
 
 /**
- * Copies the recording `src` to `dst` with each session's first /p7/command message moved to just
- * before the lease_acquired event that precedes it in the file. Returns how many were moved.
+ * Copies the recording `src` to `dst` with each session's first /p7/command (the first taken at or
+ * after its lease_acquired event's cycle) moved to just before that event in the file, wherever the
+ * recorder filed it. Returns how many sessions' first commands now precede their lease events.
  */
 async function rewriteP7CommandsFirst(src: string, dst: string): Promise<number> {
   let moved = 0;
+  const json = (m: RecordedMessage) => JSON.parse(new TextDecoder().decode(m.rec.data)) as Json;
   await rewriteRecording(src, dst, {
     order: (messages) => {
-      let lastLease = -1;
-      for (let i = 0; i < messages.length; i++) {
-        const m = messages[i]!;
-        if (m.topic === "/events" && JSON.parse(new TextDecoder().decode(m.rec.data)).type === "lease_acquired") lastLease = i;
-        else if (m.topic === "/p7/command" && lastLease >= 0) {
-          messages.splice(i, 1);
-          messages.splice(lastLease, 0, m);
-          lastLease = -1; // the session's first command only
-          moved++;
-        }
+      const leases = messages.filter((m) => m.topic === "/events" && json(m).type === "lease_acquired");
+      const commands = messages.filter((m) => m.topic === "/p7/command" && json(m).command !== "clear_error");
+      for (const lease of leases) {
+        const from = json(lease).seq as number;
+        const first = commands.filter((c) => (json(c).cycle as number) >= from).sort((a, b) => (json(a).cycle as number) - (json(b).cycle as number))[0];
+        if (!first) continue;
+        messages.splice(messages.indexOf(first), 1);
+        messages.splice(messages.indexOf(lease), 0, first);
+        moved++;
       }
       return messages;
     },
