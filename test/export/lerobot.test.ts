@@ -123,10 +123,13 @@ async function rewriteP7CommandsFirst(src: string, dst: string): Promise<number>
   await rewriteRecording(src, dst, {
     order: (messages) => {
       const leases = messages.filter((m) => m.topic === "/events" && json(m).type === "lease_acquired");
-      const commands = messages.filter((m) => m.topic === "/p7/command" && json(m).command !== "clear_error");
+      const commands = messages
+        .filter((m) => m.topic === "/p7/command" && json(m).command !== "clear_error")
+        .map((m) => ({ m, cycle: json(m).cycle as number }))
+        .sort((a, b) => a.cycle - b.cycle);
       for (const lease of leases) {
         const from = json(lease).seq as number;
-        const first = commands.filter((c) => (json(c).cycle as number) >= from).sort((a, b) => (json(a).cycle as number) - (json(b).cycle as number))[0];
+        const first = commands.find((c) => c.cycle >= from)?.m;
         if (!first) continue;
         messages.splice(messages.indexOf(first), 1);
         messages.splice(messages.indexOf(lease), 0, first);
