@@ -147,7 +147,7 @@ function busyLoop(n: number): void {
 export function spinUntil(deadlineMs: number): void {
   let first = -1;
   for (;;) {
-    const t0 = performance.now();
+    const t0 = PERF.now();
     if (first < 0) first = t0;
     const left = deadlineMs - t0;
     if (left <= 0) {
@@ -157,7 +157,7 @@ export function spinUntil(deadlineMs: number): void {
     if (left < 0.003) continue; // the last few µs: just read the clock
     const n = Math.ceil(left * 0.5 * SPIN[0]!);
     busyLoop(n);
-    const took = performance.now() - t0;
+    const took = PERF.now() - t0;
     // learn the loop's speed from rounds that ran undisturbed (a preempted one says nothing); at most ×2 per round
     if (took > 0 && took < left) SPIN[0] = Math.min(2 * SPIN[0]!, 0.5 * SPIN[0]! + (0.5 * n) / took);
   }
@@ -241,7 +241,7 @@ export class MonotonicClock implements Clock {
         return INTERRUPTED;
       }
     }
-    const left = targetMs - performance.now();
+    const left = targetMs - PERF.now();
     if (left <= 0) return NO_WAIT;
     if (Atomics.wait(this.#cell, this.#index, c[0]!, left) === "timed-out") {
       c[2]!++;
@@ -253,7 +253,7 @@ export class MonotonicClock implements Clock {
   }
   /** The end of a blocking wait: learn how late the futex woke (when it ran out), spin the rest of the lead. */
   #finish(deadlineMs: number, targetMs: number, how: number): void {
-    if (how === WAITED && typeof this.lead !== "number") this.lead.record(performance.now() - targetMs);
+    if (how === WAITED && typeof this.lead !== "number") this.lead.record(PERF.now() - targetMs);
     spinUntil(deadlineMs);
   }
   // "block", one sleeper at a time without allocating closures: [0] its deadline, [1] the moment
