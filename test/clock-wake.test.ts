@@ -80,7 +80,7 @@ describe("MonotonicClock options", () => {
     expect(() => new MonotonicClock({ wake: "block", interrupt: { words: new Int32Array(4), index: 0 } })).toThrow(/interrupt must name an Int32Array word over a SharedArrayBuffer/);
     const words = new Int32Array(new SharedArrayBuffer(8));
     expect(() => new MonotonicClock({ wake: "block", interrupt: { words, index: 2 } })).toThrow(/interrupt/);
-    expect(new MonotonicClock({ wake: "block", interrupt: { words, index: 1 } }).wakeCounts).toEqual({ interrupted: 0, timedOut: 0 });
+    expect(new MonotonicClock({ wake: "block", interrupt: { words, index: 1 } }).wakeCounts).toEqual({ interrupted: 0, timedOut: 0, gaps: 0, yielded: 0 });
   });
   it("wait: yieldWhen is asked once per gap; true serves the event loop to the deadline instead of blocking it", async () => {
     for (const answer of [true, false]) {

@@ -9,6 +9,7 @@
  * command mailbox (TNY360_COMMAND_LAYOUT), merged until the core takes them at its next cycle.
  * What crosses, and how: core-host.ts.
  */
+import type { WakeCounts } from "../runtime/clock.js";
 import type { SimResetResult } from "../runtime/robot.js";
 import { BODIES } from "../bodies/registry.js";
 import type { Tny360SimPose } from "../bodies/tny360/poses.js";
@@ -224,8 +225,8 @@ export class Tny360Host extends CoreHost<Tny360Requests> implements Tny360Body, 
     return this.#refreshed(this.core.callOrdered("testTicks", this.core.timeoutMs, ms));
   }
 
-  /** Test hook: the core clock's blocking waits so far (those that ran out, those the wake word ended). */
-  blockingWaits(): Promise<{ interrupted: number; timedOut: number } | null> {
+  /** Test hook: the core clock's blocking waits so far (those that ran out, those the wake word ended), its gaps and those that yielded. */
+  blockingWaits(): Promise<WakeCounts | null> {
     return this.core.call("testWakeCounts", this.core.timeoutMs);
   }
 }

@@ -3,6 +3,7 @@
  * plain data, it crosses in workerData. The buffer's layout is every core's (core-shm.ts) with the
  * body's state region (src/bodies/<body>/layout.ts).
  */
+import type { WakeCounts } from "../runtime/clock.js";
 import type { SimResetResult } from "../runtime/robot.js";
 import type { NaoSimKind } from "../bodies/nao/sim-world.js";
 import type { SimKind } from "../bodies/sim-world.js";
@@ -111,8 +112,8 @@ export interface Tny360Requests {
   simReset(leaseId: string, pose: Tny360SimPose): SimResetResult;
   /** Test hook: `ms` of the stopped simulator's own ticks (false on a real robot). */
   testTicks(ms: number): boolean;
-  /** Test hook: the core clock's blocking waits so far (MonotonicClock.wakeCounts; null on another clock). */
-  testWakeCounts(): { interrupted: number; timedOut: number } | null;
+  /** Test hook: the core clock's blocking waits and gaps so far (MonotonicClock.wakeCounts; null on another clock). */
+  testWakeCounts(): WakeCounts | null;
 }
 
 /** What the TNY-360 core says once ready. */

@@ -171,6 +171,14 @@ export function spunMs(): number {
   return SPUN[0]!;
 }
 
+/** MonotonicClock.wakeCounts. */
+export interface WakeCounts {
+  interrupted: number;
+  timedOut: number;
+  gaps: number;
+  yielded: number;
+}
+
 // What a blocking wait ended by (MonotonicClock.#block).
 const WAITED = 0;
 const INTERRUPTED = 1;
@@ -193,8 +201,11 @@ export class MonotonicClock implements Clock {
   readonly #index: number;
   readonly #interruptible: boolean;
   readonly #turnAfterWait: boolean;
-  /** [0] interrupt value last served; [1] wake-ups ended early by the interrupt; [2] blocking waits that timed out. */
-  readonly #counts = new Float64Array(3);
+  /**
+   * [0] interrupt value last served; [1] wake-ups ended early by the interrupt; [2] blocking waits
+   * that timed out; "wait" only: [3] gaps that reached their last slice, [4] those of them that yielded.
+   */
+  readonly #counts = new Float64Array(5);
 
   constructor(opts: MonotonicClockOptions = {}) {
     this.wake = opts.wake ?? "spin";
@@ -219,9 +230,14 @@ export class MonotonicClock implements Clock {
   epochMs(): number {
     return this.#epochOffsetMs + PERF.now();
   }
-  /** Blocking waits ended early by the interrupt (a message served at once), and those that ran to the lead. */
-  get wakeCounts(): { interrupted: number; timedOut: number } {
-    return { interrupted: this.#counts[1]!, timedOut: this.#counts[2]! };
+  /**
+   * Blocking waits ended early by the interrupt (a message served at once), and those that ran to
+   * the lead; "wait" only (0 otherwise): the gaps that reached their last slice (where yieldWhen is
+   * asked), and those of them that yielded to the event loop instead of blocking.
+   */
+  get wakeCounts(): WakeCounts {
+    const c = this.#counts;
+    return { interrupted: c[1]!, timedOut: c[2]!, gaps: c[3]!, yielded: c[4]! };
   }
   #leadMs(): number {
     return typeof this.lead === "number" ? this.lead : this.lead.ms;
@@ -330,13 +346,20 @@ export class MonotonicClock implements Clock {
     return new Promise((resolve) => {
       /** "wait": this gap's last slice yields to the event loop instead of blocking it (yieldWhen said so). */
       let yielding = false;
+      /** "wait": this gap has reached its last slice (counted once). */
+      let last = false;
       // setTimeout fires late by up to ~1 ms; aim a little early, then yield (or block) until the deadline.
       const tick = (): void => {
         const left = deadlineMs - performance.now();
         if (left <= 0) resolve();
         else if (left > 1.5) setTimeout(tick, left - 1);
-        else if (wait && !yielding && this.yieldWhen?.() === true) {
+        else if (wait && !last) {
+          last = true;
+          this.#counts[3]!++;
+          tick();
+        } else if (wait && !yielding && this.yieldWhen?.() === true) {
           yielding = true;
+          this.#counts[4]!++;
           setImmediate(tick);
         } else if (wait && !yielding) {
           const target = deadlineMs - this.#leadMs();
