@@ -23,8 +23,10 @@ const NO_BROWSER = ["store"];
  * Files that start nothing (no server, process, thread, socket or browser; no environment, timers or
  * mocks of their own): pure codecs, tables, kinematics, properties. They share their worker's process
  * (isolate: false), so each does not pay a fork, vitest's set-up and its imports again: these 45
- * alone, 25.6-28.1 s isolated against 15.9-16.1 s shared (load ~3.3, alternating runs). A file that
- * starts something belongs in the node project, isolated: the default for a new file.
+ * alone, 25.6-28.1 s isolated against 15.9-16.1 s shared (load ~3.3, alternating runs); 11 more
+ * (robots on a SimClock, the fleet's broker config and gate, rings, state records, the physics NAO
+ * stepped by hand) 6.2-6.6 s, 10.7-11.5 s of CPU isolated against 4.9-5.2 s, 8.2-8.4 s shared (load
+ * ~3). A file that starts something belongs in the node project, isolated: the default for a new file.
  */
 const UNIT = [
   "test/api/echo-pose.test.ts",
@@ -40,6 +42,8 @@ const UNIT = [
   "test/comments.test.ts",
   "test/dashboard/store.test.ts",
   "test/errors.test.ts",
+  "test/fleet/broker-config.test.ts",
+  "test/fleet/gate.test.ts",
   "test/fleet/sign.test.ts",
   "test/host/command-outbox.test.ts",
   "test/layout.test.ts",
@@ -51,25 +55,34 @@ const UNIT = [
   "test/nao/kinematics.test.ts",
   "test/nao/link.test.ts",
   "test/nao/mjcf.test.ts",
+  "test/nao/robot.test.ts",
   "test/nao/units.test.ts",
   "test/p7/commands.test.ts",
   "test/p7/kinematics.test.ts",
   "test/p7/mjcf.test.ts",
   "test/p7/sim.test.ts",
+  "test/p7/snapshot.test.ts",
+  "test/record/body-state-record.test.ts",
   "test/record/info-growing.test.ts",
+  "test/record/layouts.test.ts",
   "test/record/record.test.ts",
+  "test/record/tap-alloc.test.ts",
   "test/record/viewer-3d.test.ts",
   "test/record/viewer-schema.test.ts",
   "test/rt/host-watch.test.ts",
   "test/runtime/sim-time.test.ts",
   "test/serve/logger.test.ts",
   "test/shm/mailbox.test.ts",
+  "test/shm/ring.test.ts",
   "test/shm/state-channel.test.ts",
+  "test/sim/nao-physics.test.ts",
   "test/sim/tny360-physics.test.ts",
+  "test/tny/apply-validated.test.ts",
   "test/tny/kinematics-pinned.test.ts",
   "test/tny/kinematics.test.ts",
   "test/tny/mjcf.test.ts",
   "test/tny/sim-trace.test.ts",
+  "test/tny/sim.test.ts",
   "test/tny/typed-commands.test.ts",
   "test/tny/wire.test.ts",
   "test/verify/pcap.test.ts",
