@@ -184,7 +184,9 @@ async function serveWhileSleeping(wake: boolean, turnAfterWait = true): Promise<
   }
 }
 
-describe("MonotonicClock block: the interrupt word", () => {
+// Concurrently: each test is a worker asleep for 2.5 s with its own interrupt word (one after the
+// other they waited 4 x 2.7 s, the file's whole time, on nothing).
+describe.concurrent("MonotonicClock block: the interrupt word", () => {
   it("a message posted and woken through the word is served while the sleep is still pending", async () => {
     const r = await serveWhileSleeping(true);
     expect(r.pending).toBe(true);
