@@ -1,16 +1,12 @@
 /** The example client (examples/lola-client.ts) runs as documented against a real-time runtime. */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import { NaoRobot } from "../../src/runtime/nao-robot.js";
 import { type LolaServer, startLolaServer } from "../../src/serve/lola/server.js";
 import { TestLolaClient, tmpSocketPath } from "./client.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
 
 function runExample(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -23,7 +19,8 @@ function runExample(args: string[]): Promise<{ code: number | null; stdout: stri
   });
 }
 
-async function realTimeServer(): Promise<{ robot: NaoRobot; server: LolaServer; logs: string[]; warnings: string[] }> {
+/** A real-time NAO serving LoLA on its own socket, closed when the test `t` ends (its own: some tests run concurrently). */
+async function realTimeServer(t: TestContext): Promise<{ robot: NaoRobot; server: LolaServer; logs: string[]; warnings: string[] }> {
   const robot = await NaoRobot.create();
   await robot.start();
   const logs: string[] = [];
@@ -35,7 +32,7 @@ async function realTimeServer(): Promise<{ robot: NaoRobot; server: LolaServer; 
       if (l === "warn") warnings.push(m);
     },
   });
-  cleanups.push(async () => {
+  t.onTestFinished(async () => {
     await server.close();
     await robot.stop();
   });
@@ -43,8 +40,8 @@ async function realTimeServer(): Promise<{ robot: NaoRobot; server: LolaServer; 
 }
 
 describe("examples/lola-client.ts", () => {
-  it("connects, prints battery and accelerometer, nods the head with a stiffness ramp and leaves it off", async () => {
-    const { robot, server, logs, warnings } = await realTimeServer();
+  it("connects, prints battery and accelerometer, nods the head with a stiffness ramp and leaves it off", async (t) => {
+    const { robot, server, logs, warnings } = await realTimeServer(t);
     const owners: string[] = [];
     robot.authority.on("acquired", (i) => owners.push(i.owner));
     const r = await runExample([server.path, "--seconds", "2"]);
@@ -62,8 +59,11 @@ describe("examples/lola-client.ts", () => {
     await expect.poll(() => robot.state.stiffness[0], { timeout: 10_000 }).toBe(0);
   });
 
-  it("takes a lone socket path (no --seconds) and runs the default 6 s", async () => {
-    const { server } = await realTimeServer();
+  // The next three run concurrently (vitest runs consecutive concurrent tests together): the default
+  // 6 s is a wait, beside which the others' example processes start and end (alone one after the
+  // other, the three took ~12 s).
+  it.concurrent("takes a lone socket path (no --seconds) and runs the default 6 s", async (t) => {
+    const { server } = await realTimeServer(t);
     const r = await runExample([server.path]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
@@ -71,7 +71,7 @@ describe("examples/lola-client.ts", () => {
     expect(r.stdout.match(/done after \d+ cycles/g)).toEqual(["done after 500 cycles"]);
   }, 30_000);
 
-  it("fails with one line, no stack trace, when nothing serves the socket or a flag is wrong", async () => {
+  it.concurrent("fails with one line, no stack trace, when nothing serves the socket or a flag is wrong", async ({ expect }) => {
     const missing = tmpSocketPath();
     const r = await runExample([missing, "--seconds", "2"]);
     expect(r.code).toBe(1);
@@ -81,10 +81,10 @@ describe("examples/lola-client.ts", () => {
     expect(bad.code).toBe(1);
   }, 30_000);
 
-  it("prints the server's reason when it is refused", async () => {
-    const { server } = await realTimeServer();
+  it.concurrent("prints the server's reason when it is refused", async (t) => {
+    const { server } = await realTimeServer(t);
     const holder = await TestLolaClient.connect(server.path);
-    cleanups.push(() => holder.close());
+    t.onTestFinished(() => holder.close());
     const r = await runExample([server.path, "--seconds", "2"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/the server closed the connection: bodylink LoLA: client#2 refused: lola:client#1 is the controlling client/);
