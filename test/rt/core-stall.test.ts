@@ -31,7 +31,10 @@ async function until(cond: () => Promise<boolean>, what: string, timeoutMs: numb
   }
 }
 
-describe("a stalled real-time core", () => {
+// The three bodies' tests run concurrently (consecutive concurrent suites run together): each its
+// own \`serve\`, stalled and released by the test (no bound on how fast); one after the other they
+// spent most of their ~12 s waiting (5.5 s of CPU).
+describe.concurrent("a stalled real-time core", () => {
   it("leaves the API answering: reads from shared memory, 503 BL_ERR_CORE_UNRESPONSIVE for requests, an e-stop engaged at the next cycle", async () => {
     const rig = await startServe([], STALL);
     try {
@@ -141,7 +144,7 @@ async function staleAfterEstop(rig: Awaited<ReturnType<typeof startServe>>, comm
   expect(h.errors.staleCommands).toBe(1);
 }
 
-describe("a stalled P7 core", () => {
+describe.concurrent("a stalled P7 core", () => {
   // The stall lasts until every step below is done (each 503 alone waits 500 ms), however loaded the machine.
   it("answers motion commands through the mailbox (carried out after the stall), 503 for what needs the arm, drops a command of a lease that ended", async () => {
     const rig = await startServe([], STALL, { body: "p7" });
@@ -181,7 +184,7 @@ describe("a stalled P7 core", () => {
   }, 90_000);
 });
 
-describe("a stalled TNY-360 core", () => {
+describe.concurrent("a stalled TNY-360 core", () => {
   it("answers typed commands through the mailbox (carried out after the stall), 503 for what needs the body, drops a command of a lease that ended", async () => {
     const rig = await startServe([], STALL, { body: "tny360" });
     try {
