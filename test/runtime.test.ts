@@ -425,6 +425,47 @@ describe("CycleLoop: scheduled young-generation collection", () => {
     expect(collections).toBeLessThanOrEqual(12);
     expect(loop.gcSkipped).toBeGreaterThan(collections); // most checks found it nearly empty
   });
+  it("spaces its readings of the young generation by the rate it fills, and still finds a burst within five intervals", async () => {
+    const clock = new SimClock();
+    let used = 0;
+    let perCycle = 1024; // ~1 KB a cycle, as the NAO's core: 256 KiB take ~3 s
+    let readings = 0;
+    let collections = 0;
+    let mostUsed = 0;
+    const loop = new CycleLoop(
+      {
+        periodMs: 12,
+        cycle: () => {
+          used += perCycle;
+          mostUsed = Math.max(mostUsed, used);
+        },
+      },
+      clock,
+      {
+        youngGcEveryMs: 100,
+        youngGcCollector: () => {
+          collections++;
+          used = 0;
+        },
+        youngGcUsage: () => {
+          readings++;
+          return { usedBytes: used, capacityBytes: 16 << 20 };
+        },
+      },
+    );
+    loop.start();
+    await clock.advance(12 * 1000); // 12 s: reading every interval would have read it ~120 times
+    expect(collections - 1).toBeGreaterThanOrEqual(3); // (the one before the first deadline is not read)
+    expect(readings).toBeLessThan(40);
+    expect(mostUsed).toBeLessThan(300 * 1024); // still collected near 256 KiB, not long after
+    // A burst: 50 KB a cycle from now on. It is found at the latest five intervals (500 ms, ~42 cycles) later.
+    perCycle = 50 * 1024;
+    mostUsed = 0;
+    await clock.advance(12 * 200);
+    await loop.stop();
+    expect(mostUsed).toBeLessThanOrEqual(256 * 1024 + 42 * 50 * 1024);
+    expect(mostUsed).toBeGreaterThan(256 * 1024);
+  });
   it("nothing allocated, nothing collected; a small young generation counts a quarter of its capacity as full enough", async () => {
     const run = async (usage: { usedBytes: number; capacityBytes: number }): Promise<number> => {
       const clock = new SimClock();

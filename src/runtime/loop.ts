@@ -22,6 +22,12 @@ import { youngGenerationCollector, youngGenerationUsage } from "./gc.js";
 import { ThreadCpuClock, ThreadStats, type ThreadStatsSnapshot } from "./thread-stats.js";
 import { CycleTiming, type TimingSummary } from "./timing.js";
 
+/**
+ * The longest gap between two readings of the young generation's fill, in collection intervals
+ * (youngGcEveryMs): a burst of allocation after a quiet reading is found within this many.
+ */
+const GC_READ_MAX_INTERVALS = 5;
+
 /** What the loop drives. Bodies implement this; the loop owns pacing, timing and late detection. */
 export interface CycleBody {
   readonly periodMs: number;
@@ -111,9 +117,11 @@ export class CycleLoop {
   readonly #gcUsage: () => { usedBytes: number; capacityBytes: number };
   /** Scheduled collections skipped because the young generation was nearly empty. */
   gcSkipped = 0;
-  // [0] running average of collection durations, ms; [1] when the last one started. Typed slots:
+  // [0] running average of collection durations, ms; [1] when the last attempt started; [2] when
+  // the next may start; [3] the young generation's bytes at the last reading (or at the last
+  // collection: 0) and [4] when (NaN: not known), the rate that spaces the readings. Typed slots:
   // a double field would be boxed on every update.
-  readonly #gc = Float64Array.of(0, Number.NEGATIVE_INFINITY);
+  readonly #gc = Float64Array.of(0, Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY, 0, Number.NaN);
   /** When the thread last finished the loop's work (a cycle, its listeners, its GC slot), ms: who made a late cycle late. */
   readonly #idleSince = Float64Array.of(Number.NEGATIVE_INFINITY);
   /** On a real-time clock, while running: this thread's CPU time (see #runOne). */
@@ -276,7 +284,7 @@ export class CycleLoop {
       this.timing.missedCycles += Math.floor((now - d[0]! + period) / period);
       d[0] = now + period;
     }
-    if (this.#gcEveryMs > 0 && now - this.#gc[1]! >= this.#gcEveryMs) this.#collect(d[0]!, period);
+    if (this.#gcEveryMs > 0 && now >= this.#gc[2]!) this.#collect(d[0]!, period);
     this.#idleSince[0] = this.#clock.nowMs();
   }
 
@@ -299,7 +307,7 @@ export class CycleLoop {
     const now = this.#clock.nowMs();
     this.#runOne(now, now - d[0]!);
     d[0] = now + period;
-    if (this.#gcEveryMs > 0 && now - this.#gc[1]! >= this.#gcEveryMs) this.#collect(d[0]!, period);
+    if (this.#gcEveryMs > 0 && now >= this.#gc[2]!) this.#collect(d[0]!, period);
     this.#idleSince[0] = this.#clock.nowMs();
   };
 
@@ -364,15 +372,28 @@ export class CycleLoop {
       return;
     }
     gc[1] = t0;
+    const every = this.#gcEveryMs;
+    gc[2] = t0 + every;
     if (typical && this.#gcMinBytes > 0) {
-      // read at most once per interval (it allocates a little): nearly empty, try at the next one
+      // Nearly empty: skip, and read again when, at the rate it filled since the last reading, it
+      // would be half-way to full (at least one interval, at most GC_READ_MAX_INTERVALS): the reading
+      // itself costs (eight binding calls and their objects, run cold), and a core allocating ~1 KB a
+      // cycle needs ~2 s to fill 256 KiB, so reading every interval read it ~20 times per collection.
       const u = this.#gcUsage();
-      if (u.usedBytes < Math.min(this.#gcMinBytes, u.capacityBytes / 4)) {
+      const full = Math.min(this.#gcMinBytes, u.capacityBytes / 4);
+      if (u.usedBytes < full) {
         this.gcSkipped++;
+        const rate = (u.usedBytes - gc[3]!) / (t0 - gc[4]!); // bytes/ms; NaN or ≤ 0 when not known
+        const waitMs = rate > 0 ? (0.5 * (full - u.usedBytes)) / rate : every;
+        gc[2] = t0 + Math.min(Math.max(waitMs, every), GC_READ_MAX_INTERVALS * every);
+        gc[3] = u.usedBytes;
+        gc[4] = t0;
         return;
       }
     }
     this.#collectYoung!();
+    gc[3] = 0; // a scavenge leaves the survivors only: the next reading's growth is from here
+    gc[4] = this.#clock.nowMs();
     if (!typical) return; // not counted: it ran before any cycle and says nothing of the next ones
     const took = this.#clock.nowMs() - t0;
     this.timing.recordGc(took);
