@@ -27,14 +27,16 @@ async function outcome(cmd: string, args: string[], env: NodeJS.ProcessEnv): Pro
   }
 }
 
+// The three run concurrently: mypy is CPU work and the unittest runs mostly wait on their runtimes
+// (one after the other, the file spent ~15 s for ~11 s of CPU).
 describe.skipIf(skip !== null)(skip ?? "the Python client", () => {
-  it("passes mypy --strict (package, tests, examples)", async () => {
+  it.concurrent("passes mypy --strict (package, tests, examples)", async ({ expect }) => {
     const r = await outcome(locate(MYPY)!, ["--strict", "bodylink", "tests", "examples"], process.env);
     expect(r.out).toContain("Success: no issues found");
     expect(r.code, r.out).toBe(0);
   }, 300_000);
 
-  it("passes its unittest suite against a real runtime per body", async () => {
+  it.concurrent("passes its unittest suite against a real runtime per body", async ({ expect }) => {
     // The runtime the Python tests start is this checkout's, run by this node.
     const env = { ...process.env, BODYLINK_NODE: process.execPath, PYTHONDONTWRITEBYTECODE: "1" };
     // One unittest process per module, side by side: each starts its own runtime (free ports, its
@@ -50,7 +52,7 @@ describe.skipIf(skip !== null)(skip ?? "the Python client", () => {
     }
   }, 900_000);
 
-  it("passes its P7 tests against a physics arm (serve --body p7 --sim physics; one more runtime)", async () => {
+  it.concurrent("passes its P7 tests against a physics arm (serve --body p7 --sim physics; one more runtime)", async ({ expect }) => {
     const env = { ...process.env, BODYLINK_NODE: process.execPath, PYTHONDONTWRITEBYTECODE: "1", BODYLINK_TEST_SIM: "physics" };
     // The module's runtime only (the token test starts one of its own and is not about the arm).
     const cases = ["SeedGetters", "Control", "Examples", "Asyncio"].map((c) => `tests.test_p7.${c}`);
