@@ -23,10 +23,13 @@ const NO_BROWSER = ["store"];
  * Files that start nothing (no server, process, thread, socket or browser; no environment, timers or
  * mocks of their own): pure codecs, tables, kinematics, properties. They share their worker's process
  * (isolate: false), so each does not pay a fork, vitest's set-up and its imports again: these 45
- * alone, 25.6-28.1 s isolated against 15.9-16.1 s shared (load ~3.3, alternating runs); 11 more
- * (robots on a SimClock, the fleet's broker config and gate, rings, state records, the physics NAO
- * stepped by hand) 6.2-6.6 s, 10.7-11.5 s of CPU isolated against 4.9-5.2 s, 8.2-8.4 s shared (load
- * ~3). A file that starts something belongs in the node project, isolated: the default for a new file.
+ * alone, 25.6-28.1 s isolated against 15.9-16.1 s shared (load ~3.3, alternating runs); 8 more
+ * (robots on a SimClock, the fleet's broker config and gate, state records, record layouts)
+ * 3.7-3.9 s, 5.8-6.0 s of CPU isolated against 2.8-2.9 s, 4.3-4.4 s shared (load ~2.5). Not here:
+ * a file that counts bytes allocated by code other files here also run (test/record/tap-alloc: its
+ * RecordTap, run first by test/record/body-state-record with other clocks and states, allocated in
+ * a full run; test/shm/ring; test/sim/nao-physics). A file that starts something belongs in the
+ * node project, isolated: the default for a new file.
  */
 const UNIT = [
   "test/api/echo-pose.test.ts",
@@ -66,16 +69,13 @@ const UNIT = [
   "test/record/info-growing.test.ts",
   "test/record/layouts.test.ts",
   "test/record/record.test.ts",
-  "test/record/tap-alloc.test.ts",
   "test/record/viewer-3d.test.ts",
   "test/record/viewer-schema.test.ts",
   "test/rt/host-watch.test.ts",
   "test/runtime/sim-time.test.ts",
   "test/serve/logger.test.ts",
   "test/shm/mailbox.test.ts",
-  "test/shm/ring.test.ts",
   "test/shm/state-channel.test.ts",
-  "test/sim/nao-physics.test.ts",
   "test/sim/tny360-physics.test.ts",
   "test/tny/apply-validated.test.ts",
   "test/tny/kinematics-pinned.test.ts",
