@@ -362,6 +362,13 @@ export class Authority extends EventEmitter<AuthorityEvents> implements ControlA
  * no lease id, then an unknown or lapsed one.
  */
 export function leaseError(authority: ControlAuthority, leaseId: string | null | undefined): BodylinkError | null {
+  // The holder's command (every LoLA cycle) takes only this line: small enough to be inlined.
+  if (!authority.latched && leaseId && authority.isHeld(leaseId)) return null;
+  return leaseRefusal(authority, leaseId);
+}
+
+/** Why `leaseId` may not command now (leaseError's rare path, apart so its common one stays small). */
+function leaseRefusal(authority: ControlAuthority, leaseId: string | null | undefined): BodylinkError | null {
   if (authority.latched) return new BodylinkError("BL_ERR_ESTOP_LATCHED", describeEstop(authority.estop));
   if (leaseId && authority.isHeld(leaseId)) return null;
   const h = authority.holder();
