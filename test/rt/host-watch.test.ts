@@ -175,11 +175,12 @@ describe("HostWatch", () => {
     }
   });
 
-  it("beats ten times per bound, at most every 100 ms; the reason names the silence and the bound", () => {
-    expect(hostBeatEveryMs(1000)).toBe(100);
-    expect(hostBeatEveryMs(60_000)).toBe(100);
-    expect(hostBeatEveryMs(200)).toBe(20);
-    expect(hostBeatEveryMs(100)).toBe(10);
+  it("beats six times per bound, at most every 200 ms (a beat's silence stays under a quarter of the bound); the reason names the silence and the bound", () => {
+    expect(hostBeatEveryMs(1000)).toBe(166);
+    expect(hostBeatEveryMs(60_000)).toBe(200);
+    expect(hostBeatEveryMs(200)).toBe(33);
+    expect(hostBeatEveryMs(100)).toBe(16);
+    for (const bound of [100, 200, 1000, 5000, 60_000]) expect(hostBeatEveryMs(bound)).toBeLessThan(bound / 4);
     expect(hostUnresponsiveReason(1012.4, 0, 1000)).toBe("host unresponsive: the main thread has not beaten for 1012 ms (bound 1000 ms); reset once it answers again");
   });
 });
