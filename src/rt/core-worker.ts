@@ -249,7 +249,6 @@ export function coreClock(o: CoreBaseOptions, fallback: WakeMode = WORKER_WAKE_D
   return new MonotonicClock({ wake: o.wake ?? fallback, spinMs: o.spinMs ?? spinFallback, interrupt: { words: new Int32Array(buffer, 0, CTL.words), index: CTL.wake }, turnAfterWait });
 }
 
-/** Run `body`'s core on this worker thread (call once, from the body's worker entry). */
 /**
  * Node defines the global `performance` as a lazy accessor: every `performance.now()` in this
  * thread's cycle (the clock, the host watch, the LoLA poll) went through a getter call in an IC
@@ -261,6 +260,7 @@ function pinPerformanceGlobal(): void {
   if (d && !("value" in d)) Object.defineProperty(globalThis, "performance", { value: performance, writable: true, enumerable: true, configurable: true });
 }
 
+/** Run `body`'s core on this worker thread (call once, from the body's worker entry). */
 export function runCore<R extends CoreRobot, O extends CoreBaseOptions, Q extends RequestTable<Q>, Y, S = null>(body: CoreBody<R, O, Q, Y, S>): void {
   pinPerformanceGlobal();
   const port = parentPort!;

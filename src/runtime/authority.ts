@@ -367,10 +367,9 @@ export function leaseError(authority: ControlAuthority, leaseId: string | null |
   return leaseRefusal(authority, leaseId);
 }
 
-/** Why `leaseId` may not command now (leaseError's rare path, apart so its common one stays small). */
-function leaseRefusal(authority: ControlAuthority, leaseId: string | null | undefined): BodylinkError | null {
+/** Why `leaseId` may not command now (leaseError's rare path, apart so its common one stays small; not latched, it is not held). */
+function leaseRefusal(authority: ControlAuthority, leaseId: string | null | undefined): BodylinkError {
   if (authority.latched) return new BodylinkError("BL_ERR_ESTOP_LATCHED", describeEstop(authority.estop));
-  if (leaseId && authority.isHeld(leaseId)) return null;
   const h = authority.holder();
   if (h) return new BodylinkError("BL_ERR_AUTH_HELD", `${h.owner} (${h.source})`, new Date(h.expiresAtEpochMs).toISOString());
   if (!leaseId) return new BodylinkError("BL_ERR_AUTH_REQUIRED");

@@ -322,14 +322,14 @@ export class MonotonicClock implements Clock {
         // The usual case (one sleeper: the loop): callbacks bound once, the deadline in a typed
         // slot; what is left per sleep is its promise and two immediates.
         return new Promise((resolve) => {
-          if (deadlineMs - performance.now() <= 0) return resolve();
+          if (deadlineMs - PERF.now() <= 0) return resolve();
           this.#blk[0] = deadlineMs;
           this.#blkResolve = resolve;
           setImmediate(this.#blkPhase);
         });
       }
       return new Promise((resolve) => {
-        if (deadlineMs - performance.now() <= 0) return resolve();
+        if (deadlineMs - PERF.now() <= 0) return resolve();
         const phase = (): void => {
           const target = deadlineMs - this.#leadMs();
           const how = this.#block(target);
@@ -350,7 +350,7 @@ export class MonotonicClock implements Clock {
       let last = false;
       // setTimeout fires late by up to ~1 ms; aim a little early, then yield (or block) until the deadline.
       const tick = (): void => {
-        const left = deadlineMs - performance.now();
+        const left = deadlineMs - PERF.now();
         if (left <= 0) resolve();
         else if (left > 1.5) setTimeout(tick, left - 1);
         else if (wait && !last) {

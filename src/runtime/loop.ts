@@ -117,11 +117,10 @@ export class CycleLoop {
   readonly #gcUsage: () => { usedBytes: number; capacityBytes: number };
   /** Scheduled collections skipped because the young generation was nearly empty. */
   gcSkipped = 0;
-  // [0] running average of collection durations, ms; [1] when the last attempt started; [2] when
-  // the next may start; [3] the young generation's bytes at the last reading (or at the last
-  // collection: 0) and [4] when (NaN: not known), the rate that spaces the readings. Typed slots:
-  // a double field would be boxed on every update.
-  readonly #gc = Float64Array.of(0, Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY, 0, Number.NaN);
+  // [0] running average of collection durations, ms; [1] when the next may start; [2] the young
+  // generation's bytes at the last reading (or at the last collection: 0) and [3] when (NaN: not
+  // known), the rate that spaces the readings. Typed slots: a double field would be boxed on every update.
+  readonly #gc = Float64Array.of(0, Number.NEGATIVE_INFINITY, 0, Number.NaN);
   /** When the thread last finished the loop's work (a cycle, its listeners, its GC slot), ms: who made a late cycle late. */
   readonly #idleSince = Float64Array.of(Number.NEGATIVE_INFINITY);
   /** On a real-time clock, while running: this thread's CPU time (see #runOne). */
@@ -284,7 +283,7 @@ export class CycleLoop {
       this.timing.missedCycles += Math.floor((now - d[0]! + period) / period);
       d[0] = now + period;
     }
-    if (this.#gcEveryMs > 0 && now >= this.#gc[2]!) this.#collect(d[0]!, period);
+    if (this.#gcEveryMs > 0 && now >= this.#gc[1]!) this.#collect(d[0]!, period);
     this.#idleSince[0] = this.#clock.nowMs();
   }
 
@@ -307,7 +306,7 @@ export class CycleLoop {
     const now = this.#clock.nowMs();
     this.#runOne(now, now - d[0]!);
     d[0] = now + period;
-    if (this.#gcEveryMs > 0 && now >= this.#gc[2]!) this.#collect(d[0]!, period);
+    if (this.#gcEveryMs > 0 && now >= this.#gc[1]!) this.#collect(d[0]!, period);
     this.#idleSince[0] = this.#clock.nowMs();
   };
 
@@ -371,9 +370,8 @@ export class CycleLoop {
       gc[0] = 0.9 * gc[0]!; // too close to the next cycle: try after it, a little less cautious
       return;
     }
-    gc[1] = t0;
     const every = this.#gcEveryMs;
-    gc[2] = t0 + every;
+    gc[1] = t0 + every;
     if (typical && this.#gcMinBytes > 0) {
       // Nearly empty: skip, and read again when, at the rate it filled since the last reading, it
       // would be half-way to full (at least one interval, at most GC_READ_MAX_INTERVALS): the reading
@@ -383,17 +381,17 @@ export class CycleLoop {
       const full = Math.min(this.#gcMinBytes, u.capacityBytes / 4);
       if (u.usedBytes < full) {
         this.gcSkipped++;
-        const rate = (u.usedBytes - gc[3]!) / (t0 - gc[4]!); // bytes/ms; NaN or ≤ 0 when not known
+        const rate = (u.usedBytes - gc[2]!) / (t0 - gc[3]!); // bytes/ms; NaN or ≤ 0 when not known
         const waitMs = rate > 0 ? (0.5 * (full - u.usedBytes)) / rate : every;
-        gc[2] = t0 + Math.min(Math.max(waitMs, every), GC_READ_MAX_INTERVALS * every);
-        gc[3] = u.usedBytes;
-        gc[4] = t0;
+        gc[1] = t0 + Math.min(Math.max(waitMs, every), GC_READ_MAX_INTERVALS * every);
+        gc[2] = u.usedBytes;
+        gc[3] = t0;
         return;
       }
     }
     this.#collectYoung!();
-    gc[3] = 0; // a scavenge leaves the survivors only: the next reading's growth is from here
-    gc[4] = this.#clock.nowMs();
+    gc[2] = 0; // a scavenge leaves the survivors only: the next reading's growth is from here
+    gc[3] = this.#clock.nowMs();
     if (!typical) return; // not counted: it ran before any cycle and says nothing of the next ones
     const took = this.#clock.nowMs() - t0;
     this.timing.recordGc(took);

@@ -38,8 +38,8 @@ export function layoutBytes(layout: readonly ShmField[]): number {
 export function buildViews<L extends readonly ShmField[]>(layout: L, buffer: SharedArrayBuffer, start = 0): ShmViews<L> {
   const { offsets, end } = layoutOffsets(layout, start);
   if (end > buffer.byteLength) throw new RangeError(`layout needs ${end} bytes from ${start}, the buffer has ${buffer.byteLength}`);
-  // Object.fromEntries, not keyed stores into `{}`: past ~16 properties added by computed name V8
-  // switches an object to dictionary mode, and every `views.position` on the cycle (the NAO state
-  // has 23 fields) became a hash lookup in an IC stub instead of an inlined load.
+  // Object.fromEntries, not keyed stores into `{}`: past some number of properties added by computed
+  // name (18 stayed fast here, 23 did not) V8 switches an object to dictionary mode, and every
+  // `views.position` on the cycle (the NAO state has 23 fields) became a hash lookup in an IC stub.
   return Object.fromEntries(layout.map((f, i) => [f.name, new (CTOR[f.type] as Float64ArrayConstructor)(buffer as unknown as ArrayBuffer, offsets[i]!, f.count)])) as ShmViews<L>;
 }
