@@ -251,8 +251,9 @@ describe.skipIf(!hasNats)("a fleet of three bodies on a real nats-server", () =>
     const exited = new Promise((r) => quad.child.once("exit", r));
     quad.child.kill("SIGKILL");
     await exited;
-    // Readers drop a record not refreshed within its TTL; the bucket's max age removes it as well.
-    await sleep(TTL_MS);
+    // Readers drop a record not refreshed within its TTL (refreshed every third of it: gone 2-3 s
+    // after the kill); the bucket's max age removes it as well. Polled, failing past the TTL.
+    await until("quad-1 to leave fleet ls within the TTL", async () => !(await client.robots()).some((r) => r.name === "quad-1"), TTL_MS);
     expect((await client.robots()).map((r) => r.name)).toEqual(["arm-1", "nao-1"]);
     const ls = await cli("fleet", "ls", "--fleet", nats.url, "--fleet-dir", coachDir);
     expect(ls.stdout).not.toMatch(/quad-1/);

@@ -17,6 +17,8 @@ import { until } from "../lola/client.js";
 
 const FLOOD = new URL("../support/nats-flood.mjs", import.meta.url).pathname;
 const LOCAL_BOUND_MS = 200;
+/** The flood's length: the stop goes in 1.5 s into it, and is checked to have been answered before it ended. */
+const FLOOD_MS = 3000;
 
 let nats: NatsServer | null = null;
 let rig: ServeRig | null = null;
@@ -49,7 +51,7 @@ describe.skipIf(!hasNats)("a local stop under a 90k/s broker flood", () => {
     const r = rig;
     await until(() => r.stderr().includes(`fleet: joined ${nats!.url} as nao-flooded`), "the runtime to join", 30_000); // the flood reaches it
     const quiet = await localStop(r, path, "quiet stop");
-    const flood = spawn(process.execPath, [FLOOD, nats.url, subject.cmd("nao-flooded", "health"), "90000", "4000"], { stdio: ["ignore", "pipe", "inherit"] });
+    const flood = spawn(process.execPath, [FLOOD, nats.url, subject.cmd("nao-flooded", "health"), "90000", String(FLOOD_MS)], { stdio: ["ignore", "pipe", "inherit"] });
     const lines = createInterface({ input: flood.stdout! });
     let result = "";
     const started = new Promise<void>((res) =>
@@ -62,6 +64,7 @@ describe.skipIf(!hasNats)("a local stop under a 90k/s broker flood", () => {
     await started;
     await new Promise((res) => setTimeout(res, 1500)); // the flood at full rate
     const flooded = await localStop(r, path, "flood stop");
+    expect(result, "the flood still running when the stop was answered").toBe(""); // its line comes at its end
     await ended;
     const f = JSON.parse(result) as { rate: number };
     console.log(
