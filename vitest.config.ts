@@ -25,7 +25,8 @@ const NO_BROWSER = ["store"];
  * (isolate: false), so each does not pay a fork, vitest's set-up and its imports again: these 45
  * alone, 25.6-28.1 s isolated against 15.9-16.1 s shared (load ~3.3, alternating runs); 8 more
  * (robots on a SimClock, the fleet's broker config and gate, state records, record layouts)
- * 3.7-3.9 s, 5.8-6.0 s of CPU isolated against 2.8-2.9 s, 4.3-4.4 s shared (load ~2.5). Not here:
+ * 3.7-3.9 s, 5.8-6.0 s of CPU isolated against 2.8-2.9 s, 4.3-4.4 s shared (load ~2.5); 2 more
+ * (docs/protocol/tny360.md's table, docs/p7.md's example on a SimClock, never started). Not here:
  * a file that counts bytes allocated by code other files here also run (test/record/tap-alloc: its
  * RecordTap, run first by test/record/body-state-record with other clocks and states, allocated in
  * a full run; test/shm/ring; test/sim/nao-physics). A file that starts something belongs in the
@@ -61,6 +62,7 @@ const UNIT = [
   "test/nao/robot.test.ts",
   "test/nao/units.test.ts",
   "test/p7/commands.test.ts",
+  "test/p7/docs-example.test.ts",
   "test/p7/kinematics.test.ts",
   "test/p7/mjcf.test.ts",
   "test/p7/sim.test.ts",
@@ -78,6 +80,7 @@ const UNIT = [
   "test/shm/state-channel.test.ts",
   "test/sim/tny360-physics.test.ts",
   "test/tny/apply-validated.test.ts",
+  "test/tny/docs.test.ts",
   "test/tny/kinematics-pinned.test.ts",
   "test/tny/kinematics.test.ts",
   "test/tny/mjcf.test.ts",
