@@ -35,6 +35,7 @@ import { type NetConnectOpts, type Socket, connect } from "node:net";
 import { LOLA_SOCKET_PATH } from "../wire/lola/constants.js";
 import { LOLA_MAX_SENSOR_MESSAGE_BYTES, LOLA_NEED_MORE, LolaSensorError, LolaSensorReader, type LolaSensorTarget } from "../wire/lola/sensor-reader.js";
 import type { LolaRobotConfig } from "../wire/lola/sensor-message.js";
+import { SilenceTimer } from "./silence-timer.js";
 
 /** What the recorder's tap takes (src/record/tap.ts `LolaTap`), structurally. Perform side. */
 export interface LolaUpstreamTap {
@@ -158,7 +159,8 @@ export class LolaUpstream {
   #retryMs: number;
   #retries = 0;
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
-  #stallTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The stall bound: each message stamps it, and it looks at the newest stamp when it fires (no timer work per message). */
+  readonly #stall: SilenceTimer;
   #reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   #running = false;
   #lastFault = "";
@@ -182,6 +184,12 @@ export class LolaUpstream {
     this.#buf = new Uint8Array(Math.max(2048, 2 * o.maxMessageBytes));
     this.#tapBuf = new Uint8Array(o.maxMessageBytes);
     this.#retryMs = o.retryMinMs;
+    this.#stall = new SilenceTimer(o.stallMs, () => this.#onStallTimer());
+  }
+
+  /** When the last message came (performance.now() ms; -Infinity before the first): the driver's fallback counts from it too. */
+  get lastMessageAtMs(): number {
+    return this.#stall.lastAtMs;
   }
 
   /** No message for this long on an open connection is a stall, ms. */
@@ -255,9 +263,10 @@ export class LolaUpstream {
       return SEND.Busy;
     }
     if (this.#out.length < length) this.#out = new Uint8Array(length);
-    // A fresh view each time would allocate; the write keeps a reference, so the bytes are copied
-    // into #out, which is not touched again until the socket buffer is empty.
-    const out = length === this.#out.length ? this.#out : this.#out.subarray(0, length);
+    // A socket.write keeps a reference, so the bytes are copied into #out, which is not touched
+    // again until the socket buffer is empty. No view of it per command (~100 bytes each): the
+    // direct write takes the range; only the rare rest that socket.write queues is a view.
+    const out = this.#out;
     out.set(length === bytes.length ? bytes : bytes.subarray(0, length));
     let n = 0;
     if (this.#fd >= 0) {
@@ -268,7 +277,7 @@ export class LolaUpstream {
         // meets it too and reports it as the socket's error (a fault).
       }
     }
-    if (n < length) s.write(n > 0 ? out.subarray(n, length) : out);
+    if (n < length) s.write(out.subarray(n, length));
     this.counters.commandsSent++;
     this.#tap?.command(0, out, length);
     return SEND.Sent;
@@ -326,7 +335,7 @@ export class LolaUpstream {
       this.#waitingReason = "";
       this.#log("info", `connected to LoLA at ${this.path}${this.#retries > 0 ? ` after ${this.#retries} retries` : ""}`);
       this.#retries = 0;
-      this.#armStall();
+      this.#stall.restart(); // the silence counts from the connection
     });
     s.on("error", (e: NodeJS.ErrnoException) => {
       if (!opened) {
@@ -373,31 +382,16 @@ export class LolaUpstream {
     this.#retryTimer.unref?.();
   }
 
-  #armStall(): void {
-    this.#messagesAtArm = this.counters.messages;
-    if (this.#stallTimer) this.#stallTimer.refresh();
-    else {
-      this.#stallTimer = setTimeout(() => this.#onStallTimer(), this.#opts.stallMs);
-      this.#stallTimer.unref?.();
-    }
-    if (this.#reconnectTimer) {
-      clearTimeout(this.#reconnectTimer);
-      this.#reconnectTimer = null;
-    }
-  }
-
-  /** Messages counted when the stall timer was last armed. */
-  #messagesAtArm = 0;
-
   /**
-   * The stall timer fired. Timers run before socket reads in an event-loop turn, so after a pause
-   * of this process (GC, a loaded machine) the timer would fire although LoLA's messages are
-   * waiting: decide after the turn's reads (setImmediate), only if still nothing came.
+   * `stallMs` passed since the last message. Timers run before socket reads in an event-loop turn,
+   * so after a pause of this process (GC, a loaded machine) the timer would fire although LoLA's
+   * messages are waiting: decide after the turn's reads (setImmediate), only if still nothing came
+   * (a message that came meanwhile armed the timer again).
    */
   #onStallTimer(): void {
-    const armed = this.#messagesAtArm;
+    const before = this.counters.messages;
     setImmediate(() => {
-      if (this.counters.messages === armed) this.#onStall();
+      if (this.counters.messages === before) this.#onStall();
     });
   }
 
@@ -453,7 +447,13 @@ export class LolaUpstream {
       this.#status = "streaming";
       this.#retryMs = this.#opts.retryMinMs; // a connection that delivered resets the backoff
     }
-    this.#armStall();
+    const stall = this.#stall;
+    stall.stamp();
+    if (!stall.armed) stall.arm(); // once per stall bound, or after a stall (see SilenceTimer)
+    if (this.#reconnectTimer) {
+      clearTimeout(this.#reconnectTimer);
+      this.#reconnectTimer = null;
+    }
     this.onMessage?.();
   }
 
@@ -527,10 +527,7 @@ export class LolaUpstream {
   }
 
   #clearConnectionTimers(): void {
-    if (this.#stallTimer) {
-      clearTimeout(this.#stallTimer);
-      this.#stallTimer = null;
-    }
+    this.#stall.cancel();
     if (this.#reconnectTimer) {
       clearTimeout(this.#reconnectTimer);
       this.#reconnectTimer = null;

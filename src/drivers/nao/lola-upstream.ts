@@ -8,8 +8,9 @@
  *   the socket's data callback (`pacer`, a push pacer given to the loop): decode → read →
  *   arbitrate → our clients' messages → one command map upstream, in one call stack, no promise,
  *   microtask or timer between the upstream's bytes and ours. The command is encoded and written
- *   in a microtask right after the cycle, so our clients' messages leave first (LoLA applies the
- *   command at its next cycle, 12 ms later, either way). When LoLA sends nothing (not there yet,
+ *   right after the cycle's listeners (at the end of that callback; a microtask for a cycle the
+ *   loop ran on its own), so our clients' messages leave first (LoLA applies the command at its
+ *   next cycle, 12 ms later, either way). When LoLA sends nothing (not there yet,
  *   stalled, restarting), the loop falls back to its own clock so the safety ramp, the API and the
  *   dashboard keep running and show the link lost.
  * - **What LoLA cannot give** (the state says so by leaving them at their defaults):
@@ -24,9 +25,9 @@
  *   into "lost" at once (stiffness scale to 0, so it ramps up from 0 after recovery, never jumps);
  *   the client reconnects with backoff (transport/lola-upstream.ts).
  *
- * Perform side (read, write, the pushed cycle) allocates nothing in steady state but the promise
- * reaction that is the command's microtask (the fallback's waits allocate a promise, as every loop's do). Only
- * the socket: no servers, no main-thread assumptions.
+ * Perform side (read, write, the pushed cycle) allocates nothing in steady state (a cycle the loop
+ * runs on its own, without a message, allocates its command's microtask and its wait's promise, as
+ * every loop's waits do). Only the socket: no servers, no main-thread assumptions.
  */
 import { LED_GROUP_NAMES, type NaoCommands } from "../../bodies/nao/commands.js";
 import { computeFeet } from "../../bodies/nao/feet.js";
@@ -36,6 +37,7 @@ import type { Clock } from "../../runtime/clock.js";
 import type { CyclePacer } from "../../runtime/loop.js";
 import type { BoardReport } from "../../transport/chestboard-link.js";
 import { LolaUpstream, type LolaUpstreamFaultKind, type LolaUpstreamOptions, SEND } from "../../transport/lola-upstream.js";
+import { SilenceTimer } from "../../transport/silence-timer.js";
 import { LolaCommandWriter } from "../../wire/lola/command-message.js";
 import type { LolaRobotConfig } from "../../wire/lola/sensor-message.js";
 import { IO } from "../driver.js";
@@ -85,8 +87,10 @@ export class LolaUpstreamDriver implements NaoDriver {
   #wake: (() => void) | null = null;
   /** The loop's runNow (push pacing), while it runs. */
   #runNow: (() => void) | null = null;
-  /** A command is encoded and written in the microtask after its cycle (see the header). */
+  /** A command is encoded and written after its cycle's listeners (see the header). */
   #sendQueued = false;
+  /** Inside a pushed cycle (#due): its command is written when the cycle returns, with no microtask. */
+  #pushing = false;
   readonly #flush = (): void => {
     if (!this.#sendQueued) return; // a safe command went instead
     this.#sendQueued = false;
@@ -94,15 +98,15 @@ export class LolaUpstreamDriver implements NaoDriver {
     this.#encode(out.commands, out.scale[0]!);
     if (this.upstream.send(this.#writer.bytes) !== SEND.Sent) this.lastErrorText = this.upstream.lastFault || NOT_CONNECTED;
   };
-  #fallback: ReturnType<typeof setTimeout> | null = null;
   /**
-   * The fallback's delay while LoLA streams: the upstream's stall bound (5 periods by default),
-   * so that the two timers refreshed per message share one of Node's timer lists (one per
-   * duration) and so one libuv expiry. A refreshed timer still wakes the thread at its old
-   * expiry (Node re-arms libuv's timer only when it fires): two lists, at 24 and 60 ms, cost
-   * ~0.5 wake-ups per message (docs/performance.md); one list at 60 ms ~0.1.
+   * While LoLA streams, the loop's wait ends 5 periods after the upstream's last message, or at its
+   * stall, whichever comes first. At the default stall bound (5 periods) that is the stall: its
+   * fault runs a cycle and ends the wait (#onFault), and there is no timer of our own. A second
+   * SilenceTimer at the same bound would fire at a phase of its own, a second wake-up per bound
+   * (+0.2 a message, measured). Only a longer stall bound (--lola-upstream-stall-ms) gets one,
+   * counted from the upstream's own stamp (no timer work per message).
    */
-  readonly #fallbackMs: number;
+  readonly #fallback: SilenceTimer | null;
   readonly #wakeNow = (): void => {
     const w = this.#wake;
     this.#wake = null;
@@ -113,7 +117,9 @@ export class LolaUpstreamDriver implements NaoDriver {
     this.#clock = opts.clock;
     this.#periodMs = opts.periodMs ?? 12;
     this.upstream = new LolaUpstream(opts);
-    this.#fallbackMs = Math.min(this.upstream.stallMs, FALLBACK_PERIODS * this.#periodMs);
+    const up = this.upstream;
+    const fallbackMs = FALLBACK_PERIODS * this.#periodMs;
+    this.#fallback = fallbackMs < up.stallMs ? new SilenceTimer(fallbackMs, this.#wakeNow, () => up.lastMessageAtMs) : null;
     this.upstream.onMessage = this.#due;
     this.upstream.onFault = (kind, reason, writable) => this.#onFault(kind, reason, writable);
     this.pacer = {
@@ -182,10 +188,11 @@ export class LolaUpstreamDriver implements NaoDriver {
     if (r === SEND.Sent) {
       if (!this.#sendQueued) {
         this.#sendQueued = true;
-        // After this cycle's listeners and the read callback: our clients' messages first. A
-        // reaction on a settled promise, not queueMicrotask (Node wraps each in an AsyncResource,
-        // a bound function and a closure: ~1 µs and ~0.3 KB per cycle).
-        SETTLED.then(this.#flush);
+        // After this cycle's listeners: our clients' messages first. A pushed cycle's #due writes it
+        // when the cycle returns. Otherwise a reaction on a settled promise (~100 bytes), not
+        // queueMicrotask (Node wraps each in an AsyncResource, a bound function and a closure:
+        // ~1 µs and ~0.3 KB per cycle).
+        if (!this.#pushing) SETTLED.then(this.#flush);
       }
       return IO.Sent;
     }
@@ -248,14 +255,22 @@ export class LolaUpstreamDriver implements NaoDriver {
     this.#faulted = true;
     if (writable) this.#sendSafe();
     this.#due(); // run the cycle now: the core goes to its safe state without waiting for the fallback
+    this.#wakeNow(); // and end the loop's wait: it paces itself by its clock until LoLA streams again
   }
 
   /** A message arrived (or a fault): run the cycle now, in this callback (push), else wake the loop's wait. */
   readonly #due = (): void => {
     const run = this.#runNow;
     if (!run) return this.#wakeNow();
-    this.#fallback?.refresh(); // the fallback counts from this cycle
-    run();
+    // The fallback counts from this message (the upstream stamped it). The cycle's listeners (our
+    // clients' messages) run inside run(): the command upstream leaves after them, here.
+    this.#pushing = true;
+    try {
+      run();
+    } finally {
+      this.#pushing = false;
+    }
+    this.#flush();
   };
 
   /**
@@ -270,16 +285,10 @@ export class LolaUpstreamDriver implements NaoDriver {
       const up = this.upstream;
       if (up.pending > 0) return this.#wakeNow(); // a message arrived while the cycle ran
       if (up.status === "streaming" || up.status === "connected") {
-        // NOTE: one timer for the driver's life, re-armed in place (refresh() allocates nothing).
-        if (this.#fallback) this.#fallback.refresh();
-        else {
-          this.#fallback = setTimeout(this.#wakeNow, this.#fallbackMs);
-          this.#fallback.unref?.();
-        }
+        this.#fallback?.arm(); // from the last message, or from now when that is older than the bound
       } else {
         // Nothing streams: the loop's own clock (exact deadlines) keeps the safety ramp running.
-        if (this.#fallback) clearTimeout(this.#fallback);
-        this.#fallback = null;
+        this.#fallback?.cancel();
         void this.#clock.sleepUntil(deadlineMs).then(() => {
           if (this.#wake === resolve) this.#wakeNow();
         });
@@ -288,8 +297,7 @@ export class LolaUpstreamDriver implements NaoDriver {
   }
 
   #stopWaiting(): void {
-    if (this.#fallback) clearTimeout(this.#fallback);
-    this.#fallback = null;
+    this.#fallback?.cancel();
     this.#wakeNow();
   }
 }

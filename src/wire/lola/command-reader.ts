@@ -195,7 +195,9 @@ export class LolaCommandReader {
     const max = opts.maxMessageBytes ?? LOLA_MAX_COMMAND_BYTES;
     if (!Number.isInteger(max) || max < 16) throw new RangeError(`maxMessageBytes must be an integer >= 16, got ${max}`);
     this.#max = max;
-    this.#arrays = opts.reuseUpdate ? LOLA_COMMAND_KEYS.map((k) => (k.type === "bool" ? new Array<boolean>(k.count).fill(false) : new Array<number>(k.count).fill(0.5))) : [];
+    // Packed, not `new Array(n).fill()` (holey): an element of a holey double array may be the hole,
+    // so optimised code that reads it boxes each number (~90 bytes a command in applyCommandUpdate).
+    this.#arrays = opts.reuseUpdate ? LOLA_COMMAND_KEYS.map((k) => (k.type === "bool" ? Array.from({ length: k.count }, () => false) : Array.from({ length: k.count }, () => 0.5))) : [];
     if (opts.reuseUpdate) {
       const u = {} as ReusedUpdate;
       for (const k of LOLA_COMMAND_KEYS) u[k.key] = undefined;
