@@ -5,8 +5,8 @@
  * when the core's reason changes (the core builds each reason string once, so comparing the
  * reference is enough): no allocation per cycle on the publishing side.
  */
-import { LINK_CODE, linkStatusText } from "../bodies/link.js";
-import { SAFETY_CODE, safetyCodeWord } from "../bodies/safety.js";
+import { linkCodeOf, linkStatusText } from "../bodies/link.js";
+import { safetyCodeOf, safetyCodeWord } from "../bodies/safety.js";
 import { NAO_COUNTER, NAO_STATE_LAYOUT } from "../bodies/nao/layout.js";
 import type { NaoState } from "../bodies/nao/state.js";
 import { buildViews, layoutBytes, type ShmViews } from "./layout.js";
@@ -66,8 +66,8 @@ export class NaoStateChannel {
     v.simWorld.set(s.simWorld);
     v.simContacts.set(s.simContacts);
     v.flags[0] = s.valid ? 1 : 0;
-    v.flags[1] = LINK_CODE[s.link];
-    v.flags[2] = SAFETY_CODE[s.safety];
+    v.flags[1] = linkCodeOf(s.link);
+    v.flags[2] = safetyCodeOf(s.safety);
     if (s.safetyReason !== this.#reasonRef) {
       this.#reasonRef = s.safetyReason;
       const h = v.reasonHeader;

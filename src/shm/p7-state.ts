@@ -2,7 +2,7 @@
  * The P7 state crossing threads (layout: src/bodies/p7/layout.ts): the arm's three models and the
  * link status, published by the P7 core after every cycle, mirrored by its host.
  */
-import { LINK_CODE, type LinkStatus, linkStatusText } from "../bodies/link.js";
+import { type LinkStatus, linkCodeOf, linkStatusText } from "../bodies/link.js";
 import { P7_FLAG, P7_SCALAR, P7_STATE_LAYOUT } from "../bodies/p7/layout.js";
 import type { P7State } from "../bodies/p7/state.js";
 import { layoutBytes } from "./layout.js";
@@ -39,7 +39,7 @@ export const P7_BINDING: StateBinding<P7Mirror, typeof P7_STATE_LAYOUT> = {
     f[P7_FLAG.jointValid] = s.jointValid ? 1 : 0;
     f[P7_FLAG.motorValid] = s.motorValid ? 1 : 0;
     f[P7_FLAG.imuValid] = s.imuValid ? 1 : 0;
-    f[P7_FLAG.link] = LINK_CODE[m.link];
+    f[P7_FLAG.link] = linkCodeOf(m.link);
   },
   read(v, m) {
     const s = m.state;

@@ -2,7 +2,7 @@
  * The TNY-360 state crossing threads (layout: src/bodies/tny360/layout.ts), published by the
  * TNY-360 core after every cycle (or completed poll of a real robot), mirrored by its host.
  */
-import { LINK_CODE, linkStatusText } from "../bodies/link.js";
+import { linkCodeOf, linkStatusText } from "../bodies/link.js";
 import { SMOOTH_PHASES, TNY360_FLAG as F, TNY360_SCALAR as K, TNY360_STATE_LAYOUT } from "../bodies/tny360/layout.js";
 import type { Tny360State } from "../bodies/tny360/state.js";
 import { layoutBytes } from "./layout.js";
@@ -60,7 +60,7 @@ export const TNY360_BINDING: StateBinding<Tny360Mirror, typeof TNY360_STATE_LAYO
     c[K.enabledMask] = s.body.enabledMask;
     const f = v.flags;
     f[F.valid] = s.valid ? 1 : 0;
-    f[F.link] = LINK_CODE[s.link];
+    f[F.link] = linkCodeOf(s.link);
     f[F.smooth] = SMOOTH_CODE[s.body.smooth];
     f[F.controlLoop] = s.system.controlLoopEnabled ? 1 : 0;
     f[F.decisionLoop] = s.system.decisionLoopEnabled ? 1 : 0;

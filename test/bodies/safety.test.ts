@@ -5,7 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { leaseEndCode, SAFETY_CODE, SAFETY_CODES, SAFETY_FAULT, SAFETY_TEXT, safetyCodeWord } from "../../src/bodies/safety.js";
+import { LINK_CODE, LINK_STATUS, linkCodeOf } from "../../src/bodies/link.js";
+import { leaseEndCode, SAFETY_CODE, SAFETY_CODES, SAFETY_FAULT, SAFETY_TEXT, safetyCodeOf, safetyCodeWord } from "../../src/bodies/safety.js";
 import { HealthSchema } from "../../src/serve/api/schemas.js";
 
 describe("safety codes", () => {
@@ -20,6 +21,13 @@ describe("safety codes", () => {
     expect(SAFETY_CODE.none).toBe(0);
     expect(SAFETY_FAULT.none).toBe(false);
     expect(SAFETY_FAULT.cycle_late && SAFETY_FAULT.link_lost && SAFETY_FAULT.estop).toBe(true);
+  });
+
+  it("the per-cycle lookups (last answer kept) agree with the tables in any order of calls", () => {
+    // Each word twice in a row (the kept answer), then every pair (a change each call).
+    for (const c of SAFETY_CODES) for (let i = 0; i < 2; i++) expect(safetyCodeOf(c)).toBe(SAFETY_CODE[c]);
+    for (const a of SAFETY_CODES) for (const b of SAFETY_CODES) expect([safetyCodeOf(a), safetyCodeOf(b)]).toEqual([SAFETY_CODE[a], SAFETY_CODE[b]]);
+    for (const a of LINK_STATUS) for (const b of LINK_STATUS) expect([linkCodeOf(a), linkCodeOf(b), linkCodeOf(b)]).toEqual([LINK_CODE[a], LINK_CODE[b], LINK_CODE[b]]);
   });
 
   it("a number outside the table is a fault, never 'none'", () => {
