@@ -18,28 +18,33 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+/** A raw upstream that sends five messages a period apart, then stays silent on an open connection; a proxy robot on it. */
+async function fiveThenSilence(stallMs?: number) {
+  const path = tmpSocketPath();
+  const bytes = Uint8Array.from(new LolaSensorWriter(KNOWN_ROBOT_CONFIG).write(knownSensorValues()));
+  let sent = 0;
+  const raw = await rawSocketServer(path, (s) => {
+    const t = setInterval(() => {
+      if (sent === 5) return clearInterval(t);
+      sent++;
+      s.write(bytes);
+    }, 12);
+    s.on("close", () => clearInterval(t));
+  });
+  cleanups.push(raw.close);
+  const clock = new MonotonicClock();
+  const driver = new LolaUpstreamDriver({ path, clock, log: () => {}, ...(stallMs ? { stallMs } : {}) });
+  const robot = await NaoRobot.create({ clock, driver, acceptBoardVersions: [10, 11], youngGcEveryMs: 0 });
+  const cycles: Array<{ atMs: number; messages: number; stalls: number; link: string }> = [];
+  robot.onCycle((_seq, nowMs) => cycles.push({ atMs: nowMs, messages: driver.upstream.counters.messages, stalls: driver.upstream.counters.stalls, link: robot.state.link }));
+  await robot.start();
+  cleanups.push(() => robot.stop());
+  return { driver, robot, cycles };
+}
+
 describe("the LoLA upstream driver's fallback", { timeout: 30_000 }, () => {
   it("after the last message, the loop's next cycle comes with the stall (60 ms), not after two periods", async () => {
-    const path = tmpSocketPath();
-    const bytes = Uint8Array.from(new LolaSensorWriter(KNOWN_ROBOT_CONFIG).write(knownSensorValues()));
-    let sent = 0;
-    const raw = await rawSocketServer(path, (s) => {
-      // Five messages a period apart, then silence on an open connection.
-      const t = setInterval(() => {
-        if (sent === 5) return clearInterval(t);
-        sent++;
-        s.write(bytes);
-      }, 12);
-      s.on("close", () => clearInterval(t));
-    });
-    cleanups.push(raw.close);
-    const clock = new MonotonicClock();
-    const driver = new LolaUpstreamDriver({ path, clock, log: () => {} });
-    const robot = await NaoRobot.create({ clock, driver, acceptBoardVersions: [10, 11], youngGcEveryMs: 0 });
-    const cycles: Array<{ atMs: number; messages: number; link: string }> = [];
-    robot.onCycle((_seq, nowMs) => cycles.push({ atMs: nowMs, messages: driver.upstream.counters.messages, link: robot.state.link }));
-    await robot.start();
-    cleanups.push(() => robot.stop());
+    const { driver, robot, cycles } = await fiveThenSilence();
     await until(() => driver.upstream.counters.stalls === 1 && robot.state.link !== "ok", "the stall");
     const last = cycles.findIndex((c) => c.messages === 5);
     expect(last).toBeGreaterThanOrEqual(0);
@@ -51,25 +56,7 @@ describe("the LoLA upstream driver's fallback", { timeout: 30_000 }, () => {
   });
 
   it("with a longer stall bound, its own fallback runs the loop's next cycle 5 periods after the last message, before the stall", async () => {
-    const path = tmpSocketPath();
-    const bytes = Uint8Array.from(new LolaSensorWriter(KNOWN_ROBOT_CONFIG).write(knownSensorValues()));
-    let sent = 0;
-    const raw = await rawSocketServer(path, (s) => {
-      const t = setInterval(() => {
-        if (sent === 5) return clearInterval(t);
-        sent++;
-        s.write(bytes);
-      }, 12);
-      s.on("close", () => clearInterval(t));
-    });
-    cleanups.push(raw.close);
-    const clock = new MonotonicClock();
-    const driver = new LolaUpstreamDriver({ path, clock, stallMs: 400, log: () => {} });
-    const robot = await NaoRobot.create({ clock, driver, acceptBoardVersions: [10, 11], youngGcEveryMs: 0 });
-    const cycles: Array<{ atMs: number; messages: number; stalls: number }> = [];
-    robot.onCycle((_seq, nowMs) => cycles.push({ atMs: nowMs, messages: driver.upstream.counters.messages, stalls: driver.upstream.counters.stalls }));
-    await robot.start();
-    cleanups.push(() => robot.stop());
+    const { driver, cycles } = await fiveThenSilence(400);
     await until(() => driver.upstream.counters.stalls === 1, "the stall");
     const last = cycles.findIndex((c) => c.messages === 5);
     expect(last).toBeGreaterThanOrEqual(0);
