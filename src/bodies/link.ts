@@ -8,15 +8,10 @@
  *   lost      the body stopped answering
  *   stopped   the runtime stopped the link
  */
-import { keptLookup } from "./kept-lookup.js";
-
 export const LINK_STATUS = ["starting", "ok", "degraded", "lost", "stopped"] as const;
 export type LinkStatus = (typeof LINK_STATUS)[number];
 /** Code of each word (index in LINK_STATUS), e.g. LINK_CODE.ok === 1. */
 export const LINK_CODE: { readonly [K in LinkStatus]: number } = Object.freeze(Object.fromEntries(LINK_STATUS.map((s, i) => [s, i])) as { [K in LinkStatus]: number });
-
-/** LINK_CODE[status] for a per-cycle publish (see keptLookup). */
-export const linkCodeOf: (status: LinkStatus) => number = keptLookup(LINK_CODE);
 
 /** The word for a code; "lost" for a code outside the table (never a wrong "ok"). */
 export function linkStatusText(code: number): LinkStatus {

@@ -4,8 +4,6 @@
  * (which carries the number). The body's `safetyReason` text adds the details (who, what failed);
  * a program decides on the code, a person reads the text. Pure data: browser-safe.
  */
-import { keptLookup } from "./kept-lookup.js";
-
 export const SAFETY_CODES = [
   "none",
   "no_holder",
@@ -44,9 +42,6 @@ export const SAFETY_TEXT: { readonly [K in SafetyCode]: string } = Object.freeze
 
 /** Number of each code (index in SAFETY_CODES), e.g. SAFETY_CODE.none === 0. */
 export const SAFETY_CODE: { readonly [K in SafetyCode]: number } = Object.freeze(Object.fromEntries(SAFETY_CODES.map((s, i) => [s, i])) as { [K in SafetyCode]: number });
-
-/** SAFETY_CODE[code] for a per-cycle publish (see keptLookup). */
-export const safetyCodeOf: (code: SafetyCode) => number = keptLookup(SAFETY_CODE);
 
 /** The word for a number; "internal_error" outside the table (never a wrong "none"). */
 export function safetyCodeWord(n: number): SafetyCode {

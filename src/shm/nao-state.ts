@@ -5,8 +5,9 @@
  * when the core's reason changes (the core builds each reason string once, so comparing the
  * reference is enough): no allocation per cycle on the publishing side.
  */
-import { linkCodeOf, linkStatusText } from "../bodies/link.js";
-import { safetyCodeOf, safetyCodeWord } from "../bodies/safety.js";
+import { linkStatusText } from "../bodies/link.js";
+import { safetyCodeWord } from "../bodies/safety.js";
+import { linkCodeOf, safetyCodeOf } from "./codes.js";
 import { NAO_COUNTER, NAO_STATE_LAYOUT } from "../bodies/nao/layout.js";
 import type { NaoState } from "../bodies/nao/state.js";
 import { buildViews, layoutBytes, type ShmViews } from "./layout.js";

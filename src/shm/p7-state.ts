@@ -2,7 +2,8 @@
  * The P7 state crossing threads (layout: src/bodies/p7/layout.ts): the arm's three models and the
  * link status, published by the P7 core after every cycle, mirrored by its host.
  */
-import { type LinkStatus, linkCodeOf, linkStatusText } from "../bodies/link.js";
+import { type LinkStatus, linkStatusText } from "../bodies/link.js";
+import { linkCodeOf } from "./codes.js";
 import { P7_FLAG, P7_SCALAR, P7_STATE_LAYOUT } from "../bodies/p7/layout.js";
 import type { P7State } from "../bodies/p7/state.js";
 import { layoutBytes } from "./layout.js";

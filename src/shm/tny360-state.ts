@@ -2,7 +2,8 @@
  * The TNY-360 state crossing threads (layout: src/bodies/tny360/layout.ts), published by the
  * TNY-360 core after every cycle (or completed poll of a real robot), mirrored by its host.
  */
-import { linkCodeOf, linkStatusText } from "../bodies/link.js";
+import { linkStatusText } from "../bodies/link.js";
+import { linkCodeOf } from "./codes.js";
 import { SMOOTH_PHASES, TNY360_FLAG as F, TNY360_SCALAR as K, TNY360_STATE_LAYOUT } from "../bodies/tny360/layout.js";
 import type { Tny360State } from "../bodies/tny360/state.js";
 import { layoutBytes } from "./layout.js";

@@ -5,8 +5,9 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { LINK_CODE, LINK_STATUS, linkCodeOf } from "../../src/bodies/link.js";
-import { leaseEndCode, SAFETY_CODE, SAFETY_CODES, SAFETY_FAULT, SAFETY_TEXT, safetyCodeOf, safetyCodeWord } from "../../src/bodies/safety.js";
+import { LINK_CODE, LINK_STATUS } from "../../src/bodies/link.js";
+import { leaseEndCode, SAFETY_CODE, SAFETY_CODES, SAFETY_FAULT, SAFETY_TEXT, safetyCodeWord } from "../../src/bodies/safety.js";
+import { linkCodeOf, safetyCodeOf } from "../../src/shm/codes.js";
 import { HealthSchema } from "../../src/serve/api/schemas.js";
 
 describe("safety codes", () => {
