@@ -55,7 +55,9 @@ class Nao(unittest.TestCase):
 
     def test_take_control_move_the_head_see_it_release(self) -> None:
         n = self.nao
-        with n.acquire_control(lease_ms=500) as control:
+        # The default 2 s lease. With a 500 ms one (renewed every ~170 ms by a background thread) a full-suite
+        # run on 2 saturated cores once never saw the NAO move in 60 s: most likely a renewal came too late.
+        with n.acquire_control(lease_ms=2000) as control:
             j = n.get_joint_state()
             assert j is not None
             positions = list(j.angles)
