@@ -390,10 +390,11 @@ export class CycleLoop {
       }
     }
     this.#collectYoung!();
+    const end = this.#clock.nowMs();
     gc[2] = 0; // a scavenge leaves the survivors only: the next reading's growth is from here
-    gc[3] = this.#clock.nowMs();
+    gc[3] = end;
     if (!typical) return; // not counted: it ran before any cycle and says nothing of the next ones
-    const took = this.#clock.nowMs() - t0;
+    const took = end - t0;
     this.timing.recordGc(took);
     gc[0] = gc[0] === 0 ? took : 0.8 * gc[0]! + 0.2 * took;
   }

@@ -3,7 +3,7 @@
  * TNY-360 core after every cycle (or completed poll of a real robot), mirrored by its host.
  */
 import { linkStatusText } from "../bodies/link.js";
-import { linkCodeOf } from "./codes.js";
+import { keptLookup, linkCodeOf } from "./codes.js";
 import { SMOOTH_PHASES, TNY360_FLAG as F, TNY360_SCALAR as K, TNY360_STATE_LAYOUT } from "../bodies/tny360/layout.js";
 import type { Tny360State } from "../bodies/tny360/state.js";
 import { layoutBytes } from "./layout.js";
@@ -16,6 +16,8 @@ export interface Tny360Mirror {
 export const TNY360_STATE_BYTES = layoutBytes(TNY360_STATE_LAYOUT);
 
 const SMOOTH_CODE = { idle: 0, enabling: 1, disabling: 2 } as const;
+/** SMOOTH_CODE[phase], per cycle (see keptLookup). */
+const smoothCodeOf = keptLookup(SMOOTH_CODE);
 
 export const TNY360_BINDING: StateBinding<Tny360Mirror, typeof TNY360_STATE_LAYOUT> = {
   layout: TNY360_STATE_LAYOUT,
@@ -62,7 +64,7 @@ export const TNY360_BINDING: StateBinding<Tny360Mirror, typeof TNY360_STATE_LAYO
     const f = v.flags;
     f[F.valid] = s.valid ? 1 : 0;
     f[F.link] = linkCodeOf(s.link);
-    f[F.smooth] = SMOOTH_CODE[s.body.smooth];
+    f[F.smooth] = smoothCodeOf(s.body.smooth);
     f[F.controlLoop] = s.system.controlLoopEnabled ? 1 : 0;
     f[F.decisionLoop] = s.system.decisionLoopEnabled ? 1 : 0;
   },
