@@ -25,10 +25,17 @@ const PERF = performance;
 export class SilenceTimer {
   /** When the last event came, on `performance.now()`'s clock (a typed slot: no boxed double per event). */
   readonly #lastAtMs = Float64Array.of(Number.NEGATIVE_INFINITY);
+  /**
+   * When `arm` found the newest stamp `ms` old or more and counted from now instead: the firing
+   * checks against it as against a stamp. Node's timers run on libuv's whole-millisecond clock, so
+   * a Timeout can fire up to 1 ms before its delay has passed on `performance.now()` (a 2 ms one
+   * after 1.13 ms, test/lola/silence-timer.test.ts); measured against this, it waits out the rest.
+   */
+  readonly #armedAtMs = Float64Array.of(Number.NEGATIVE_INFINITY);
   #timer: ReturnType<typeof setTimeout> | null = null;
   readonly #fire = (): void => {
     this.#timer = null;
-    const leftMs = this.lastAtMs + this.ms - PERF.now();
+    const leftMs = Math.max(this.lastAtMs, this.#armedAtMs[0]!) + this.ms - PERF.now();
     if (leftMs > 0) this.#schedule(leftMs);
     else this.onSilence();
   };
@@ -59,8 +66,15 @@ export class SilenceTimer {
   /** Counts the silence from the newest stamp, or from now when that is `ms` old or more; no-op while armed. */
   arm(): void {
     if (this.#timer !== null) return;
-    const leftMs = this.lastAtMs + this.ms - PERF.now();
-    this.#schedule(leftMs > 0 ? leftMs : this.ms);
+    const now = PERF.now();
+    const leftMs = this.lastAtMs + this.ms - now;
+    if (leftMs > 0) {
+      this.#armedAtMs[0] = Number.NEGATIVE_INFINITY;
+      this.#schedule(leftMs);
+    } else {
+      this.#armedAtMs[0] = now;
+      this.#schedule(this.ms);
+    }
   }
 
   /** Stamps now and arms: the silence counts from now. */
@@ -75,7 +89,8 @@ export class SilenceTimer {
   }
 
   #schedule(ms: number): void {
-    // Node truncates a delay to whole ms; rounding up keeps the firing at or after the deadline.
+    // Node truncates a delay to whole ms: rounded up, and a firing still early (libuv's clock, see
+    // #armedAtMs) re-arms for the rest.
     this.#timer = setTimeout(this.#fire, Math.ceil(ms));
     this.#timer.unref?.();
   }

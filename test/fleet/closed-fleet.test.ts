@@ -34,6 +34,7 @@ const fleetDir = join(dir, "fleet");
 const deployed = join(dir, "deployed"); // the bundles as handed out to the robots
 const rtDir = join(dir, "rt");
 const env = { ...process.env, BODYLINK_RUNTIME_DIR: rtDir };
+let savedRtDir: string | undefined;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -121,6 +122,7 @@ describe.skipIf(!hasNats)("a closed fleet: the generated broker config and signa
 
   beforeAll(async () => {
     mkdirSync(rtDir, { mode: 0o700 });
+    savedRtDir = process.env.BODYLINK_RUNTIME_DIR;
     process.env.BODYLINK_RUNTIME_DIR = rtDir;
     const init = await cli(
       "fleet",
@@ -184,6 +186,9 @@ describe.skipIf(!hasNats)("a closed fleet: the generated broker config and signa
     }
     for (const rt of rts.values()) await rt.close();
     await nats?.close();
+    // the next file in this process (vitest.config.ts: the node project shares it) sees its own
+    if (savedRtDir === undefined) delete process.env.BODYLINK_RUNTIME_DIR;
+    else process.env.BODYLINK_RUNTIME_DIR = savedRtDir;
     rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 

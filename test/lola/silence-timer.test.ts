@@ -88,6 +88,23 @@ describe("SilenceTimer", () => {
     expect(at[1]! - again).toBeGreaterThanOrEqual(20);
   });
 
+  it("never early when it counts from now, though a Timeout may fire before its delay on performance.now()", async () => {
+    // Node's timers run on libuv's millisecond clock: a Timeout of n ms fired 19.2-19.5 ms after it
+    // was set for 20 in 2-10 % of tries here. The firing checks the time itself and waits out the rest.
+    const early: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      await sleep(1); // a fresh turn, then a phase of its own within the millisecond
+      const next = performance.now() + (i % 10) * 0.1;
+      while (performance.now() < next);
+      const { t, at } = silenceAfter(2);
+      const armedAt = performance.now(); // no stamp: it counts from here
+      t.arm();
+      while (at.length === 0) await sleep(0);
+      if (at[0]! - armedAt < 2) early.push(at[0]! - armedAt);
+    }
+    expect(early).toEqual([]);
+  });
+
   it("refuses a bound that is not a positive number", () => {
     for (const ms of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => new SilenceTimer(ms, () => {})).toThrow(/positive number/);
   });
