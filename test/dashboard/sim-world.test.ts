@@ -9,7 +9,7 @@
  * the select offering each body's own poses. Skips, saying why in one line, only when Debian's
  * chromium is missing.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -22,6 +22,10 @@ import { Tny360Robot } from "../../src/runtime/tny360-robot.js";
 import { MujocoNaoModel, PHYSICS_START_POSE } from "../../src/sim/nao/physics/mujoco-nao.js";
 import { CHROMIUM_SKIP, HAVE_CHROMIUM, suiteBrowser } from "./chromium.js";
 import { onDashboard } from "./dashboard-page.js";
+
+/** The page's screenshots, to look at after a run: one directory, overwritten by the next run (not one more per run). */
+const SHOTS = join(tmpdir(), "bodylink-test-screenshots");
+mkdirSync(SHOTS, { recursive: true });
 
 const TITLE = CHROMIUM_SKIP ?? "dashboard: the physics NAO's world and the reset button (chromium)";
 
@@ -39,7 +43,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: 120_000 }, () => {
       expect(await page.isVisible("#sim-fallen")).toBe(false);
       await page.waitForFunction(() => /^simulated \d+\.\d s, \d+\.\d\d× real time$/.test(document.querySelector("#sim-text")?.textContent ?? ""));
       await page.waitForFunction(() => Number((document.querySelector("#view3d") as HTMLElement).dataset.frames) > 1);
-      await page.screenshot({ path: join(mkdtempSync(join(tmpdir(), "bl-simview-")), "crouched.png") });
+      await page.screenshot({ path: join(SHOTS, "crouched.png") });
 
       // Without control the reset is refused, saying why; nothing moved.
       await page.selectOption("#sim-pose", "lying");
@@ -56,7 +60,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, { timeout: 120_000 }, () => {
       expect(s.body === "nao" && s.sim?.fallen).toBe(true);
       const lying = await view();
       expect(Number(lying.contacts)).toBeGreaterThan(0); // on its back: torso and head on the floor
-      await page.screenshot({ path: join(mkdtempSync(join(tmpdir(), "bl-simview-")), "lying.png") });
+      await page.screenshot({ path: join(SHOTS, "lying.png") });
 
       await page.selectOption("#sim-pose", "crouch");
       await page.click("#sim-reset");

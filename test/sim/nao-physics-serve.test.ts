@@ -6,7 +6,7 @@
  * simulated time (one cycle per answer), so the machine's load changes only how long it takes.
  * Two runs of the same client record byte-identical LoLA messages.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unpack } from "msgpackr";
@@ -188,6 +188,7 @@ describe("serve --sim physics --lockstep with a LoLA client", () => {
 
   it("is deterministic: the same client twice records byte-identical LoLA messages", async () => {
     const dir = mkdtempSync(join(tmpdir(), "bl-lockstep-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true })); // two ~350 KB recordings a run
     const runs: Array<Map<string, string[]>> = [];
     for (const n of [1, 2]) {
       const file = join(dir, `run${n}.mcap`);
