@@ -90,7 +90,7 @@ describe("SilenceTimer", () => {
 
   it("never early when it counts from now, though a Timeout may fire before its delay on performance.now()", async () => {
     // Node's timers run on libuv's millisecond clock: a Timeout of n ms fired 19.2-19.5 ms after it
-    // was set for 20 in 2-10 % of tries here. The firing checks the time itself and waits out the rest.
+    // was set for 20 in 1.5-10 % of tries here. The firing checks the time itself and waits out the rest.
     const early: number[] = [];
     for (let i = 0; i < 60; i++) {
       await sleep(1); // a fresh turn, then a phase of its own within the millisecond
