@@ -44,7 +44,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { LolaCommandWriter } from "../src/wire/lola/command-message.js";
 import { distState } from "../bin/dist-fresh.js";
-import { fmt } from "./util.js";
+import { fmt, median } from "./util.js";
 
 const QUICK = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick");
 const WINDOW_MS = QUICK ? 5000 : 60_000;
@@ -395,17 +395,12 @@ function naoRuns(): number {
   return n;
 }
 
-/** The median of each Usage field over `reports` (the core's where every report has one). */
+/** The median (util.ts's) of each Usage field over `reports` (the core's where every report has one). */
 function medianReport(reports: CpuReport[]): CpuReport {
-  const med = (xs: number[]): number => {
-    const s = [...xs].sort((a, b) => a - b);
-    const m = s.length >> 1;
-    return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-  };
   const usage = (pick: (r: CpuReport) => Usage): Usage => ({
-    pct: med(reports.map((r) => pick(r).pct)),
-    usPerCycle: med(reports.map((r) => pick(r).usPerCycle)),
-    wakeupsPerCycle: med(reports.map((r) => pick(r).wakeupsPerCycle)),
+    pct: median(reports.map((r) => pick(r).pct)),
+    usPerCycle: median(reports.map((r) => pick(r).usPerCycle)),
+    wakeupsPerCycle: median(reports.map((r) => pick(r).wakeupsPerCycle)),
   });
   const cores = reports.map((r) => r.core);
   return {

@@ -26,17 +26,18 @@ export class SilenceTimer {
   /** When the last event came, on `performance.now()`'s clock (a typed slot: no boxed double per event). */
   readonly #lastAtMs = Float64Array.of(Number.NEGATIVE_INFINITY);
   /**
-   * When `arm` found the newest stamp `ms` old or more and counted from now instead: the firing
-   * checks against it as against a stamp. Node's timers run on libuv's whole-millisecond clock, so
-   * a Timeout can fire up to 1 ms before its delay has passed on `performance.now()` (a 2 ms one
-   * after 1.13 ms, test/lola/silence-timer.test.ts); measured against this, it waits out the rest.
+   * The moment the pending Timeout is for (performance.now() ms). The firing is checked against it
+   * as well as against the newest stamp: Node's timers run on libuv's whole-millisecond clock, so a
+   * Timeout can fire up to 1 ms before its delay has passed on `performance.now()` (a 2 ms one after
+   * 1.13 ms, test/lola/silence-timer.test.ts); fired early, it waits out the rest.
    */
-  readonly #armedAtMs = Float64Array.of(Number.NEGATIVE_INFINITY);
+  readonly #dueAtMs = Float64Array.of(Number.NEGATIVE_INFINITY);
   #timer: ReturnType<typeof setTimeout> | null = null;
   readonly #fire = (): void => {
     this.#timer = null;
-    const leftMs = Math.max(this.lastAtMs, this.#armedAtMs[0]!) + this.ms - PERF.now();
-    if (leftMs > 0) this.#schedule(leftMs);
+    const now = PERF.now();
+    const dueAt = Math.max(this.lastAtMs + this.ms, this.#dueAtMs[0]!);
+    if (dueAt > now) this.#schedule(dueAt, now);
     else this.onSilence();
   };
 
@@ -67,14 +68,8 @@ export class SilenceTimer {
   arm(): void {
     if (this.#timer !== null) return;
     const now = PERF.now();
-    const leftMs = this.lastAtMs + this.ms - now;
-    if (leftMs > 0) {
-      this.#armedAtMs[0] = Number.NEGATIVE_INFINITY;
-      this.#schedule(leftMs);
-    } else {
-      this.#armedAtMs[0] = now;
-      this.#schedule(this.ms);
-    }
+    const fromStamp = this.lastAtMs + this.ms;
+    this.#schedule(fromStamp > now ? fromStamp : now + this.ms, now);
   }
 
   /** Stamps now and arms: the silence counts from now. */
@@ -88,10 +83,11 @@ export class SilenceTimer {
     this.#timer = null;
   }
 
-  #schedule(ms: number): void {
-    // Node truncates a delay to whole ms: rounded up, and a firing still early (libuv's clock, see
-    // #armedAtMs) re-arms for the rest.
-    this.#timer = setTimeout(this.#fire, Math.ceil(ms));
+  /** A Timeout for `dueAtMs` (performance.now() ms), `nowMs` being now. */
+  #schedule(dueAtMs: number, nowMs: number): void {
+    this.#dueAtMs[0] = dueAtMs;
+    // Node truncates a delay to whole ms: rounded up, and a firing still early (see #dueAtMs) re-arms for the rest.
+    this.#timer = setTimeout(this.#fire, Math.ceil(dueAtMs - nowMs));
     this.#timer.unref?.();
   }
 }
