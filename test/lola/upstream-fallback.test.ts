@@ -61,7 +61,7 @@ describe("the LoLA upstream driver's fallback", { timeout: 30_000 }, () => {
     const last = cycles.findIndex((c) => c.messages === 5);
     expect(last).toBeGreaterThanOrEqual(0);
     const next = cycles[last + 1]!;
-    // Not before 5 periods (timers never fire early); and it is the fallback's, not the stall's.
+    // Not before 5 periods (a SilenceTimer never fires early); and it is the fallback's, not the stall's.
     expect(next.atMs - cycles[last]!.atMs).toBeGreaterThanOrEqual(55);
     expect(next.stalls).toBe(0);
   });
